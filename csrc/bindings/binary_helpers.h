@@ -1,0 +1,75 @@
+// Binding helpers that give one binary op all of its Python forms at once:
+//   ember.op(input, other, *, out=None), Tensor.op(other), Tensor.op_(other) (in-place), and
+//   optionally the operator dunders __op__, __rop__ (reflected) and __iop__ (in-place).
+#pragma once
+#include "bindings/pybind_ember.h"
+
+namespace ember {
+
+// Converts an operator's other operand; nullopt means "return NotImplemented" so Python can try
+// the other operand's reflected method.
+inline std::optional<Tensor> operator_operand(py::handle other) {
+  if (is_tensor(other)) return other.cast<Tensor>();
+  if (auto s = try_parse_scalar(other)) return wrap_scalar_for_binding(*s);
+  if (py::isinstance<py::array>(other)) return to_operand(other, "operator");
+  return std::nullopt;
+}
+
+struct BinaryForms {
+  const char* dunder = nullptr;   // "__add__"
+  const char* rdunder = nullptr;  // "__radd__"
+  const char* idunder = nullptr;  // "__iadd__"
+  bool inplace_method = true;     // Tensor.add_
+};
+
+// f(a, b, out) -> Tensor, where out may be undefined.
+template <typename F>
+void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
+                F f, BinaryForms forms = {}) {
+  m.def(
+      name,
+      [f, name](py::handle a, py::handle b, py::object out) {
+        Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
+        return f(to_operand(a, name), to_operand(b, name), o);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
+  cls.def(
+      name, [f, name](const Tensor& self, py::handle b) { return f(self, to_operand(b, name), Tensor()); },
+      py::arg("other"));
+  if (forms.inplace_method) {
+    std::string iname = std::string(name) + "_";
+    cls.def(
+        iname.c_str(),
+        [f, name](py::object self, py::handle b) {
+          Tensor t = self.cast<Tensor>();
+          f(t, to_operand(b, name), t);
+          return self;
+        },
+        py::arg("other"));
+  }
+  if (forms.dunder) {
+    cls.def(forms.dunder, [f](const Tensor& self, py::handle other) -> py::object {
+      auto o = operator_operand(other);
+      if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      return py::cast(f(self, *o, Tensor()));
+    });
+  }
+  if (forms.rdunder) {
+    cls.def(forms.rdunder, [f](const Tensor& self, py::handle other) -> py::object {
+      auto o = operator_operand(other);
+      if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      return py::cast(f(*o, self, Tensor()));
+    });
+  }
+  if (forms.idunder) {
+    cls.def(forms.idunder, [f](py::object self, py::handle other) -> py::object {
+      auto o = operator_operand(other);
+      if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+      Tensor t = self.cast<Tensor>();
+      f(t, *o, t);
+      return self;
+    });
+  }
+}
+
+}  // namespace ember

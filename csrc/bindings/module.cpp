@@ -1,0 +1,17 @@
+// The ember._C extension module: a list of init_* calls, one per binding file.
+#include "bindings/pybind_ember.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Ember's C++ core";
+  ember::init_errors(m);
+  ember::init_dtypes(m);
+  ember::init_tensor_class(m);
+  auto& cls = ember::tensor_class();
+  ember::init_numpy_interop(m, cls);
+  ember::init_creation(m, cls);
+  ember::init_views(m, cls);
+  ember::init_elementwise(m, cls);
+  ember::init_reductions(m, cls);
+  ember::init_indexing(m, cls);
+  ember::init_config(m);
+}

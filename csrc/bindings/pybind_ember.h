@@ -1,0 +1,132 @@
+// pybind11 glue shared by every binding file: type casters for Tensor (identity-preserving, via
+// the intrusive holder), dtype and Scalar, plus argument parsers for shapes and dims.
+// Bindings hold no logic beyond converting arguments (ARCHITECTURE.md, principle 3).
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <vector>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+PYBIND11_DECLARE_HOLDER_TYPE(T, ember::intrusive_ptr<T>, true)
+
+namespace ember {
+namespace py = pybind11;
+
+using TensorImplPtr = intrusive_ptr<TensorImpl>;
+
+// The Python object for a dtype; exactly one exists per ScalarType (ember.float32 is ember.float).
+struct DTypeObject {
+  ScalarType type;
+};
+py::object dtype_object(ScalarType t);
+// Parses a dtype argument: an ember.dtype, or Python's bool/int/float/complex types.
+std::optional<ScalarType> try_parse_dtype(py::handle h);
+
+// Parses a Python number (bool, int, float, complex, NumPy scalar) into a Scalar.
+std::optional<Scalar> try_parse_scalar(py::handle h);
+
+// The Python type object of ember.Tensor (set once at module init).
+extern PyTypeObject* g_tensor_type;
+inline bool is_tensor(py::handle h) {
+  return Py_TYPE(h.ptr()) == g_tensor_type || PyObject_TypeCheck(h.ptr(), g_tensor_type);
+}
+
+// A shape given as varargs (2, 3), a sequence ((2, 3) or [2, 3]) or a torch.Size.
+DimVector parse_shape(const py::args& args, const char* op);
+DimVector parse_int_sequence(py::handle h, const char* op, const char* what);
+// dim=None / int / sequence of ints.
+std::optional<std::vector<int64_t>> parse_dims(py::handle h, const char* op);
+
+// An operand that may be a Tensor or a Python number (wrapped as a 0-d tensor for promotion)
+// or a NumPy array / nested sequence (converted to a tensor).
+Tensor to_operand(py::handle h, const char* op);
+
+Device parse_device(py::handle h, const char* op);
+
+// A Python number as a wrapped 0-d tensor (cached for the common small values).
+Tensor wrap_scalar_for_binding(const Scalar& s);
+
+}  // namespace ember
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::Tensor> {
+  using HolderCaster = make_caster<ember::TensorImplPtr>;
+
+ public:
+  PYBIND11_TYPE_CASTER(ember::Tensor, const_name("Tensor"));
+
+  bool load(handle src, bool convert) {
+    if (!ember::is_tensor(src)) return false;
+    HolderCaster hc;
+    if (!hc.load(src, convert)) return false;
+    value = ember::Tensor(static_cast<ember::TensorImplPtr&>(hc));
+    return true;
+  }
+  static handle cast(const ember::Tensor& t, return_value_policy, handle parent) {
+    if (!t.defined()) return none().release();
+    return HolderCaster::cast(t.impl_ptr(), return_value_policy::take_ownership, parent);
+  }
+};
+
+template <>
+struct type_caster<ember::ScalarType> {
+ public:
+  PYBIND11_TYPE_CASTER(ember::ScalarType, const_name("dtype"));
+  bool load(handle src, bool) {
+    auto t = ember::try_parse_dtype(src);
+    if (!t) return false;
+    value = *t;
+    return true;
+  }
+  static handle cast(ember::ScalarType t, return_value_policy, handle) {
+    return ember::dtype_object(t).release();
+  }
+};
+
+template <>
+struct type_caster<ember::Scalar> {
+ public:
+  PYBIND11_TYPE_CASTER(ember::Scalar, const_name("Number"));
+  bool load(handle src, bool) {
+    auto s = ember::try_parse_scalar(src);
+    if (!s) return false;
+    value = *s;
+    return true;
+  }
+  static handle cast(const ember::Scalar& s, return_value_policy, handle) {
+    switch (s.kind()) {
+      case ember::Scalar::Kind::Bool: return bool_(s.to_bool()).release();
+      case ember::Scalar::Kind::Int: return int_(s.to_int64()).release();
+      case ember::Scalar::Kind::Float: return float_(s.to_double()).release();
+      default: {
+        auto c = s.to_complex();
+        return PyComplex_FromDoubles(c.real(), c.imag());
+      }
+    }
+  }
+};
+
+}  // namespace pybind11::detail
+
+namespace ember {
+// Binding entry points, one per file (module.cpp calls them in order).
+void init_errors(py::module_& m);
+void init_dtypes(py::module_& m);
+void init_tensor_class(py::module_& m);
+void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_config(py::module_& m);
+py::dtype numpy_dtype_for(ScalarType t);
+py::class_<TensorImpl, TensorImplPtr>& tensor_class();
+}  // namespace ember

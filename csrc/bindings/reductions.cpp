@@ -1,0 +1,24 @@
+// Reductions.
+#include "bindings/pybind_ember.h"
+#include "ops/reduce.h"
+
+namespace ember {
+
+void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
+  auto sum_fn = [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype,
+                   py::handle out) {
+    ScalarType dt = dtype.is_none() ? ScalarType::Undefined : dtype.cast<ScalarType>();
+    Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
+    return sum(t, parse_dims(dim, "sum"), keepdim, dt, o);
+  };
+  cls.def("sum", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
+    ScalarType dt = dtype.is_none() ? ScalarType::Undefined : dtype.cast<ScalarType>();
+    return sum(t, parse_dims(dim, "sum"), keepdim, dt);
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+     py::arg("dtype") = py::none());
+  m.def("sum", sum_fn, py::arg("input"), py::arg("dim") = py::none(),
+        py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+        py::arg("out") = py::none());
+}
+
+}  // namespace ember

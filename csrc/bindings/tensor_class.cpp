@@ -1,0 +1,71 @@
+// ember.Tensor: the bound TensorImpl class, its properties and the protocol methods that carry
+// no op logic.
+#include "bindings/pybind_ember.h"
+#include "core/shape.h"
+#include "ops/creation.h"
+#include "ops/views.h"
+
+namespace ember {
+
+namespace {
+py::class_<TensorImpl, TensorImplPtr>* g_tensor_class = nullptr;
+
+py::tuple shape_tuple(IntArrayRef sizes) {
+  py::tuple t(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    PyTuple_SET_ITEM(t.ptr(), i, PyLong_FromLongLong(sizes[i]));
+  }
+  return t;
+}
+}  // namespace
+
+py::class_<TensorImpl, TensorImplPtr>& tensor_class() { return *g_tensor_class; }
+
+void init_tensor_class(py::module_& m) {
+  static py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
+  g_tensor_class = &cls;
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  py::object size_type = py::module_::import("ember._size").attr("Size");
+
+  cls.def_property_readonly("shape", [size_type](const Tensor& t) {
+        return size_type(shape_tuple(t.sizes()));
+      })
+      .def("size", [size_type](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return size_type(shape_tuple(t.sizes()));
+        return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
+      }, py::arg("dim") = py::none())
+      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return shape_tuple(t.strides());
+        return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
+      }, py::arg("dim") = py::none())
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
+      .def("dim", [](const Tensor& t) { return t.dim(); })
+      .def("ndimension", [](const Tensor& t) { return t.dim(); })
+      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def("element_size", [](const Tensor& t) { return t.itemsize(); })
+      .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
+      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
+      .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes(); })
+      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
+      .def("is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+           py::arg("memory_format") = py::none())
+      .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
+      .def("is_complex", [](const Tensor& t) { return t.is_complex(); })
+      .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return !t.device().is_cpu(); })
+      .def_property_readonly("_version", [](const Tensor& t) { return t.impl()->version(); })
+      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
+      .def("__len__", [](const Tensor& t) {
+        EMBER_CHECK_T(TypeError, t.dim() > 0, "len() of a 0-d tensor");
+        return t.size(0);
+      })
+      .def("__hash__", [](py::object self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
+      .def_property_readonly_static("__array_priority__", [](py::object) { return 1000; });
+}
+
+}  // namespace ember

@@ -1,0 +1,31 @@
+// Shape arithmetic: overflow-checked element counts, contiguous strides, broadcasting and
+// negative-dim wrapping. All errors name the op.
+#pragma once
+#include <cstdint>
+
+#include "core/small_vector.h"
+
+namespace ember {
+
+// Product of sizes; throws RuntimeError on a negative size or on overflow of int64.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+// numel * itemsize as bytes, checked.
+size_t checked_nbytes(int64_t numel, size_t itemsize, const char* op);
+
+DimVector contiguous_strides(IntArrayRef sizes);
+// Whether strides describe a C-contiguous layout (size-1 dims may have any stride).
+bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides);
+
+// Wraps a possibly negative dim into [0, ndim); ndim 0 accepts -1 and 0 (as PyTorch).
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// The broadcast shape of a and b, or RuntimeError naming both shapes.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+// "(2, 3)" as Python prints a shape tuple; "()" for 0-d.
+std::string shape_str(IntArrayRef sizes);
+
+// Infers one -1 entry of a view/reshape target shape from numel.
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
+
+}  // namespace ember

@@ -1,0 +1,32 @@
+#include "core/tensor_impl.h"
+
+#include "core/error.h"
+#include "core/shape.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset, intrusive_ptr<VersionCounter> version)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      version_(version ? std::move(version) : make_intrusive<VersionCounter>()),
+      dtype_(dtype) {
+  refresh_cached_fields();
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  sizes_.assign(sizes);
+  strides_.assign(strides);
+  storage_offset_ = storage_offset;
+  refresh_cached_fields();
+}
+
+void TensorImpl::refresh_cached_fields() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;  // sizes were checked by the op that built them
+  is_contiguous_ = compute_is_contiguous(sizes_, strides_);
+}
+
+}  // namespace ember

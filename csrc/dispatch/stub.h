@@ -1,0 +1,48 @@
+// Kernel registry: one DispatchStub per op, one kernel per device type, registered at static
+// initialisation by the device's kernel file (see STYLE.md #5):
+//
+//   // ops/binary.h (device-generic)     EMBER_DECLARE_STUB(add_stub, BinaryFn);
+//   // ops/binary.cpp                    EMBER_DEFINE_STUB(add_stub, BinaryFn);
+//   // kernels/cpu/binary_kernels.cpp    EMBER_REGISTER_KERNEL(add_stub, CPU, add_kernel);
+//   // caller                            add_stub(iter.device(), iter, alpha);
+#pragma once
+#include <utility>
+
+#include "core/device.h"
+#include "core/error.h"
+
+namespace ember {
+
+template <typename FnPtr>
+struct DispatchStub;
+
+template <typename Ret, typename... Args>
+struct DispatchStub<Ret (*)(Args...)> {
+  using Fn = Ret (*)(Args...);
+
+  // constexpr so that stubs are constant-initialised before any registration runs.
+  constexpr explicit DispatchStub(const char* op_name) : name(op_name), table{} {}
+
+  template <typename... A>
+  Ret operator()(Device device, A&&... args) const {
+    Fn fn = table[static_cast<int>(device.type)];
+    if (__builtin_expect(fn == nullptr, 0)) {
+      EMBER_THROW(NotImplementedError, "[", name, "] not implemented for device ",
+                  device_type_name(device.type));
+    }
+    return fn(std::forward<A>(args)...);
+  }
+
+  const char* name;
+  Fn table[kNumDeviceTypes];
+};
+
+}  // namespace ember
+
+#define EMBER_DECLARE_STUB(stub, fn_type) extern ::ember::DispatchStub<fn_type> stub
+#define EMBER_DEFINE_STUB(stub, fn_type) ::ember::DispatchStub<fn_type> stub(#stub)
+#define EMBER_REGISTER_KERNEL(stub, device, fn)                                      \
+  static const bool ember_registered_##stub##_##device = [] {                        \
+    stub.table[static_cast<int>(::ember::DeviceType::device)] = (fn);               \
+    return true;                                                                     \
+  }()

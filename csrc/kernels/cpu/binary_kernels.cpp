@@ -1,0 +1,53 @@
+// Arithmetic binary kernels. Bool add is logical or, as in PyTorch.
+#include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/loops.h"
+#include "ops/elementwise.h"
+
+namespace ember {
+namespace {
+
+void add_kernel(TensorIterator& iter, const Scalar& alpha) {
+  dispatch_dtype<kAllTypes>(iter.common_dtype(), "add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      const bool a = alpha.to_bool();
+      cpu_kernel(iter, [a](bool x, bool y) -> bool { return x || (a && y); });
+    } else {
+      using A = acc_type<T>;
+      const A a = alpha.to<A>();
+      if (a == A(1)) {
+        cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) + A(y)); });
+      } else {
+        cpu_kernel(iter, [a](T x, T y) -> T { return T(A(x) + a * A(y)); });
+      }
+    }
+  });
+}
+
+void mul_kernel(TensorIterator& iter) {
+  dispatch_dtype<kAllTypes>(iter.common_dtype(), "mul", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      cpu_kernel(iter, [](bool x, bool y) -> bool { return x && y; });
+    } else {
+      using A = acc_type<T>;
+      cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) * A(y)); });
+    }
+  });
+}
+
+void div_true_kernel(TensorIterator& iter) {
+  dispatch_dtype<kFloatingAndComplex>(iter.common_dtype(), "div", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
+    cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) / A(y)); });
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(add_stub, CPU, add_kernel);
+EMBER_REGISTER_KERNEL(mul_stub, CPU, mul_kernel);
+EMBER_REGISTER_KERNEL(div_true_stub, CPU, div_true_kernel);
+
+}  // namespace ember

@@ -1,0 +1,82 @@
+#include "ops/creation.h"
+
+#include "core/shape.h"
+#include "dispatch/stub.h"
+#include "dispatch/tensor_iterator.h"
+#include "ops/kernel_stubs.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(fill_stub, FillFn);
+
+Tensor empty(IntArrayRef sizes, TensorOptions opts) {
+  return empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "empty");
+}
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
+  return empty_strided_tensor(sizes, strides, opts.dtype_or(default_dtype()), opts.device,
+                              "empty_strided");
+}
+
+Tensor zeros(IntArrayRef sizes, TensorOptions opts) {
+  Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "zeros");
+  return zero_(t);
+}
+
+Tensor ones(IntArrayRef sizes, TensorOptions opts) {
+  Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "ones");
+  return fill_(t, Scalar(int64_t(1)));
+}
+
+Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions opts) {
+  Tensor t = empty_tensor(sizes, opts.dtype_or(value.natural_dtype()), opts.device, "full");
+  return fill_(t, value);
+}
+
+Tensor scalar_tensor(const Scalar& value, ScalarType dtype) {
+  if (dtype == ScalarType::Undefined) dtype = value.natural_dtype();
+  Tensor t = empty_tensor({}, dtype, Device(), "scalar_tensor");
+  fill_(t, value);
+  return t;
+}
+
+Tensor wrap_scalar(const Scalar& value) {
+  // Stored at full width (int64 / float64 / complex128) so no precision is lost before the op
+  // converts it to the common dtype.
+  ScalarType st = value.is_bool()       ? ScalarType::Bool
+                  : value.is_integral() ? ScalarType::Int64
+                  : value.is_floating() ? ScalarType::Float64
+                                        : ScalarType::Complex128;
+  Tensor t = empty_tensor({}, st, Device(), "wrap_scalar");
+  fill_(t, value);
+  t.impl()->set_wrapped_number(true);
+  return t;
+}
+
+Tensor& fill_(Tensor& t, const Scalar& value) {
+  EMBER_CHECK(!t.storage()->read_only(), "[fill_] cannot write to a read-only tensor");
+  if (t.numel() > 0) {
+    auto iter = TensorIteratorConfig().name("fill_").add_output(t).build();
+    fill_stub(t.device(), iter, value);
+  }
+  t.bump_version();
+  return t;
+}
+
+Tensor& zero_(Tensor& t) { return fill_(t, Scalar(int64_t(0))); }
+
+const Tensor& resize_output(const Tensor& out, IntArrayRef sizes, const char* op) {
+  if (out.sizes().equals(sizes)) return out;
+  int64_t n = checked_numel(sizes, op);
+  size_t need = checked_nbytes(n, out.itemsize(), op);
+  size_t have_from = static_cast<size_t>(out.storage_offset()) * out.itemsize();
+  if (out.storage()->nbytes() < have_from + need) {
+    out.impl()->set_storage(make_intrusive<StorageImpl>(need, out.device(), op));
+    out.impl()->set_geometry(sizes, contiguous_strides(sizes), 0);
+  } else {
+    out.impl()->set_geometry(sizes, contiguous_strides(sizes), out.storage_offset());
+  }
+  return out;
+}
+
+}  // namespace ember

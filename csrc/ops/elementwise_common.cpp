@@ -1,0 +1,52 @@
+#include "ops/elementwise_common.h"
+
+#include "core/shape.h"
+#include "ops/creation.h"
+
+namespace ember {
+
+TensorIterator build_elementwise(const char* op, ResultKind kind, const Tensor& out,
+                                 std::initializer_list<Tensor> inputs) {
+  TensorIteratorConfig cfg;
+  cfg.name(op);
+  if (out.defined()) {
+    EMBER_CHECK(!out.storage()->read_only(), "[", op,
+                "] cannot write to a tensor backed by a read-only NumPy array");
+    // out= tensors that are not also inputs are resized to the broadcast shape.
+    bool is_input = false;
+    for (const Tensor& t : inputs) is_input = is_input || t.is_same(out);
+    if (!is_input) {
+      DimVector shape;
+      for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes(), op);
+      resize_output(out, shape, op);
+    }
+  }
+  cfg.add_output(out);
+  for (const Tensor& t : inputs) cfg.add_input(t);
+  switch (kind) {
+    case ResultKind::Promote:
+      cfg.promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(true);
+      break;
+    case ResultKind::PromoteToFloat:
+      cfg.promote_inputs_to_common_dtype(true)
+          .promote_integer_inputs_to_float(true)
+          .cast_common_dtype_to_outputs(true);
+      break;
+    case ResultKind::Bool:
+      cfg.promote_inputs_to_common_dtype(true)
+          .output_dtype(ScalarType::Bool)
+          .cast_common_dtype_to_outputs(true);
+      break;
+    case ResultKind::SameAsInput:
+      break;
+  }
+  return cfg.build();
+}
+
+Tensor finish_elementwise(TensorIterator& iter, const Tensor& out) {
+  iter.cast_outputs();
+  if (out.defined()) out.bump_version();
+  return iter.output(0);
+}
+
+}  // namespace ember

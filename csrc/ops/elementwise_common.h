@@ -1,0 +1,24 @@
+// Shared plumbing for elementwise ops: building the iterator for the three calling forms
+// (functional, out=, in-place) and finishing it (casting results into a differently typed out).
+#pragma once
+#include "core/tensor.h"
+#include "dispatch/tensor_iterator.h"
+
+namespace ember {
+
+enum class ResultKind {
+  Promote,         // result_type(inputs): add, mul, maximum, ...
+  PromoteToFloat,  // integers become the default float dtype: true_divide, atan2, ...
+  Bool,            // comparisons and predicates: promoted compute, bool output
+  SameAsInput,     // no promotion; inputs must share a dtype
+};
+
+// Builds the iterator for out = f(inputs); `out` may be undefined (allocated), a separate out=
+// tensor (resized as needed) or one of the inputs (in-place).
+TensorIterator build_elementwise(const char* op, ResultKind kind, const Tensor& out,
+                                 std::initializer_list<Tensor> inputs);
+
+// Finishes: copies temporaries into the caller's out and bumps its version when it existed.
+Tensor finish_elementwise(TensorIterator& iter, const Tensor& out);
+
+}  // namespace ember

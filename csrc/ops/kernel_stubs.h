@@ -1,0 +1,13 @@
+// Kernel stubs shared by several op files. Op-family-specific stubs live in that family's header.
+#pragma once
+#include "core/scalar.h"
+#include "dispatch/stub.h"
+
+namespace ember {
+
+class TensorIterator;
+
+using FillFn = void (*)(TensorIterator& iter, const Scalar& value);
+EMBER_DECLARE_STUB(fill_stub, FillFn);
+
+}  // namespace ember

@@ -1,0 +1,34 @@
+"""Ember: a tensor library with a C++ core and PyTorch's Python API.
+
+    import ember
+    x = ember.randn(3, 4)
+    y = (x @ x.T).relu().sum()
+"""
+
+from . import _load
+
+_load.preload()
+
+from . import _C  # noqa: E402
+from ._C import *  # noqa: E402,F401,F403
+from ._C import Tensor, device, dtype  # noqa: E402,F401
+from ._dtypes import (  # noqa: E402,F401
+    bool,
+    cdouble,
+    cfloat,
+    double,
+    finfo,
+    float,
+    half,
+    iinfo,
+    int,
+    long,
+    short,
+)
+from ._size import Size  # noqa: E402,F401
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: E402,F401
+from ._creation import as_tensor, asarray, tensor  # noqa: E402,F401
+from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
+from . import __config__  # noqa: E402,F401
+
+__version__ = "0.1.0"
