@@ -1,0 +1,35 @@
+"""OpInfos for the ops of the core skeleton: add, sub, mul, div, sum."""
+
+import numpy as np
+
+import ember
+from opinfo import ALL, FLOATING, COMPLEX, NUMERIC, OpInfo, Sample, binary_samples, make_array, make_tensor
+
+
+def _sum_samples(dtype, rng):
+    out = []
+    for shape, kw in [((), {}), ((5,), {}), ((3, 4), {"dim": 1}), ((3, 4), {"dim": (0, 1)}),
+                      ((2, 3, 4), {"dim": -1, "keepdim": True}), ((0, 3), {"dim": 0}),
+                      ((2, 3, 4), {"dim": (0, 2)})]:
+        a = make_tensor(make_array(shape, dtype, rng), dtype)
+        out.append(Sample((a,), kw, name=f"{shape}-{kw}"))
+    a = make_tensor(make_array((4, 5), dtype, rng), dtype, layout="transposed")
+    out.append(Sample((a,), {"dim": 0}, name="transposed"))
+    return out
+
+
+def _np_sum(a, dim=None, keepdim=False):
+    axis = dim if not isinstance(dim, list) else tuple(dim)
+    res = np.sum(a, axis=axis, keepdims=keepdim)
+    return res.astype(np.int64) if a.dtype.kind in "biu" else res
+
+
+OP_DB = [
+    OpInfo("add", ref=np.add, dtypes=[d for d in ALL if d is not ember.bool], sample=binary_samples),
+    OpInfo("sub", ref=np.subtract, dtypes=NUMERIC, sample=binary_samples),
+    OpInfo("mul", ref=np.multiply, dtypes=[d for d in ALL if d is not ember.bool], sample=binary_samples),
+    OpInfo("div", ref=np.true_divide, dtypes=FLOATING + COMPLEX,
+           sample=lambda dt, rng: binary_samples(dt, rng, rhs_low=0.5, rhs_high=3.0)),
+    OpInfo("sum", ref=_np_sum, dtypes=NUMERIC, sample=_sum_samples,
+           tol={ember.float16: (1e-2, 1e-2), ember.bfloat16: (3e-2, 5e-2)}),
+]
