@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   ember::init_reductions(m, cls);
   ember::init_indexing(m, cls);
   ember::init_config(m);
+  ember::init_fast_paths(m);  // last: wraps the bindings above
 }

@@ -55,23 +55,26 @@ Tensor wrap_scalar_for_binding(const Scalar& s);
 
 namespace pybind11::detail {
 
+// Fast Tensor caster: reads the intrusive holder straight out of the pybind11 instance and creates
+// new instances with a cached type_info, avoiding pybind11's per-call type-registry hash lookups
+// (which cost more than the tiny ops themselves).
 template <>
 struct type_caster<ember::Tensor> {
-  using HolderCaster = make_caster<ember::TensorImplPtr>;
-
  public:
   PYBIND11_TYPE_CASTER(ember::Tensor, const_name("Tensor"));
 
-  bool load(handle src, bool convert) {
+  bool load(handle src, bool) {
     if (!ember::is_tensor(src)) return false;
-    HolderCaster hc;
-    if (!hc.load(src, convert)) return false;
-    value = ember::Tensor(static_cast<ember::TensorImplPtr&>(hc));
+    auto vh = reinterpret_cast<instance*>(src.ptr())->get_value_and_holder();
+    if (!vh.holder_constructed()) return false;  // a subclass whose __init__ has not run
+    value = ember::Tensor(vh.holder<ember::TensorImplPtr>());
     return true;
   }
-  static handle cast(const ember::Tensor& t, return_value_policy, handle parent) {
+  static handle cast(const ember::Tensor& t, return_value_policy, handle) {
     if (!t.defined()) return none().release();
-    return HolderCaster::cast(t.impl_ptr(), return_value_policy::take_ownership, parent);
+    static const type_info* tinfo = get_type_info(typeid(ember::TensorImpl));
+    return type_caster_generic::cast(t.impl(), return_value_policy::take_ownership, {}, tinfo,
+                                     nullptr, nullptr, &t.impl_ptr());
   }
 };
 
@@ -127,6 +130,8 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
 void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_config(py::module_& m);
+// Must run last: replaces hot entry points installed by the other init_* functions.
+void init_fast_paths(py::module_& m);
 py::dtype numpy_dtype_for(ScalarType t);
 py::class_<TensorImpl, TensorImplPtr>& tensor_class();
 }  // namespace ember

@@ -16,7 +16,9 @@ class IntArrayRef {
   IntArrayRef() = default;
   IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
-  IntArrayRef(std::initializer_list<int64_t> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+  // Only for arguments: the list must outlive the call that receives it.
+  IntArrayRef(std::initializer_list<int64_t> il)  // NOLINT
+      : data_(std::data(il)), size_(il.size()) {}
   const int64_t* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
