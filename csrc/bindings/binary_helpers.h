@@ -22,6 +22,11 @@ struct BinaryForms {
   bool inplace_method = true;     // Tensor.add_
 };
 
+// Elements an elementwise op over a and b touches (for the GIL-release decision).
+inline int64_t binary_work(const Tensor& a, const Tensor& b) {
+  return a.numel() > b.numel() ? a.numel() : b.numel();
+}
+
 // f(a, b, out) -> Tensor, where out may be undefined.
 template <typename F>
 void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
@@ -30,11 +35,16 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       name,
       [f, name](py::handle a, py::handle b, py::object out) {
         Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
-        return f(to_operand(a, name), to_operand(b, name), o);
+        Tensor x = to_operand(a, name), y = to_operand(b, name);
+        return with_gil_released_if(binary_work(x, y), [&] { return f(x, y, o); });
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   cls.def(
-      name, [f, name](const Tensor& self, py::handle b) { return f(self, to_operand(b, name), Tensor()); },
+      name,
+      [f, name](const Tensor& self, py::handle b) {
+        Tensor y = to_operand(b, name);
+        return with_gil_released_if(binary_work(self, y), [&] { return f(self, y, Tensor()); });
+      },
       py::arg("other"));
   if (forms.inplace_method) {
     std::string iname = std::string(name) + "_";
@@ -42,7 +52,8 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
         iname.c_str(),
         [f, name](py::object self, py::handle b) {
           Tensor t = self.cast<Tensor>();
-          f(t, to_operand(b, name), t);
+          Tensor y = to_operand(b, name);
+          with_gil_released_if(binary_work(t, y), [&] { return f(t, y, t); });
           return self;
         },
         py::arg("other"));
@@ -51,14 +62,16 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
     cls.def(forms.dunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::cast(f(self, *o, Tensor()));
+      Tensor r = with_gil_released_if(binary_work(self, *o), [&] { return f(self, *o, Tensor()); });
+      return py::cast(r);
     });
   }
   if (forms.rdunder) {
     cls.def(forms.rdunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::cast(f(*o, self, Tensor()));
+      Tensor r = with_gil_released_if(binary_work(self, *o), [&] { return f(*o, self, Tensor()); });
+      return py::cast(r);
     });
   }
   if (forms.idunder) {
@@ -66,7 +79,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       Tensor t = self.cast<Tensor>();
-      f(t, *o, t);
+      with_gil_released_if(binary_work(t, *o), [&] { return f(t, *o, t); });
       return self;
     });
   }

@@ -90,7 +90,10 @@ PyObject* fast_binary(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     Tensor x, y;
     Operand ra = operand(a, x), rb = operand(b, y);
-    if (ra == Operand::kOk && rb == Operand::kOk) return wrap(Op(x, y, Tensor()));
+    if (ra == Operand::kOk && rb == Operand::kOk) {
+      int64_t work = x.numel() > y.numel() ? x.numel() : y.numel();
+      return wrap(with_gil_released_if(work, [&] { return Op(x, y, Tensor()); }));
+    }
     return (g_saved.*Fallback)(a, b);
   });
 }
@@ -100,7 +103,7 @@ PyObject* fast_inplace(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     Tensor x, y;
     if (unwrap(a, x) && operand(b, y) == Operand::kOk) {
-      Op(x, y, x);
+      with_gil_released_if(x.numel(), [&] { return Op(x, y, x); });
       Py_INCREF(a);
       return a;
     }
@@ -158,7 +161,9 @@ PyObject* call_fallback(PyObject* fn, PyObject* self, PyObject* const* args, Py_
 PyObject* fast_sum(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return guarded([&]() -> PyObject* {
     Tensor t;
-    if (nargs == 0 && !kwnames && unwrap(self, t)) return wrap(sum(t));
+    if (nargs == 0 && !kwnames && unwrap(self, t)) {
+      return wrap(with_gil_released_if(t.numel(), [&] { return sum(t); }));
+    }
     return call_fallback(g_fallback_sum, self, args, nargs, kwnames);
   });
 }

@@ -48,6 +48,17 @@ Tensor to_operand(py::handle h, const char* op);
 
 Device parse_device(py::handle h, const char* op);
 
+// Runs f with the GIL released when `work` (elements touched) is large enough for other Python
+// threads to benefit; tiny ops keep the GIL because releasing it costs more than they do.
+// f must not touch Python objects.
+constexpr int64_t kReleaseGilWork = int64_t(1) << 16;
+template <typename F>
+auto with_gil_released_if(int64_t work, F&& f) -> decltype(f()) {
+  if (work < kReleaseGilWork) return f();
+  py::gil_scoped_release release;
+  return f();
+}
+
 // A Python number as a wrapped 0-d tensor (cached for the common small values).
 Tensor wrap_scalar_for_binding(const Scalar& s);
 
