@@ -68,10 +68,15 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
 
   m.def(
       "full",
-      [](py::object size, const Scalar& value, py::object out, py::object dtype, py::object device,
-         py::object requires_grad, py::object, py::object) {
+      [](py::object size, py::object fill_value, py::object out, py::object dtype,
+         py::object device, py::object requires_grad, py::object, py::object) {
         check_requires_grad(requires_grad, "full");
+        if (!PySequence_Check(size.ptr())) {
+          throw py::type_error(str_cat("full(): argument 'size' (position 1) must be tuple of "
+                                       "ints, not ", Py_TYPE(size.ptr())->tp_name));
+        }
         DimVector shape = parse_int_sequence(size, "full", "size");
+        const Scalar value = parse_number(fill_value, "full", "fill_value");
         TensorOptions o = factory_options(dtype, device, out, "full");
         return finish_factory(full(shape, value, o), out, "full");
       },
@@ -128,9 +133,10 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   def_like("ones_like", [](Tensor& t) { return fill_(t, Scalar(int64_t(1))); });
   m.def(
       "full_like",
-      [](const Tensor& t, const Scalar& v, py::object dtype, py::object device,
+      [](const Tensor& t, py::object fill_value, py::object dtype, py::object device,
          py::object requires_grad, py::object, py::object memory_format, py::object) {
         check_requires_grad(requires_grad, "full_like");
+        const Scalar v = parse_number(fill_value, "full_like", "fill_value");
         Tensor out = empty_like(t, like_options(t, dtype, device, "full_like"),
                                 parse_preserve_format(memory_format, "full_like"));
         return fill_(out, v);
@@ -153,9 +159,10 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   def_new("new_ones", &make_ones);
   cls.def(
       "new_full",
-      [](const Tensor& self, py::object size, const Scalar& v, py::object dtype,
+      [](const Tensor& self, py::object size, py::object fill_value, py::object dtype,
          py::object device, py::object requires_grad, py::object, py::object) {
         check_requires_grad(requires_grad, "new_full");
+        const Scalar v = parse_number(fill_value, "new_full", "fill_value");
         return full(parse_int_sequence(size, "new_full", "size"), v,
                     like_options(self, dtype, device, "new_full"));
       },

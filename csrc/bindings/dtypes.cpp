@@ -15,7 +15,11 @@ void init_dtypes(py::module_& m) {
       .def_property_readonly("is_signed", [](const DTypeObject& d) { return is_signed(d.type); })
       .def_property_readonly("itemsize",
                              [](const DTypeObject& d) { return element_size(d.type); })
-      .def("to_complex", [](const DTypeObject& d) { return to_complex(d.type); })
+      .def("to_complex", [](const DTypeObject& d) {
+        EMBER_CHECK(is_floating(d.type) || is_complex(d.type), "[to_complex] Unknown complex "
+                    "dtype for ", dtype_name(d.type));
+        return to_complex(d.type);
+      })
       .def("to_real", [](const DTypeObject& d) { return to_real(d.type); })
       .def("__repr__", [](const DTypeObject& d) { return std::string("ember.") + dtype_name(d.type); })
       .def("__reduce__", [](const DTypeObject& d) { return std::string(dtype_name(d.type)); })

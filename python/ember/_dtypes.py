@@ -60,7 +60,8 @@ class finfo:
             self.max = _builtin_float(info.max)
             self.min = _builtin_float(info.min)
             self.tiny = self.smallest_normal = _builtin_float(info.smallest_normal)
-            self.resolution = _builtin_float(info.resolution)
+            # 10 ** -digits10, as PyTorch (NumPy's own resolution is rounded to the dtype).
+            self.resolution = 10.0 ** -builtins.int(info.precision)
 
     def _key(self):
         return (self.dtype, self.bits, self.eps, self.max, self.min, self.tiny, self.resolution)
