@@ -150,6 +150,10 @@ void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
                            "(int high, tuple of ints size) or (int low, int high, tuple of ints "
                            "size)");
     }
+    if (!PySequence_Check(size.ptr())) {
+      throw py::type_error(str_cat("randint(): argument 'size' must be tuple of ints, not ",
+                                   Py_TYPE(size.ptr())->tp_name));
+    }
     const int64_t lo = low ? parse_int(low, op, "low") : 0;
     const int64_t hi = parse_int(high, op, "high");
     DimVector shape = parse_int_sequence(size, op, "size");
