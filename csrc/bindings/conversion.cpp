@@ -219,6 +219,7 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
   // to(dtype) / to(device, dtype) / to(other), with non_blocking, copy, memory_format.
   cls.def("to", [](const Tensor& self, py::args args, py::kwargs kw) {
     ToArgs a = parse_to(args, kw);
+    if (a.device && a.device->is_cpu()) a.device->index = -1;
     return to(self, a.dtype.value_or(self.dtype()), a.device.value_or(self.device()), a.copy,
               a.preserve);
   });

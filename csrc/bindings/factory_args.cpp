@@ -19,6 +19,7 @@ TensorOptions parse_options(py::handle dtype, py::handle device, const char* op)
     o.dtype = *t;
   }
   o.device = parse_device(device, op);
+  if (o.device.is_cpu()) o.device.index = -1;  // tensors live on "cpu", whatever index was named
   check_device_available(o.device, op);
   return o;
 }
