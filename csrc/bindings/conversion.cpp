@@ -25,7 +25,8 @@ struct ToArgs {
 
 [[noreturn]] void throw_to_signature(const py::args& args) {
   throw py::type_error(str_cat(
-      "[to] received an invalid combination of arguments - got ", py::repr(args).cast<std::string>(),
+      "[to] received an invalid combination of arguments - got ",
+      py::repr(args).cast<std::string>(),
       ", but expected one of: (ember.device device=None, ember.dtype dtype=None, "
       "bool non_blocking=False, bool copy=False, *, memory_format=None), (ember.dtype dtype, "
       "bool non_blocking=False, bool copy=False, *, memory_format=None), (Tensor other, "
@@ -97,7 +98,9 @@ ToArgs parse_to(const py::args& args, const py::kwargs& kw) {
 
 // --- Python numbers ----------------------------------------------------------------------------
 
-py::object scalar_to_py(const Scalar& s) { return py::cast(s); }
+py::object scalar_to_py(const Scalar& s) {
+  return py::cast(s);
+}
 
 template <typename T>
 PyObject* element_to_py(const char* p) {
@@ -134,8 +137,7 @@ PyObject* nested_list(const char* p, IntArrayRef sizes, IntArrayRef strides, siz
 py::object tolist(const Tensor& t) {
   return dispatch_dtype<kAllTypes>(t.dtype(), "tolist", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    PyObject* r =
-        nested_list<T>(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0);
+    PyObject* r = nested_list<T>(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), 0);
     if (!r) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(r);
   });
@@ -151,9 +153,9 @@ Scalar single_element(const Tensor& t) {
 // --- type() ----------------------------------------------------------------------------------
 
 const char* legacy_type_name(ScalarType t) {
-  static const char* names[] = {"Bool",     "Byte",  "Char",   "Short",
-                                "Int",      "Long",  "Half",   "BFloat16",
-                                "Float",    "Double", "ComplexFloat", "ComplexDouble"};
+  static const char* names[] = {"Bool",  "Byte",   "Char",         "Short",
+                                "Int",   "Long",   "Half",         "BFloat16",
+                                "Float", "Double", "ComplexFloat", "ComplexDouble"};
   return names[static_cast<int>(t)];
 }
 
@@ -173,8 +175,8 @@ std::optional<ScalarType> parse_legacy_type_name(const std::string& s) {
 
 // Rebuilds a tensor over an unpickled storage after checking that the geometry stays inside it
 // (a pickle is untrusted input).
-Tensor rebuild_tensor(const Storage& storage, ScalarType dtype, py::handle size,
-                      py::handle stride, int64_t offset) {
+Tensor rebuild_tensor(const Storage& storage, ScalarType dtype, py::handle size, py::handle stride,
+                      int64_t offset) {
   const char* op = "_rebuild_tensor";
   const DimVector sizes = parse_int_sequence(size, op, "size");
   const DimVector strides = parse_int_sequence(stride, op, "stride");
@@ -208,8 +210,8 @@ Storage storage_from_bytes(py::bytes data) {
 }
 
 py::bytes storage_bytes(const StorageImpl& s) {
-  EMBER_CHECK(s.device().is_cpu(), "[UntypedStorage] cannot read bytes of a ",
-              s.device().str(), " storage");
+  EMBER_CHECK(s.device().is_cpu(), "[UntypedStorage] cannot read bytes of a ", s.device().str(),
+              " storage");
   return py::bytes(static_cast<const char*>(s.data()), s.nbytes());
 }
 
@@ -240,9 +242,12 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         },
         py::kw_only(), py::arg("memory_format") = py::none());
   }
-  cls.def("cpu", [](const Tensor& self, py::object memory_format) {
-    return to(self, self.dtype(), Device(), false, parse_preserve_format(memory_format, "cpu"));
-  }, py::kw_only(), py::arg("memory_format") = py::none());
+  cls.def(
+      "cpu",
+      [](const Tensor& self, py::object memory_format) {
+        return to(self, self.dtype(), Device(), false, parse_preserve_format(memory_format, "cpu"));
+      },
+      py::kw_only(), py::arg("memory_format") = py::none());
   cls.def(
       "cuda",
       [](const Tensor& self, py::object device, bool, py::object) -> Tensor {
@@ -252,13 +257,17 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       },
       py::arg("device") = py::none(), py::arg("non_blocking") = false, py::kw_only(),
       py::arg("memory_format") = py::none());
-  cls.def("type_as", [](const Tensor& self, const Tensor& other) {
-    return to(self, other.dtype(), self.device());
-  }, py::arg("other"));
+  cls.def(
+      "type_as",
+      [](const Tensor& self, const Tensor& other) {
+        return to(self, other.dtype(), self.device());
+      },
+      py::arg("other"));
   cls.def(
       "type",
       [](const Tensor& self, py::object dtype, bool, py::kwargs) -> py::object {
-        if (dtype.is_none()) return py::str(str_cat("ember.", legacy_type_name(self.dtype()), "Tensor"));
+        if (dtype.is_none())
+          return py::str(str_cat("ember.", legacy_type_name(self.dtype()), "Tensor"));
         std::optional<ScalarType> t = try_parse_dtype(dtype);
         if (!t && PyUnicode_Check(dtype.ptr())) {
           t = parse_legacy_type_name(dtype.cast<std::string>());
@@ -266,8 +275,10 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
                         dtype.cast<std::string>(), "'");
         }
         if (!t) {
-          throw py::type_error(str_cat("[type] expected an ember.dtype or a type name string, "
-                                       "got ", Py_TYPE(dtype.ptr())->tp_name));
+          throw py::type_error(
+              str_cat("[type] expected an ember.dtype or a type name string, "
+                      "got ",
+                      Py_TYPE(dtype.ptr())->tp_name));
         }
         return py::cast(to(self, *t, self.device()));
       },
@@ -337,17 +348,21 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       .def("element_size", [](const StorageImpl&) { return 1; })
       .def("data_ptr", [](const StorageImpl& s) { return reinterpret_cast<uintptr_t>(s.data()); })
       .def_property_readonly("device", [](const StorageImpl& s) { return s.device(); })
-      .def("tolist", [](const StorageImpl& s) {
-        py::list out;
-        for (size_t i = 0; i < s.nbytes(); ++i) out.append(static_cast<const uint8_t*>(s.data())[i]);
-        return out;
-      })
-      .def("__reduce_ex__", [](const StorageImpl& s, int) {
-        return py::make_tuple(py::module_::import("ember._C").attr("_storage_from_bytes"),
-                              py::make_tuple(storage_bytes(s)));
-      })
+      .def("tolist",
+           [](const StorageImpl& s) {
+             py::list out;
+             for (size_t i = 0; i < s.nbytes(); ++i)
+               out.append(static_cast<const uint8_t*>(s.data())[i]);
+             return out;
+           })
+      .def("__reduce_ex__",
+           [](const StorageImpl& s, int) {
+             return py::make_tuple(py::module_::import("ember._C").attr("_storage_from_bytes"),
+                                   py::make_tuple(storage_bytes(s)));
+           })
       .def("__repr__", [](const StorageImpl& s) {
-        return str_cat("<ember.UntypedStorage of ", s.nbytes(), " bytes on ", s.device().str(), ">");
+        return str_cat("<ember.UntypedStorage of ", s.nbytes(), " bytes on ", s.device().str(),
+                       ">");
       });
   m.def("_storage_from_bytes", &storage_from_bytes, py::arg("data"));
   m.def("_rebuild_tensor", &rebuild_tensor, py::arg("storage"), py::arg("dtype"), py::arg("size"),
@@ -368,11 +383,14 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     return py::make_tuple(rebuild, args);
   });
 
-  m.def("is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
-  m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
-  m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); },
-        py::arg("input"));
-  m.def("is_complex", [](const Tensor& t) { return t.is_complex(); }, py::arg("input"));
+  m.def(
+      "is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
+  m.def(
+      "numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
+  m.def(
+      "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
+  m.def(
+      "is_complex", [](const Tensor& t) { return t.is_complex(); }, py::arg("input"));
 }
 
 }  // namespace ember

@@ -42,19 +42,26 @@ void def_sized_factory(py::module_& m, const char* name,
   });
 }
 
-Tensor make_empty(IntArrayRef s, TensorOptions o) { return empty(s, o); }
-Tensor make_zeros(IntArrayRef s, TensorOptions o) { return zeros(s, o); }
-Tensor make_ones(IntArrayRef s, TensorOptions o) { return ones(s, o); }
+Tensor make_empty(IntArrayRef s, TensorOptions o) {
+  return empty(s, o);
+}
+Tensor make_zeros(IntArrayRef s, TensorOptions o) {
+  return zeros(s, o);
+}
+Tensor make_ones(IntArrayRef s, TensorOptions o) {
+  return ones(s, o);
+}
 
 // Scalar start/end/steps for linspace and logspace: numbers or 0-d tensors.
 Scalar spaced_endpoint(py::handle h, const char* op, const char* name, py::handle other) {
   if (is_tensor(h) && h.cast<Tensor>().dim() != 0) {
     const int64_t other_dim = is_tensor(other) ? other.cast<Tensor>().dim() : 0;
     const bool is_start = std::string(name) == "start";
-    EMBER_THROW(Error, "[", op, "] linspace only supports 0-dimensional start and end tensors, "
-                "but got start with ", is_start ? h.cast<Tensor>().dim() : other_dim,
-                " dimension(s) and end with ", is_start ? other_dim : h.cast<Tensor>().dim(),
-                " dimension(s).");
+    EMBER_THROW(Error, "[", op,
+                "] linspace only supports 0-dimensional start and end tensors, "
+                "but got start with ",
+                is_start ? h.cast<Tensor>().dim() : other_dim, " dimension(s) and end with ",
+                is_start ? other_dim : h.cast<Tensor>().dim(), " dimension(s).");
   }
   return parse_number(h, op, name);
 }
@@ -72,8 +79,10 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
          py::object device, py::object requires_grad, py::object, py::object) {
         check_requires_grad(requires_grad, "full");
         if (!PySequence_Check(size.ptr())) {
-          throw py::type_error(str_cat("full(): argument 'size' (position 1) must be tuple of "
-                                       "ints, not ", Py_TYPE(size.ptr())->tp_name));
+          throw py::type_error(
+              str_cat("full(): argument 'size' (position 1) must be tuple of "
+                      "ints, not ",
+                      Py_TYPE(size.ptr())->tp_name));
         }
         DimVector shape = parse_int_sequence(size, "full", "size");
         const Scalar value = parse_number(fill_value, "full", "fill_value");
@@ -100,8 +109,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
 
   m.def(
       "scalar_tensor",
-      [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad,
-         py::object, py::object) {
+      [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad, py::object,
+         py::object) {
         check_requires_grad(requires_grad, "scalar_tensor");
         TensorOptions o = parse_options(dtype, device, "scalar_tensor");
         return full({}, s, TensorOptions(o.dtype_or(default_dtype()), o.device));
@@ -115,9 +124,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   auto def_like = [&](const char* name, Tensor (*fill)(Tensor&)) {
     m.def(
         name,
-        [name, fill](const Tensor& t, py::object dtype, py::object device,
-                     py::object requires_grad, py::object, py::object memory_format,
-                     py::object) {
+        [name, fill](const Tensor& t, py::object dtype, py::object device, py::object requires_grad,
+                     py::object, py::object memory_format, py::object) {
           check_requires_grad(requires_grad, name);
           Tensor out = empty_like(t, like_options(t, dtype, device, name),
                                   parse_preserve_format(memory_format, name));
@@ -182,11 +190,14 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       py::arg("device") = py::none(), py::arg("requires_grad") = false,
       py::arg("layout") = py::none(), py::arg("pin_memory") = false);
 
-  cls.def("fill_", [](py::object self, py::object v) {
-    Tensor t = self.cast<Tensor>();
-    fill_(t, parse_number(v, "fill_", "value"));
-    return self;
-  }, py::arg("value"));
+  cls.def(
+      "fill_",
+      [](py::object self, py::object v) {
+        Tensor t = self.cast<Tensor>();
+        fill_(t, parse_number(v, "fill_", "value"));
+        return self;
+      },
+      py::arg("value"));
   cls.def("zero_", [](py::object self) {
     Tensor t = self.cast<Tensor>();
     zero_(t);
@@ -205,8 +216,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       if (f.rest.contains("end")) end = f.rest["end"];
       if (f.rest.contains("step")) step = f.rest["step"];
       if (pos.size() > 3) {
-        throw py::type_error(str_cat(name, "() takes at most 3 positional arguments (",
-                                     pos.size(), " given)"));
+        throw py::type_error(
+            str_cat(name, "() takes at most 3 positional arguments (", pos.size(), " given)"));
       }
       if (pos.size() == 1 && !start && !inclusive) {
         end = pos[0];  // arange(end)
@@ -215,8 +226,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         py::object* slots[] = {&start, &end, &step};
         for (size_t i = 0; i < pos.size(); ++i) {
           if (*slots[i]) {
-            throw py::type_error(str_cat(name, "() got multiple values for argument '",
-                                         names[i], "'"));
+            throw py::type_error(
+                str_cat(name, "() got multiple values for argument '", names[i], "'"));
           }
           *slots[i] = pos[i];
         }

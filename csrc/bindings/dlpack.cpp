@@ -21,16 +21,22 @@ constexpr const char* kVersionedUsedName = "used_dltensor_versioned";
 dlpack::DataType to_dl_dtype(ScalarType t) {
   const uint8_t bits = static_cast<uint8_t>(element_size(t) * 8);
   switch (t) {
-    case ScalarType::Bool: return {dlpack::kBool, bits, 1};
-    case ScalarType::UInt8: return {dlpack::kUInt, bits, 1};
+    case ScalarType::Bool:
+      return {dlpack::kBool, bits, 1};
+    case ScalarType::UInt8:
+      return {dlpack::kUInt, bits, 1};
     case ScalarType::Int8:
     case ScalarType::Int16:
     case ScalarType::Int32:
-    case ScalarType::Int64: return {dlpack::kInt, bits, 1};
-    case ScalarType::BFloat16: return {dlpack::kBfloat, bits, 1};
+    case ScalarType::Int64:
+      return {dlpack::kInt, bits, 1};
+    case ScalarType::BFloat16:
+      return {dlpack::kBfloat, bits, 1};
     case ScalarType::Complex64:
-    case ScalarType::Complex128: return {dlpack::kComplex, bits, 1};
-    default: return {dlpack::kFloat, bits, 1};
+    case ScalarType::Complex128:
+      return {dlpack::kComplex, bits, 1};
+    default:
+      return {dlpack::kFloat, bits, 1};
   }
 }
 
@@ -54,7 +60,7 @@ struct ExportContext {
 template <typename Managed>
 void delete_export(Managed* self) {
   delete static_cast<ExportContext*>(self->manager_ctx);  // may free a NumPy-backed storage:
-  delete self;                                             // that path takes the GIL itself
+  delete self;                                            // that path takes the GIL itself
 }
 
 void fill_dl_tensor(dlpack::Tensor& dl, ExportContext* ctx) {
@@ -77,8 +83,8 @@ void legacy_capsule_destructor(PyObject* capsule) {
 
 void versioned_capsule_destructor(PyObject* capsule) {
   if (!PyCapsule_IsValid(capsule, kVersionedName)) return;
-  auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
-      PyCapsule_GetPointer(capsule, kVersionedName));
+  auto* m =
+      static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
   if (m && m->deleter) m->deleter(m);
 }
 
@@ -90,7 +96,8 @@ py::object export_capsule(const Tensor& self, bool versioned, bool copy) {
                     "cannot signal read-only memory (pass max_version=(1, 0) or copy=True)");
     throw py::error_already_set();
   }
-  auto* ctx = new ExportContext{copy ? clone(self) : self, self.sizes().vec(), self.strides().vec()};
+  auto* ctx =
+      new ExportContext{copy ? clone(self) : self, self.sizes().vec(), self.strides().vec()};
   ctx->strides = ctx->tensor.strides().vec();
   PyObject* capsule = nullptr;
   if (versioned) {
@@ -98,7 +105,8 @@ py::object export_capsule(const Tensor& self, bool versioned, bool copy) {
     m->version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
     m->manager_ctx = ctx;
     m->deleter = &delete_export<dlpack::ManagedTensorVersioned>;
-    m->flags = (read_only && !copy ? dlpack::kFlagReadOnly : 0) | (copy ? dlpack::kFlagIsCopied : 0);
+    m->flags =
+        (read_only && !copy ? dlpack::kFlagReadOnly : 0) | (copy ? dlpack::kFlagIsCopied : 0);
     fill_dl_tensor(m->dl_tensor, ctx);
     capsule = PyCapsule_New(m, kVersionedName, versioned_capsule_destructor);
     if (!capsule) m->deleter(m);
@@ -174,8 +182,8 @@ Tensor tensor_from_capsule(py::handle capsule) {
   if (PyCapsule_IsValid(c, kVersionedName)) {
     auto* m = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(c, kVersionedName));
     if (m->version.major > dlpack::kMajorVersion) {
-      throw_buffer_error(str_cat("[from_dlpack] unsupported DLPack version ", m->version.major,
-                                 ".", m->version.minor, " (Ember reads 1.x)"));
+      throw_buffer_error(str_cat("[from_dlpack] unsupported DLPack version ", m->version.major, ".",
+                                 m->version.minor, " (Ember reads 1.x)"));
     }
     if (PyCapsule_SetName(c, kVersionedUsedName) != 0) throw py::error_already_set();
     return import_dl_tensor(m->dl_tensor, &release_import<dlpack::ManagedTensorVersioned>, m,
@@ -186,7 +194,8 @@ Tensor tensor_from_capsule(py::handle capsule) {
     if (PyCapsule_SetName(c, kLegacyUsedName) != 0) throw py::error_already_set();
     return import_dl_tensor(m->dl_tensor, &release_import<dlpack::ManagedTensor>, m, false);
   }
-  EMBER_THROW(Error, "[from_dlpack] received an invalid capsule. Note that DLTensor capsules can "
+  EMBER_THROW(Error,
+              "[from_dlpack] received an invalid capsule. Note that DLTensor capsules can "
               "be consumed only once, so you might have already constructed a tensor from it "
               "once.");
 }
@@ -196,8 +205,10 @@ Tensor tensor_from_capsule(py::handle capsule) {
 Tensor tensor_from_dlpack(py::handle obj) {
   if (PyCapsule_CheckExact(obj.ptr())) return tensor_from_capsule(obj);
   if (!py::hasattr(obj, "__dlpack__")) {
-    EMBER_THROW(Error, "[from_dlpack] expected an object implementing __dlpack__ (a tensor or "
-                "array) or a DLPack capsule, but got ", Py_TYPE(obj.ptr())->tp_name);
+    EMBER_THROW(Error,
+                "[from_dlpack] expected an object implementing __dlpack__ (a tensor or "
+                "array) or a DLPack capsule, but got ",
+                Py_TYPE(obj.ptr())->tp_name);
   }
   if (py::hasattr(obj, "__dlpack_device__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();
@@ -208,8 +219,8 @@ Tensor tensor_from_dlpack(py::handle obj) {
   }
   py::object capsule;
   try {
-    capsule = obj.attr("__dlpack__")(py::arg("max_version") = py::make_tuple(
-                                         dlpack::kMajorVersion, dlpack::kMinorVersion));
+    capsule = obj.attr("__dlpack__")(
+        py::arg("max_version") = py::make_tuple(dlpack::kMajorVersion, dlpack::kMinorVersion));
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError)) throw;
     capsule = obj.attr("__dlpack__")();  // a producer from before the versioned protocol

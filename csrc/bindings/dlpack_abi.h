@@ -15,8 +15,15 @@ struct Device {
   int32_t device_id;
 };
 
-enum TypeCode : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kOpaqueHandle = 3, kBfloat = 4,
-                          kComplex = 5, kBool = 6 };
+enum TypeCode : uint8_t {
+  kInt = 0,
+  kUInt = 1,
+  kFloat = 2,
+  kOpaqueHandle = 3,
+  kBfloat = 4,
+  kComplex = 5,
+  kBool = 6
+};
 
 struct DataType {
   uint8_t code;  // TypeCode

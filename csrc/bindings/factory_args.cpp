@@ -26,7 +26,8 @@ TensorOptions parse_options(py::handle dtype, py::handle device, const char* op)
 
 void check_requires_grad(py::handle requires_grad, const char* op) {
   if (requires_grad.is_none() || !PyObject_IsTrue(requires_grad.ptr())) return;
-  EMBER_THROW(Error, "[", op, "] requires_grad=True needs the autograd engine, which this build "
+  EMBER_THROW(Error, "[", op,
+              "] requires_grad=True needs the autograd engine, which this build "
               "of Ember does not include yet");
 }
 
@@ -54,14 +55,22 @@ FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
   for (auto item : kw) {
     const std::string key = item.first.cast<std::string>();
     py::object value = py::reinterpret_borrow<py::object>(item.second);
-    if (key == "dtype") f.dtype = value;
-    else if (key == "device") f.device = value;
-    else if (key == "out") f.out = value;
-    else if (key == "requires_grad") f.requires_grad = value;
-    else if (key == "memory_format") f.memory_format = value;
-    else if (key == "generator") f.generator = value;
-    else if (key == "size") f.size = value;
-    else if (key == "layout" || key == "pin_memory") continue;  // strided CPU memory only
+    if (key == "dtype")
+      f.dtype = value;
+    else if (key == "device")
+      f.device = value;
+    else if (key == "out")
+      f.out = value;
+    else if (key == "requires_grad")
+      f.requires_grad = value;
+    else if (key == "memory_format")
+      f.memory_format = value;
+    else if (key == "generator")
+      f.generator = value;
+    else if (key == "size")
+      f.size = value;
+    else if (key == "layout" || key == "pin_memory")
+      continue;  // strided CPU memory only
     else {
       bool known = false;
       for (const char* e : extra) known = known || key == e;
@@ -74,13 +83,12 @@ FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
   return f;
 }
 
-TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out,
-                              const char* op) {
+TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out, const char* op) {
   TensorOptions o = parse_options(dtype, device, op);
   if (!out.is_none()) {
     if (!is_tensor(out)) {
-      throw py::type_error(str_cat("[", op, "] out must be an ember.Tensor, but got ",
-                                   Py_TYPE(out.ptr())->tp_name));
+      throw py::type_error(
+          str_cat("[", op, "] out must be an ember.Tensor, but got ", Py_TYPE(out.ptr())->tp_name));
     }
     const Tensor t = out.cast<Tensor>();
     EMBER_CHECK(o.dtype == ScalarType::Undefined || o.dtype == t.dtype(), "[", op, "] dtype ",
@@ -118,8 +126,8 @@ Scalar parse_number(py::handle h, const char* op, const char* name) {
 
 int64_t parse_int(py::handle h, const char* op, const char* name) {
   if (PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) || !PyIndex_Check(h.ptr())) {
-    throw py::type_error(str_cat("[", op, "] argument '", name, "' must be int, not ",
-                                 Py_TYPE(h.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[", op, "] argument '", name, "' must be int, not ", Py_TYPE(h.ptr())->tp_name));
   }
   py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
   if (!idx) throw py::error_already_set();

@@ -17,7 +17,9 @@ namespace {
 
 constexpr size_t kMaxDims = 64;
 
-bool is_ndarray(py::handle h) { return py::isinstance<py::array>(h); }
+bool is_ndarray(py::handle h) {
+  return py::isinstance<py::array>(h);
+}
 
 bool is_numpy_scalar(py::handle h) {
   static PyObject* generic = [] {
@@ -26,11 +28,13 @@ bool is_numpy_scalar(py::handle h) {
   return PyObject_IsInstance(h.ptr(), generic) == 1;
 }
 
-bool is_text(py::handle h) { return PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr()); }
+bool is_text(py::handle h) {
+  return PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr());
+}
 
 [[noreturn]] void throw_invalid_type(py::handle h, const char* op) {
-  throw py::type_error(str_cat("[", op, "] new(): invalid data type '", Py_TYPE(h.ptr())->tp_name,
-                               "'"));
+  throw py::type_error(
+      str_cat("[", op, "] new(): invalid data type '", Py_TYPE(h.ptr())->tp_name, "'"));
 }
 
 ScalarType numpy_dtype_to_scalar_type(py::handle np_dtype, const char* op) {
@@ -107,8 +111,8 @@ Scalar leaf_scalar(py::handle h, ScalarType target, const char* op) {
     const Tensor t = h.cast<Tensor>();
     EMBER_CHECK_T(TypeError, t.numel() == 1, "[", op,
                   "] only one element tensors can be converted to Python scalars: found a "
-                  "tensor of shape ", shape_str(t.sizes()),
-                  " inside the data (use ember.stack to combine tensors)");
+                  "tensor of shape ",
+                  shape_str(t.sizes()), " inside the data (use ember.stack to combine tensors)");
     return item(t, op);
   }
   if (is_ndarray(h) && py::reinterpret_borrow<py::array>(h).ndim() == 0) {
@@ -140,7 +144,8 @@ T scalar_to_element(const Scalar& s, const char* op) {
   } else {
     if (s.is_complex()) {
       if constexpr (std::is_integral_v<T>) {
-        throw py::type_error(str_cat("[", op, "] 'complex' object cannot be interpreted as an "
+        throw py::type_error(str_cat("[", op,
+                                     "] 'complex' object cannot be interpreted as an "
                                      "integer"));
       } else {
         throw py::type_error(str_cat("[", op, "] must be real number, not complex"));
@@ -206,9 +211,10 @@ class Filler {
     const DimVector block(IntArrayRef(shape_.data() + dim, shape_.size() - dim));
     for (size_t d = 0; d < block.size(); ++d) {
       const int64_t got = d < static_cast<size_t>(arr.ndim()) ? arr.shape(d) : -1;
-      EMBER_CHECK_T(ValueError, got == block[d] && arr.ndim() == static_cast<py::ssize_t>(block.size()),
-                    "[", op_, "] expected sequence of length ", block[d], " at dim ", dim + d,
-                    " (got ", got < 0 ? 0 : got, ")");
+      EMBER_CHECK_T(ValueError,
+                    got == block[d] && arr.ndim() == static_cast<py::ssize_t>(block.size()), "[",
+                    op_, "] expected sequence of length ", block[d], " at dim ", dim + d, " (got ",
+                    got < 0 ? 0 : got, ")");
     }
     bool negative = false;
     for (py::ssize_t d = 0; d < arr.ndim(); ++d) negative = negative || arr.strides(d) < 0;
@@ -314,9 +320,8 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         TensorOptions o = parse_options(dtype, device, "tensor");
         return tensor_from_data(data, optional_dtype(o), o.device, true, "tensor");
       },
-      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), py::arg("requires_grad") = false,
-      py::arg("pin_memory") = false,
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("pin_memory") = false,
       "A new tensor holding a copy of data (nested sequences, numbers, NumPy arrays, tensors), "
       "with PyTorch's dtype inference.");
 
@@ -350,7 +355,8 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         } else if (is_ndarray(obj)) {
           t = tensor_from_numpy(obj, /*warn_if_not_writeable=*/copy == false);
         } else if (is_numpy_scalar(obj)) {
-          EMBER_CHECK(copy != false, "[", op, "] can't alias NumPy scalars. Either remove "
+          EMBER_CHECK(copy != false, "[", op,
+                      "] can't alias NumPy scalars. Either remove "
                       "copy=False or transform it in a ndarray.");
         } else if (py::hasattr(obj, "__dlpack__")) {
           t = tensor_from_dlpack(obj);
@@ -374,9 +380,8 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
                       "] can't alias arbitrary sequence into a tensor.");
         return tensor_from_data(obj, dtype, o.device, false, op);
       },
-      py::arg("obj"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), py::arg("copy") = py::none(),
-      py::arg("requires_grad") = false,
+      py::arg("obj"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("copy") = py::none(), py::arg("requires_grad") = false,
       "Converts obj to a tensor, sharing memory with tensors, NumPy arrays, DLPack producers and "
       "buffer-protocol objects unless copy=True or a dtype/device change forces a copy.");
 
@@ -389,8 +394,8 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         return tensor_from_data(data, o.dtype_or(self.dtype()),
                                 device.is_none() ? self.device() : o.device, true, "new_tensor");
       },
-      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), py::arg("requires_grad") = false);
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
 }
 
 }  // namespace ember

@@ -44,8 +44,7 @@ std::array<uint8_t, Generator::kStateBytes> Generator::get_state() const {
 
 void Generator::set_state(const uint8_t* data, size_t nbytes) {
   EMBER_CHECK(nbytes == kStateBytes, "[set_state] Expected an RNG state of ", kStateBytes,
-              " bytes (Philox seed and offset) but found the input RNG state size to be ",
-              nbytes);
+              " bytes (Philox seed and offset) but found the input RNG state size to be ", nbytes);
   uint64_t seed = 0, offset = 0;
   for (int i = 0; i < 8; ++i) {
     seed |= uint64_t(data[i]) << (8 * i);

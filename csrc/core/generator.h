@@ -80,6 +80,8 @@ using GeneratorPtr = intrusive_ptr<Generator>;
 // The process-wide generator behind ember.manual_seed / ember.rand without generator=.
 const GeneratorPtr& default_generator();
 // `g` when given, else the default generator.
-inline Generator& generator_or_default(Generator* g) { return g ? *g : *default_generator(); }
+inline Generator& generator_or_default(Generator* g) {
+  return g ? *g : *default_generator();
+}
 
 }  // namespace ember

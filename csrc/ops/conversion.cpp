@@ -80,6 +80,8 @@ bool contains(const Tensor& t, const Tensor& element) {
   return contains_stub(iter.device(), iter);
 }
 
-Tensor detach(const Tensor& t) { return alias(t); }
+Tensor detach(const Tensor& t) {
+  return alias(t);
+}
 
 }  // namespace ember

@@ -24,31 +24,51 @@ namespace {
 // [-2^digits, 2^digits] is exactly representable.
 int mantissa_digits(ScalarType t) {
   switch (t) {
-    case ScalarType::Float16: return 11;
-    case ScalarType::BFloat16: return 8;
-    case ScalarType::Float32: return 24;
-    default: return 53;
+    case ScalarType::Float16:
+      return 11;
+    case ScalarType::BFloat16:
+      return 8;
+    case ScalarType::Float32:
+      return 24;
+    default:
+      return 53;
   }
 }
 
 double float_max(ScalarType t) {
   switch (t) {
-    case ScalarType::Float16: return 65504.0;
-    case ScalarType::BFloat16: return 3.3895313892515355e38;
-    case ScalarType::Float32: return static_cast<double>(std::numeric_limits<float>::max());
-    default: return std::numeric_limits<double>::max();
+    case ScalarType::Float16:
+      return 65504.0;
+    case ScalarType::BFloat16:
+      return 3.3895313892515355e38;
+    case ScalarType::Float32:
+      return static_cast<double>(std::numeric_limits<float>::max());
+    default:
+      return std::numeric_limits<double>::max();
   }
 }
 
 // Inclusive integer range of an integral (or bool) dtype.
 void integral_range(ScalarType t, int64_t* lo, int64_t* hi) {
   switch (t) {
-    case ScalarType::Bool: *lo = 0, *hi = 1; break;
-    case ScalarType::UInt8: *lo = 0, *hi = 255; break;
-    case ScalarType::Int8: *lo = -128, *hi = 127; break;
-    case ScalarType::Int16: *lo = -32768, *hi = 32767; break;
-    case ScalarType::Int32: *lo = std::numeric_limits<int32_t>::min(), *hi = std::numeric_limits<int32_t>::max(); break;
-    default: *lo = std::numeric_limits<int64_t>::min(), *hi = std::numeric_limits<int64_t>::max(); break;
+    case ScalarType::Bool:
+      *lo = 0, *hi = 1;
+      break;
+    case ScalarType::UInt8:
+      *lo = 0, *hi = 255;
+      break;
+    case ScalarType::Int8:
+      *lo = -128, *hi = 127;
+      break;
+    case ScalarType::Int16:
+      *lo = -32768, *hi = 32767;
+      break;
+    case ScalarType::Int32:
+      *lo = std::numeric_limits<int32_t>::min(), *hi = std::numeric_limits<int32_t>::max();
+      break;
+    default:
+      *lo = std::numeric_limits<int64_t>::min(), *hi = std::numeric_limits<int64_t>::max();
+      break;
   }
 }
 
@@ -81,7 +101,9 @@ Tensor& fill_random(Tensor& self, const char* op, int64_t nvalues, int per_block
   return self;
 }
 
-int64_t real_values(const Tensor& t) { return t.numel() * (t.is_complex() ? 2 : 1); }
+int64_t real_values(const Tensor& t) {
+  return t.numel() * (t.is_complex() ? 2 : 1);
+}
 
 // A tensor's values as a contiguous float64 tensor (for validation and the kernels' p input).
 Tensor as_float64(const Tensor& t, const char* op) {
@@ -101,15 +123,15 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
               dtype_name(real));
   EMBER_CHECK(std::isfinite(to) && std::fabs(to) <= m, "[", op, "] to is out of bounds for ",
               dtype_name(real));
-  EMBER_CHECK(from <= to, "[", op, "] uniform_ expects to return a [from, to) range, but found from=",
-              from, " > to=", to);
+  EMBER_CHECK(from <= to, "[", op,
+              "] uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
   EMBER_CHECK(to - from <= m, "[", op, "] uniform_ expects to-from <= the largest ",
               dtype_name(real), " (", m, "), but found to=", to, " and from=", from,
               " which result in to-from to exceed the limit");
-  return fill_random(self, op, real_values(self), uniform_values_per_block(self.dtype()), gen,
-                     [&](const Tensor& out, PhiloxState st) {
-                       uniform_stub(out.device(), out, from, to, st);
-                     });
+  return fill_random(
+      self, op, real_values(self), uniform_values_per_block(self.dtype()), gen,
+      [&](const Tensor& out, PhiloxState st) { uniform_stub(out.device(), out, from, to, st); });
 }
 
 Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
@@ -158,8 +180,9 @@ Tensor& random_(Tensor& self, std::optional<int64_t> from_opt, std::optional<int
     EMBER_CHECK(hi >= dtype_lo && hi <= dtype_hi, "[", op, "] to - 1 is out of bounds for ",
                 dtype_name(t));
   }
-  EMBER_CHECK(lo <= hi, "[", op, "] random_ expects 'from' to be less than 'to', but got from=",
-              int64_t(lo), " >= to=", int64_t(hi) + 1);
+  EMBER_CHECK(lo <= hi, "[", op,
+              "] random_ expects 'from' to be less than 'to', but got from=", int64_t(lo),
+              " >= to=", int64_t(hi) + 1);
   const unsigned __int128 span = static_cast<unsigned __int128>(hi - lo) + 1;
   const uint64_t range = span == (static_cast<unsigned __int128>(1) << 64) ? 0 : uint64_t(span);
   const int64_t from = static_cast<int64_t>(lo);
@@ -173,8 +196,8 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
   const char* op = "bernoulli_";
   EMBER_CHECK_T(NotImplementedError, !self.is_complex(), "[", op, "] not implemented for dtype ",
                 dtype_name(self.dtype()));
-  EMBER_CHECK(p >= 0.0 && p <= 1.0, "[", op, "] bernoulli_ expects p to be in [0, 1], but got p=",
-              p);
+  EMBER_CHECK(p >= 0.0 && p <= 1.0, "[", op,
+              "] bernoulli_ expects p to be in [0, 1], but got p=", p);
   return fill_random(self, op, self.numel(), kBernoulliValuesPerBlock, gen,
                      [&](const Tensor& out, PhiloxState st) {
                        bernoulli_stub(out.device(), out, Tensor(), p, st);
@@ -214,8 +237,10 @@ Tensor& exponential_(Tensor& self, double lambd, Generator* gen) {
   const char* op = "exponential_";
   EMBER_CHECK(self.is_floating_point(), "[", op,
               "] Exponential distribution is a continuous probability distribution. dtype must be "
-              "a floating point but you specified ", dtype_name(self.dtype()));
-  EMBER_CHECK(lambd > 0.0, "[", op, "] exponential_ expects lambda > 0.0, but found lambda=", lambd);
+              "a floating point but you specified ",
+              dtype_name(self.dtype()));
+  EMBER_CHECK(lambd > 0.0, "[", op,
+              "] exponential_ expects lambda > 0.0, but found lambda=", lambd);
   return continuous_(self, op, Continuous::Exponential, lambd, 0.0, gen);
 }
 
@@ -238,12 +263,14 @@ Tensor& cauchy_(Tensor& self, double median, double sigma, Generator* gen) {
   const char* op = "cauchy_";
   EMBER_CHECK(self.is_floating_point(), "[", op,
               "] Cauchy distribution is a continuous probability distribution. dtype must be a "
-              "floating point but you specified ", dtype_name(self.dtype()));
+              "floating point but you specified ",
+              dtype_name(self.dtype()));
   EMBER_CHECK(sigma > 0.0, "[", op, "] cauchy_ expects sigma > 0.0, but found sigma=", sigma);
   return continuous_(self, op, Continuous::Cauchy, median, sigma, gen);
 }
 
-// --- factories ------------------------------------------------------------------------------------
+// --- factories
+// ------------------------------------------------------------------------------------
 
 Tensor rand(IntArrayRef size, TensorOptions opts, Generator* gen) {
   Tensor t = empty_tensor(size, opts.dtype_or(default_dtype()), opts.device, "rand");
@@ -270,13 +297,13 @@ Tensor randperm(int64_t n, TensorOptions opts, Generator* gen) {
                 "] not implemented for dtype ", dtype_name(t));
   if (is_floating(t)) {
     const int64_t limit = (int64_t(1) << mantissa_digits(t)) + 1;
-    EMBER_CHECK(n <= limit, "[", op, "] n cannot be greater than ", limit, " for ",
-                dtype_name(t), " (larger values are not exactly representable)");
+    EMBER_CHECK(n <= limit, "[", op, "] n cannot be greater than ", limit, " for ", dtype_name(t),
+                " (larger values are not exactly representable)");
   } else {
     int64_t lo, hi;
     integral_range(t, &lo, &hi);
-    EMBER_CHECK(n == 0 || n - 1 <= hi, "[", op, "] value ", n - 1,
-                " cannot be converted to type ", dtype_name(t), " without overflow");
+    EMBER_CHECK(n == 0 || n - 1 <= hi, "[", op, "] value ", n - 1, " cannot be converted to type ",
+                dtype_name(t), " without overflow");
   }
   Tensor out = empty_tensor({n}, t, opts.device, op);
   return fill_random(out, op, n, kRandpermValuesPerBlock, gen,
@@ -346,8 +373,8 @@ Tensor bernoulli(const Tensor& self, double p, Generator* gen) {
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
   const char* op = "multinomial";
-  EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "[", op,
-              "] prob_dist must be 1 or 2 dim, got ", probs.dim(), " dims");
+  EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "[", op, "] prob_dist must be 1 or 2 dim, got ",
+              probs.dim(), " dims");
   EMBER_CHECK(probs.is_floating_point(), "[", op,
               "] multinomial only supports floating-point dtypes for input, got: ",
               dtype_name(probs.dtype()));
@@ -372,7 +399,8 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
                   "] probability tensor contains either `inf`, `nan` or element < 0");
       sum += v;
     }
-    EMBER_CHECK(sum > 0.0, "[", op, "] invalid multinomial distribution (sum of probabilities <= 0)");
+    EMBER_CHECK(sum > 0.0, "[", op,
+                "] invalid multinomial distribution (sum of probabilities <= 0)");
   }
   const int64_t nvalues = replacement ? rows * num_samples : rows * ncat;
   return fill_random(out, op, nvalues, kMultinomialValuesPerBlock, gen,

@@ -42,8 +42,12 @@ EMBER_DECLARE_STUB(multinomial_stub, MultinomialFn);
 
 // Values drawn from one Philox block (four 32-bit words) by each kernel.
 // float64 parts take two words per uniform; narrower floats take one.
-inline int uniform_values_per_block(ScalarType t) { return to_real(t) == ScalarType::Float64 ? 2 : 4; }
-inline int normal_values_per_block(ScalarType t) { return to_real(t) == ScalarType::Float64 ? 2 : 4; }
+inline int uniform_values_per_block(ScalarType t) {
+  return to_real(t) == ScalarType::Float64 ? 2 : 4;
+}
+inline int normal_values_per_block(ScalarType t) {
+  return to_real(t) == ScalarType::Float64 ? 2 : 4;
+}
 inline int random_int_values_per_block(uint64_t range) {
   return (range == 0 || range > (uint64_t(1) << 32)) ? 2 : 4;
 }

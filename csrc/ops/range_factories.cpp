@@ -17,14 +17,12 @@ EMBER_DEFINE_STUB(polar_stub, ComplexFromRealFn);
 
 namespace {
 
-void check_real_bounds(const Scalar& start, const Scalar& end, const Scalar& step,
-                       const char* op) {
+void check_real_bounds(const Scalar& start, const Scalar& end, const Scalar& step, const char* op) {
   EMBER_CHECK(!start.is_complex() && !end.is_complex() && !step.is_complex(), "[", op,
               "] complex start, end or step is not supported");
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   EMBER_CHECK(st != 0.0, "[", op, "] step must be nonzero");
-  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[", op, "] unsupported range: ", s, " -> ",
-              e);
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[", op, "] unsupported range: ", s, " -> ", e);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[", op,
               "] upper bound and lower bound inconsistent with step sign");
 }
@@ -84,8 +82,8 @@ Tensor range(const Scalar& start, const Scalar& end, const Scalar& step, TensorO
                 "] upper bound and lower bound inconsistent with step sign");
     size = static_cast<int64_t>((__int128(e) - s) / st) + 1;
   } else {
-    size = checked_length(
-        std::floor((end.to_double() - start.to_double()) / step.to_double()) + 1, op);
+    size = checked_length(std::floor((end.to_double() - start.to_double()) / step.to_double()) + 1,
+                          op);
   }
   Tensor out = empty_tensor({size}, dtype, opts.device, op);
   if (size > 0) arange_stub(out.device(), out, start, step);

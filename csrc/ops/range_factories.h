@@ -13,8 +13,7 @@ class TensorIterator;
 // Kernels write a contiguous 1-D `out`; element i is computed from i alone (parallel-safe).
 using ArangeFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
 using LinspaceFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& end);
-using LogspaceFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& end,
-                            double base);
+using LogspaceFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& end, double base);
 using ComplexFromRealFn = void (*)(TensorIterator& iter);  // out complex, inputs (a, b) real
 
 EMBER_DECLARE_STUB(arange_stub, ArangeFn);

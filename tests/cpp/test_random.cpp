@@ -58,8 +58,8 @@ TEST_CASE("sampling does not depend on the thread count", "[random]") {
 
 TEST_CASE("uniform values stay in [from, to)", "[random]") {
   Generator g(1);
-  for (ScalarType t : {ScalarType::Float16, ScalarType::BFloat16, ScalarType::Float32,
-                       ScalarType::Float64}) {
+  for (ScalarType t :
+       {ScalarType::Float16, ScalarType::BFloat16, ScalarType::Float32, ScalarType::Float64}) {
     Tensor x = rand({20000}, TensorOptions(t), &g);
     Tensor f = empty({20000}, TensorOptions(ScalarType::Float64));
     copy_(f, x);

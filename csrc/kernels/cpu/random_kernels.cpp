@@ -21,7 +21,8 @@ void uniform_kernel(const Tensor& out, double from, double to, PhiloxState st) {
     if constexpr (std::is_same_v<R, double>) {
       const double span = to - from;
       for_each_block(n, 2, st, [&](int64_t i, int count, const PhiloxBlock& w) {
-        for (int k = 0; k < count; ++k) data[i + k] = from + uniform_double(w[2 * k], w[2 * k + 1]) * span;
+        for (int k = 0; k < count; ++k)
+          data[i + k] = from + uniform_double(w[2 * k], w[2 * k + 1]) * span;
       });
     } else {
       const float lo = static_cast<float>(from), span = static_cast<float>(to - from);

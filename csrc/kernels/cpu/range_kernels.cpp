@@ -75,14 +75,14 @@ void linspace_kernel(const Tensor& out, const Scalar& start, const Scalar& end) 
       using R = typename T::value_type;
       const T step = (e - s) / static_cast<R>(steps - 1);
       for_each_index(steps, [&](int64_t i) {
-        data[i] = i < halfway ? s + step * static_cast<R>(i)
-                              : e - step * static_cast<R>(steps - i - 1);
+        data[i] =
+            i < halfway ? s + step * static_cast<R>(i) : e - step * static_cast<R>(steps - i - 1);
       });
     } else {
       const T step = (e - s) / static_cast<T>(steps - 1);
       for_each_index(steps, [&](int64_t i) {
-        data[i] = i < halfway ? s + step * static_cast<T>(i)
-                              : e - step * static_cast<T>(steps - i - 1);
+        data[i] =
+            i < halfway ? s + step * static_cast<T>(i) : e - step * static_cast<T>(steps - i - 1);
       });
     }
   });
@@ -114,8 +114,8 @@ void logspace_kernel(const Tensor& out, const Scalar& start, const Scalar& end, 
       }
       const T step = (e - s) / static_cast<R>(steps - 1);
       for_each_index(steps, [&](int64_t i) {
-        const T x = i < halfway ? s + step * static_cast<R>(i)
-                                : e - step * static_cast<R>(steps - i - 1);
+        const T x =
+            i < halfway ? s + step * static_cast<R>(i) : e - step * static_cast<R>(steps - i - 1);
         data[i] = T(std::pow(base, std::complex<double>(x)));
       });
     } else {
@@ -127,8 +127,8 @@ void logspace_kernel(const Tensor& out, const Scalar& start, const Scalar& end, 
       }
       const A step = (e - s) / static_cast<A>(steps - 1);
       for_each_index(steps, [&](int64_t i) {
-        const A x = i < halfway ? s + step * static_cast<A>(i)
-                                : e - step * static_cast<A>(steps - i - 1);
+        const A x =
+            i < halfway ? s + step * static_cast<A>(i) : e - step * static_cast<A>(steps - i - 1);
         data[i] = T(static_cast<A>(std::pow(base, static_cast<double>(x))));
       });
     }

@@ -75,10 +75,9 @@ void multinomial_kernel(const Tensor& out, const Tensor& probs, bool replacement
         }
         order.resize(ncat);
         std::iota(order.begin(), order.end(), int64_t(0));
-        std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                          [&](int64_t a, int64_t b) {
-                            return work[a] > work[b] || (work[a] == work[b] && a < b);
-                          });
+        std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
+          return work[a] > work[b] || (work[a] == work[b] && a < b);
+        });
         std::copy(order.begin(), order.begin() + k, res);
       }
     }
