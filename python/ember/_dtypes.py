@@ -27,7 +27,8 @@ def _as_dtype(type, who):
         return {builtins.float: _C.float64, builtins.int: _C.int64, builtins.bool: _C.bool,
                 builtins.complex: _C.complex128}[type]
     if not isinstance(type, _C.dtype):
-        raise TypeError(f"ember.{who}() expected an ember.dtype, got {builtins.type(type).__name__}")
+        got = builtins.type(type).__name__
+        raise TypeError(f"ember.{who}() expected an ember.dtype, got {got}")
     return type
 
 

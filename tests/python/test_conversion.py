@@ -208,7 +208,7 @@ def test_contains():
 def test_format():
     assert format(ember.tensor(2.5), ".3f") == "2.500"
     assert format(ember.tensor(7), "03d") == "007"
-    assert "{:.2f}".format(ember.tensor(3.14159)) == "3.14"
+    assert f"{ember.tensor(3.14159):.2f}" == "3.14"
     assert f"{ember.tensor(True)}" == "True"
     assert format(ember.tensor([2.5]), "") == "tensor([2.5000])"
     with pytest.raises(TypeError, match="unsupported format string"):
@@ -565,7 +565,8 @@ def test_dtype_objects():
     with pytest.raises(RuntimeError, match="Unknown complex dtype for int32"):
         ember.int32.to_complex()
     assert pickle.loads(pickle.dumps(ember.bfloat16)) is ember.bfloat16
-    assert ember.float is ember.float32 and ember.long is ember.int64 and ember.half is ember.float16
+    assert ember.float is ember.float32 and ember.long is ember.int64
+    assert ember.half is ember.float16
 
 
 FINFO = {
@@ -598,7 +599,8 @@ def test_finfo(dtype):
 
 def test_finfo_complex_default_and_errors():
     assert ember.finfo(ember.complex64) == ember.finfo(ember.float32)
-    assert ember.finfo(ember.complex64).bits == 32 and ember.finfo(ember.complex64).dtype == "float32"
+    assert ember.finfo(ember.complex64).bits == 32
+    assert ember.finfo(ember.complex64).dtype == "float32"
     assert ember.finfo(ember.complex128) == ember.finfo(ember.float64)
     assert ember.finfo() == ember.finfo(ember.get_default_dtype())
     assert ember.finfo(float) == ember.finfo(ember.float64)

@@ -294,7 +294,7 @@ def test_from_numpy_read_only_array_warns_and_refuses_writes():
     assert not t.numpy().flags.writeable
 
 
-# --- zeros / ones / full / empty and friends --------------------------------------------------------
+# --- zeros / ones / full / empty and friends ---------------------------------------------
 
 
 @pytest.mark.parametrize("fn", [ember.zeros, ember.ones, ember.empty])
@@ -403,7 +403,8 @@ def test_scalar_tensor():
 
 def test_arange_dtype_inference_and_sizes():
     assert ember.arange(5).tolist() == [0, 1, 2, 3, 4] and ember.arange(5).dtype is ember.int64
-    assert ember.arange(1, 2.5).tolist() == [1.0, 2.0] and ember.arange(1, 2.5).dtype is ember.float32
+    assert ember.arange(1, 2.5).tolist() == [1.0, 2.0]
+    assert ember.arange(1, 2.5).dtype is ember.float32
     assert ember.arange(0.0, 1.0, 0.1).shape == (10,)
     assert ember.arange(-1.0, 1.0, 0.3).shape == (7,)
     assert ember.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
