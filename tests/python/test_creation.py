@@ -539,3 +539,13 @@ def test_complex_and_polar():
         ember.complex(1.0, 2.0)
     with pytest.raises(RuntimeError, match=r"\[polar\] Expected object of scalar type float64"):
         ember.polar(ember.tensor([2], dtype=ember.float64), ember.tensor([1.0]))
+
+
+def test_requires_grad_needs_autograd():
+    # requires_grad=False is accepted everywhere; True waits for the autograd engine.
+    assert ember.zeros(2, requires_grad=False).shape == (2,)
+    for call in (lambda: ember.zeros(2, requires_grad=True),
+                 lambda: ember.tensor([1.0], requires_grad=True),
+                 lambda: ember.rand(2, requires_grad=True)):
+        with pytest.raises(RuntimeError, match="requires_grad=True needs the autograd engine"):
+            call()
