@@ -241,7 +241,9 @@ PyObject* fast_factory(PyObject* module, PyObject* const* args, Py_ssize_t nargs
                        PyObject* kwnames) {
   return guarded([&]() -> PyObject* {
     DimVector shape;
-    if (!kwnames && int_args(args, nargs, shape)) return wrap(Make(shape, TensorOptions()));
+    if (!kwnames && nargs > 0 && int_args(args, nargs, shape)) {
+      return wrap(Make(shape, TensorOptions()));
+    }
     return PyObject_Vectorcall(*Fallback, args, nargs, kwnames);
   });
 }
