@@ -8,15 +8,20 @@ void init_join(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   auto cat_fn = [](py::handle tensors, int64_t dim, py::handle out) {
     return cat(tensor_list(tensors, "cat"), dim, opt_tensor(out));
   };
-  m.def("cat", cat_fn, py::arg("tensors"), py::arg("dim") = 0, py::kw_only(),
-        py::arg("out") = py::none());
-  m.def("concat", cat_fn, py::arg("tensors"), py::arg("dim") = 0, py::kw_only(),
-        py::arg("out") = py::none());
-  m.def("concatenate", cat_fn, py::arg("tensors"), py::arg("axis") = 0,
-        py::arg("out") = py::none());
-  m.def("stack", [](py::handle tensors, int64_t dim, py::handle out) {
+  // PyTorch accepts the NumPy spelling `axis` for `dim` in all three names.
+  for (const char* name : {"cat", "concat", "concatenate"}) {
+    m.def(name, cat_fn, py::arg("tensors"), py::arg("dim") = 0, py::kw_only(),
+          py::arg("out") = py::none());
+    m.def(name, cat_fn, py::arg("tensors"), py::kw_only(), py::arg("axis"),
+          py::arg("out") = py::none());
+  }
+  auto stack_fn = [](py::handle tensors, int64_t dim, py::handle out) {
     return stack(tensor_list(tensors, "stack"), dim, opt_tensor(out));
-  }, py::arg("tensors"), py::arg("dim") = 0, py::kw_only(), py::arg("out") = py::none());
+  };
+  m.def("stack", stack_fn, py::arg("tensors"), py::arg("dim") = 0, py::kw_only(),
+        py::arg("out") = py::none());
+  m.def("stack", stack_fn, py::arg("tensors"), py::kw_only(), py::arg("axis"),
+        py::arg("out") = py::none());
   using StackFn = Tensor (*)(const std::vector<Tensor>&, const Tensor&);
   const std::pair<const char*, StackFn> stacks[] = {
       {"hstack", hstack}, {"vstack", vstack}, {"row_stack", vstack}, {"dstack", dstack},

@@ -184,8 +184,8 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
     EMBER_CHECK(t.dim() <= 1, "[meshgrid] Expected 0D or 1D tensor in the tensor list but got: ",
                 t.dim(), "D");
   }
-  // "xy" is "ij" with the first two inputs swapped, then the first two grids swapped back and
-  // transposed (so the results are views, exactly as PyTorch's).
+  // "xy" is "ij" with the first two inputs swapped, then the first two grids swapped back (the
+  // results are the same expanded views as PyTorch's).
   std::vector<Tensor> ins = tensors;
   const bool swap = indexing == "xy" && ins.size() >= 2;
   if (swap) std::swap(ins[0], ins[1]);
@@ -198,10 +198,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
     vshape[i] = shape[i];
     grids.push_back(expand(view(ins[i], vshape), shape));
   }
-  if (swap) {
-    std::swap(grids[0], grids[1]);
-    for (Tensor& g : grids) g = transpose(g, 0, 1);
-  }
+  if (swap) std::swap(grids[0], grids[1]);
   (void)op;
   return grids;
 }

@@ -162,7 +162,8 @@ namespace {
 void check_mm_dtypes(const Tensor& a, const Tensor& b, const char* op) {
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected m1 and m2 to have the same dtype, but "
               "got: ", torch_cpp_type_name(a.dtype()), " != ", torch_cpp_type_name(b.dtype()));
-  check_matmul_dtype(a.dtype(), op);
+  // PyTorch lets an empty product through for any dtype (nothing is multiplied).
+  if (a.numel() > 0 && b.numel() > 0) check_matmul_dtype(a.dtype(), op);
 }
 
 void check_mm_shapes(const Tensor& a, const Tensor& b, const char* op) {
@@ -233,7 +234,7 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
               "] but got: [", b.size(0), ", ", b.size(1), "].");
   EMBER_CHECK(a.dtype() == b.dtype(), "[bmm] expected scalar type ", torch_type_name(a.dtype()),
               " but found ", torch_type_name(b.dtype()));
-  check_matmul_dtype(a.dtype(), op);
+  if (a.numel() > 0 && b.numel() > 0) check_matmul_dtype(a.dtype(), op);
   Tensor target = output_target(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), {&a, &b}, op);
   gemm_into(target, a, b, 1, 0, op);
   return finish_target(target, out, op);

@@ -10,6 +10,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "ops/creation.h"
+#include "ops/elementwise.h"
 #include "ops/matmul.h"
 #include "ops/matmul_common.h"
 #include "ops/reduce.h"
@@ -76,7 +77,7 @@ bool contains(const std::vector<int>& v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// Sums the dims of `o` whose labels satisfy `drop`, keeping the dtype.
+// Sums the dims of `o` whose labels satisfy `drop`.
 template <typename Pred>
 void sum_labels(Operand& o, Pred drop) {
   std::vector<int64_t> dims;
@@ -86,7 +87,8 @@ void sum_labels(Operand& o, Pred drop) {
     else kept.push_back(o.labels[d]);
   }
   if (dims.empty()) return;
-  o.t = sum(o.t, dims, false, o.t.dtype());
+  // sum()'s own dtype rule, as PyTorch's einsum: bool and integer sums count in int64.
+  o.t = sum(o.t, dims);
   o.labels = kept;
 }
 
@@ -142,10 +144,20 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
   }
   const int64_t nb = prod_of(batch, local), nl = prod_of(left, local);
   const int64_t nc = prod_of(contracted, local), nr = prod_of(right, local);
-  Tensor a3 = reshape(permute(a.t, pa), {nb, nl, nc});
-  Tensor b3 = reshape(permute(b.t, pb), {nb, nc, nr});
-  Tensor r = empty_tensor({nb, nl, nr}, a.t.dtype(), a.t.device(), "einsum");
-  gemm_into(r, a3, b3, 1, 0, "einsum");
+  // An integer operand may have become int64 through a sum; both sides meet in the common
+  // dtype (where PyTorch raises a dtype mismatch instead).
+  const ScalarType dtype = promote_types(a.t.dtype(), b.t.dtype());
+  Tensor a3 = reshape(permute(to_dtype(a.t, dtype), pa), {nb, nl, nc});
+  Tensor b3 = reshape(permute(to_dtype(b.t, dtype), pb), {nb, nc, nr});
+  Tensor r;
+  if (contracted.empty()) {
+    // No summation: an outer product per batch, done elementwise (this also serves bool).
+    r = mul(view(a3, {nb, nl, 1}), view(b3, {nb, 1, nr}));
+  } else {
+    check_matmul_dtype(dtype, "einsum");
+    r = empty_tensor({nb, nl, nr}, dtype, a.t.device(), "einsum");
+    gemm_into(r, a3, b3, 1, 0, "einsum");
+  }
   Operand out;
   out.labels = batch;
   out.labels.insert(out.labels.end(), left.begin(), left.end());

@@ -75,7 +75,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims, const Tensor& o
               "or ndim_b, but got dims=", dims);
   DimVector da, db;
   for (int64_t i = 0; i < dims; ++i) {
-    da.push_back(a.dim() - dims + i);
+    da.push_back(i - dims);  // negative, as PyTorch spells them in its messages
     db.push_back(i);
   }
   return tensordot(a, b, da, db, out);
@@ -110,24 +110,25 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   const char* op = "cross";
   EMBER_CHECK(a.dtype() == b.dtype(), "[cross] expected scalar type ", torch_type_name(a.dtype()),
               " but found ", torch_type_name(b.dtype()));
-  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
-  int64_t d;
+  const int64_t nd = std::max(a.dim(), b.dim());
+  // Sizes along a dim of the (right-aligned) broadcast shape, before broadcasting.
+  auto size_at = [nd](const Tensor& t, int64_t d) {
+    const int64_t k = d - (nd - t.dim());
+    return k >= 0 ? t.size(k) : int64_t(1);
+  };
+  int64_t d = -1;
   if (dim) {
-    d = wrap_dim(*dim, static_cast<int64_t>(shape.size()), op);
-    const int64_t sa = a.dim() == static_cast<int64_t>(shape.size()) ? a.size(d) : 1;
-    const int64_t sb = b.dim() == static_cast<int64_t>(shape.size()) ? b.size(d) : 1;
-    EMBER_CHECK(sa == 3 && sb == 3, "[cross] linalg.cross: inputs dimension ", *dim,
-                " must have length 3. Got ", sa, " and ", sb);
+    d = wrap_dim(*dim, nd, op);
+    EMBER_CHECK(size_at(a, d) == 3 && size_at(b, d) == 3, "[cross] linalg.cross: inputs "
+                "dimension ", *dim, " must have length 3. Got ", size_at(a, d), " and ",
+                size_at(b, d));
   } else {
-    d = -1;
-    for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
-      if (a.dim() == static_cast<int64_t>(shape.size()) && a.size(i) == 3) {
-        d = i;
-        break;
-      }
+    for (int64_t i = 0; i < nd && d < 0; ++i) {
+      if (size_at(a, i) == 3) d = i;
     }
     EMBER_CHECK(d >= 0, "[cross] no dimension of size 3 in input");
   }
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[cross] \"linalg_cross\" not implemented for 'Bool'");
   Tensor target = output_target(out, shape, a.dtype(), {&a, &b}, op);

@@ -70,9 +70,14 @@ EMBER_DECLARE_STUB(unique_stub, UniqueFn);
 using MinMaxFn = std::pair<double, double> (*)(const Tensor& self);
 EMBER_DECLARE_STUB(minmax_stub, MinMaxFn);
 // hist (float64, bins) += weights of self's elements falling in [edges[i], edges[i+1]) (the last
-// bin closed). uniform: edges are evenly spaced (bin found arithmetically, then corrected).
+// bin closed). How a bin is found, as PyTorch's three algorithms (results differ at edges):
+enum class BinSearch {
+  kLinear,             // histc: arithmetic position in the input dtype
+  kLinearLocalSearch,  // histogram(bins=int): arithmetic position, then the nearby edges decide
+  kBinarySearch,       // histogram(bins=tensor): binary search over the edges
+};
 using HistogramFn = void (*)(const Tensor& hist, const Tensor& self, const Tensor& weight,
-                             const Tensor& edges, bool uniform);
+                             const Tensor& edges, BinSearch search);
 EMBER_DECLARE_STUB(histogram_stub, HistogramFn);
 // out (float32/float64, size >= max+1) += weights (or 1) at each index; idx int64 contiguous.
 using BincountFn = void (*)(const Tensor& out, const Tensor& idx, const Tensor& weights);

@@ -67,13 +67,13 @@ void check_histogram_input(const Tensor& t, const Tensor& weight, const char* op
   }
 }
 
-Tensor run_histogram(const Tensor& t, const Tensor& weight, const Tensor& edges, bool uniform,
+Tensor run_histogram(const Tensor& t, const Tensor& weight, const Tensor& edges, BinSearch search,
                      bool density) {
   const int64_t bins = edges.numel() - 1;
   Tensor hist64 = zeros({bins}, TensorOptions(ScalarType::Float64, t.device()));
   if (t.numel() > 0 && bins > 0) {
     histogram_stub(t.device(), hist64, contiguous(t),
-                   weight.defined() ? contiguous(weight) : Tensor(), contiguous(edges), uniform);
+                   weight.defined() ? contiguous(weight) : Tensor(), contiguous(edges), search);
   }
   if (density) {
     // hist / (sum(hist) * bin widths)
@@ -128,7 +128,7 @@ Tensor histc(const Tensor& t, int64_t bins, const Scalar& min, const Scalar& max
   EMBER_CHECK(!(lo > hi), "[histc] torch.histc: max must be larger than min");
   auto range = histogram_range(t, lo, hi, !(lo == 0 && hi == 0), "histc");
   Tensor edges = linear_edges(range.first, range.second, bins, t.dtype());
-  return finish_out(run_histogram(t, Tensor(), edges, true, false), out, op);
+  return finish_out(run_histogram(t, Tensor(), edges, BinSearch::kLinear, false), out, op);
 }
 
 std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
@@ -145,7 +145,7 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
   auto r = histogram_range(t, range ? range->first : 0, range ? range->second : 0,
                            range.has_value(), op);
   Tensor edges = linear_edges(r.first, r.second, bins, t.dtype());
-  return {run_histogram(t, weight, edges, true, density), edges};
+  return {run_histogram(t, weight, edges, BinSearch::kLinearLocalSearch, density), edges};
 }
 
 std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const Tensor& weight,
@@ -160,7 +160,7 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const 
               "tensors should have the same dtype, but got input ", torch_type_name(t.dtype()),
               " and bins ", torch_type_name(bins.dtype()));
   Tensor edges = contiguous(bins);
-  return {run_histogram(t, weight, edges, false, density), clone(bins)};
+  return {run_histogram(t, weight, edges, BinSearch::kBinarySearch, density), clone(bins)};
 }
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32,

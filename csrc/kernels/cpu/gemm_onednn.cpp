@@ -3,7 +3,8 @@
 // Note [oneDNN primitive cache]: creating a matmul primitive costs far more than running a
 // small one, so primitives are cached by everything that shapes them: dtype, batch/m/n/k, the
 // three matrices' strides, whether alpha is applied (as a runtime weights scale, so its value is
-// not part of the key) and beta (baked into the sum post-op). oneDNN runs on the same OpenMP
+// not part of the key) and beta (baked into the sum post-op). Scratch memory is per thread (see
+// below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
 // runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "kernels/cpu/gemm_cpu.h"
 
@@ -32,7 +34,7 @@ struct KeyHash {
 
 struct Entry {
   dnnl::matmul prim;
-  dnnl::memory::desc a, b, c;
+  dnnl::memory::desc a, b, c, scratch;
   bool fast = false;  // false: oneDNN picked its reference implementation; do not use
 };
 
@@ -131,6 +133,9 @@ bool onednn_gemm(const GemmParams& p) {
     e->b = matrix_desc(p.batch, p.k, p.n, p.b, dt);
     e->c = matrix_desc(p.batch, p.m, p.n, p.c, dt);
     dnnl::primitive_attr attr;
+    // The caller supplies scratch memory (per thread), which makes one cached primitive safe to
+    // run from several threads at once; a library-owned scratchpad is shared and is not.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (use_alpha) attr.set_scales_mask(DNNL_ARG_WEIGHTS, 0);
     if (beta != 0.0f) {
       dnnl::post_ops po;
@@ -141,7 +146,10 @@ bool onednn_gemm(const GemmParams& p) {
       dnnl::matmul::primitive_desc pd(cpu_engine(), e->a, e->b, e->c, attr);
       const std::string impl = pd.impl_info_str();
       e->fast = impl.rfind("ref", 0) != 0;
-      if (e->fast) e->prim = dnnl::matmul(pd);
+      if (e->fast) {
+        e->prim = dnnl::matmul(pd);
+        e->scratch = pd.scratchpad_desc();
+      }
     } catch (const dnnl::error&) {
       e->fast = false;
     }
@@ -153,6 +161,14 @@ bool onednn_gemm(const GemmParams& p) {
   dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, p.b.data), mc(entry->c, eng, p.c.data);
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+  const size_t scratch_bytes = entry->scratch.get_size();
+  if (scratch_bytes > 0) {
+    thread_local std::vector<char> scratch;
+    if (scratch.size() < scratch_bytes + 64) scratch.resize(scratch_bytes + 64);
+    void* aligned = reinterpret_cast<void*>(
+        (reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(entry->scratch, eng, aligned));
+  }
   float alpha_value = alpha;
   if (use_alpha) {
     dnnl::memory::desc sd({1}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);

@@ -31,37 +31,49 @@ std::pair<double, double> minmax_kernel(const Tensor& self) {
 }
 
 // Bins are [e[i], e[i+1]) except the last, which is closed. Values outside [e[0], e[bins]] and
-// NaN are not counted.
+// NaN are not counted. The arithmetic bin position is computed in the input dtype, rounding after
+// each operation as PyTorch does (this decides which bin an edge value lands in).
+template <typename T>
+T rounded(acc_type<T> v) {
+  return static_cast<T>(v);
+}
+
 void histogram_kernel(const Tensor& hist, const Tensor& self, const Tensor& weight,
-                      const Tensor& edges, bool uniform) {
+                      const Tensor& edges, BinSearch search) {
   dispatch_dtype<kFloatingTypes>(self.dtype(), "histogram", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
     const T* x = self.data<T>();
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
     const T* ep = edges.data<T>();
     const int64_t bins = edges.numel() - 1;
-    std::vector<double> e(bins + 1);
-    for (int64_t i = 0; i <= bins; ++i) e[i] = static_cast<double>(static_cast<acc_type<T>>(ep[i]));
-    const double lo = e[0], hi = e[bins];
+    std::vector<A> e(bins + 1);
+    for (int64_t i = 0; i <= bins; ++i) e[i] = static_cast<A>(ep[i]);
+    const A lo = e[0], hi = e[bins];
+    const T width = rounded<T>(hi - lo);
     double* out = hist.data<double>();
     std::mutex merge;
     parallel_for(0, self.numel(), kGrainSize, [&](int64_t b, int64_t end) {
       std::vector<double> local(bins, 0.0);
       for (int64_t i = b; i < end; ++i) {
-        const double v = static_cast<double>(static_cast<acc_type<T>>(x[i]));
+        const A v = static_cast<A>(x[i]);
         if (!(v >= lo && v <= hi)) continue;  // also skips NaN
         int64_t pos;
-        if (uniform) {
-          pos = static_cast<int64_t>((v - lo) * static_cast<double>(bins) / (hi - lo));
-          pos = std::clamp<int64_t>(pos, 0, bins - 1);
-          // The arithmetic guess can be off by one at an edge; the edges decide.
-          if (pos > 0 && v < e[pos]) --pos;
-          else if (pos + 1 < bins && v >= e[pos + 1]) ++pos;
-        } else {
+        if (search == BinSearch::kBinarySearch) {
           pos = std::upper_bound(e.begin(), e.end(), v) - e.begin() - 1;
-          pos = std::clamp<int64_t>(pos, 0, bins - 1);
+        } else {
+          const T d = rounded<T>(v - lo);
+          const T scaled = rounded<T>(static_cast<A>(d) * static_cast<A>(static_cast<T>(bins)));
+          pos = static_cast<int64_t>(static_cast<A>(rounded<T>(static_cast<A>(scaled) /
+                                                               static_cast<A>(width))));
+          if (search == BinSearch::kLinearLocalSearch) {
+            const int64_t pmin = std::max<int64_t>(0, pos - 1);
+            const int64_t pmax = std::min<int64_t>(pos + 2, bins + 1);
+            pos = std::upper_bound(e.begin() + pmin, e.begin() + pmax, v) - e.begin() - 1;
+          }
         }
-        local[pos] += w ? static_cast<double>(static_cast<acc_type<T>>(w[i])) : 1.0;
+        pos = std::clamp<int64_t>(pos, 0, bins - 1);  // the last edge belongs to the last bin
+        local[pos] += w ? static_cast<double>(static_cast<A>(w[i])) : 1.0;
       }
       std::lock_guard<std::mutex> lock(merge);
       for (int64_t k = 0; k < bins; ++k) out[k] += local[k];
