@@ -2,6 +2,7 @@
 #include "ops/join.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/factory.h"
 #include "core/shape.h"
@@ -222,17 +223,26 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
   EMBER_CHECK(r >= 0, "[combinations] Expect a non-negative number, but got ", r);
   if (r == 0) return empty_tensor({0}, t.dtype(), t.device(), op);
   const int64_t n = t.size(0);
+  // The number of tuples, C(n, r) or C(n + r - 1, r), checked for overflow before any work.
+  EMBER_CHECK(r <= std::numeric_limits<int64_t>::max() - n, "[", op, "] r is too large");
+  const int64_t pool = with_replacement ? (n > 0 ? n + r - 1 : 0) : n;
+  int64_t count = pool >= r ? 1 : 0;
+  for (int64_t i = 1; count > 0 && i <= std::min(r, pool - r); ++i) {
+    // count = C(pool, i) from C(pool, i - 1); exact since C(pool, i-1) * (pool-i+1) is divisible
+    // by i.
+    __int128 next = static_cast<__int128>(count) * (pool - i + 1) / i;
+    EMBER_CHECK(next <= std::numeric_limits<int64_t>::max(), "[", op, "] the number of "
+                "combinations overflows int64");
+    count = static_cast<int64_t>(next);
+  }
+  checked_numel({count, r}, op);
+  if (count == 0) return empty_tensor({0, r}, t.dtype(), t.device(), op);
   // Index tuples in lexicographic order: strictly increasing, or non-decreasing with replacement.
   std::vector<int64_t> flat;
+  flat.reserve(static_cast<size_t>(count * r));
   std::vector<int64_t> idx(r);
-  bool any = with_replacement ? n > 0 : n >= r;
-  if (any) {
-    for (int64_t j = 0; j < r; ++j) idx[j] = with_replacement ? 0 : j;
-  }
-  int64_t count = 0;
-  while (any) {
-    EMBER_CHECK(!__builtin_add_overflow(count, 1, &count) && count <= (int64_t(1) << 40) / r, "[",
-                op, "] too many combinations");
+  for (int64_t j = 0; j < r; ++j) idx[j] = with_replacement ? 0 : j;
+  for (int64_t c = 0; c < count; ++c) {
     flat.insert(flat.end(), idx.begin(), idx.end());
     // Advance: find the rightmost position that can still grow.
     int64_t j = r - 1;

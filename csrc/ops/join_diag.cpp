@@ -1,5 +1,6 @@
 // Triangular and diagonal ops: tril, triu (and in-place forms), diag, diag_embed, diagflat,
 // trace.
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/factory.h"
@@ -20,6 +21,10 @@ namespace {
 Tensor tri(const Tensor& t, int64_t diagonal, const Tensor& out, bool lower) {
   const char* op = lower ? "tril" : "triu";
   EMBER_CHECK(t.dim() >= 2, "[", op, "] ", op, ": input tensor must have at least 2 dimensions");
+  // Offsets beyond the matrix all mean "everything" or "nothing"; clamping keeps the kernel's
+  // index arithmetic far from overflow.
+  const int64_t rows = t.size(t.dim() - 2), cols = t.size(t.dim() - 1);
+  diagonal = std::clamp<int64_t>(diagonal, -rows - 1, cols + 1);
   if (!out.defined()) {
     Tensor result = empty_tensor(t.sizes(), t.dtype(), t.device(), op);
     tri_stub(t.device(), result, t, diagonal, lower);
