@@ -19,7 +19,8 @@ py::object named_pair(const char* name, const std::tuple<Tensor, Tensor>& r) {
 std::pair<Tensor, Tensor> pair_out(py::handle out, const char* op) {
   if (out.is_none()) return {};
   if (!PySequence_Check(out.ptr()) || py::len(out) != 2) {
-    throw py::type_error(str_cat("[", op, "] out must be a tuple of two tensors (values, "
+    throw py::type_error(str_cat("[", op,
+                                 "] out must be a tuple of two tensors (values, "
                                  "indices)"));
   }
   py::sequence s = py::reinterpret_borrow<py::sequence>(out);
@@ -49,20 +50,26 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   };
   m.def("sort", sort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false,
         py::kw_only(), py::arg("stable") = false, py::arg("out") = py::none());
-  cls.def("sort", [sort_fn](const Tensor& t, int64_t dim, bool descending, py::handle stable) {
-    return sort_fn(t, dim, descending, stable, py::none());
-  }, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  cls.def(
+      "sort",
+      [sort_fn](const Tensor& t, int64_t dim, bool descending, py::handle stable) {
+        return sort_fn(t, dim, descending, stable, py::none());
+      },
+      py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   auto argsort_fn = [](const Tensor& t, int64_t dim, bool descending, bool stable) {
     return without_gil([&] { return argsort(t, dim, descending, stable); });
   };
-  m.def("argsort", argsort_fn, py::arg("input"), py::arg("dim") = -1,
-        py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
-  cls.def("argsort", argsort_fn, py::arg("dim") = -1, py::arg("descending") = false,
-          py::kw_only(), py::arg("stable") = false);
-  m.def("msort", [](const Tensor& t, py::handle out) {
-    Tensor o = opt_tensor(out);
-    return without_gil([&] { return msort(t, o); });
-  }, py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+  m.def("argsort", argsort_fn, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false,
+        py::kw_only(), py::arg("stable") = false);
+  cls.def("argsort", argsort_fn, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(),
+          py::arg("stable") = false);
+  m.def(
+      "msort",
+      [](const Tensor& t, py::handle out) {
+        Tensor o = opt_tensor(out);
+        return without_gil([&] { return msort(t, o); });
+      },
+      py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   cls.def("msort", [](const Tensor& t) { return without_gil([&] { return msort(t); }); });
 
   auto topk_fn = [](const Tensor& t, int64_t k, py::handle dim, bool largest, bool sorted,
@@ -76,10 +83,13 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   m.def("topk", topk_fn, py::arg("input"), py::arg("k"), py::arg("dim") = py::none(),
         py::arg("largest") = true, py::arg("sorted") = true, py::kw_only(),
         py::arg("out") = py::none());
-  cls.def("topk", [topk_fn](const Tensor& t, int64_t k, py::handle dim, bool largest,
-                            bool sorted) { return topk_fn(t, k, dim, largest, sorted, py::none()); },
-          py::arg("k"), py::arg("dim") = py::none(), py::arg("largest") = true,
-          py::arg("sorted") = true);
+  cls.def(
+      "topk",
+      [topk_fn](const Tensor& t, int64_t k, py::handle dim, bool largest, bool sorted) {
+        return topk_fn(t, k, dim, largest, sorted, py::none());
+      },
+      py::arg("k"), py::arg("dim") = py::none(), py::arg("largest") = true,
+      py::arg("sorted") = true);
   auto kth_fn = [](const Tensor& t, int64_t k, py::handle dim, bool keepdim, py::handle out) {
     auto outs = pair_out(out, "kthvalue");
     Tensor vo = outs.first, io = outs.second;
@@ -89,9 +99,12 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   };
   m.def("kthvalue", kth_fn, py::arg("input"), py::arg("k"), py::arg("dim") = py::none(),
         py::arg("keepdim") = false, py::kw_only(), py::arg("out") = py::none());
-  cls.def("kthvalue", [kth_fn](const Tensor& t, int64_t k, py::handle dim, bool keepdim) {
-    return kth_fn(t, k, dim, keepdim, py::none());
-  }, py::arg("k"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  cls.def(
+      "kthvalue",
+      [kth_fn](const Tensor& t, int64_t k, py::handle dim, bool keepdim) {
+        return kth_fn(t, k, dim, keepdim, py::none());
+      },
+      py::arg("k"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
 
   auto unique_fn = [](const Tensor& t, bool sorted, bool inverse, bool counts, py::handle dim) {
     auto d = opt_int(dim);
@@ -123,9 +136,12 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
                      py::handle out) { return histc(t, bins, min, max, opt_tensor(out)); };
   m.def("histc", histc_fn, py::arg("input"), py::arg("bins") = 100, py::arg("min") = 0,
         py::arg("max") = 0, py::kw_only(), py::arg("out") = py::none());
-  cls.def("histc", [histc_fn](const Tensor& t, int64_t bins, const Scalar& min,
-                              const Scalar& max) { return histc_fn(t, bins, min, max, py::none()); },
-          py::arg("bins") = 100, py::arg("min") = 0, py::arg("max") = 0);
+  cls.def(
+      "histc",
+      [histc_fn](const Tensor& t, int64_t bins, const Scalar& min, const Scalar& max) {
+        return histc_fn(t, bins, min, max, py::none());
+      },
+      py::arg("bins") = 100, py::arg("min") = 0, py::arg("max") = 0);
   auto histogram_fn = [](const Tensor& t, py::handle bins, py::handle range, py::handle weight,
                          bool density) {
     std::tuple<Tensor, Tensor> r;
@@ -143,29 +159,33 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
     return named_pair("histogram", r);
   };
   m.def("histogram", histogram_fn, py::arg("input"), py::arg("bins") = 100, py::kw_only(),
-        py::arg("range") = py::none(), py::arg("weight") = py::none(),
-        py::arg("density") = false);
+        py::arg("range") = py::none(), py::arg("weight") = py::none(), py::arg("density") = false);
   cls.def("histogram", histogram_fn, py::arg("bins") = 100, py::kw_only(),
           py::arg("range") = py::none(), py::arg("weight") = py::none(),
           py::arg("density") = false);
 
-  m.def("searchsorted", [](const Tensor& seq, py::handle values, bool out_int32, bool right,
-                           py::handle side, py::handle out, py::handle sorter) {
-    std::optional<std::string> s;
-    if (!side.is_none()) s = side.cast<std::string>();
-    Tensor v = to_operand(values, "searchsorted");
-    Tensor o = opt_tensor(out), so = opt_tensor(sorter);
-    return without_gil([&] { return searchsorted(seq, v, out_int32, right, s, so, o); });
-  }, py::arg("sorted_sequence"), py::arg("values"), py::kw_only(), py::arg("out_int32") = false,
-     py::arg("right") = false, py::arg("side") = py::none(), py::arg("out") = py::none(),
-     py::arg("sorter") = py::none());
-  m.def("bucketize", [](py::handle input, const Tensor& boundaries, bool out_int32, bool right,
-                        py::handle out) {
-    Tensor v = to_operand(input, "bucketize");
-    Tensor o = opt_tensor(out);
-    return without_gil([&] { return bucketize(v, boundaries, out_int32, right, o); });
-  }, py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false,
-     py::arg("right") = false, py::arg("out") = py::none());
+  m.def(
+      "searchsorted",
+      [](const Tensor& seq, py::handle values, bool out_int32, bool right, py::handle side,
+         py::handle out, py::handle sorter) {
+        std::optional<std::string> s;
+        if (!side.is_none()) s = side.cast<std::string>();
+        Tensor v = to_operand(values, "searchsorted");
+        Tensor o = opt_tensor(out), so = opt_tensor(sorter);
+        return without_gil([&] { return searchsorted(seq, v, out_int32, right, s, so, o); });
+      },
+      py::arg("sorted_sequence"), py::arg("values"), py::kw_only(), py::arg("out_int32") = false,
+      py::arg("right") = false, py::arg("side") = py::none(), py::arg("out") = py::none(),
+      py::arg("sorter") = py::none());
+  m.def(
+      "bucketize",
+      [](py::handle input, const Tensor& boundaries, bool out_int32, bool right, py::handle out) {
+        Tensor v = to_operand(input, "bucketize");
+        Tensor o = opt_tensor(out);
+        return without_gil([&] { return bucketize(v, boundaries, out_int32, right, o); });
+      },
+      py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false,
+      py::arg("right") = false, py::arg("out") = py::none());
 }
 
 }  // namespace ember

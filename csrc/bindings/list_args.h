@@ -7,15 +7,19 @@ namespace ember {
 // A tuple/list of Tensors (PyTorch's TensorList argument).
 inline std::vector<Tensor> tensor_list(py::handle h, const char* op) {
   if (is_tensor(h) || !PySequence_Check(h.ptr()) || PyUnicode_Check(h.ptr())) {
-    throw py::type_error(str_cat("[", op, "] ", op, "(): argument 'tensors' must be tuple of "
-                                 "Tensors, not ", Py_TYPE(h.ptr())->tp_name));
+    throw py::type_error(str_cat("[", op, "] ", op,
+                                 "(): argument 'tensors' must be tuple of "
+                                 "Tensors, not ",
+                                 Py_TYPE(h.ptr())->tp_name));
   }
   std::vector<Tensor> out;
   size_t i = 0;
   for (py::handle item : py::reinterpret_borrow<py::sequence>(h)) {
     if (!is_tensor(item)) {
-      throw py::type_error(str_cat("[", op, "] expected Tensor as element ", i, " in argument 0, "
-                                   "but got ", Py_TYPE(item.ptr())->tp_name));
+      throw py::type_error(str_cat("[", op, "] expected Tensor as element ", i,
+                                   " in argument 0, "
+                                   "but got ",
+                                   Py_TYPE(item.ptr())->tp_name));
     }
     out.push_back(item.cast<Tensor>());
     ++i;
@@ -37,7 +41,9 @@ inline std::vector<Tensor> tensor_varargs(const py::args& args, size_t first, co
   return out;
 }
 
-inline Tensor opt_tensor(py::handle h) { return h.is_none() ? Tensor() : h.cast<Tensor>(); }
+inline Tensor opt_tensor(py::handle h) {
+  return h.is_none() ? Tensor() : h.cast<Tensor>();
+}
 
 inline std::optional<int64_t> opt_int(py::handle h) {
   if (h.is_none()) return std::nullopt;

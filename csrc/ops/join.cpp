@@ -18,7 +18,9 @@ EMBER_DEFINE_STUB(cat_contiguous_stub, CatContiguousFn);
 namespace {
 
 // PyTorch's legacy rule: a 1-D tensor of shape (0,) joins any concatenation and is skipped.
-bool is_skipped_in_cat(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+bool is_skipped_in_cat(const Tensor& t) {
+  return t.dim() == 1 && t.size(0) == 0;
+}
 
 bool shares_memory(const Tensor& a, const Tensor& b) {
   return a.storage().get() == b.storage().get() && a.numel() > 0 && b.numel() > 0;
@@ -33,8 +35,10 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& o
     const Tensor& t = tensors[i];
     EMBER_CHECK(t.dim() > 0, "[", op, "] zero-dimensional tensor (at position ", i,
                 ") cannot be concatenated");
-    EMBER_CHECK(t.device() == tensors[0].device(), "[", op, "] Expected all tensors to be on the "
-                "same device, but found ", tensors[0].device().str(), " and ", t.device().str());
+    EMBER_CHECK(t.device() == tensors[0].device(), "[", op,
+                "] Expected all tensors to be on the "
+                "same device, but found ",
+                tensors[0].device().str(), " and ", t.device().str());
     dtype = promote_types(dtype, t.dtype());
     if (!ref && !is_skipped_in_cat(t)) ref = &t;
   }
@@ -47,13 +51,17 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& o
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& t = tensors[i];
       if (is_skipped_in_cat(t)) continue;
-      EMBER_CHECK(t.dim() == ref->dim(), "[", op, "] Tensors must have same number of "
-                  "dimensions: got ", ref->dim(), " and ", t.dim());
+      EMBER_CHECK(t.dim() == ref->dim(), "[", op,
+                  "] Tensors must have same number of "
+                  "dimensions: got ",
+                  ref->dim(), " and ", t.dim());
       for (int64_t k = 0; k < t.dim(); ++k) {
         if (k == d) continue;
-        EMBER_CHECK(t.size(k) == ref->size(k), "[", op, "] Sizes of tensors must match except "
-                    "in dimension ", d, ". Expected size ", ref->size(k), " but got size ",
-                    t.size(k), " for tensor number ", i, " in the list.");
+        EMBER_CHECK(t.size(k) == ref->size(k), "[", op,
+                    "] Sizes of tensors must match except "
+                    "in dimension ",
+                    d, ". Expected size ", ref->size(k), " but got size ", t.size(k),
+                    " for tensor number ", i, " in the list.");
       }
       EMBER_CHECK(!__builtin_add_overflow(total, t.size(d), &total), "[", op,
                   "] the concatenated size overflows int64");
@@ -64,12 +72,16 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& o
   }
   Tensor result;
   if (out.defined()) {
-    EMBER_CHECK_T(TypeError, can_cast(dtype, out.dtype()), "[", op, "] input types can't be "
-                  "cast to the desired output type ", torch_type_name(out.dtype()));
+    EMBER_CHECK_T(TypeError, can_cast(dtype, out.dtype()), "[", op,
+                  "] input types can't be "
+                  "cast to the desired output type ",
+                  torch_type_name(out.dtype()));
     for (const Tensor& t : tensors) {
-      EMBER_CHECK(!shares_memory(out, t), "[", op, "] unsupported operation: the input tensors "
+      EMBER_CHECK(!shares_memory(out, t), "[", op,
+                  "] unsupported operation: the input tensors "
                   "cannot refer to any of the output memory locations. Found overlap in input "
-                  "tensor ", &t - tensors.data());
+                  "tensor ",
+                  &t - tensors.data());
     }
     resize_output(out, shape, op);
     result = out;
@@ -141,8 +153,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
   EMBER_CHECK(!tensors.empty(), "[stack] stack expects a non-empty TensorList");
   const Tensor& ref = tensors[0];
   for (size_t i = 1; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes().equals(ref.sizes()), "[stack] stack expects each tensor to "
-                "be equal size, but got ", torch_shape_str(ref.sizes()), " at entry 0 and ",
+    EMBER_CHECK(tensors[i].sizes().equals(ref.sizes()),
+                "[stack] stack expects each tensor to "
+                "be equal size, but got ",
+                torch_shape_str(ref.sizes()), " at entry 0 and ",
                 torch_shape_str(tensors[i].sizes()), " at entry ", i);
   }
   const int64_t d = wrap_dim(dim, ref.dim() + 1, op);
@@ -175,15 +189,19 @@ Tensor column_stack(const std::vector<Tensor>& tensors, const Tensor& out) {
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
   const char* op = "meshgrid";
   EMBER_CHECK(!tensors.empty(), "[meshgrid] meshgrid expects a non-empty TensorList");
-  EMBER_CHECK(indexing == "ij" || indexing == "xy", "[meshgrid] torch.meshgrid: indexing must "
-              "be one of \"xy\" or \"ij\", but received: ", indexing);
+  EMBER_CHECK(indexing == "ij" || indexing == "xy",
+              "[meshgrid] torch.meshgrid: indexing must "
+              "be one of \"xy\" or \"ij\", but received: ",
+              indexing);
   for (const Tensor& t : tensors) {
-    EMBER_CHECK(t.dtype() == tensors[0].dtype(), "[meshgrid] meshgrid expects all tensors to "
+    EMBER_CHECK(t.dtype() == tensors[0].dtype(),
+                "[meshgrid] meshgrid expects all tensors to "
                 "have the same dtype");
-    EMBER_CHECK(t.device() == tensors[0].device(), "[meshgrid] meshgrid expects all tensors to "
+    EMBER_CHECK(t.device() == tensors[0].device(),
+                "[meshgrid] meshgrid expects all tensors to "
                 "have the same device");
-    EMBER_CHECK(t.dim() <= 1, "[meshgrid] Expected 0D or 1D tensor in the tensor list but got: ",
-                t.dim(), "D");
+    EMBER_CHECK(t.dim() <= 1,
+                "[meshgrid] Expected 0D or 1D tensor in the tensor list but got: ", t.dim(), "D");
   }
   // "xy" is "ij" with the first two inputs swapped, then the first two grids swapped back (the
   // results are the same expanded views as PyTorch's).
@@ -231,7 +249,8 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     // count = C(pool, i) from C(pool, i - 1); exact since C(pool, i-1) * (pool-i+1) is divisible
     // by i.
     __int128 next = static_cast<__int128>(count) * (pool - i + 1) / i;
-    EMBER_CHECK(next <= std::numeric_limits<int64_t>::max(), "[", op, "] the number of "
+    EMBER_CHECK(next <= std::numeric_limits<int64_t>::max(), "[", op,
+                "] the number of "
                 "combinations overflows int64");
     count = static_cast<int64_t>(next);
   }

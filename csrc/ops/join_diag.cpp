@@ -102,7 +102,9 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   return result;
 }
 
-Tensor diagflat(const Tensor& t, int64_t offset) { return diag(reshape(t, {-1}), offset); }
+Tensor diagflat(const Tensor& t, int64_t offset) {
+  return diag(reshape(t, {-1}), offset);
+}
 
 Tensor trace(const Tensor& t) {
   EMBER_CHECK(t.dim() == 2, "[trace] trace: expected a matrix, but got tensor with dim ", t.dim());

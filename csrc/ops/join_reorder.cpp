@@ -91,8 +91,9 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
     Tensor flat = reshape(t, {-1});
     return view(roll_one(flat, shifts[0], 0), t.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ",
-              shifts.size(), ", dims:", dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(),
+              "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   Tensor r = t;
   for (size_t i = 0; i < shifts.size(); ++i) {
     r = roll_one(r, shifts[i], wrap_dim(dims[i], t.dim(), "roll"));
@@ -102,33 +103,39 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
 
 Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
   const char* op = "rot90";
-  EMBER_CHECK(dims.size() == 2, "[rot90] expected total rotation dims == 2, but got dims = ",
-              dims.size());
+  EMBER_CHECK(dims.size() == 2,
+              "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
   EMBER_CHECK(t.dim() >= 2, "[rot90] expected total dims >= 2, but got total dims = ", t.dim());
   EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != t.dim(),
               "[rot90] expected rotation dims to be different, but got dim0 = ", dims[0],
               " and dim1 = ", dims[1]);
   const int64_t d0 = wrap_dim(dims[0], t.dim(), op), d1 = wrap_dim(dims[1], t.dim(), op);
   switch (((k % 4) + 4) % 4) {
-    case 1: return transpose(flip(t, {d1}), d0, d1);
-    case 2: return flip(t, {d0, d1});
-    case 3: return transpose(flip(t, {d0}), d0, d1);
-    default: return contiguous(clone(t));
+    case 1:
+      return transpose(flip(t, {d1}), d0, d1);
+    case 2:
+      return flip(t, {d0, d1});
+    case 3:
+      return transpose(flip(t, {d0}), d0, d1);
+    default:
+      return contiguous(clone(t));
   }
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   const char* op = "repeat";
   const int64_t n = static_cast<int64_t>(repeats.size());
-  EMBER_CHECK(n >= t.dim(), "[repeat] Number of dimensions of repeat dims can not be smaller "
+  EMBER_CHECK(n >= t.dim(),
+              "[repeat] Number of dimensions of repeat dims can not be smaller "
               "than number of dimensions of tensor");
   DimVector padded(n, 1), target(n), split, split_strides;
   for (int64_t i = 0; i < t.dim(); ++i) padded[n - t.dim() + i] = t.size(i);
   for (int64_t i = 0; i < n; ++i) target[i] = padded[i] * repeats[i];
   for (int64_t i = 0; i < n; ++i) {
-    EMBER_CHECK(target[i] >= 0 && repeats[i] >= 0, "[repeat] Trying to create tensor with "
-                "negative dimension ", std::min(target[i], repeats[i]), ": ",
-                torch_shape_str(target));
+    EMBER_CHECK(target[i] >= 0 && repeats[i] >= 0,
+                "[repeat] Trying to create tensor with "
+                "negative dimension ",
+                std::min(target[i], repeats[i]), ": ", torch_shape_str(target));
   }
   checked_numel(target, op);
   Tensor out = empty_tensor(target, t.dtype(), t.device(), op);
@@ -180,9 +187,10 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
     EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative");
     return repeat_interleave(t, r, dim, output_size);
   }
-  EMBER_CHECK(repeats.size(0) == in.size(d), "[repeat_interleave] repeats must have the same "
-              "size as input along dim, but got repeats.size(0) = ", repeats.size(0),
-              " and input.size(", d, ") = ", in.size(d));
+  EMBER_CHECK(repeats.size(0) == in.size(d),
+              "[repeat_interleave] repeats must have the same "
+              "size as input along dim, but got repeats.size(0) = ",
+              repeats.size(0), " and input.size(", d, ") = ", in.size(d));
   Tensor r64 = contiguous(to_dtype(repeats, ScalarType::Int64));
   const int64_t* rp = r64.data<int64_t>();
   std::vector<int64_t> index;
@@ -192,7 +200,8 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
     EMBER_CHECK(!__builtin_add_overflow(total, rp[i], &total), "[", op, "] output size overflows");
   }
   if (output_size) {
-    EMBER_CHECK(*output_size == total, "[repeat_interleave] allocated size does not match "
+    EMBER_CHECK(*output_size == total,
+                "[repeat_interleave] allocated size does not match "
                 "required size");
   }
   index.reserve(total);
@@ -202,7 +211,8 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
   const char* op = "repeat_interleave";
-  EMBER_CHECK(repeats.dim() == 1, "[repeat_interleave] repeat_interleave only accept 1D vector "
+  EMBER_CHECK(repeats.dim() == 1,
+              "[repeat_interleave] repeat_interleave only accept 1D vector "
               "as repeat");
   EMBER_CHECK_T(NotImplementedError,
                 repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
@@ -217,7 +227,8 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
     EMBER_CHECK(!__builtin_add_overflow(total, rp[i], &total), "[", op, "] output size overflows");
   }
   if (output_size) {
-    EMBER_CHECK(*output_size == total, "[repeat_interleave] allocated size does not match "
+    EMBER_CHECK(*output_size == total,
+                "[repeat_interleave] allocated size does not match "
                 "required size");
   }
   values.reserve(total);

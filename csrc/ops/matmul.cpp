@@ -20,7 +20,9 @@ EMBER_DEFINE_STUB(dot_stub, DotFn);
 
 // ----- shared plumbing ----------------------------------------------------------------------
 
-bool scalar_is_zero(const Scalar& s) { return s.to_complex() == std::complex<double>(0, 0); }
+bool scalar_is_zero(const Scalar& s) {
+  return s.to_complex() == std::complex<double>(0, 0);
+}
 
 void check_matmul_dtype(ScalarType t, const char* op) {
   EMBER_CHECK_T(NotImplementedError, t != ScalarType::Bool, "[", op,
@@ -136,7 +138,8 @@ Tensor output_target(const Tensor& out, IntArrayRef shape, ScalarType dtype,
                      std::initializer_list<const Tensor*> inputs, const char* op) {
   if (out.defined()) {
     check_out_dtype(out, dtype, op);
-    EMBER_CHECK(!out.storage()->read_only(), "[", op, "] cannot write to a tensor backed by a "
+    EMBER_CHECK(!out.storage()->read_only(), "[", op,
+                "] cannot write to a tensor backed by a "
                 "read-only NumPy array");
     resize_output(out, shape, op);
     bool overlap = false;
@@ -160,8 +163,10 @@ Tensor finish_target(const Tensor& target, const Tensor& out, const char* op) {
 namespace {
 
 void check_mm_dtypes(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected m1 and m2 to have the same dtype, but "
-              "got: ", torch_cpp_type_name(a.dtype()), " != ", torch_cpp_type_name(b.dtype()));
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] expected m1 and m2 to have the same dtype, but "
+              "got: ",
+              torch_cpp_type_name(a.dtype()), " != ", torch_cpp_type_name(b.dtype()));
   // PyTorch lets an empty product through for any dtype (nothing is multiplied).
   if (a.numel() > 0 && b.numel() > 0) check_matmul_dtype(a.dtype(), op);
 }
@@ -182,17 +187,21 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const Tensor& out, const char* 
 }
 
 Tensor mv_impl(const Tensor& mat, const Tensor& vec, const Tensor& out, const char* op) {
-  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op, "] vector + matrix @ vector expected, "
-              "got 1, ", mat.dim(), ", ", vec.dim());
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op,
+              "] vector + matrix @ vector expected, "
+              "got 1, ",
+              mat.dim(), ", ", vec.dim());
   EMBER_CHECK(mat.size(1) == vec.size(0), "[", op, "] size mismatch, got input (", mat.size(0),
               "), mat (", mat.size(0), "x", mat.size(1), "), vec (", vec.size(0), ")");
-  EMBER_CHECK(mat.dtype() == vec.dtype(), "[", op, "] addmv input tensors must have the same "
-              "dtype, but got ", torch_type_name(mat.dtype()), ", ", torch_type_name(mat.dtype()),
-              ", and ", torch_type_name(vec.dtype()));
+  EMBER_CHECK(mat.dtype() == vec.dtype(), "[", op,
+              "] addmv input tensors must have the same "
+              "dtype, but got ",
+              torch_type_name(mat.dtype()), ", ", torch_type_name(mat.dtype()), ", and ",
+              torch_type_name(vec.dtype()));
   check_matmul_dtype(mat.dtype(), op);
   Tensor target = output_target(out, {mat.size(0)}, mat.dtype(), {&mat, &vec}, op);
-  gemm_into(view(target, {1, mat.size(0), 1}), unsqueeze(mat, 0),
-            unsqueeze(unsqueeze(vec, 1), 0), 1, 0, op);
+  gemm_into(view(target, {1, mat.size(0), 1}), unsqueeze(mat, 0), unsqueeze(unsqueeze(vec, 1), 0),
+            1, 0, op);
   return finish_target(target, out, op);
 }
 
@@ -200,10 +209,14 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const Tensor& out, bool conj, 
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[", op, "] 1D tensors expected, but got ", a.dim(),
               "D and ", b.dim(), "D tensors");
   EMBER_CHECK(a.numel() == b.numel(), "[", op, "] inconsistent tensor size, expected tensor [",
-              a.numel(), "] and src [", b.numel(), "] to have the same number of elements, but "
-              "got ", a.numel(), " and ", b.numel(), " elements respectively");
-  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] dot : expected both vectors to have same dtype, "
-              "but found ", torch_type_name(a.dtype()), " and ", torch_type_name(b.dtype()));
+              a.numel(), "] and src [", b.numel(),
+              "] to have the same number of elements, but "
+              "got ",
+              a.numel(), " and ", b.numel(), " elements respectively");
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] dot : expected both vectors to have same dtype, "
+              "but found ",
+              torch_type_name(a.dtype()), " and ", torch_type_name(b.dtype()));
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool, "[", op,
                 "] \"dot\" not implemented for 'Bool'");
   Tensor result = empty_tensor({}, a.dtype(), a.device(), op);
@@ -214,7 +227,9 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const Tensor& out, bool conj, 
 
 }  // namespace
 
-Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) { return mm_impl(a, b, out, "mm"); }
+Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return mm_impl(a, b, out, "mm");
+}
 Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
   return mv_impl(mat, vec, out, "mv");
 }
@@ -229,9 +244,10 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
   const char* op = "bmm";
   EMBER_CHECK(a.dim() == 3, "[bmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "[bmm] batch2 must be a 3D tensor");
-  EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2), "[bmm] Expected size for first "
-              "two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
-              "] but got: [", b.size(0), ", ", b.size(1), "].");
+  EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
+              "[bmm] Expected size for first "
+              "two dimensions of batch2 tensor to be: [",
+              a.size(0), ", ", a.size(2), "] but got: [", b.size(0), ", ", b.size(1), "].");
   EMBER_CHECK(a.dtype() == b.dtype(), "[bmm] expected scalar type ", torch_type_name(a.dtype()),
               " but found ", torch_type_name(b.dtype()));
   if (a.numel() > 0 && b.numel() > 0) check_matmul_dtype(a.dtype(), op);
@@ -243,8 +259,10 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const char* op = "matmul";
   const int64_t da = a.dim(), db = b.dim();
-  EMBER_CHECK(da > 0 && db > 0, "[matmul] both arguments to matmul need to be at least 1D, but "
-              "they are ", da, "D and ", db, "D");
+  EMBER_CHECK(da > 0 && db > 0,
+              "[matmul] both arguments to matmul need to be at least 1D, but "
+              "they are ",
+              da, "D and ", db, "D");
   if (da == 1 && db == 1) return dot_impl(a, b, out, false, op);
   if (da == 2 && db == 1) return mv_impl(a, b, out, op);
   if (da == 1 && db == 2) {
@@ -268,8 +286,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   // Batched: broadcast the batch dims; a 1-D operand becomes a 1-row / 1-column matrix.
   const int64_t n = da > 1 ? a.size(da - 2) : 1, k1 = a.size(da - 1);
   const int64_t k2 = db > 1 ? b.size(db - 2) : b.size(0), p = db > 1 ? b.size(db - 1) : 1;
-  EMBER_CHECK(k1 == k2, "[matmul] mat1 and mat2 shapes cannot be multiplied (", n, "x", k1,
-              " and ", k2, "x", p, ")");
+  EMBER_CHECK(k1 == k2, "[matmul] mat1 and mat2 shapes cannot be multiplied (", n, "x", k1, " and ",
+              k2, "x", p, ")");
   check_mm_dtypes(a, b, op);
   DimVector batch_a, batch_b;
   for (int64_t d = 0; d + 2 < da; ++d) batch_a.push_back(a.size(d));

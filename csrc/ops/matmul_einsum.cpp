@@ -83,8 +83,10 @@ void sum_labels(Operand& o, Pred drop) {
   std::vector<int64_t> dims;
   std::vector<int> kept;
   for (size_t d = 0; d < o.labels.size(); ++d) {
-    if (drop(o.labels[d])) dims.push_back(static_cast<int64_t>(d));
-    else kept.push_back(o.labels[d]);
+    if (drop(o.labels[d]))
+      dims.push_back(static_cast<int64_t>(d));
+    else
+      kept.push_back(o.labels[d]);
   }
   if (dims.empty()) return;
   // sum()'s own dtype rule, as PyTorch's einsum: bool and integer sums count in int64.
@@ -121,8 +123,10 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
   }
   std::vector<int> batch, left, contracted, right;
   for (int l : a.labels) {
-    if (contains(b.labels, l)) (kept(l) ? batch : contracted).push_back(l);
-    else left.push_back(l);
+    if (contains(b.labels, l))
+      (kept(l) ? batch : contracted).push_back(l);
+    else
+      left.push_back(l);
   }
   for (int l : b.labels) {
     if (!contains(a.labels, l)) right.push_back(l);
@@ -185,9 +189,11 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
     if (comma == lhs_end) break;
     start = comma + 1;
   }
-  EMBER_CHECK(terms.size() <= operands.size(), "[einsum] einsum(): fewer operands were provided "
+  EMBER_CHECK(terms.size() <= operands.size(),
+              "[einsum] einsum(): fewer operands were provided "
               "than specified in the equation");
-  EMBER_CHECK(terms.size() >= operands.size(), "[einsum] einsum(): more operands were provided "
+  EMBER_CHECK(terms.size() >= operands.size(),
+              "[einsum] einsum(): more operands were provided "
               "than specified in the equation");
   for (const Tensor& t : operands) {
     EMBER_CHECK(t.dtype() == operands[0].dtype(), "[einsum] expected scalar type ",
@@ -200,13 +206,13 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
     const int64_t nlab = static_cast<int64_t>(terms[i].labels.size()) - terms[i].has_ellipsis;
     const int64_t nd = operands[i].dim();
     if (terms[i].has_ellipsis) {
-      EMBER_CHECK(nlab <= nd, "[einsum] einsum(): the number of subscripts in the equation (",
-                  nlab, ") is more than the number of dimensions (", nd, ") for operand ", i);
+      EMBER_CHECK(nlab <= nd, "[einsum] einsum(): the number of subscripts in the equation (", nlab,
+                  ") is more than the number of dimensions (", nd, ") for operand ", i);
       ell_dims[i] = nd - nlab;
       ell_max = std::max(ell_max, ell_dims[i]);
     } else {
-      EMBER_CHECK(nlab == nd, "[einsum] einsum(): the number of subscripts in the equation (",
-                  nlab, ") does not match the number of dimensions (", nd, ") for operand ", i,
+      EMBER_CHECK(nlab == nd, "[einsum] einsum(): the number of subscripts in the equation (", nlab,
+                  ") does not match the number of dimensions (", nd, ") for operand ", i,
                   " and no ellipsis was given");
     }
   }
@@ -254,10 +260,13 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
         size[l] = s;
       } else if (s != 1 && s != size[l]) {
         if (l >= kEllipsisBase) {
-          EMBER_THROW(Error, "[einsum] einsum(): dimension ", l - kEllipsisBase, " covered by "
-                      "ellipsis in operand ", i, "has size ", s, " which does not broadcast "
-                      "with previously seen ellipsis with size ", size[l],
-                      " for the respective dimension");
+          EMBER_THROW(Error, "[einsum] einsum(): dimension ", l - kEllipsisBase,
+                      " covered by "
+                      "ellipsis in operand ",
+                      i, "has size ", s,
+                      " which does not broadcast "
+                      "with previously seen ellipsis with size ",
+                      size[l], " for the respective dimension");
         }
         EMBER_THROW(Error, "[einsum] einsum(): subscript ", char_of(l), " has size ", s,
                     " for operand ", i, " which does not broadcast with previously seen size ",

@@ -29,10 +29,12 @@ Tensor outer(const Tensor& a, const Tensor& b, const Tensor& out) {
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b,
                  const Tensor& out) {
   const char* op = "tensordot";
-  EMBER_CHECK(dims_a.size() == dims_b.size(), "[tensordot] both dimension lists should have same "
+  EMBER_CHECK(dims_a.size() == dims_b.size(),
+              "[tensordot] both dimension lists should have same "
               "length");
   EMBER_CHECK(a.dtype() == b.dtype(), "[tensordot] both inputs should have same dtype");
-  std::vector<bool> ca(std::max<int64_t>(a.dim(), 1), false), cb(std::max<int64_t>(b.dim(), 1), false);
+  std::vector<bool> ca(std::max<int64_t>(a.dim(), 1), false),
+      cb(std::max<int64_t>(b.dim(), 1), false);
   DimVector da, db;
   int64_t k = 1;
   for (size_t i = 0; i < dims_a.size(); ++i) {
@@ -40,9 +42,11 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
     EMBER_CHECK(!ca[x], "[tensordot] dim ", x, " appears multiple times in the list of dims");
     EMBER_CHECK(!cb[y], "[tensordot] dim ", y, " appears multiple times in the list of dims");
     ca[x] = cb[y] = true;
-    EMBER_CHECK(a.size(x) == b.size(y), "[tensordot] contracted dimensions need to match, but "
-                "first has size ", a.size(x), " in dim ", dims_a[i], " and second has size ",
-                b.size(y), " in dim ", dims_b[i]);
+    EMBER_CHECK(a.size(x) == b.size(y),
+                "[tensordot] contracted dimensions need to match, but "
+                "first has size ",
+                a.size(x), " in dim ", dims_a[i], " and second has size ", b.size(y), " in dim ",
+                dims_b[i]);
     da.push_back(x);
     db.push_back(y);
     k *= a.size(x);
@@ -71,8 +75,10 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims, const Tensor& out) {
   EMBER_CHECK(dims >= 0, "[tensordot] tensordot expects dims >= 0, but got dims=", dims);
-  EMBER_CHECK(dims <= a.dim() && dims <= b.dim(), "[tensordot] tensordot expects dims < ndim_a "
-              "or ndim_b, but got dims=", dims);
+  EMBER_CHECK(dims <= a.dim() && dims <= b.dim(),
+              "[tensordot] tensordot expects dims < ndim_a "
+              "or ndim_b, but got dims=",
+              dims);
   DimVector da, db;
   for (int64_t i = 0; i < dims; ++i) {
     da.push_back(i - dims);  // negative, as PyTorch spells them in its messages
@@ -83,9 +89,10 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims, const Tensor& o
 
 Tensor inner(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (a.dim() == 0 || b.dim() == 0) return mul(a, b, out);
-  EMBER_CHECK(a.size(a.dim() - 1) == b.size(b.dim() - 1), "[inner] inner() the last dimension "
-              "must match on both input tensors but got shapes ", torch_shape_str(a.sizes()),
-              " and ", torch_shape_str(b.sizes()));
+  EMBER_CHECK(a.size(a.dim() - 1) == b.size(b.dim() - 1),
+              "[inner] inner() the last dimension "
+              "must match on both input tensors but got shapes ",
+              torch_shape_str(a.sizes()), " and ", torch_shape_str(b.sizes()));
   return tensordot(a, b, {-1}, {-1}, out);
 }
 
@@ -119,9 +126,10 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   int64_t d = -1;
   if (dim) {
     d = wrap_dim(*dim, nd, op);
-    EMBER_CHECK(size_at(a, d) == 3 && size_at(b, d) == 3, "[cross] linalg.cross: inputs "
-                "dimension ", *dim, " must have length 3. Got ", size_at(a, d), " and ",
-                size_at(b, d));
+    EMBER_CHECK(size_at(a, d) == 3 && size_at(b, d) == 3,
+                "[cross] linalg.cross: inputs "
+                "dimension ",
+                *dim, " must have length 3. Got ", size_at(a, d), " and ", size_at(b, d));
   } else {
     for (int64_t i = 0; i < nd && d < 0; ++i) {
       if (size_at(a, i) == 3) d = i;
@@ -141,13 +149,14 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
              const std::optional<std::string>& compute_mode) {
   const char* op = "cdist";
-  EMBER_CHECK(x1.dim() >= 2, "[cdist] cdist only supports at least 2D tensors, X1 got: ",
-              x1.dim(), "D");
-  EMBER_CHECK(x2.dim() >= 2, "[cdist] cdist only supports at least 2D tensors, X2 got: ",
-              x2.dim(), "D");
-  EMBER_CHECK(x1.size(-1 + x1.dim()) == x2.size(-1 + x2.dim()), "[cdist] X1 and X2 must have the "
-              "same number of columns. X1: ", x1.size(-1 + x1.dim()), " X2: ",
-              x2.size(-1 + x2.dim()));
+  EMBER_CHECK(x1.dim() >= 2, "[cdist] cdist only supports at least 2D tensors, X1 got: ", x1.dim(),
+              "D");
+  EMBER_CHECK(x2.dim() >= 2, "[cdist] cdist only supports at least 2D tensors, X2 got: ", x2.dim(),
+              "D");
+  EMBER_CHECK(x1.size(-1 + x1.dim()) == x2.size(-1 + x2.dim()),
+              "[cdist] X1 and X2 must have the "
+              "same number of columns. X1: ",
+              x1.size(-1 + x1.dim()), " X2: ", x2.size(-1 + x2.dim()));
   const bool floating = x1.dtype() == ScalarType::Float32 || x1.dtype() == ScalarType::Float64;
   EMBER_CHECK(floating, "[cdist] cdist only supports floating-point dtypes, X1 got: ",
               torch_type_name(x1.dtype()));
@@ -156,10 +165,13 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   EMBER_CHECK(p >= 0, "[cdist] cdist only supports non-negative p values");
   int mode = 0;
   if (compute_mode) {
-    if (*compute_mode == "use_mm_for_euclid_dist") mode = 1;
-    else if (*compute_mode == "donot_use_mm_for_euclid_dist") mode = 2;
-    else EMBER_CHECK_T(ValueError, *compute_mode == "use_mm_for_euclid_dist_if_necessary", "[cdist] ",
-                       *compute_mode, " is not a valid value for compute_mode");
+    if (*compute_mode == "use_mm_for_euclid_dist")
+      mode = 1;
+    else if (*compute_mode == "donot_use_mm_for_euclid_dist")
+      mode = 2;
+    else
+      EMBER_CHECK_T(ValueError, *compute_mode == "use_mm_for_euclid_dist_if_necessary", "[cdist] ",
+                    *compute_mode, " is not a valid value for compute_mode");
   }
   const int64_t P = x1.size(x1.dim() - 2), R = x2.size(x2.dim() - 2), M = x1.size(x1.dim() - 1);
   DimVector ba, bb;

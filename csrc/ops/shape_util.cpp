@@ -5,9 +5,9 @@
 
 #include "core/factory.h"
 #include "core/shape.h"
+#include "dispatch/copy.h"
 #include "ops/creation.h"
 #include "ops/views.h"
-#include "dispatch/copy.h"
 
 namespace ember {
 
@@ -15,37 +15,63 @@ EMBER_DEFINE_STUB(gather_slices_stub, GatherSlicesFn);
 
 const char* torch_type_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "Bool";
-    case ScalarType::UInt8: return "Byte";
-    case ScalarType::Int8: return "Char";
-    case ScalarType::Int16: return "Short";
-    case ScalarType::Int32: return "Int";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Float16: return "Half";
-    case ScalarType::BFloat16: return "BFloat16";
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-    case ScalarType::Complex64: return "ComplexFloat";
-    case ScalarType::Complex128: return "ComplexDouble";
-    default: return "Undefined";
+    case ScalarType::Bool:
+      return "Bool";
+    case ScalarType::UInt8:
+      return "Byte";
+    case ScalarType::Int8:
+      return "Char";
+    case ScalarType::Int16:
+      return "Short";
+    case ScalarType::Int32:
+      return "Int";
+    case ScalarType::Int64:
+      return "Long";
+    case ScalarType::Float16:
+      return "Half";
+    case ScalarType::BFloat16:
+      return "BFloat16";
+    case ScalarType::Float32:
+      return "Float";
+    case ScalarType::Float64:
+      return "Double";
+    case ScalarType::Complex64:
+      return "ComplexFloat";
+    case ScalarType::Complex128:
+      return "ComplexDouble";
+    default:
+      return "Undefined";
   }
 }
 
 const char* torch_cpp_type_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::UInt8: return "unsigned char";
-    case ScalarType::Int8: return "signed char";
-    case ScalarType::Int16: return "short int";
-    case ScalarType::Int32: return "int";
-    case ScalarType::Int64: return "long int";
-    case ScalarType::Float16: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float32: return "float";
-    case ScalarType::Float64: return "double";
-    case ScalarType::Complex64: return "c10::complex<float>";
-    case ScalarType::Complex128: return "c10::complex<double>";
-    default: return "undefined";
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::UInt8:
+      return "unsigned char";
+    case ScalarType::Int8:
+      return "signed char";
+    case ScalarType::Int16:
+      return "short int";
+    case ScalarType::Int32:
+      return "int";
+    case ScalarType::Int64:
+      return "long int";
+    case ScalarType::Float16:
+      return "c10::Half";
+    case ScalarType::BFloat16:
+      return "c10::BFloat16";
+    case ScalarType::Float32:
+      return "float";
+    case ScalarType::Float64:
+      return "double";
+    case ScalarType::Complex64:
+      return "c10::complex<float>";
+    case ScalarType::Complex128:
+      return "c10::complex<double>";
+    default:
+      return "undefined";
   }
 }
 
@@ -106,8 +132,8 @@ Tensor gather_slices(const Tensor& src, int64_t dim, const std::vector<int64_t>&
 namespace ember {
 
 Tensor int64_tensor(const std::vector<int64_t>& v) {
-  Tensor t = empty_tensor({static_cast<int64_t>(v.size())}, ScalarType::Int64, Device(),
-                          "int64_tensor");
+  Tensor t =
+      empty_tensor({static_cast<int64_t>(v.size())}, ScalarType::Int64, Device(), "int64_tensor");
   if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(int64_t));
   return t;
 }

@@ -16,7 +16,8 @@ EMBER_DEFINE_STUB(topk_stub, TopkFn);
 namespace {
 
 void check_sortable(const Tensor& t, const char* op) {
-  EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op, "] Sort does not support complex dtypes on "
+  EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op,
+                "] Sort does not support complex dtypes on "
                 "CPU");
 }
 
@@ -33,7 +34,8 @@ std::pair<Tensor, Tensor> make_outputs(IntArrayRef shape, ScalarType dtype, Devi
     resize_output(indices_out, shape, op);
     return {values_out, indices_out};
   }
-  return {empty_tensor(shape, dtype, device, op), empty_tensor(shape, ScalarType::Int64, device, op)};
+  return {empty_tensor(shape, dtype, device, op),
+          empty_tensor(shape, ScalarType::Int64, device, op)};
 }
 
 // A source that the kernel may read while writing the outputs.
@@ -54,8 +56,8 @@ std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, b
   check_sortable(t, op);
   const int64_t d = wrap_dim(dim, t.dim(), op);
   Tensor src = readable_source(t, values_out, indices_out);
-  auto [values, indices] = make_outputs(t.sizes(), t.dtype(), t.device(), values_out,
-                                        indices_out, op);
+  auto [values, indices] =
+      make_outputs(t.sizes(), t.dtype(), t.device(), values_out, indices_out, op);
   // The kernel's sort is always stable, which satisfies both settings of `stable`.
   (void)stable;
   if (t.numel() > 0) sort_stub(t.device(), values, indices, src, d, descending);
@@ -100,8 +102,10 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
   check_sortable(t, op);
   const int64_t d = wrap_dim(dim.value_or(-1), t.dim(), op);
   const int64_t n = t.dim() > 0 ? t.size(d) : 1;
-  EMBER_CHECK(k >= 1 && k <= n, "[kthvalue] kthvalue(): selected number k out of range for "
-              "dimension ", d);
+  EMBER_CHECK(k >= 1 && k <= n,
+              "[kthvalue] kthvalue(): selected number k out of range for "
+              "dimension ",
+              d);
   DimVector kshape(t.sizes());
   if (t.dim() > 0) kshape[d] = k;
   Tensor vals = empty_tensor(kshape, t.dtype(), t.device(), op);

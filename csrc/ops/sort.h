@@ -31,8 +31,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool sorted = true,
                                           bool return_inverse = false, bool return_counts = false,
                                           std::optional<int64_t> dim = {});
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& t,
-                                                      bool return_inverse = false,
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& t, bool return_inverse = false,
                                                       bool return_counts = false,
                                                       std::optional<int64_t> dim = {});
 
@@ -43,8 +42,8 @@ Tensor histc(const Tensor& t, int64_t bins = 100, const Scalar& min = 0, const S
 std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
                                      std::optional<std::pair<double, double>> range,
                                      const Tensor& weight = {}, bool density = false);
-std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins,
-                                     const Tensor& weight = {}, bool density = false);
+std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const Tensor& weight = {},
+                                     bool density = false);
 // side: nullopt, "left" or "right".
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false,
                     bool right = false, const std::optional<std::string>& side = {},

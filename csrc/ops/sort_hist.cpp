@@ -25,8 +25,8 @@ Tensor linear_edges(double lo, double hi, int64_t bins, ScalarType dtype) {
   const double step = (hi - lo) / static_cast<double>(bins);
   const int64_t half = (bins + 1) / 2;
   for (int64_t i = 0; i <= bins; ++i) {
-    e[i] = i < half ? lo + step * static_cast<double>(i)
-                    : hi - step * static_cast<double>(bins - i);
+    e[i] =
+        i < half ? lo + step * static_cast<double>(i) : hi - step * static_cast<double>(bins - i);
   }
   Tensor t = empty_tensor({bins + 1}, ScalarType::Float64, Device(), "histogram");
   std::copy(e.begin(), e.end(), t.data<double>());
@@ -60,9 +60,11 @@ void check_histogram_input(const Tensor& t, const Tensor& weight, const char* op
   EMBER_CHECK_T(NotImplementedError, t.is_floating_point(), "[", op,
                 "] \"histogram_cpu\" not implemented for '", torch_type_name(t.dtype()), "'");
   if (weight.defined()) {
-    EMBER_CHECK(weight.sizes().equals(t.sizes()), "[", op, "] if weight tensor is provided it "
+    EMBER_CHECK(weight.sizes().equals(t.sizes()), "[", op,
+                "] if weight tensor is provided it "
                 "should have the same shape as the input tensor");
-    EMBER_CHECK(weight.dtype() == t.dtype(), "[", op, "] torch.histogram: if weight tensor is "
+    EMBER_CHECK(weight.dtype() == t.dtype(), "[", op,
+                "] torch.histogram: if weight tensor is "
                 "provided, input tensor and weight tensor should have the same dtype");
   }
 }
@@ -91,12 +93,15 @@ Tensor run_histogram(const Tensor& t, const Tensor& weight, const Tensor& edges,
 
 Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
   const char* op = "bincount";
-  EMBER_CHECK_T(NotImplementedError, is_integral(t.dtype(), false), "[bincount] \"bincount_cpu\" "
-                "not implemented for '", torch_type_name(t.dtype()), "'");
+  EMBER_CHECK_T(NotImplementedError, is_integral(t.dtype(), false),
+                "[bincount] \"bincount_cpu\" "
+                "not implemented for '",
+                torch_type_name(t.dtype()), "'");
   EMBER_CHECK(minlength >= 0, "[bincount] minlength should be >= 0");
   EMBER_CHECK(t.dim() == 1, "[bincount] bincount only supports 1-d non-negative integral inputs.");
   if (weights.defined()) {
-    EMBER_CHECK(weights.dim() == 1 && weights.size(0) == t.size(0), "[bincount] weights should "
+    EMBER_CHECK(weights.dim() == 1 && weights.size(0) == t.size(0),
+                "[bincount] weights should "
                 "be 1-d and have the same length as input");
   }
   Tensor idx = contiguous(to_dtype(t, ScalarType::Int64));
@@ -139,8 +144,10 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
   EMBER_CHECK(bins > 0, "[histogram] torch.histogram(): bins must be > 0, but got ", bins,
               " for dimension 0");
   if (range) {
-    EMBER_CHECK(range->first <= range->second, "[histogram] torch.histogram(): min should not "
-                "exceed max, but got min ", range->first, " max ", range->second);
+    EMBER_CHECK(range->first <= range->second,
+                "[histogram] torch.histogram(): min should not "
+                "exceed max, but got min ",
+                range->first, " max ", range->second);
   }
   auto r = histogram_range(t, range ? range->first : 0, range ? range->second : 0,
                            range.has_value(), op);
@@ -152,44 +159,57 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const 
                                      bool density) {
   const char* op = "histogram";
   check_histogram_input(t, weight, op);
-  EMBER_CHECK(bins.dim() == 1, "[histogram] torch.histogram(): bins tensor should have one "
-              "dimension, but got ", bins.dim(), " dimensions in the bins tensor");
-  EMBER_CHECK(bins.numel() > 0, "[histogram] torch.histogram(): bins tensor should have at "
-              "least 1 element, but got ", bins.numel(), " elements");
-  EMBER_CHECK(bins.dtype() == t.dtype(), "[histogram] torch.histogram: input tensor and bins "
-              "tensors should have the same dtype, but got input ", torch_type_name(t.dtype()),
-              " and bins ", torch_type_name(bins.dtype()));
+  EMBER_CHECK(bins.dim() == 1,
+              "[histogram] torch.histogram(): bins tensor should have one "
+              "dimension, but got ",
+              bins.dim(), " dimensions in the bins tensor");
+  EMBER_CHECK(bins.numel() > 0,
+              "[histogram] torch.histogram(): bins tensor should have at "
+              "least 1 element, but got ",
+              bins.numel(), " elements");
+  EMBER_CHECK(bins.dtype() == t.dtype(),
+              "[histogram] torch.histogram: input tensor and bins "
+              "tensors should have the same dtype, but got input ",
+              torch_type_name(t.dtype()), " and bins ", torch_type_name(bins.dtype()));
   Tensor edges = contiguous(bins);
   return {run_histogram(t, weight, edges, BinSearch::kBinarySearch, density), clone(bins)};
 }
 
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32,
-                    bool right, const std::optional<std::string>& side, const Tensor& sorter,
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
+                    const std::optional<std::string>& side, const Tensor& sorter,
                     const Tensor& out) {
   const char* op = "searchsorted";
   const Tensor& b = sorted_sequence;
   if (side) {
-    EMBER_CHECK(*side == "left" || *side == "right", "[searchsorted] torch.searchsorted(): side "
-                "can only be 'left' or 'right' but got ", *side);
-    EMBER_CHECK(!(*side == "left" && right), "[searchsorted] torch.searchsorted(): side and "
+    EMBER_CHECK(*side == "left" || *side == "right",
+                "[searchsorted] torch.searchsorted(): side "
+                "can only be 'left' or 'right' but got ",
+                *side);
+    EMBER_CHECK(!(*side == "left" && right),
+                "[searchsorted] torch.searchsorted(): side and "
                 "right can't be set to opposites, got side of left while right was True");
     right = *side == "right";
   }
-  EMBER_CHECK(b.dim() >= 1, "[searchsorted] torch.searchsorted(): boundaries tensor should have "
+  EMBER_CHECK(b.dim() >= 1,
+              "[searchsorted] torch.searchsorted(): boundaries tensor should have "
               "positive dimension, but got 0 dimension");
   if (b.dim() > 1) {
     bool match = values.dim() == b.dim();
     for (int64_t d = 0; match && d + 1 < b.dim(); ++d) match = values.size(d) == b.size(d);
-    EMBER_CHECK(match, "[searchsorted] torch.searchsorted(): boundaries tensor should be 1 "
+    EMBER_CHECK(match,
+                "[searchsorted] torch.searchsorted(): boundaries tensor should be 1 "
                 "dimension or the first N-1 dimensions of boundaries tensor and input value "
-                "tensor must match, but we got boundaries tensor ", torch_shape_str(b.sizes()),
-                " and input value tensor ", torch_shape_str(values.sizes()));
+                "tensor must match, but we got boundaries tensor ",
+                torch_shape_str(b.sizes()), " and input value tensor ",
+                torch_shape_str(values.sizes()));
   }
   if (sorter.defined()) {
-    EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "[searchsorted] torch.searchsorted(): "
+    EMBER_CHECK(sorter.dtype() == ScalarType::Int64,
+                "[searchsorted] torch.searchsorted(): "
                 "sorter must be a tensor of long dtype but got dtype ",
                 torch_type_name(sorter.dtype()));
-    EMBER_CHECK(sorter.sizes().equals(b.sizes()), "[searchsorted] torch.searchsorted(): "
+    EMBER_CHECK(sorter.sizes().equals(b.sizes()),
+                "[searchsorted] torch.searchsorted(): "
                 "boundary and sorter must have the same size, but got boundary tensor ",
                 torch_shape_str(b.sizes()), "and got sorter tensor ",
                 torch_shape_str(sorter.sizes()));
@@ -206,7 +226,8 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
     const int64_t* s = sorter_c.data<int64_t>();
     const int64_t m = b.size(-1 + b.dim());
     for (int64_t i = 0; i < sorter_c.numel(); ++i) {
-      EMBER_CHECK(s[i] >= 0 && s[i] < m, "[searchsorted] torch.searchsorted(): sorter index out "
+      EMBER_CHECK(s[i] >= 0 && s[i] < m,
+                  "[searchsorted] torch.searchsorted(): sorter index out "
                   "of range");
     }
   }
@@ -223,8 +244,10 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
 
 Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32, bool right,
                  const Tensor& out) {
-  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got "
-              "dim(", boundaries.dim(), ")");
+  EMBER_CHECK(boundaries.dim() == 1,
+              "[bucketize] boundaries tensor must be 1 dimension, but got "
+              "dim(",
+              boundaries.dim(), ")");
   return searchsorted(boundaries, values, out_int32, right, std::nullopt, Tensor(), out);
 }
 

@@ -33,7 +33,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& t, bool sort, bool 
                   " but tensor has no dimensions");
     d = wrap_dim(*dim, t.dim(), op);
     if (t.numel() == 0) {
-      EMBER_CHECK(t.size(d) == 0, "[", op, "] There are 0 sized dimensions, and they aren't "
+      EMBER_CHECK(t.size(d) == 0, "[", op,
+                  "] There are 0 sized dimensions, and they aren't "
                   "selected, so unique cannot be applied");
     }
     src = t;

@@ -29,7 +29,8 @@ void reference_gemm(const GemmParams& p, std::vector<std::complex<double>>& c) {
     for (int64_t i = 0; i < p.m; ++i) {
       for (int64_t j = 0; j < p.n; ++j) {
         complex128 s = 0;
-        for (int64_t k = 0; k < p.k; ++k) s += at(p.a.data, p.a, b, i, k) * at(p.b.data, p.b, b, k, j);
+        for (int64_t k = 0; k < p.k; ++k)
+          s += at(p.a.data, p.a, b, i, k) * at(p.b.data, p.b, b, k, j);
         complex128 old = at(p.c.data, p.c, b, i, j);
         c[(b * p.m + i) * p.n + j] = alpha * s + (beta == 0.0 ? complex128(0) : beta * old);
       }

@@ -93,7 +93,8 @@ def flip_samples(dtype, rng):
     for shape, dims in [((2, 3, 4), (0,)), ((2, 3, 4), (0, 2)), ((3, 4), (-1,)), ((3, 4), ()),
                         ((), (0,)), ((0, 3), (1,))]:
         for layout in ("contiguous", "transposed"):
-            out.append(Sample((_t(shape, dtype, rng, layout), dims), name=f"{shape}-{dims}-{layout}"))
+            out.append(Sample((_t(shape, dtype, rng, layout), dims),
+                              name=f"{shape}-{dims}-{layout}"))
     return out
 
 
@@ -419,8 +420,8 @@ def searchsorted_samples(dtype, rng):
     return [
         Sample((make_tensor(seq, dtype), _t((3, 4), dtype, rng)), name="left"),
         Sample((make_tensor(seq, dtype), _t((3, 4), dtype, rng)), {"right": True}, name="right"),
-        Sample((make_tensor(seq, dtype), _t((5,), dtype, rng)), {"side": "right",
-                                                                    "out_int32": True}, name="side"),
+        Sample((make_tensor(seq, dtype), _t((5,), dtype, rng)),
+               {"side": "right", "out_int32": True}, name="side"),
         Sample((make_tensor(seq2, dtype), _t((3, 4), dtype, rng)), name="nd"),
         Sample((make_tensor(seq[perm], dtype), _t((6,), dtype, rng)),
                {"sorter": ember.tensor(np.argsort(perm))}, name="sorter"),
@@ -450,7 +451,7 @@ def _np_bucketize(values, boundaries, out_int32=False, right=False):
     return np.searchsorted(boundaries, values, side="right" if right else "left")
 
 
-# ---- grids ----------------------------------------------------------------------------------------
+# ---- grids ---------------------------------------------------------------------------------
 
 def meshgrid_samples(dtype, rng):
     a, b, c = _t((3,), dtype, rng), _t((2,), dtype, rng), _t((4,), dtype, rng)
@@ -499,7 +500,7 @@ def _np_combinations(a, r=2, with_replacement=False):
     return np.array(rows, dtype=a.dtype).reshape(len(rows), r)
 
 
-# ---- products -------------------------------------------------------------------------------------
+# ---- products ------------------------------------------------------------------------------
 
 def outer_samples(dtype, rng):
     return [
@@ -580,10 +581,7 @@ def einsum_samples(dtype, rng):
 
 
 def _np_einsum(eq, *ops):
-    eq = eq.replace(" ", "")
-    if "->" not in eq and "..." in eq:  # NumPy's implicit mode puts '...' first as PyTorch does
-        pass
-    return np.einsum(eq, *[wide(o) for o in ops])
+    return np.einsum(eq.replace(" ", ""), *[wide(o) for o in ops])
 
 
 def cdist_samples(dtype, rng):

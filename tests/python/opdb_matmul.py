@@ -5,7 +5,7 @@ small, so integer results equal PyTorch's wrapping ones)."""
 import numpy as np
 
 import ember
-from opinfo import FLOATING, COMPLEX, INTEGRAL, OpInfo, Sample, make_array, make_tensor
+from opinfo import COMPLEX, FLOATING, INTEGRAL, OpInfo, Sample, make_array, make_tensor
 
 NUMERIC = INTEGRAL + FLOATING + COMPLEX
 # GEMM results accumulate k products, so float32 needs a little more room than elementwise ops.
@@ -101,7 +101,8 @@ def mv_samples(dtype, rng):
     out = []
     for (m, k) in [(2, 3), (1, 1), (0, 3), (3, 0), (17, 9)]:
         for la in ("contiguous", "transposed", "strided"):
-            out.append(Sample((_t((m, k), dtype, rng, la), _t((k,), dtype, rng)), name=f"{m}x{k}-{la}"))
+            out.append(Sample((_t((m, k), dtype, rng, la), _t((k,), dtype, rng)),
+                              name=f"{m}x{k}-{la}"))
     vec = make_tensor(np.repeat(make_array((4,), dtype, rng), 2), dtype)[::2]
     out.append(Sample((_t((3, 4), dtype, rng), vec), name="strided-vec"))
     return out

@@ -198,7 +198,8 @@ def test_out_variants():
     r = ember.matmul(ember.tensor(a), ember.tensor(b), out=out)
     assert r is out and out.shape == (3, 5)
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5)
-    out2 = ember.zeros(5, 3).transpose(0, 1)  # non-contiguous out of the right shape keeps its strides
+    # a non-contiguous out of the right shape keeps its strides
+    out2 = ember.zeros(5, 3).transpose(0, 1)
     ember.mm(ember.tensor(a), ember.tensor(b), out=out2)
     np.testing.assert_allclose(out2.numpy(), a @ b, rtol=1e-5, atol=1e-5)
     assert out2.stride() == (1, 3)
@@ -340,4 +341,5 @@ def test_dtype_errors():
     with pytest.raises(RuntimeError, match="value cannot be converted to type float"):
         ember.addmm(f(1, 1), f(1, 2), f(2, 1), alpha=1j)
     # An empty bool product is allowed, as in PyTorch.
-    assert ember.mm(f(2, 0, dtype=ember.bool), f(0, 3, dtype=ember.bool)).tolist() == [[False] * 3] * 2
+    empty = ember.mm(f(2, 0, dtype=ember.bool), f(0, 3, dtype=ember.bool))
+    assert empty.tolist() == [[False] * 3] * 2

@@ -83,10 +83,11 @@ void blocked_gemm_t(const GemmParams& p) {
 }  // namespace
 
 void blocked_gemm(const GemmParams& p) {
-  dispatch_dtype<kIntegralTypes | kFloat16 | kBFloat16 | kFloat32>(p.dtype, "matmul", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    blocked_gemm_t<T>(p);
-  });
+  dispatch_dtype<kIntegralTypes | kFloat16 | kBFloat16 | kFloat32>(
+      p.dtype, "matmul", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        blocked_gemm_t<T>(p);
+      });
 }
 
 }  // namespace ember

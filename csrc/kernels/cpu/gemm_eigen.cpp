@@ -30,12 +30,16 @@ void run(const GemmParams& p, T alpha, T beta) {
     MB B(b + i * p.b.batch_stride, p.k, p.n, Eigen::OuterStride<>(ldb));
     RowMap<T> C(c + i * p.c.batch_stride, p.m, p.n, Eigen::OuterStride<>(p.c.row_stride));
     if (beta == T(0)) {
-      if (alpha == T(1)) C.noalias() = A * B;
-      else C.noalias() = alpha * (A * B);
+      if (alpha == T(1))
+        C.noalias() = A * B;
+      else
+        C.noalias() = alpha * (A * B);
     } else {
       if (beta != T(1)) C *= beta;
-      if (alpha == T(1)) C.noalias() += A * B;
-      else C.noalias() += alpha * (A * B);
+      if (alpha == T(1))
+        C.noalias() += A * B;
+      else
+        C.noalias() += alpha * (A * B);
     }
   };
   const int64_t work = p.m * p.n * p.k;
@@ -53,19 +57,26 @@ template <typename T>
 void eigen_gemm_t(const GemmParams& p) {
   const T alpha = p.alpha.to<T>(), beta = p.beta.to<T>();
   const bool a_row = p.a.col_stride == 1, b_row = p.b.col_stride == 1;
-  if (a_row && b_row) run<T, RowMap<T>, RowMap<T>>(p, alpha, beta);
-  else if (a_row) run<T, RowMap<T>, ColMap<T>>(p, alpha, beta);
-  else if (b_row) run<T, ColMap<T>, RowMap<T>>(p, alpha, beta);
-  else run<T, ColMap<T>, ColMap<T>>(p, alpha, beta);
+  if (a_row && b_row)
+    run<T, RowMap<T>, RowMap<T>>(p, alpha, beta);
+  else if (a_row)
+    run<T, RowMap<T>, ColMap<T>>(p, alpha, beta);
+  else if (b_row)
+    run<T, ColMap<T>, RowMap<T>>(p, alpha, beta);
+  else
+    run<T, ColMap<T>, ColMap<T>>(p, alpha, beta);
 }
 
 }  // namespace
 
 void eigen_gemm(const GemmParams& p) {
   switch (p.dtype) {
-    case ScalarType::Float64: return eigen_gemm_t<double>(p);
-    case ScalarType::Complex64: return eigen_gemm_t<complex64>(p);
-    default: return eigen_gemm_t<complex128>(p);
+    case ScalarType::Float64:
+      return eigen_gemm_t<double>(p);
+    case ScalarType::Complex64:
+      return eigen_gemm_t<complex64>(p);
+    default:
+      return eigen_gemm_t<complex128>(p);
   }
 }
 

@@ -1,7 +1,7 @@
 // gemm_stub and dot_stub on CPU: the dtype decides the back end (see gemm_cpu.h).
 #include "dispatch/dtype_dispatch.h"
-#include "kernels/cpu/wrap_acc.h"
 #include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/wrap_acc.h"
 
 namespace ember {
 namespace {
@@ -24,12 +24,14 @@ void gemm_kernel(const GemmParams& p) {
 
 template <typename T>
 T conj_if(T v, bool conj) {
-  if constexpr (is_complex_v<T>) return conj ? std::conj(v) : v;
-  else return v;
+  if constexpr (is_complex_v<T>)
+    return conj ? std::conj(v) : v;
+  else
+    return v;
 }
 
-void dot_kernel(void* out, ScalarType dtype, int64_t n, const void* x, int64_t incx,
-                const void* y, int64_t incy, bool conj_x) {
+void dot_kernel(void* out, ScalarType dtype, int64_t n, const void* x, int64_t incx, const void* y,
+                int64_t incy, bool conj_x) {
   dispatch_dtype<kNumericTypes>(dtype, "dot", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = wrap_acc_t<T>;

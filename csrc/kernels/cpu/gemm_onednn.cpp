@@ -84,9 +84,12 @@ PrimitiveCache& cache() {
 
 dnnl::memory::data_type dnnl_type(ScalarType t) {
   switch (t) {
-    case ScalarType::Float32: return dnnl::memory::data_type::f32;
-    case ScalarType::BFloat16: return dnnl::memory::data_type::bf16;
-    default: return dnnl::memory::data_type::f16;
+    case ScalarType::Float32:
+      return dnnl::memory::data_type::f32;
+    case ScalarType::BFloat16:
+      return dnnl::memory::data_type::bf16;
+    default:
+      return dnnl::memory::data_type::f16;
   }
 }
 
@@ -158,15 +161,16 @@ bool onednn_gemm(const GemmParams& p) {
   if (!entry->fast) return false;
   thread_local dnnl::stream stream(cpu_engine());
   auto& eng = cpu_engine();
-  dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, p.b.data), mc(entry->c, eng, p.c.data);
+  dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, p.b.data),
+      mc(entry->c, eng, p.c.data);
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
   const size_t scratch_bytes = entry->scratch.get_size();
   if (scratch_bytes > 0) {
     thread_local std::vector<char> scratch;
     if (scratch.size() < scratch_bytes + 64) scratch.resize(scratch_bytes + 64);
-    void* aligned = reinterpret_cast<void*>(
-        (reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+    void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) &
+                                            ~uintptr_t(63));
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(entry->scratch, eng, aligned));
   }
   float alpha_value = alpha;

@@ -64,8 +64,8 @@ void histogram_kernel(const Tensor& hist, const Tensor& self, const Tensor& weig
         } else {
           const T d = rounded<T>(v - lo);
           const T scaled = rounded<T>(static_cast<A>(d) * static_cast<A>(static_cast<T>(bins)));
-          pos = static_cast<int64_t>(static_cast<A>(rounded<T>(static_cast<A>(scaled) /
-                                                               static_cast<A>(width))));
+          pos = static_cast<int64_t>(
+              static_cast<A>(rounded<T>(static_cast<A>(scaled) / static_cast<A>(width))));
           if (search == BinSearch::kLinearLocalSearch) {
             const int64_t pmin = std::max<int64_t>(0, pos - 1);
             const int64_t pmax = std::min<int64_t>(pos + 2, bins + 1);
@@ -105,8 +105,10 @@ int64_t lower_bound(const T* bd, int64_t start, int64_t end, T val, const int64_
   while (start < end) {
     const int64_t mid = start + ((end - start) >> 1);
     const T mid_val = sort ? bd[sort[mid] + orig] : bd[mid];
-    if (!(mid_val >= val)) start = mid + 1;
-    else end = mid;
+    if (!(mid_val >= val))
+      start = mid + 1;
+    else
+      end = mid;
   }
   return start;
 }
@@ -116,8 +118,10 @@ int64_t upper_bound(const T* bd, int64_t start, int64_t end, T val, const int64_
   while (start < end) {
     const int64_t mid = start + ((end - start) >> 1);
     const T mid_val = sort ? bd[sort[mid] + orig] : bd[mid];
-    if (!(mid_val > val)) start = mid + 1;
-    else end = mid;
+    if (!(mid_val > val))
+      start = mid + 1;
+    else
+      end = mid;
   }
   return start;
 }
@@ -152,8 +156,10 @@ void searchsorted_kernel(const Tensor& out, const Tensor& boundaries, const Tens
                       : lower_bound<T>(bd, start, start + m, val, srt);
         }
         pos -= start;
-        if (i32) out.data<int32_t>()[i] = static_cast<int32_t>(pos);
-        else out.data<int64_t>()[i] = pos;
+        if (i32)
+          out.data<int32_t>()[i] = static_cast<int32_t>(pos);
+        else
+          out.data<int64_t>()[i] = pos;
       }
     });
   });

@@ -6,8 +6,8 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "kernels/cpu/wrap_acc.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/cpu/wrap_acc.h"
 #include "ops/gemm.h"
 #include "ops/views.h"
 
@@ -54,34 +54,34 @@ void cdist_t(const Tensor& out, const Tensor& x1, const Tensor& x2, double p) {
   const int kind = p == 0.0 ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : std::isinf(p) ? 3 : 4;
   parallel_for(0, B * P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * M, 1)),
                [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t bi = r / P;
-      const T* x = a + r * M;
-      for (int64_t j = 0; j < R; ++j) {
-        const T* y = b + (bi * R + j) * M;
-        T acc = 0;
-        switch (kind) {
-          case 0:
-            for (int64_t q = 0; q < M; ++q) acc += (x[q] - y[q]) != T(0) ? T(1) : T(0);
-            break;
-          case 1:
-            for (int64_t q = 0; q < M; ++q) acc += std::abs(x[q] - y[q]);
-            break;
-          case 2:
-            for (int64_t q = 0; q < M; ++q) acc += (x[q] - y[q]) * (x[q] - y[q]);
-            acc = std::sqrt(acc);
-            break;
-          case 3:
-            for (int64_t q = 0; q < M; ++q) acc = std::max(acc, std::abs(x[q] - y[q]));
-            break;
-          default:
-            for (int64_t q = 0; q < M; ++q) acc += std::pow(std::abs(x[q] - y[q]), pt);
-            acc = std::pow(acc, T(1) / pt);
-        }
-        o[r * R + j] = acc;
-      }
-    }
-  });
+                 for (int64_t r = r0; r < r1; ++r) {
+                   const int64_t bi = r / P;
+                   const T* x = a + r * M;
+                   for (int64_t j = 0; j < R; ++j) {
+                     const T* y = b + (bi * R + j) * M;
+                     T acc = 0;
+                     switch (kind) {
+                       case 0:
+                         for (int64_t q = 0; q < M; ++q) acc += (x[q] - y[q]) != T(0) ? T(1) : T(0);
+                         break;
+                       case 1:
+                         for (int64_t q = 0; q < M; ++q) acc += std::abs(x[q] - y[q]);
+                         break;
+                       case 2:
+                         for (int64_t q = 0; q < M; ++q) acc += (x[q] - y[q]) * (x[q] - y[q]);
+                         acc = std::sqrt(acc);
+                         break;
+                       case 3:
+                         for (int64_t q = 0; q < M; ++q) acc = std::max(acc, std::abs(x[q] - y[q]));
+                         break;
+                       default:
+                         for (int64_t q = 0; q < M; ++q) acc += std::pow(std::abs(x[q] - y[q]), pt);
+                         acc = std::pow(acc, T(1) / pt);
+                     }
+                     o[r * R + j] = acc;
+                   }
+                 }
+               });
 }
 
 void cdist_kernel(const Tensor& out, const Tensor& x1, const Tensor& x2, double p) {
@@ -107,13 +107,13 @@ void cdist_mm_finish_kernel(const Tensor& out, const Tensor& x1, const Tensor& x
     T* o = out.data<T>();
     parallel_for(0, B * P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R, 1)),
                  [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const T* nb = n2.data() + (r / P) * R;
-        for (int64_t j = 0; j < R; ++j) {
-          o[r * R + j] = std::sqrt(std::max(o[r * R + j] + n1[r] + nb[j], T(0)));
-        }
-      }
-    });
+                   for (int64_t r = r0; r < r1; ++r) {
+                     const T* nb = n2.data() + (r / P) * R;
+                     for (int64_t j = 0; j < R; ++j) {
+                       o[r * R + j] = std::sqrt(std::max(o[r * R + j] + n1[r] + nb[j], T(0)));
+                     }
+                   }
+                 });
   });
 }
 

@@ -13,8 +13,10 @@ namespace {
 
 template <typename K>
 inline bool less_nan_last(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) return a < b || (std::isnan(b) && !std::isnan(a));
-  else return a < b;
+  if constexpr (std::is_floating_point_v<K>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  else
+    return a < b;
 }
 
 void unique_kernel(const Tensor& rows, bool sort, std::vector<int64_t>& order,
