@@ -273,7 +273,9 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     // Fold a's batch dims into its rows: one large GEMM instead of many small ones.
     DimVector shape(a.sizes());
     shape.pop_back();
-    Tensor a2 = reshape(a, {-1, a.size(da - 1)});
+    int64_t rows = 1;
+    for (int64_t s : shape) rows *= s;
+    Tensor a2 = reshape(a, {rows, a.size(da - 1)});
     Tensor r;
     if (db == 1) {
       r = mv_impl(a2, b, Tensor(), op);
