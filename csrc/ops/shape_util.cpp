@@ -127,9 +127,6 @@ Tensor gather_slices(const Tensor& src, int64_t dim, const std::vector<int64_t>&
   return out;
 }
 
-}  // namespace ember
-
-namespace ember {
 
 Tensor int64_tensor(const std::vector<int64_t>& v) {
   Tensor t =

@@ -36,11 +36,9 @@ using GatherSlicesFn = void (*)(char* dst, const char* src, int64_t outer, int64
                                 const int64_t* index, int64_t n, int64_t row_bytes);
 EMBER_DECLARE_STUB(gather_slices_stub, GatherSlicesFn);
 
-}  // namespace ember
-
-namespace ember {
-// A 1-D int64 tensor holding v (or of `shape` when given).
+// A 1-D int64 tensor holding v.
 Tensor int64_tensor(const std::vector<int64_t>& v);
 // "[2, 3]": PyTorch's spelling of a shape in messages.
 std::string torch_shape_str(IntArrayRef sizes);
+
 }  // namespace ember

@@ -92,7 +92,6 @@ Tensor run_histogram(const Tensor& t, const Tensor& weight, const Tensor& edges,
 }  // namespace
 
 Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
-  const char* op = "bincount";
   EMBER_CHECK_T(NotImplementedError, is_integral(t.dtype(), false),
                 "[bincount] \"bincount_cpu\" "
                 "not implemented for '",
