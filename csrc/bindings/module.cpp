@@ -17,6 +17,9 @@ PYBIND11_MODULE(_C, m) {
   ember::init_elementwise(m, cls);
   ember::init_reductions(m, cls);
   ember::init_indexing(m, cls);
+  ember::init_join(m, cls);
+  ember::init_join_sort(m, cls);
+  ember::init_matmul(m, cls);
   ember::init_config(m);
   ember::init_fast_paths(m);  // last: wraps the bindings above
 }

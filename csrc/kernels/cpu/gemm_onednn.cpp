@@ -1,0 +1,186 @@
+// float32 / bfloat16 / float16 GEMM through oneDNN's matmul primitive.
+//
+// Note [oneDNN primitive cache]: creating a matmul primitive costs far more than running a
+// small one, so primitives are cached by everything that shapes them: dtype, batch/m/n/k, the
+// three matrices' strides, whether alpha is applied (as a runtime weights scale, so its value is
+// not part of the key) and beta (baked into the sum post-op). Scratch memory is per thread (see
+// below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
+// runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/cpu/gemm_cpu.h"
+
+namespace ember {
+namespace {
+
+struct Key {
+  int64_t v[17];
+  bool operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof(v)) == 0; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t x : k.v) h = (h ^ static_cast<size_t>(x)) * 1099511628211ull;
+    return h;
+  }
+};
+
+struct Entry {
+  dnnl::matmul prim;
+  dnnl::memory::desc a, b, c, scratch;
+  bool fast = false;  // false: oneDNN picked its reference implementation; do not use
+};
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+class PrimitiveCache {
+ public:
+  static constexpr size_t kCapacity = 512;
+  // Returns the entry for key, building it with make() on a miss (LRU eviction).
+  template <typename Make>
+  std::shared_ptr<Entry> get(const Key& key, Make make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = map_.find(key);
+      if (it != map_.end()) {
+        lru_.splice(lru_.begin(), lru_, it->second.second);
+        return it->second.first;
+      }
+    }
+    std::shared_ptr<Entry> e = make();  // built outside the lock: creation may take a while
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end()) return it->second.first;
+    lru_.push_front(key);
+    map_.emplace(key, std::make_pair(e, lru_.begin()));
+    if (map_.size() > kCapacity) {
+      map_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return e;
+  }
+
+ private:
+  std::mutex mu_;
+  std::list<Key> lru_;
+  std::unordered_map<Key, std::pair<std::shared_ptr<Entry>, std::list<Key>::iterator>, KeyHash>
+      map_;
+};
+
+PrimitiveCache& cache() {
+  static PrimitiveCache c;
+  return c;
+}
+
+dnnl::memory::data_type dnnl_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32:
+      return dnnl::memory::data_type::f32;
+    case ScalarType::BFloat16:
+      return dnnl::memory::data_type::bf16;
+    default:
+      return dnnl::memory::data_type::f16;
+  }
+}
+
+dnnl::memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, const GemmMatrix& g,
+                               dnnl::memory::data_type dt) {
+  // A broadcast batch is a batch dim of size 1, which oneDNN broadcasts itself.
+  const int64_t b = g.batch_stride == 0 ? 1 : batch;
+  const int64_t bs = g.batch_stride == 0 ? rows * cols : g.batch_stride;
+  if (batch == 1) return dnnl::memory::desc({rows, cols}, dt, {g.row_stride, g.col_stride});
+  return dnnl::memory::desc({b, rows, cols}, dt, {bs, g.row_stride, g.col_stride});
+}
+
+}  // namespace
+
+bool onednn_gemm(const GemmParams& p) {
+  const float alpha = static_cast<float>(p.alpha.to_double());
+  const float beta = static_cast<float>(p.beta.to_double());
+  const bool use_alpha = alpha != 1.0f;
+  Key key;
+  int64_t* v = key.v;
+  v[0] = static_cast<int64_t>(p.dtype);
+  v[1] = p.batch;
+  v[2] = p.m;
+  v[3] = p.n;
+  v[4] = p.k;
+  v[5] = p.a.batch_stride;
+  v[6] = p.a.row_stride;
+  v[7] = p.a.col_stride;
+  v[8] = p.b.batch_stride;
+  v[9] = p.b.row_stride;
+  v[10] = p.b.col_stride;
+  v[11] = p.c.batch_stride;
+  v[12] = p.c.row_stride;
+  v[13] = p.c.col_stride;
+  v[14] = use_alpha;
+  uint32_t beta_bits;
+  std::memcpy(&beta_bits, &beta, 4);
+  v[15] = beta_bits;
+  v[16] = 0;
+  auto entry = cache().get(key, [&] {
+    auto e = std::make_shared<Entry>();
+    const auto dt = dnnl_type(p.dtype);
+    e->a = matrix_desc(p.batch, p.m, p.k, p.a, dt);
+    e->b = matrix_desc(p.batch, p.k, p.n, p.b, dt);
+    e->c = matrix_desc(p.batch, p.m, p.n, p.c, dt);
+    dnnl::primitive_attr attr;
+    // The caller supplies scratch memory (per thread), which makes one cached primitive safe to
+    // run from several threads at once; a library-owned scratchpad is shared and is not.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (use_alpha) attr.set_scales_mask(DNNL_ARG_WEIGHTS, 0);
+    if (beta != 0.0f) {
+      dnnl::post_ops po;
+      po.append_sum(beta);
+      attr.set_post_ops(po);
+    }
+    try {
+      dnnl::matmul::primitive_desc pd(cpu_engine(), e->a, e->b, e->c, attr);
+      const std::string impl = pd.impl_info_str();
+      e->fast = impl.rfind("ref", 0) != 0;
+      if (e->fast) {
+        e->prim = dnnl::matmul(pd);
+        e->scratch = pd.scratchpad_desc();
+      }
+    } catch (const dnnl::error&) {
+      e->fast = false;
+    }
+    return e;
+  });
+  if (!entry->fast) return false;
+  thread_local dnnl::stream stream(cpu_engine());
+  auto& eng = cpu_engine();
+  dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, p.b.data),
+      mc(entry->c, eng, p.c.data);
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+  const size_t scratch_bytes = entry->scratch.get_size();
+  if (scratch_bytes > 0) {
+    thread_local std::vector<char> scratch;
+    if (scratch.size() < scratch_bytes + 64) scratch.resize(scratch_bytes + 64);
+    void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) &
+                                            ~uintptr_t(63));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(entry->scratch, eng, aligned));
+  }
+  float alpha_value = alpha;
+  if (use_alpha) {
+    dnnl::memory::desc sd({1}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);
+    args.emplace(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, dnnl::memory(sd, eng, &alpha_value));
+  }
+  entry->prim.execute(stream, args);
+  stream.wait();
+  return true;
+}
+
+}  // namespace ember

@@ -1,0 +1,239 @@
+// Reordering copies: flip, fliplr, flipud, roll, rot90, repeat, tile, repeat_interleave.
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/factory.h"
+#include "core/shape.h"
+#include "dispatch/copy.h"
+#include "dispatch/dtype_dispatch.h"
+#include "ops/creation.h"
+#include "ops/join.h"
+#include "ops/shape_util.h"
+#include "ops/views.h"
+
+namespace ember {
+
+namespace {
+
+// Note [Flip through negative strides]: flip is a copy from a view whose flipped dims run
+// backwards (negative strides). Such views never leave this file; TensorIterator computes byte
+// offsets with signed arithmetic, so the ordinary copy kernel (with its vectorised and parallel
+// paths) does the work, as in PyTorch's flip.
+Tensor flip_dims(const Tensor& t, const std::vector<bool>& mask) {
+  DimVector strides(t.strides());
+  int64_t offset = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (!mask[d] || t.size(d) <= 1) continue;
+    offset += (t.size(d) - 1) * t.stride(d);
+    strides[d] = -strides[d];
+  }
+  Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "flip");
+  if (t.numel() == 0) return out;
+  copy_into(out, make_view(t, t.sizes(), strides, offset), "flip");
+  return out;
+}
+
+Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
+  Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "roll");
+  const int64_t n = t.size(d);
+  if (t.numel() == 0) return out;
+  const int64_t s = ((shift % n) + n) % n;
+  if (s == 0) {
+    copy_into(out, t, "roll");
+    return out;
+  }
+  copy_into(narrow(out, d, s, n - s), narrow(t, d, 0, n - s), "roll");
+  copy_into(narrow(out, d, 0, s), narrow(t, d, n - s, s), "roll");
+  return out;
+}
+
+// Copies t repeated `repeats` times along a new dim after d (repeat_interleave with a constant).
+Tensor repeat_each(const Tensor& t, int64_t d, int64_t repeats, const char* op) {
+  DimVector shape(t.sizes());
+  int64_t total;
+  EMBER_CHECK(!__builtin_mul_overflow(shape[d], repeats, &total), "[", op,
+              "] output size overflows int64");
+  shape[d] = total;
+  Tensor out = empty_tensor(shape, t.dtype(), t.device(), op);
+  if (out.numel() == 0) return out;
+  DimVector split(t.sizes());
+  split.insert(d + 1, repeats);
+  Tensor src = unsqueeze(t, d + 1);
+  copy_into(view(out, split), expand(src, split), op);
+  return out;
+}
+
+}  // namespace
+
+Tensor flip(const Tensor& t, IntArrayRef dims) {
+  std::vector<bool> mask(std::max<int64_t>(t.dim(), 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, t.dim(), "flip");
+    EMBER_CHECK(!mask[w], "[flip] dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return flip_dims(t, mask);
+}
+
+Tensor fliplr(const Tensor& t) {
+  EMBER_CHECK(t.dim() >= 2, "[fliplr] Input must be >= 2-d.");
+  return flip(t, {1});
+}
+
+Tensor flipud(const Tensor& t) {
+  EMBER_CHECK(t.dim() >= 1, "[flipud] Input must be >= 1-d.");
+  return flip(t, {0});
+}
+
+Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    Tensor flat = reshape(t, {-1});
+    return view(roll_one(flat, shifts[0], 0), t.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(),
+              "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  Tensor r = t;
+  for (size_t i = 0; i < shifts.size(); ++i) {
+    r = roll_one(r, shifts[i], wrap_dim(dims[i], t.dim(), "roll"));
+  }
+  return r;
+}
+
+Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
+  const char* op = "rot90";
+  EMBER_CHECK(dims.size() == 2,
+              "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
+  EMBER_CHECK(t.dim() >= 2, "[rot90] expected total dims >= 2, but got total dims = ", t.dim());
+  EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != t.dim(),
+              "[rot90] expected rotation dims to be different, but got dim0 = ", dims[0],
+              " and dim1 = ", dims[1]);
+  const int64_t d0 = wrap_dim(dims[0], t.dim(), op), d1 = wrap_dim(dims[1], t.dim(), op);
+  switch (((k % 4) + 4) % 4) {
+    case 1:
+      return transpose(flip(t, {d1}), d0, d1);
+    case 2:
+      return flip(t, {d0, d1});
+    case 3:
+      return transpose(flip(t, {d0}), d0, d1);
+    default:
+      return contiguous(clone(t));
+  }
+}
+
+Tensor repeat(const Tensor& t, IntArrayRef repeats) {
+  const char* op = "repeat";
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  EMBER_CHECK(n >= t.dim(),
+              "[repeat] Number of dimensions of repeat dims can not be smaller "
+              "than number of dimensions of tensor");
+  DimVector padded(n, 1), target(n), split, split_strides;
+  for (int64_t i = 0; i < t.dim(); ++i) padded[n - t.dim() + i] = t.size(i);
+  for (int64_t i = 0; i < n; ++i) target[i] = padded[i] * repeats[i];
+  for (int64_t i = 0; i < n; ++i) {
+    EMBER_CHECK(target[i] >= 0 && repeats[i] >= 0,
+                "[repeat] Trying to create tensor with "
+                "negative dimension ",
+                std::min(target[i], repeats[i]), ": ", torch_shape_str(target));
+  }
+  checked_numel(target, op);
+  Tensor out = empty_tensor(target, t.dtype(), t.device(), op);
+  if (out.numel() == 0) return out;
+  // out viewed as (r0, p0, r1, p1, ...) receives t broadcast over every r_i.
+  Tensor src = reshape(t, padded);
+  for (int64_t i = 0; i < n; ++i) {
+    split.push_back(repeats[i]);
+    split.push_back(padded[i]);
+    split_strides.push_back(0);
+    split_strides.push_back(src.stride(i));
+  }
+  copy_into(view(out, split), make_view(src, split, split_strides, src.storage_offset()), op);
+  return out;
+}
+
+Tensor tile(const Tensor& t, IntArrayRef reps) {
+  DimVector r(reps);
+  while (static_cast<int64_t>(r.size()) < t.dim()) r.insert(0, 1);
+  return repeat(t, r);
+}
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  const char* op = "repeat_interleave";
+  EMBER_CHECK(repeats >= 0, "[repeat_interleave] Repeats must be non-negative");
+  Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
+  const int64_t d = dim ? wrap_dim(*dim, t.dim(), op) : 0;
+  Tensor out = repeat_each(in, d, repeats, op);
+  if (output_size) {
+    EMBER_CHECK(*output_size == out.size(d), "[repeat_interleave] Invalid output_size, expected ",
+                out.size(d), " but got ", *output_size);
+  }
+  return out;
+}
+
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  const char* op = "repeat_interleave";
+  EMBER_CHECK(repeats.dim() <= 1, "[repeat_interleave] repeats must be 0-dim or 1-dim tensor");
+  EMBER_CHECK_T(NotImplementedError, is_integral(repeats.dtype(), false),
+                "[repeat_interleave] \"repeat_interleave_cpu\" not implemented for '",
+                torch_type_name(repeats.dtype()), "'");
+  Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
+  const int64_t d = dim ? wrap_dim(*dim, t.dim(), op) : 0;
+  if (repeats.numel() == 1) {
+    Tensor r64 = to_dtype(repeats, ScalarType::Int64);
+    int64_t r = *contiguous(r64).data<int64_t>();
+    EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative");
+    return repeat_interleave(t, r, dim, output_size);
+  }
+  EMBER_CHECK(repeats.size(0) == in.size(d),
+              "[repeat_interleave] repeats must have the same "
+              "size as input along dim, but got repeats.size(0) = ",
+              repeats.size(0), " and input.size(", d, ") = ", in.size(d));
+  Tensor r64 = contiguous(to_dtype(repeats, ScalarType::Int64));
+  const int64_t* rp = r64.data<int64_t>();
+  std::vector<int64_t> index;
+  int64_t total = 0;
+  for (int64_t i = 0; i < r64.numel(); ++i) {
+    EMBER_CHECK(rp[i] >= 0, "[repeat_interleave] repeats can not be negative");
+    EMBER_CHECK(!__builtin_add_overflow(total, rp[i], &total), "[", op, "] output size overflows");
+  }
+  if (output_size) {
+    EMBER_CHECK(*output_size == total,
+                "[repeat_interleave] allocated size does not match "
+                "required size");
+  }
+  index.reserve(total);
+  for (int64_t i = 0; i < r64.numel(); ++i) index.insert(index.end(), rp[i], i);
+  return gather_slices(in, d, index, op);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  const char* op = "repeat_interleave";
+  EMBER_CHECK(repeats.dim() == 1,
+              "[repeat_interleave] repeat_interleave only accept 1D vector "
+              "as repeat");
+  EMBER_CHECK_T(NotImplementedError,
+                repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
+                "[repeat_interleave] \"repeat_interleave_cpu\" not implemented for '",
+                torch_type_name(repeats.dtype()), "'");
+  Tensor r64 = contiguous(to_dtype(repeats, ScalarType::Int64));
+  const int64_t* rp = r64.data<int64_t>();
+  std::vector<int64_t> values;
+  int64_t total = 0;
+  for (int64_t i = 0; i < r64.numel(); ++i) {
+    EMBER_CHECK(rp[i] >= 0, "[repeat_interleave] repeats can not be negative");
+    EMBER_CHECK(!__builtin_add_overflow(total, rp[i], &total), "[", op, "] output size overflows");
+  }
+  if (output_size) {
+    EMBER_CHECK(*output_size == total,
+                "[repeat_interleave] allocated size does not match "
+                "required size");
+  }
+  values.reserve(total);
+  for (int64_t i = 0; i < r64.numel(); ++i) values.insert(values.end(), rp[i], i);
+  return to_dtype(int64_tensor(values), repeats.dtype());
+}
+
+}  // namespace ember

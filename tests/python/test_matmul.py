@@ -1,0 +1,346 @@
+"""Focused tests of the matmul family: every shape combination against np.matmul for every
+dtype and layout, batch broadcasting, float32 accuracy at scale, alpha/beta rules, out=, the
+operator forms, threads, and the errors (class and message) PyTorch raises."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+from opinfo import COMPLEX, FLOATING, INTEGRAL, TOL, make_array, make_tensor, to_numpy
+
+NUMERIC = INTEGRAL + FLOATING + COMPLEX
+GEMM_TOL = dict(TOL)
+GEMM_TOL.update({ember.float16: (2e-3, 2e-3), ember.bfloat16: (1.6e-2, 2e-2),
+                 ember.float32: (1e-5, 1e-4), ember.complex64: (1e-5, 1e-4)})
+
+SHAPES = [
+    ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)),
+    ((2, 3, 4), (4,)), ((4,), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+    ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)),
+    ((2, 1, 3, 4), (1, 2, 4, 5)), ((3, 2, 1, 3, 4), (2, 4, 5)),
+    ((0, 4), (4, 5)), ((3, 0), (0, 5)), ((3, 4), (4, 0)), ((0, 3, 4), (4,)), ((2, 0, 4), (2, 4, 3)),
+    ((2, 3, 0), (0, 4)), ((0,), (0,)), ((5, 0), (0,)), ((1, 0, 3), (2, 3, 0)),
+]
+
+
+def _wide(a):
+    return a.astype(np.complex128 if a.dtype.kind == "c" else
+                    np.float64 if a.dtype.kind == "f" else np.int64)
+
+
+def _ref(a, b):
+    r = np.matmul(_wide(a), _wide(b))
+    return r.astype(a.dtype) if a.dtype.kind in "iu" else r
+
+
+def _check(got, want, dtype):
+    gv = to_numpy(got)
+    assert gv.shape == np.shape(want)
+    assert got.dtype is dtype
+    if gv.dtype.kind in "iu":
+        np.testing.assert_array_equal(gv, want)
+    else:
+        rtol, atol = GEMM_TOL[dtype]
+        np.testing.assert_allclose(gv.astype(np.complex128), want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("sa,sb", SHAPES, ids=lambda s: "x".join(map(str, s)) or "0d")
+def test_matmul_shapes_all_dtypes(sa, sb, dtype):
+    rng = np.random.default_rng(0)
+    a, b = make_array(sa, dtype, rng), make_array(sb, dtype, rng)
+    ta, tb = make_tensor(a, dtype), make_tensor(b, dtype)
+    _check(ember.matmul(ta, tb), _ref(a, b), dtype)
+    _check(ta @ tb, _ref(a, b), dtype)
+    _check(ta.matmul(tb), _ref(a, b), dtype)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("la", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("lb", ["contiguous", "transposed", "strided"])
+def test_matmul_layouts(dtype, la, lb):
+    rng = np.random.default_rng(1)
+    for sa, sb in [((5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((1, 7), (7, 1)), ((6, 1), (1, 4))]:
+        a, b = make_array(sa, dtype, rng), make_array(sb, dtype, rng)
+        got = make_tensor(a, dtype, layout=la) @ make_tensor(b, dtype, layout=lb)
+        _check(got, _ref(a, b), dtype)
+
+
+def test_permuted_and_expanded_batches():
+    rng = np.random.default_rng(2)
+    a = make_array((4, 3, 5), ember.float64, rng)
+    b = make_array((3, 5, 2), ember.float64, rng)
+    ta = make_tensor(a, ember.float64).permute(1, 0, 2)  # batch stride < row stride
+    np.testing.assert_allclose(ember.bmm(ta, make_tensor(b, ember.float64)).numpy(),
+                               np.matmul(a.transpose(1, 0, 2), b))
+    e = make_tensor(a[:1], ember.float64).expand(6, 3, 5)  # zero batch stride
+    w = make_array((6, 5, 2), ember.float64, rng)
+    np.testing.assert_allclose(ember.matmul(e, make_tensor(w, ember.float64)).numpy(),
+                               np.matmul(np.broadcast_to(a[:1], (6, 3, 5)), w))
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.complex64])
+def test_large_accuracy(dtype):
+    rng = np.random.default_rng(3)
+    a = make_array((512, 512), dtype, rng, low=-1, high=1)
+    b = make_array((512, 512), dtype, rng, low=-1, high=1)
+    got = to_numpy(make_tensor(a, dtype) @ make_tensor(b, dtype))
+    want = _wide(a) @ _wide(b)
+    # float32 GEMM error grows like sqrt(k) * eps * |a||b|
+    tol = 1e-4 if dtype in (ember.float32, ember.complex64) else 1e-10
+    assert np.max(np.abs(got - want)) < tol * np.sqrt(512) * 10
+    # and transposed operands take the same path without copies changing the answer
+    got_t = to_numpy(make_tensor(a, dtype, layout="transposed") @ make_tensor(b, dtype))
+    np.testing.assert_allclose(got_t, got, rtol=1e-5, atol=1e-4)
+
+
+def test_large_reduced_precision():
+    rng = np.random.default_rng(4)
+    a = make_array((128, 256), ember.float32, rng, low=-1, high=1)
+    b = make_array((256, 64), ember.float32, rng, low=-1, high=1)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    for dt, tol in [(ember.bfloat16, 0.15), (ember.float16, 0.02)]:
+        ta, tb = ember.tensor(a).to(dt), ember.tensor(b).to(dt)
+        exact = ta.float().numpy().astype(np.float64) @ tb.float().numpy().astype(np.float64)
+        got = (ta @ tb).float().numpy()
+        assert np.max(np.abs(got - exact)) < tol
+        assert np.max(np.abs(got - want)) < tol * 4
+
+
+@pytest.mark.parametrize("dtype", INTEGRAL, ids=lambda d: str(d)[6:])
+def test_integer_matmul_is_exact_and_wraps(dtype):
+    rng = np.random.default_rng(5)
+    info = np.iinfo(np.dtype(str(dtype)[6:]))
+    hi = min(info.max, 2**40)
+    a = rng.integers(max(info.min, -hi), hi, size=(9, 33), dtype=np.int64)
+    b = rng.integers(max(info.min, -hi), hi, size=(33, 7), dtype=np.int64)
+    a, b = a.astype(info.dtype), b.astype(info.dtype)
+    # reference: exact products in Python ints, reduced modulo 2**bits like PyTorch
+    want = (a.astype(object) @ b.astype(object))
+    bits = info.bits
+    want = np.vectorize(lambda v: ((int(v) + 2 ** (bits - 1)) % 2**bits) - 2 ** (bits - 1)
+                        if info.min < 0 else int(v) % 2**bits)(want).astype(info.dtype)
+    got = (ember.tensor(a) @ ember.tensor(b)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_mm_bmm_mv_dot_vdot_inner():
+    rng = np.random.default_rng(6)
+    a = make_array((3, 4), ember.complex128, rng)
+    b = make_array((4, 2), ember.complex128, rng)
+    v = make_array((4,), ember.complex128, rng)
+    T = ember.tensor
+    np.testing.assert_allclose(ember.mm(T(a), T(b)).numpy(), a @ b)
+    np.testing.assert_allclose(T(a).mm(T(b)).numpy(), a @ b)
+    np.testing.assert_allclose(ember.mv(T(a), T(v)).numpy(), a @ v)
+    np.testing.assert_allclose(ember.dot(T(v), T(v)).numpy(), np.dot(v, v))
+    np.testing.assert_allclose(ember.vdot(T(v), T(v * 2)).numpy(), np.vdot(v, v * 2))
+    np.testing.assert_allclose(T(v).vdot(T(v)).numpy(), np.vdot(v, v))
+    np.testing.assert_allclose(ember.inner(T(a), T(a)).numpy(), np.inner(a, a))
+    bb = make_array((2, 3, 4), ember.complex128, rng)
+    cc = make_array((2, 4, 5), ember.complex128, rng)
+    np.testing.assert_allclose(ember.bmm(T(bb), T(cc)).numpy(), bb @ cc)
+    assert ember.dot(T(v), T(v)).shape == ()
+
+
+def test_alpha_beta():
+    rng = np.random.default_rng(7)
+    inp = make_array((3, 5), ember.float64, rng)
+    a, b = make_array((3, 4), ember.float64, rng), make_array((4, 5), ember.float64, rng)
+    T = ember.tensor
+    got = ember.addmm(T(inp), T(a), T(b), beta=0.5, alpha=-2)
+    np.testing.assert_allclose(got.numpy(), 0.5 * inp - 2 * (a @ b))
+    # beta=0: input values, NaN included, never reach the result
+    nan = np.full((3, 5), np.nan)
+    np.testing.assert_allclose(ember.addmm(T(nan), T(a), T(b), beta=0).numpy(), a @ b)
+    np.testing.assert_allclose(ember.addmv(T(nan[:, 0]), T(a), T(b[:, 0]), beta=0).numpy(),
+                               a @ b[:, 0])
+    bb = make_array((2, 3, 4), ember.float64, rng)
+    cc = make_array((2, 4, 5), ember.float64, rng)
+    np.testing.assert_allclose(ember.baddbmm(T(nan), T(bb), T(cc), beta=0, alpha=2).numpy(),
+                               2 * (bb @ cc))
+    np.testing.assert_allclose(ember.addbmm(T(inp), T(bb), T(cc), beta=3).numpy(),
+                               3 * inp + (bb @ cc).sum(0))
+    # integer beta/alpha; a float beta on an integer tensor truncates like PyTorch
+    ti = ember.tensor([[1]])
+    assert ember.addmm(ti, ember.tensor([[1, 2]]), ember.tensor([[1], [2]]), beta=1.5).item() == 6
+
+
+def test_inplace_forms():
+    rng = np.random.default_rng(8)
+    inp = make_array((3, 5), ember.float32, rng)
+    a, b = make_array((3, 4), ember.float32, rng), make_array((4, 5), ember.float32, rng)
+    t = ember.tensor(inp)
+    r = t.addmm_(ember.tensor(a), ember.tensor(b), alpha=2)
+    assert r is t
+    np.testing.assert_allclose(t.numpy(), inp + 2 * (a @ b), rtol=1e-5, atol=1e-5)
+    # in-place on a transposed (non-contiguous) tensor
+    t2 = ember.tensor(np.ascontiguousarray(inp.T)).transpose(0, 1)
+    t2.addmm_(ember.tensor(a), ember.tensor(b))
+    np.testing.assert_allclose(t2.numpy(), inp + a @ b, rtol=1e-5, atol=1e-5)
+    # the input also being an operand
+    sq = make_array((4, 4), ember.float64, rng)
+    ts = ember.tensor(sq)
+    ts.addmm_(ts, ts)
+    np.testing.assert_allclose(ts.numpy(), sq + sq @ sq)
+    v = ember.tensor(inp[:, 0].copy())
+    v.addmv_(ember.tensor(a), ember.tensor(b[:, 0]))
+    np.testing.assert_allclose(v.numpy(), inp[:, 0] + a @ b[:, 0], rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match=r"\[addmm\] output with shape"):
+        ember.tensor(inp[:, :1].copy()).addmm_(ember.tensor(a), ember.tensor(b))
+
+
+def test_out_variants():
+    rng = np.random.default_rng(9)
+    a, b = make_array((3, 4), ember.float32, rng), make_array((4, 5), ember.float32, rng)
+    out = ember.empty(0)
+    r = ember.matmul(ember.tensor(a), ember.tensor(b), out=out)
+    assert r is out and out.shape == (3, 5)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5)
+    # a non-contiguous out of the right shape keeps its strides
+    out2 = ember.zeros(5, 3).transpose(0, 1)
+    ember.mm(ember.tensor(a), ember.tensor(b), out=out2)
+    np.testing.assert_allclose(out2.numpy(), a @ b, rtol=1e-5, atol=1e-5)
+    assert out2.stride() == (1, 3)
+    o = ember.empty(0)
+    ember.addmm(ember.tensor(a[:, :1].copy()), ember.tensor(a), ember.tensor(b), out=o)
+    np.testing.assert_allclose(o.numpy(), a[:, :1] + a @ b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got "
+                                           "double instead"):
+        ember.mm(ember.tensor(a), ember.tensor(b), out=ember.empty(3, 5, dtype=ember.float64))
+
+
+def test_rmatmul_and_operators():
+    a, b = ember.ones(2, 3), ember.ones(3, 4)
+    assert (a @ b).shape == (2, 4)
+    assert b.__rmatmul__(a).shape == (2, 4)
+    assert a.__matmul__(3) is NotImplemented
+    with pytest.raises(TypeError):
+        a @ 3
+
+
+def test_threads_give_same_results():
+    rng = np.random.default_rng(10)
+    a = ember.tensor(make_array((300, 200), ember.float32, rng))
+    b = ember.tensor(make_array((200, 100), ember.float32, rng))
+    d = ember.tensor(make_array((64, 70), ember.float64, rng))
+    i = ember.tensor(rng.integers(-5, 5, (60, 50)))
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        r1 = [(a @ b).numpy(), (d @ d.transpose(0, 1)).numpy(), (i @ i.transpose(0, 1)).numpy()]
+        ember.set_num_threads(2)
+        r2 = [(a @ b).numpy(), (d @ d.transpose(0, 1)).numpy(), (i @ i.transpose(0, 1)).numpy()]
+    finally:
+        ember.set_num_threads(saved)
+    np.testing.assert_allclose(r1[0], r2[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(r1[1], r2[1], rtol=1e-12)
+    np.testing.assert_array_equal(r1[2], r2[2])
+
+
+def test_concurrent_python_threads():
+    # Bindings release the GIL around matmul; concurrent callers must still get right answers.
+    rng = np.random.default_rng(11)
+    mats = [make_array((64, 64), ember.float32, rng) for _ in range(4)]
+    results = [None] * 4
+
+    def work(k):
+        t = ember.tensor(mats[k])
+        for _ in range(20):
+            r = t @ t
+        results[k] = r.numpy()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for k in range(4):
+        np.testing.assert_allclose(results[k], mats[k] @ mats[k], rtol=1e-4, atol=1e-4)
+
+
+def test_many_shapes_hit_the_primitive_cache():
+    # Shapes beyond the cache capacity evict old primitives; results stay right.
+    rng = np.random.default_rng(12)
+    for n in range(1, 600, 1):
+        if n % 97 and n > 20:
+            continue
+        a = make_array((n, 3), ember.float32, rng)
+        b = make_array((3, 2), ember.float32, rng)
+        np.testing.assert_allclose((ember.tensor(a) @ ember.tensor(b)).numpy(), a @ b,
+                                   rtol=1e-5, atol=1e-5)
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+
+def test_shape_errors():
+    f = ember.ones
+    with pytest.raises(RuntimeError, match=r"\[matmul\] mat1 and mat2 shapes cannot be multiplied "
+                                           r"\(2x3 and 4x5\)"):
+        ember.matmul(f(2, 3), f(4, 5))
+    with pytest.raises(RuntimeError, match=r"\[mm\] mat1 and mat2 shapes cannot be multiplied"):
+        ember.mm(f(2, 3), f(4, 5))
+    with pytest.raises(RuntimeError, match=r"\[matmul\] mat1 and mat2 shapes cannot be multiplied "
+                                           r"\(1x3 and 4x5\)"):
+        ember.matmul(f(3), f(4, 5))
+    with pytest.raises(RuntimeError, match=r"\[matmul\] size mismatch, got input \(2\), mat "
+                                           r"\(2x3\), vec \(4\)"):
+        ember.matmul(f(2, 3), f(4))
+    with pytest.raises(RuntimeError, match=r"\[matmul\] inconsistent tensor size"):
+        ember.matmul(f(3), f(4))
+    with pytest.raises(RuntimeError, match="must match the size"):
+        ember.matmul(f(2, 2, 3), f(3, 3, 5))
+    with pytest.raises(RuntimeError, match=r"need to be at least 1D, but they are 0D and 1D"):
+        ember.matmul(f(()), f(4))
+    with pytest.raises(RuntimeError, match=r"\[mm\] self must be a matrix, got 3-D tensor"):
+        ember.mm(f(2, 3, 4), f(3, 5))
+    with pytest.raises(RuntimeError, match=r"\[mm\] mat2 must be a matrix, got 1-D tensor"):
+        ember.mm(f(2, 3), f(3))
+    with pytest.raises(RuntimeError, match=r"\[bmm\] batch1 must be a 3D tensor"):
+        ember.bmm(f(3, 4), f(3, 4, 6))
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 "
+                                           r"tensor to be: \[2, 4\] but got: \[2, 5\]"):
+        ember.bmm(f(2, 3, 4), f(2, 5, 6))
+    with pytest.raises(RuntimeError, match=r"\[mv\] vector \+ matrix @ vector expected"):
+        ember.mv(f(2, 3), f(3, 1))
+    with pytest.raises(RuntimeError, match=r"\[dot\] 1D tensors expected, but got 2D and 1D"):
+        ember.dot(f(2, 2), f(3))
+    with pytest.raises(RuntimeError, match=r"\[addmm\] The expanded size|\[expand\]"):
+        ember.addmm(f(2, 2), f(2, 3), f(3, 5))
+    with pytest.raises(RuntimeError, match=r"\[addbmm\] batch1 and batch2 must have same number "
+                                           r"of batches, got 2 and 3"):
+        ember.addbmm(f(2, 5), f(2, 2, 3), f(3, 3, 5))
+    with pytest.raises(RuntimeError, match=r"\[addmv\] size mismatch"):
+        ember.addmv(f(3), f(2, 3), f(3))
+    with pytest.raises(RuntimeError, match=r"\[inner\] inner\(\) the last dimension must match"):
+        ember.inner(f(2, 3), f(4, 4))
+
+
+def test_dtype_errors():
+    f = ember.ones
+    with pytest.raises(RuntimeError, match=r"\[mm\] expected m1 and m2 to have the same dtype, "
+                                           r"but got: float != double"):
+        ember.mm(f(2, 3), f(3, 5, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match=r"\[matmul\] expected m1 and m2 to have the same "
+                                           r"dtype, but got: long int != int"):
+        ember.matmul(f(2, 3, dtype=ember.int64), f(3, 5, dtype=ember.int32))
+    with pytest.raises(RuntimeError, match=r"\[bmm\] expected scalar type Float but found Double"):
+        ember.bmm(f(2, 3, 4), f(2, 4, 6, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match=r"\[dot\] dot : expected both vectors to have same "
+                                           r"dtype, but found Float and Double"):
+        ember.dot(f(3), f(3, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match=r"\[addmm\] self and mat2 must have the same dtype, "
+                                           r"but got Double and Float"):
+        ember.addmm(f(2, 5, dtype=ember.float64), f(2, 3), f(3, 5))
+    with pytest.raises(NotImplementedError, match=r"not implemented for 'Bool'"):
+        ember.matmul(f(2, 3, dtype=ember.bool), f(3, 2, dtype=ember.bool))
+    with pytest.raises(NotImplementedError, match=r"not implemented for 'Bool'"):
+        ember.dot(f(3, dtype=ember.bool), f(3, dtype=ember.bool))
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float"):
+        ember.addmm(f(1, 1), f(1, 2), f(2, 1), alpha=1j)
+    # An empty bool product is allowed, as in PyTorch.
+    empty = ember.mm(f(2, 0, dtype=ember.bool), f(0, 3, dtype=ember.bool))
+    assert empty.tolist() == [[False] * 3] * 2
