@@ -13,5 +13,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_elementwise(m, cls);
   ember::init_reductions(m, cls);
   ember::init_indexing(m, cls);
+  ember::init_indexing_ops(m, cls);
+  ember::init_view_extras(m, cls);
   ember::init_config(m);
 }

@@ -126,6 +126,8 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_config(py::module_& m);
 py::dtype numpy_dtype_for(ScalarType t);
 py::class_<TensorImpl, TensorImplPtr>& tensor_class();
