@@ -71,6 +71,8 @@ TensorIndex to_tensor_index(py::handle h) {
     return TensorIndex::slice(b, e, step);
   }
   if (py::isinstance<py::array>(h)) {
+    // A 0-d array indexes like the scalar it holds (np.array(1) selects, as in PyTorch).
+    if (py::reinterpret_borrow<py::array>(h).ndim() == 0) return to_tensor_index(h.attr("item")());
     return TensorIndex::tensor_index(to_operand(h, "index"));
   }
   if (PyFloat_Check(o) || PyComplex_Check(o)) invalid_index(h);

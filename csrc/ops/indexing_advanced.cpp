@@ -173,6 +173,7 @@ struct IndexPlan {
   Tensor src_view;                 // self restrided to result_shape
   std::vector<Tensor> idx_views;   // each index restrided to result_shape
   DimVector index_sizes, index_strides;
+  std::vector<IndexCheck> checks;  // bounds of each index, in idx_views order
 };
 
 IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, const char* op) {
@@ -201,12 +202,6 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
     }
     EMBER_THROW(IndexError, "[", op, "] shape mismatch: indexing tensors could not be broadcast "
                 "together with shapes ", shapes);
-  }
-  for (int64_t d = 0; d < static_cast<int64_t>(advanced.size()); ++d) {
-    if (advanced[d].defined()) {
-      check_index_bounds(advanced[d], {op, d, self.size(d), /*allow_negative=*/true,
-                                       /*index_error=*/true});
-    }
   }
 
   // Advanced indices separated by a slice send the result dims to the front (NumPy's rule):
@@ -253,6 +248,8 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
     p.idx_views.push_back(restride(e, p.result_shape, strides));
     p.index_sizes.push_back(self.size(d));
     p.index_strides.push_back(self.stride(d));
+    p.checks.push_back({advanced[d], {op, d, self.size(d), /*allow_negative=*/true,
+                                      /*index_error=*/true}});
   }
   return p;
 }
@@ -260,7 +257,7 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
 Tensor gather_advanced(const Tensor& view, const std::vector<Tensor>& advanced, const char* op) {
   IndexPlan p = make_plan(view, advanced, op);
   Tensor out = empty_tensor(p.result_shape, view.dtype(), view.device(), op);
-  launch_gather(out, p.src_view, p.idx_views, p.index_sizes, p.index_strides, op);
+  launch_gather(out, p.src_view, p.idx_views, p.index_sizes, p.index_strides, op, &p.checks);
   return out;
 }
 
@@ -282,6 +279,7 @@ void put_advanced(const Tensor& view, std::vector<Tensor> advanced, const Tensor
                   bool accumulate, const char* op) {
   check_writable(view, op);
   IndexPlan p = make_plan(view, advanced, op);
+  for (const IndexCheck& c : p.checks) check_index_bounds(c.index, c.spec);
   Tensor v = strip_leading_ones(values, static_cast<int64_t>(p.result_shape.size()));
   bool fits = v.dim() <= static_cast<int64_t>(p.result_shape.size());
   for (int64_t i = 0; fits && i < v.dim(); ++i) {

@@ -82,8 +82,16 @@ bool is_non_overlapping(const Tensor& t) {
 }
 
 void launch_gather(const Tensor& out, const Tensor& src_view, const std::vector<Tensor>& idx_views,
-                   IntArrayRef sizes, IntArrayRef elem_strides, const char* op) {
-  if (out.numel() == 0) return;
+                   IntArrayRef sizes, IntArrayRef elem_strides, const char* op,
+                   const std::vector<IndexCheck>* fresh_checks) {
+  if (out.numel() == 0) {
+    // No element is read, but a non-empty index can still be out of range (x[:, [5]] on a
+    // (0, 3) tensor), which is an error all the same.
+    if (fresh_checks) {
+      for (const IndexCheck& c : *fresh_checks) check_index_bounds(c.index, c.spec);
+    }
+    return;
+  }
   TensorIteratorConfig cfg;
   cfg.name(op).add_output(out).add_input(src_view).check_all_same_dtype(false);
   for (const Tensor& i : idx_views) cfg.add_input(i);
@@ -92,7 +100,21 @@ void launch_gather(const Tensor& out, const Tensor& src_view, const std::vector<
   for (size_t j = 0; j < byte_strides.size(); ++j) {
     byte_strides[j] *= static_cast<int64_t>(src_view.itemsize());
   }
-  index_gather_stub(out.device(), iter, sizes, byte_strides);
+  if (!fresh_checks) {
+    index_gather_stub(out.device(), iter, sizes, byte_strides, nullptr, nullptr);
+    return;
+  }
+  DimVector lo;
+  std::vector<uint64_t> span;
+  for (const IndexCheck& c : *fresh_checks) {
+    lo.push_back(c.spec.allow_negative ? -c.spec.size : 0);
+    span.push_back(static_cast<uint64_t>(c.spec.size) * (c.spec.allow_negative ? 2 : 1));
+  }
+  if (!index_gather_stub(out.device(), iter, sizes, byte_strides, lo.data(), span.data())) {
+    // Slow path, errors only: the separate scan names the first bad index deterministically.
+    for (const IndexCheck& c : *fresh_checks) check_index_bounds(c.index, c.spec);
+    EMBER_THROW(IndexError, "[", op, "] index out of range");  // unreachable in practice
+  }
 }
 
 void launch_put(const Tensor& dst_base, const Tensor& dst_view, const Tensor& src_view,

@@ -31,7 +31,11 @@ enum class PutOp : uint8_t { Assign, Add, Multiply, Max, Min };
 
 // Operands [out, src, idx_0..idx_{n-1}] (idx int64), all of the iteration shape. sizes[j] is the
 // size of the indexed dim (negative indices wrap by it), byte_strides[j] its stride in bytes.
-using IndexGatherFn = void (*)(TensorIterator& iter, IntArrayRef sizes, IntArrayRef byte_strides);
+// With check_lo / check_span (else null), index j is valid iff (uint64)(i - lo[j]) < span[j];
+// an invalid index is never dereferenced and the kernel returns false (the output is then
+// partially written, so this is only for outputs nobody else sees yet).
+using IndexGatherFn = bool (*)(TensorIterator& iter, IntArrayRef sizes, IntArrayRef byte_strides,
+                               const int64_t* check_lo, const uint64_t* check_span);
 // Operands [dst, src, idx_0..] (dst is an *input* operand the kernel writes through, since it
 // has zero strides). `serial` forces one thread.
 using IndexPutFn = void (*)(TensorIterator& iter, IntArrayRef sizes, IntArrayRef byte_strides,
@@ -97,8 +101,16 @@ Tensor restride(const Tensor& t, IntArrayRef sizes, IntArrayRef strides);
 bool is_non_overlapping(const Tensor& t);
 
 // Runs the gather loop into `out` (defined, of the iteration shape).
+// `fresh_checks`: when given (one per index operand: the original index and its bounds), `out`
+// must be a tensor nobody else sees yet; the indices are then validated inside the gather loop
+// instead of in a separate pass, and the spec's error is raised on failure.
+struct IndexCheck {
+  Tensor index;
+  BoundsSpec spec;
+};
 void launch_gather(const Tensor& out, const Tensor& src_view, const std::vector<Tensor>& idx_views,
-                   IntArrayRef sizes, IntArrayRef elem_strides, const char* op);
+                   IntArrayRef sizes, IntArrayRef elem_strides, const char* op,
+                   const std::vector<IndexCheck>* fresh_checks = nullptr);
 // Runs the put loop; `dst_base` is the tensor dst_view restrides (decides serial vs parallel).
 void launch_put(const Tensor& dst_base, const Tensor& dst_view, const Tensor& src_view,
                 const std::vector<Tensor>& idx_views, IntArrayRef sizes, IntArrayRef elem_strides,

@@ -42,18 +42,20 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index_in, cons
                 " to be no larger than self ", list_str(self.sizes()), " apart from dimension ",
                 d);
   }
-  check_index_bounds(index, {op, d, s.size(d), allow_negative, /*index_error=*/false});
-
+  const std::vector<IndexCheck> checks{{index, {op, d, s.size(d), allow_negative,
+                                               /*index_error=*/false}}};
   Tensor result = out;
   if (out.defined()) {
+    check_index_bounds(index, checks[0].spec);  // out is visible: validate before writing
     prepare_out(out, self.dtype(), index_in.sizes(), op);
     if (shares_storage(out, self) || shares_storage(out, index_in)) result = Tensor();
   }
-  if (!result.defined()) result = empty_tensor(index_in.sizes(), self.dtype(), self.device(), op);
+  const bool fresh = !result.defined();
+  if (fresh) result = empty_tensor(index_in.sizes(), self.dtype(), self.device(), op);
   DimVector strides(s.strides());
   strides[d] = 0;
   launch_gather(as_at_least_1d(result), restride(s, index.sizes(), strides), {index},
-                {s.size(d)}, {s.stride(d)}, op);
+                {s.size(d)}, {s.stride(d)}, op, out.defined() ? nullptr : &checks);
   if (out.defined() && !result.is_same(out)) copy_into(out, result, op);
   if (out.defined()) out.bump_version();
   return out.defined() ? out : result;
@@ -174,11 +176,11 @@ Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "[take] take(): Expected a long tensor for "
               "index, but got ", dtype_name(index.dtype()));
   const Tensor flat = reshape(self, {-1});
-  check_index_bounds(index, {op, 0, flat.numel(), /*allow_negative=*/true, /*index_error=*/true,
-                             BoundsStyle::Take});
+  const std::vector<IndexCheck> checks{{index, {op, 0, flat.numel(), /*allow_negative=*/true,
+                                               /*index_error=*/true, BoundsStyle::Take}}};
   Tensor out = empty_tensor(index.sizes(), self.dtype(), self.device(), op);
   launch_gather(out, restride(flat, index.sizes(), DimVector(index.dim(), 0)), {index},
-                {flat.numel()}, {flat.stride(0)}, op);
+                {flat.numel()}, {flat.stride(0)}, op, &checks);
   return out;
 }
 

@@ -85,20 +85,22 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
   }
   const Tensor s = as_at_least_1d(self);
   const Tensor idx = index_vector(index);
-  check_index_bounds(idx, {op, d, s.size(d), /*allow_negative=*/false, /*index_error=*/true,
-                           BoundsStyle::OutOfRangeInSelf});
+  const std::vector<IndexCheck> checks{{idx, {op, d, s.size(d), /*allow_negative=*/false,
+                                             /*index_error=*/true,
+                                             BoundsStyle::OutOfRangeInSelf}}};
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[d] = idx.size(0);
 
   Tensor result = out;
   if (out.defined()) {
+    check_index_bounds(idx, checks[0].spec);  // out is visible: validate before writing
     prepare_out(out, self.dtype(), shape, op);
     if (shares_storage(out, self) || shares_storage(out, index)) result = Tensor();
   }
   if (!result.defined()) result = empty_tensor(shape, self.dtype(), self.device(), op);
   const Tensor r1 = as_at_least_1d(result);
   launch_gather(r1, without_dim(s, r1.sizes(), d), {index_along(idx, r1.sizes(), d)},
-                {s.size(d)}, {s.stride(d)}, op);
+                {s.size(d)}, {s.stride(d)}, op, out.defined() ? nullptr : &checks);
   if (out.defined()) {
     if (!result.is_same(out)) copy_into(out, result, op);
     out.bump_version();

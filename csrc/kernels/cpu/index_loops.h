@@ -76,6 +76,19 @@ void put_loop(TensorIterator& iter, const IndexOffsets& offs, bool serial, const
       }
       return;
     }
+    if (offs.n == 1 && sd == 0 && ss == sizeof(T) && st[2] == sizeof(int64_t)) {
+      // scatter along the inner dim, index_put_ on a 1-d tensor: dense src and index.
+      const int64_t* idx = reinterpret_cast<const int64_t*>(data[2]);
+      const T* s = reinterpret_cast<const T*>(src);
+      const int64_t size = offs.sizes[0], stride = offs.strides[0];
+      for (int64_t k = 0; k < len; ++k) {
+        int64_t i = idx[k];
+        i += (i >> 63) & size;
+        T* d = reinterpret_cast<T*>(dst + i * stride);
+        *d = op(*d, s[k]);
+      }
+      return;
+    }
     for (int64_t k = 0; k < len; ++k) {
       T* d = reinterpret_cast<T*>(dst + k * sd + offs.at(data + 2, st + 2, k));
       *d = op(*d, *reinterpret_cast<const T*>(src + k * ss));

@@ -66,6 +66,16 @@ void assign_loop(TensorIterator& iter, const IndexOffsets& offs, bool serial) {
       for (int64_t k = 0; k < len; ++k) copy_word<E>(base + k * sd, src + k * ss);
       return;
     }
+    if (offs.n == 1 && sd == 0 && st[2] == sizeof(int64_t)) {
+      const int64_t* idx = reinterpret_cast<const int64_t*>(data[2]);
+      const int64_t size = offs.sizes[0], stride = offs.strides[0];
+      for (int64_t k = 0; k < len; ++k) {
+        int64_t i = idx[k];
+        i += (i >> 63) & size;
+        copy_word<E>(dst + i * stride, src + k * ss);
+      }
+      return;
+    }
     for (int64_t k = 0; k < len; ++k) {
       copy_word<E>(dst + k * sd + offs.at(data + 2, st + 2, k), src + k * ss);
     }
