@@ -1,8 +1,8 @@
 // Tensor.__getitem__ / __setitem__: converts the Python index expression into TensorIndex items
 // (argument conversion only; ops/indexing_advanced.cpp applies them).
+#include "ops/indexing.h"
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
-#include "ops/indexing.h"
 
 namespace ember {
 
@@ -40,13 +40,16 @@ Tensor sequence_to_index_tensor(py::handle seq_obj) {
     }
     return py::module_::import("ember").attr("tensor")(seq_obj).cast<Tensor>();
   }
-  return py::module_::import("ember").attr("tensor")(py::list(py::reinterpret_borrow<py::object>(seq_obj))).cast<Tensor>();
+  return py::module_::import("ember")
+      .attr("tensor")(py::list(py::reinterpret_borrow<py::object>(seq_obj)))
+      .cast<Tensor>();
 }
 
 [[noreturn]] void invalid_index(py::handle h) {
-  throw py::index_error(str_cat("[index] only integers, slices (`:`), ellipsis (`...`), None and "
-                                "long or byte Variables are valid indices (got ",
-                                Py_TYPE(h.ptr())->tp_name, ")"));
+  throw py::index_error(
+      str_cat("[index] only integers, slices (`:`), ellipsis (`...`), None and "
+              "long or byte Variables are valid indices (got ",
+              Py_TYPE(h.ptr())->tp_name, ")"));
 }
 
 TensorIndex to_tensor_index(py::handle h) {

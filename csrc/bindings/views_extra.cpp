@@ -14,7 +14,9 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
   return t;
 }
 
-bool is_int(py::handle h) { return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()); }
+bool is_int(py::handle h) {
+  return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr());
+}
 
 // split(split_size_or_sections, dim): an int size or a sequence of sizes.
 py::tuple split_dispatch(const Tensor& t, py::handle sizes, int64_t dim) {
@@ -63,7 +65,8 @@ void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   m.def("unflatten", unflatten_fn, arg("input"), arg("dim"), arg("sizes"));
   cls.def("unflatten", unflatten_fn, arg("dim"), arg("sizes"));
 
-  m.def("t", [](const Tensor& t) { return matrix_t(t); }, arg("input"));
+  m.def(
+      "t", [](const Tensor& t) { return matrix_t(t); }, arg("input"));
   cls.def("t", [](const Tensor& t) { return matrix_t(t); });
   cls.def("t_", [](py::object self) {
     Tensor t = self.cast<Tensor>();
@@ -75,7 +78,8 @@ void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   cls.def_property_readonly("mT", [](const Tensor& t) { return mT(t); });
   cls.def_property_readonly("H", [](const Tensor& t) { return matrix_H(t); });
   cls.def_property_readonly("mH", [](const Tensor& t) { return mH(t); });
-  m.def("adjoint", [](const Tensor& t) { return adjoint(t); }, arg("input"));
+  m.def(
+      "adjoint", [](const Tensor& t) { return adjoint(t); }, arg("input"));
   cls.def("adjoint", [](const Tensor& t) { return adjoint(t); });
 
   auto movedim_fn = [](const Tensor& t, py::handle source, py::handle destination) {
@@ -107,31 +111,34 @@ void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   auto diagonal_fn = [](const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
     return diagonal(t, offset, dim1, dim2);
   };
-  m.def("diagonal", diagonal_fn, arg("input"), arg("offset") = 0, arg("dim1") = 0,
-        arg("dim2") = 1);
+  m.def("diagonal", diagonal_fn, arg("input"), arg("offset") = 0, arg("dim1") = 0, arg("dim2") = 1);
   cls.def("diagonal", diagonal_fn, arg("offset") = 0, arg("dim1") = 0, arg("dim2") = 1);
 
-  cls.def("unfold", [](const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
-    return unfold(t, dimension, size, step);
-  }, arg("dimension"), arg("size"), arg("step"));
+  cls.def(
+      "unfold",
+      [](const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
+        return unfold(t, dimension, size, step);
+      },
+      arg("dimension"), arg("size"), arg("step"));
 
   // --- splitting ------------------------------------------------------------------------
   auto unbind_fn = [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); };
   m.def("unbind", unbind_fn, arg("input"), arg("dim") = 0);
   cls.def("unbind", unbind_fn, arg("dim") = 0);
 
-  m.def("split", [](const Tensor& t, py::handle sizes, int64_t dim) {
-    return split_dispatch(t, sizes, dim);
-  }, arg("tensor"), arg("split_size_or_sections"), arg("dim") = 0);
-  cls.def("split", [](const Tensor& t, py::handle sizes, int64_t dim) {
-    return split_dispatch(t, sizes, dim);
-  }, arg("split_size"), arg("dim") = 0);
+  m.def(
+      "split",
+      [](const Tensor& t, py::handle sizes, int64_t dim) { return split_dispatch(t, sizes, dim); },
+      arg("tensor"), arg("split_size_or_sections"), arg("dim") = 0);
+  cls.def(
+      "split",
+      [](const Tensor& t, py::handle sizes, int64_t dim) { return split_dispatch(t, sizes, dim); },
+      arg("split_size"), arg("dim") = 0);
   auto split_with_sizes_fn = [](const Tensor& t, py::handle sizes, int64_t dim) {
-    return to_tuple(split_with_sizes(t, parse_int_sequence(sizes, "split_with_sizes",
-                                                           "split_sizes"), dim));
+    return to_tuple(
+        split_with_sizes(t, parse_int_sequence(sizes, "split_with_sizes", "split_sizes"), dim));
   };
-  m.def("split_with_sizes", split_with_sizes_fn, arg("input"), arg("split_sizes"),
-        arg("dim") = 0);
+  m.def("split_with_sizes", split_with_sizes_fn, arg("input"), arg("split_sizes"), arg("dim") = 0);
   cls.def("split_with_sizes", split_with_sizes_fn, arg("split_sizes"), arg("dim") = 0);
 
   auto chunk_fn = [](const Tensor& t, int64_t chunks, int64_t dim) {
@@ -143,9 +150,9 @@ void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   m.def("tensor_split", tensor_split_kw, arg("input"), arg("indices_or_sections") = py::none(),
         arg("dim") = 0, py::kw_only(), arg("sections") = py::none(), arg("indices") = py::none(),
         arg("tensor_indices_or_sections") = py::none());
-  cls.def("tensor_split", tensor_split_kw, arg("indices_or_sections") = py::none(),
-          arg("dim") = 0, py::kw_only(), arg("sections") = py::none(),
-          arg("indices") = py::none(), arg("tensor_indices_or_sections") = py::none());
+  cls.def("tensor_split", tensor_split_kw, arg("indices_or_sections") = py::none(), arg("dim") = 0,
+          py::kw_only(), arg("sections") = py::none(), arg("indices") = py::none(),
+          arg("tensor_indices_or_sections") = py::none());
 
   for (char which : {'h', 'v', 'd'}) {
     const char* name = which == 'h' ? "hsplit" : which == 'v' ? "vsplit" : "dsplit";

@@ -101,8 +101,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                         const std::string& reduce, bool include_self = true);
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                      const std::string& reduce, bool include_self = true,
-                      const Tensor& out = {});
+                      const std::string& reduce, bool include_self = true, const Tensor& out = {});
 
 // ---------------------------------------------------------------------------------------------
 // index_* family along one dim with a 1-D (or 0-D) index (indexing_select.cpp).

@@ -19,7 +19,9 @@ namespace ember {
 
 namespace {
 
-bool is_mask_dtype(ScalarType t) { return t == ScalarType::Bool || t == ScalarType::UInt8; }
+bool is_mask_dtype(ScalarType t) {
+  return t == ScalarType::Bool || t == ScalarType::UInt8;
+}
 
 // A view of self after the basic indices, plus the advanced index (int64 or undefined) for each
 // of its leading dims.
@@ -89,7 +91,8 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
     }
   }
   if (self.dim() == 0 && index.size() == 1 && index[0].kind == K::Integer) {
-    EMBER_THROW(IndexError, "[", op, "] invalid index of a 0-dim tensor. Use `tensor.item()` in "
+    EMBER_THROW(IndexError, "[", op,
+                "] invalid index of a 0-dim tensor. Use `tensor.item()` in "
                 "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   }
   EMBER_CHECK_T(IndexError, specified <= self.dim(), "[", op,
@@ -170,8 +173,8 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
 // The geometry of one advanced-indexing gather/put over `self` (see the Note).
 struct IndexPlan {
   DimVector result_shape;
-  Tensor src_view;                 // self restrided to result_shape
-  std::vector<Tensor> idx_views;   // each index restrided to result_shape
+  Tensor src_view;                // self restrided to result_shape
+  std::vector<Tensor> idx_views;  // each index restrided to result_shape
   DimVector index_sizes, index_strides;
   std::vector<IndexCheck> checks;  // bounds of each index, in idx_views order
 };
@@ -200,8 +203,10 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
       if (!shapes.empty()) shapes += ", ";
       shapes += list_str(idx.sizes());
     }
-    EMBER_THROW(IndexError, "[", op, "] shape mismatch: indexing tensors could not be broadcast "
-                "together with shapes ", shapes);
+    EMBER_THROW(IndexError, "[", op,
+                "] shape mismatch: indexing tensors could not be broadcast "
+                "together with shapes ",
+                shapes);
   }
 
   // Advanced indices separated by a slice send the result dims to the front (NumPy's rule):
@@ -210,7 +215,8 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
   for (int64_t d = 0; d < static_cast<int64_t>(advanced.size()); ++d) {
     if (advanced[d].defined()) indexed.push_back(d);
   }
-  const bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  const bool adjacent =
+      indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
   DimVector order;
   if (adjacent) {
     for (int64_t d = 0; d < nd; ++d) order.push_back(d);
@@ -248,8 +254,9 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
     p.idx_views.push_back(restride(e, p.result_shape, strides));
     p.index_sizes.push_back(self.size(d));
     p.index_strides.push_back(self.stride(d));
-    p.checks.push_back({advanced[d], {op, d, self.size(d), /*allow_negative=*/true,
-                                      /*index_error=*/true}});
+    p.checks.push_back({advanced[d],
+                        {op, d, self.size(d), /*allow_negative=*/true,
+                         /*index_error=*/true}});
   }
   return p;
 }
@@ -370,11 +377,15 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
                    bool accumulate) {
   const char* op = "index_put_";
   EMBER_CHECK_T(IndexError, static_cast<int64_t>(indices.size()) <= self.dim(), "[", op,
-                "] too many indices for tensor of dimension ", self.dim(), " (got ",
-                indices.size(), ")");
-  EMBER_CHECK(values.dtype() == self.dtype(), "[", op, "] Index put requires the source and "
-              "destination dtypes match, got ", dtype_name(self.dtype()), " for the destination "
-              "and ", dtype_name(values.dtype()), " for the source.");
+                "] too many indices for tensor of dimension ", self.dim(), " (got ", indices.size(),
+                ")");
+  EMBER_CHECK(values.dtype() == self.dtype(), "[", op,
+              "] Index put requires the source and "
+              "destination dtypes match, got ",
+              dtype_name(self.dtype()),
+              " for the destination "
+              "and ",
+              dtype_name(values.dtype()), " for the source.");
   BasicResult r = apply_basic(self, aten_to_python_index(indices), op, /*ints_as_select=*/false);
   if (!r.has_advanced) {
     // No index at all: the whole tensor is the destination.

@@ -30,18 +30,17 @@ std::string list_str(IntArrayRef v) {
 void check_index_bounds(const Tensor& index, const BoundsSpec& spec) {
   if (index.numel() == 0) return;
   const int64_t lo = spec.allow_negative ? -spec.size : 0;
-  auto iter = TensorIteratorConfig()
-                  .name(spec.op)
-                  .add_input(index)
-                  .check_all_same_dtype(false)
-                  .build();
+  auto iter =
+      TensorIteratorConfig().name(spec.op).add_input(index).check_all_same_dtype(false).build();
   int64_t bad = 0;
   if (!index_bounds_stub(index.device(), iter, lo, spec.size, &bad)) return;
   std::string msg;
   switch (spec.style) {
     case BoundsStyle::OutOfBounds:
-      msg = str_cat("[", spec.op, "] ", spec.prefix, "index ", bad, " is out of bounds for "
-                    "dimension ", spec.dim, " with size ", spec.size);
+      msg = str_cat("[", spec.op, "] ", spec.prefix, "index ", bad,
+                    " is out of bounds for "
+                    "dimension ",
+                    spec.dim, " with size ", spec.size);
       break;
     case BoundsStyle::OutOfRangeInSelf:
       msg = str_cat("[", spec.op, "] ", spec.prefix, "index out of range in self");
@@ -65,7 +64,7 @@ Tensor restride(const Tensor& t, IntArrayRef sizes, IntArrayRef strides) {
 }
 
 bool is_non_overlapping(const Tensor& t) {
-  // Sort the dims that move by stride; each must start past the extent of the previous ones.
+  // Sort the dims that move by stride.
   DimVector dims;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) == 0) return true;  // an empty tensor has no elements to overlap
@@ -73,10 +72,11 @@ bool is_non_overlapping(const Tensor& t) {
   }
   std::sort(dims.begin(), dims.end(),
             [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
-  int64_t extent = 1;  // elements spanned by the dims seen so far
+  // Sufficient condition: each stride exceeds the largest offset the smaller-stride dims reach.
+  int64_t max_offset = 0;
   for (int64_t d : dims) {
-    if (t.stride(d) < extent) return false;
-    extent = t.stride(d) * t.size(d);
+    if (t.stride(d) <= max_offset) return false;
+    max_offset += t.stride(d) * (t.size(d) - 1);
   }
   return true;
 }

@@ -3,7 +3,8 @@
 // Note [Indexing through restrided views]
 // Every indexing op is one of two loops over an iteration shape S:
 //   gather:  out[i] = src[i + sum_j idx_j[i] * stride_j]          (getitem, gather, take, ...)
-//   put:     dst[i + sum_j idx_j[i] * stride_j] op= src[i]        (setitem, scatter, index_add, ...)
+//   put:     dst[i + sum_j idx_j[i] * stride_j] op= src[i]        (setitem, scatter, index_add,
+//   ...)
 // where `src` / `dst` are views of the indexed tensor restrided to S: the indexed dims get
 // stride 0 (their offset comes from the index values instead) and the other dims keep their
 // strides. Index tensors are likewise restrided (broadcast) to S. A TensorIterator over these
@@ -72,18 +73,18 @@ std::string list_str(IntArrayRef v);
 
 // How an out-of-range index is reported (each op family words it as PyTorch does).
 enum class BoundsStyle {
-  OutOfBounds,      // "index 5 is out of bounds for dimension 0 with size 3"
-  OutOfRangeInSelf, // "index out of range in self"  (index_select, index_add)
-  Take,             // "out of range: tried to access index 12 on a tensor of 12 elements."
+  OutOfBounds,       // "index 5 is out of bounds for dimension 0 with size 3"
+  OutOfRangeInSelf,  // "index out of range in self"  (index_select, index_add)
+  Take,              // "out of range: tried to access index 12 on a tensor of 12 elements."
 };
 struct BoundsSpec {
   const char* op;
   int64_t dim;
   int64_t size;
-  bool allow_negative;        // valid range [-size, size) instead of [0, size)
-  bool index_error;           // IndexError instead of RuntimeError
+  bool allow_negative;  // valid range [-size, size) instead of [0, size)
+  bool index_error;     // IndexError instead of RuntimeError
   BoundsStyle style = BoundsStyle::OutOfBounds;
-  const char* prefix = "";    // e.g. "index_copy_(): "
+  const char* prefix = "";  // e.g. "index_copy_(): "
 };
 // Throws the op's error when `index` (int64) has a value out of range. Never touches memory
 // other than reading the index.

@@ -37,13 +37,15 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index_in, cons
   EMBER_CHECK(s.dim() == index.dim(), "[", op,
               "] Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < s.dim(); ++k) {
-    EMBER_CHECK(k == d || index.size(k) <= s.size(k), "[", op, "] Size does not match at "
-                "dimension ", k, " expected index ", list_str(index_in.sizes()),
-                " to be no larger than self ", list_str(self.sizes()), " apart from dimension ",
-                d);
+    EMBER_CHECK(k == d || index.size(k) <= s.size(k), "[", op,
+                "] Size does not match at "
+                "dimension ",
+                k, " expected index ", list_str(index_in.sizes()), " to be no larger than self ",
+                list_str(self.sizes()), " apart from dimension ", d);
   }
-  const std::vector<IndexCheck> checks{{index, {op, d, s.size(d), allow_negative,
-                                               /*index_error=*/false}}};
+  const std::vector<IndexCheck> checks{{index,
+                                        {op, d, s.size(d), allow_negative,
+                                         /*index_error=*/false}}};
   Tensor result = out;
   if (out.defined()) {
     check_index_bounds(index, checks[0].spec);  // out is visible: validate before writing
@@ -54,8 +56,8 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index_in, cons
   if (fresh) result = empty_tensor(index_in.sizes(), self.dtype(), self.device(), op);
   DimVector strides(s.strides());
   strides[d] = 0;
-  launch_gather(as_at_least_1d(result), restride(s, index.sizes(), strides), {index},
-                {s.size(d)}, {s.stride(d)}, op, out.defined() ? nullptr : &checks);
+  launch_gather(as_at_least_1d(result), restride(s, index.sizes(), strides), {index}, {s.size(d)},
+                {s.stride(d)}, op, out.defined() ? nullptr : &checks);
   if (out.defined() && !result.is_same(out)) copy_into(out, result, op);
   if (out.defined()) out.bump_version();
   return out.defined() ? out : result;
@@ -153,9 +155,12 @@ Scalar reduce_identity(const std::string& reduce, ScalarType dtype) {
     return Scalar(is_max ? -inf : inf);
   }
   switch (dtype) {
-    case ScalarType::UInt8: return Scalar(int64_t(is_max ? 0 : 255));
-    case ScalarType::Int8: return Scalar(int64_t(is_max ? -128 : 127));
-    case ScalarType::Int16: return Scalar(int64_t(is_max ? -32768 : 32767));
+    case ScalarType::UInt8:
+      return Scalar(int64_t(is_max ? 0 : 255));
+    case ScalarType::Int8:
+      return Scalar(int64_t(is_max ? -128 : 127));
+    case ScalarType::Int16:
+      return Scalar(int64_t(is_max ? -32768 : 32767));
     case ScalarType::Int32:
       return Scalar(int64_t(is_max ? std::numeric_limits<int32_t>::min()
                                    : std::numeric_limits<int32_t>::max()));
@@ -173,11 +178,14 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
 
 Tensor take(const Tensor& self, const Tensor& index) {
   const char* op = "take";
-  EMBER_CHECK(index.dtype() == ScalarType::Int64, "[take] take(): Expected a long tensor for "
-              "index, but got ", dtype_name(index.dtype()));
+  EMBER_CHECK(index.dtype() == ScalarType::Int64,
+              "[take] take(): Expected a long tensor for "
+              "index, but got ",
+              dtype_name(index.dtype()));
   const Tensor flat = reshape(self, {-1});
-  const std::vector<IndexCheck> checks{{index, {op, 0, flat.numel(), /*allow_negative=*/true,
-                                               /*index_error=*/true, BoundsStyle::Take}}};
+  const std::vector<IndexCheck> checks{{index,
+                                        {op, 0, flat.numel(), /*allow_negative=*/true,
+                                         /*index_error=*/true, BoundsStyle::Take}}};
   Tensor out = empty_tensor(index.sizes(), self.dtype(), self.device(), op);
   launch_gather(out, restride(flat, index.sizes(), DimVector(index.dim(), 0)), {index},
                 {flat.numel()}, {flat.stride(0)}, op, &checks);
@@ -187,8 +195,10 @@ Tensor take(const Tensor& self, const Tensor& index) {
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim,
                       const Tensor& out) {
   const char* op = "take_along_dim";
-  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "[", op, "] torch.take_along_dim(): dtype of "
-              "indices should be Long but got ", dtype_name(indices.dtype()));
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "[", op,
+              "] torch.take_along_dim(): dtype of "
+              "indices should be Long but got ",
+              dtype_name(indices.dtype()));
   if (!dim) {
     return gather_impl(reshape(self, {-1}), 0, reshape(indices, {-1}), out,
                        /*allow_negative=*/false, op);
@@ -196,9 +206,10 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
   EMBER_CHECK_T(IndexError, self.dim() > 0, "[", op, "] Dimension specified as ", *dim,
                 " but tensor has no dimensions");
   const int64_t d = wrap_dim(*dim, self.dim(), op);
-  EMBER_CHECK(self.dim() == indices.dim(), "[", op, "] torch.take_along_dim(): input and indices "
-              "should have the same number of dimensions, but got ", self.dim(),
-              " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  EMBER_CHECK(self.dim() == indices.dim(), "[", op,
+              "] torch.take_along_dim(): input and indices "
+              "should have the same number of dimensions, but got ",
+              self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
   // Broadcast every dim but `dim` between self and indices (PyTorch's _take_along_dim_helper).
   DimVector self_sizes(self.sizes()), index_sizes(indices.sizes());
   self_sizes[d] = indices.size(d);
@@ -250,12 +261,19 @@ Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Te
                         const std::string& reduce, bool include_self) {
   const char* op = "scatter_reduce";
   PutOp put;
-  if (reduce == "sum" || reduce == "mean") put = PutOp::Add;
-  else if (reduce == "prod") put = PutOp::Multiply;
-  else if (reduce == "amax") put = PutOp::Max;
-  else if (reduce == "amin") put = PutOp::Min;
-  else EMBER_THROW(Error, "[", op, "] reduce argument must be either sum, prod, mean, amax or "
-                   "amin, got ", reduce);
+  if (reduce == "sum" || reduce == "mean")
+    put = PutOp::Add;
+  else if (reduce == "prod")
+    put = PutOp::Multiply;
+  else if (reduce == "amax")
+    put = PutOp::Max;
+  else if (reduce == "amin")
+    put = PutOp::Min;
+  else
+    EMBER_THROW(Error, "[", op,
+                "] reduce argument must be either sum, prod, mean, amax or "
+                "amin, got ",
+                reduce);
   const ScalarType dt = self.dtype();
   EMBER_CHECK_T(NotImplementedError, !(reduce == "mean" && dt == ScalarType::Bool), "[", op,
                 "] reduce='mean' is not implemented for dtype bool");
@@ -288,9 +306,8 @@ Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self, const Tensor& out) {
-  return functional(self, out, {index, src}, "scatter_reduce", [&](Tensor& t) {
-    scatter_reduce_(t, dim, index, src, reduce, include_self);
-  });
+  return functional(self, out, {index, src}, "scatter_reduce",
+                    [&](Tensor& t) { scatter_reduce_(t, dim, index, src, reduce, include_self); });
 }
 
 }  // namespace ember

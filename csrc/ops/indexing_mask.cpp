@@ -32,8 +32,10 @@ Tensor as_dense_bool(const Tensor& t) {
 }
 
 void check_bool_mask(const Tensor& mask, const char* op) {
-  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op, "] ", op, " only supports boolean "
-              "masks, but got mask with dtype ", dtype_name(mask.dtype()));
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op, "] ", op,
+              " only supports boolean "
+              "masks, but got mask with dtype ",
+              dtype_name(mask.dtype()));
 }
 
 }  // namespace
@@ -41,12 +43,14 @@ void check_bool_mask(const Tensor& mask, const char* op) {
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value) {
   const char* op = "masked_fill_";
   check_bool_mask(mask, op);
-  EMBER_CHECK(value.dim() == 0, "[", op, "] masked_fill_ only supports a 0-dimensional value "
-              "tensor, but got tensor with ", value.dim(), " dimension(s).");
+  EMBER_CHECK(value.dim() == 0, "[", op,
+              "] masked_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
   check_writable(self, op);
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), op);
-  EMBER_CHECK(self.sizes().equals(shape), "[", op, "] output with shape ",
-              list_str(self.sizes()), " doesn't match the broadcast shape ", list_str(shape));
+  EMBER_CHECK(self.sizes().equals(shape), "[", op, "] output with shape ", list_str(self.sizes()),
+              " doesn't match the broadcast shape ", list_str(shape));
   const Tensor v = contiguous(to_dtype(value, self.dtype()));
   if (self.numel() > 0) {
     auto iter = TensorIteratorConfig()
@@ -79,10 +83,12 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 
 Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) {
   const char* op = "masked_select";
-  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op, "] masked_select: expected BoolTensor "
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op,
+              "] masked_select: expected BoolTensor "
               "for mask");
   if (out.defined()) {
-    EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] masked_select(): self and result must "
+    EMBER_CHECK(out.dtype() == self.dtype(), "[", op,
+                "] masked_select(): self and result must "
                 "have the same scalar type");
   }
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), op);
@@ -100,13 +106,15 @@ Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) 
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
   const char* op = "masked_scatter_";
   check_bool_mask(mask, op);
-  EMBER_CHECK(self.dtype() == source.dtype(), "[", op, "] masked_scatter: expected self and "
-              "source to have same dtypes but got ", dtype_name(self.dtype()), " and ",
-              dtype_name(source.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "[", op,
+              "] masked_scatter: expected self and "
+              "source to have same dtypes but got ",
+              dtype_name(self.dtype()), " and ", dtype_name(source.dtype()));
   check_writable(self, op);
   const Tensor coords = nonzero(expand(mask, self.sizes()));
   const int64_t n = coords.size(0);
-  EMBER_CHECK(source.numel() >= n, "[", op, "] Number of elements of source < number of ones in "
+  EMBER_CHECK(source.numel() >= n, "[", op,
+              "] Number of elements of source < number of ones in "
               "mask");
   if (n == 0) {
     self.bump_version();
@@ -129,8 +137,10 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
 Tensor nonzero(const Tensor& self, const Tensor& out) {
   const char* op = "nonzero";
   if (out.defined()) {
-    EMBER_CHECK(out.dtype() == ScalarType::Int64, "[", op, "] nonzero: Expected out tensor to "
-                "have scalar type Long but got scalar type ", dtype_name(out.dtype()));
+    EMBER_CHECK(out.dtype() == ScalarType::Int64, "[", op,
+                "] nonzero: Expected out tensor to "
+                "have scalar type Long but got scalar type ",
+                dtype_name(out.dtype()));
   }
   const Tensor m = as_dense_bool(self);
   const int64_t n = count_true_stub(self.device(), m);
@@ -151,6 +161,8 @@ std::vector<Tensor> nonzero_tuple(const Tensor& self) {
   return out;
 }
 
-Tensor argwhere(const Tensor& self) { return nonzero(self); }
+Tensor argwhere(const Tensor& self) {
+  return nonzero(self);
+}
 
 }  // namespace ember

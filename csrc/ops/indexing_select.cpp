@@ -21,7 +21,9 @@ Tensor as_at_least_1d(const Tensor& t) {
 }
 
 // The index as a 1-d int64 tensor.
-Tensor index_vector(const Tensor& index) { return as_at_least_1d(to_long_index(index)); }
+Tensor index_vector(const Tensor& index) {
+  return as_at_least_1d(to_long_index(index));
+}
 
 // `index` (1-d) viewed with `shape`, moving only along dim d.
 Tensor index_along(const Tensor& index, IntArrayRef shape, int64_t d) {
@@ -80,14 +82,16 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
                 "] index_select(): Index is supposed to be a vector");
   const int64_t d = wrap_dim(dim, self.dim(), op);
   if (self.dim() == 0) {
-    EMBER_CHECK(index.numel() == 1, "[", op, "] index_select(): Index to scalar can have only 1 "
-                "value, got ", index.numel(), " value(s)");
+    EMBER_CHECK(index.numel() == 1, "[", op,
+                "] index_select(): Index to scalar can have only 1 "
+                "value, got ",
+                index.numel(), " value(s)");
   }
   const Tensor s = as_at_least_1d(self);
   const Tensor idx = index_vector(index);
-  const std::vector<IndexCheck> checks{{idx, {op, d, s.size(d), /*allow_negative=*/false,
-                                             /*index_error=*/true,
-                                             BoundsStyle::OutOfRangeInSelf}}};
+  const std::vector<IndexCheck> checks{{idx,
+                                        {op, d, s.size(d), /*allow_negative=*/false,
+                                         /*index_error=*/true, BoundsStyle::OutOfRangeInSelf}}};
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[d] = idx.size(0);
 
@@ -99,8 +103,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
   }
   if (!result.defined()) result = empty_tensor(shape, self.dtype(), self.device(), op);
   const Tensor r1 = as_at_least_1d(result);
-  launch_gather(r1, without_dim(s, r1.sizes(), d), {index_along(idx, r1.sizes(), d)},
-                {s.size(d)}, {s.stride(d)}, op, out.defined() ? nullptr : &checks);
+  launch_gather(r1, without_dim(s, r1.sizes(), d), {index_along(idx, r1.sizes(), d)}, {s.size(d)},
+                {s.stride(d)}, op, out.defined() ? nullptr : &checks);
   if (out.defined()) {
     if (!result.is_same(out)) copy_into(out, result, op);
     out.bump_version();
@@ -114,12 +118,14 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   const char* op = "index_add_";
   check_writable(self, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
-  EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op, "] index_add_(): Index is supposed to be "
-                "a vector, but got dim: ", index.dim(), " with type: ", dtype_name(index.dtype()),
+  EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op,
+                "] index_add_(): Index is supposed to be "
+                "a vector, but got dim: ",
+                index.dim(), " with type: ", dtype_name(index.dtype()),
                 " and size: ", list_str(index.sizes()));
-  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
-              "] index_add_(): Expected dtype int32/int64 for index but got: ",
-              dtype_name(index.dtype()));
+  EMBER_CHECK(
+      index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
+      "] index_add_(): Expected dtype int32/int64 for index but got: ", dtype_name(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), "[", op, "] index_add_(): self (",
               dtype_name(self.dtype()), ") and source (", dtype_name(source.dtype()),
               ") must have the same scalar type");
@@ -133,9 +139,10 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   for (int64_t k = 0; same_shape && k < self.dim(); ++k) {
     same_shape = k == d || self.size(k) == source.size(k);
   }
-  EMBER_CHECK(same_shape, "[", op, "] source tensor shape must match self tensor shape, "
-              "excluding the specified dimension. Got self.shape = ", list_str(self.sizes()),
-              " source.shape = ", list_str(source.sizes()));
+  EMBER_CHECK(same_shape, "[", op,
+              "] source tensor shape must match self tensor shape, "
+              "excluding the specified dimension. Got self.shape = ",
+              list_str(self.sizes()), " source.shape = ", list_str(source.sizes()));
   const Tensor idx = index_vector(index);
   check_index_bounds(idx, {op, d, as_at_least_1d(self).size(d), /*allow_negative=*/false,
                            /*index_error=*/true, BoundsStyle::OutOfRangeInSelf});
@@ -162,20 +169,28 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   const char* op = "index_copy_";
   check_writable(self, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
-  EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op, "] index_copy_(): Index should have "
-                "dimension 1 or 0 (got ", index.dim(), ")");
+  EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op,
+                "] index_copy_(): Index should have "
+                "dimension 1 or 0 (got ",
+                index.dim(), ")");
   const int64_t num_indices = index.numel();
-  EMBER_CHECK_T(IndexError, source.dim() != 0 || num_indices == 1, "[", op, "] index_copy_(): "
-                "When source is scalar, index should have one element (got ", num_indices, ")");
-  EMBER_CHECK_T(IndexError, source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
-                "[", op, "] index_copy_(): When source and destination are not scalars, their "
-                "dimensionality must match. Source dimensionality (", source.dim(),
-                "), destination dimensionality (", self.dim(), ")");
-  EMBER_CHECK(index.dtype() == ScalarType::Int64, "[", op, "] index_copy_(): Expected a long "
-              "tensor for index, but got ", dtype_name(index.dtype()));
-  EMBER_CHECK(self.dtype() == source.dtype(), "[", op, "] index_copy_(): self and source "
-              "expected to have the same dtype, but got (self) ", dtype_name(self.dtype()),
-              " and (source) ", dtype_name(source.dtype()));
+  EMBER_CHECK_T(IndexError, source.dim() != 0 || num_indices == 1, "[", op,
+                "] index_copy_(): "
+                "When source is scalar, index should have one element (got ",
+                num_indices, ")");
+  EMBER_CHECK_T(IndexError, source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0, "[",
+                op,
+                "] index_copy_(): When source and destination are not scalars, their "
+                "dimensionality must match. Source dimensionality (",
+                source.dim(), "), destination dimensionality (", self.dim(), ")");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "[", op,
+              "] index_copy_(): Expected a long "
+              "tensor for index, but got ",
+              dtype_name(index.dtype()));
+  EMBER_CHECK(self.dtype() == source.dtype(), "[", op,
+              "] index_copy_(): self and source "
+              "expected to have the same dtype, but got (self) ",
+              dtype_name(self.dtype()), " and (source) ", dtype_name(source.dtype()));
   // The slices (all dims but `dim`) must agree.
   DimVector self_slice(self.sizes()), source_slice(source.sizes());
   if (self.dim() > 0) self_slice.erase(d);
@@ -186,8 +201,10 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
       for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
       return r;
     };
-    EMBER_THROW(Error, "[", op, "] index_copy_(): Source/destination tensor must have same slice "
-                "shapes. Destination slice shape: ", join(self_slice), " at dimension ", d,
+    EMBER_THROW(Error, "[", op,
+                "] index_copy_(): Source/destination tensor must have same slice "
+                "shapes. Destination slice shape: ",
+                join(self_slice), " at dimension ", d,
                 " and source slice shape: ", join(source_slice), " at dimension 0.");
   }
   EMBER_CHECK_T(IndexError, source.dim() == 0 || num_indices == source.size(d), "[", op,
@@ -209,8 +226,10 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   const char* op = "index_fill_";
-  EMBER_CHECK(value.dim() == 0, "[", op, "] index_fill_ only supports a 0-dimensional value "
-              "tensor, but got tensor with ", value.dim(), " dimension(s).");
+  EMBER_CHECK(value.dim() == 0, "[", op,
+              "] index_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
   check_writable(self, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK_T(IndexError, index.dtype() == ScalarType::Int64, "[", op,

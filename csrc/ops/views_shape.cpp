@@ -83,38 +83,51 @@ Tensor numpy_T(const Tensor& t) {
 }
 
 Tensor mT(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "[mT] tensor.mT is only supported on matrices or batches of matrices. "
-              "Got ", t.dim(), "-D tensor.");
+  EMBER_CHECK(t.dim() >= 2,
+              "[mT] tensor.mT is only supported on matrices or batches of matrices. "
+              "Got ",
+              t.dim(), "-D tensor.");
   return transpose(t, -2, -1);
 }
 
 Tensor matrix_H(const Tensor& t) {
-  EMBER_CHECK(t.dim() == 2 || t.dim() == 0, "[H] tensor.H is only supported on matrices (2-D "
-              "tensors). Got ", t.dim(), "-D tensor.",
+  EMBER_CHECK(t.dim() == 2 || t.dim() == 0,
+              "[H] tensor.H is only supported on matrices (2-D "
+              "tensors). Got ",
+              t.dim(), "-D tensor.",
               t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
   return conj_if_complex(t.dim() == 0 ? alias(t) : transpose(t, 0, 1));
 }
 
 Tensor mH(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "[mH] tensor.mH is only supported on matrices or batches of matrices. "
-              "Got ", t.dim(), "-D tensor.");
+  EMBER_CHECK(t.dim() >= 2,
+              "[mH] tensor.mH is only supported on matrices or batches of matrices. "
+              "Got ",
+              t.dim(), "-D tensor.");
   return conj_if_complex(transpose(t, -2, -1));
 }
 
 Tensor adjoint(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "[adjoint] tensor.adjoint() is only supported on matrices or batches "
-              "of matrices. Got ", t.dim(), "-D tensor.");
+  EMBER_CHECK(t.dim() >= 2,
+              "[adjoint] tensor.adjoint() is only supported on matrices or batches "
+              "of matrices. Got ",
+              t.dim(), "-D tensor.");
   return conj_if_complex(transpose(t, -2, -1));
 }
 
 Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
   const char* op = "movedim";
   const int64_t n = t.dim();
-  EMBER_CHECK(source.size() == destination.size(), "[movedim] Invalid source or destination dims: "
-              "source (", list_str(source), " dims) should contain the same number of dims as "
-              "destination (", list_str(destination), " dims)");
+  EMBER_CHECK(source.size() == destination.size(),
+              "[movedim] Invalid source or destination dims: "
+              "source (",
+              list_str(source),
+              " dims) should contain the same number of dims as "
+              "destination (",
+              list_str(destination), " dims)");
   DimVector order(std::max<int64_t>(n, 0), -1);
-  std::vector<bool> src_used(std::max<int64_t>(n, 1), false), dst_used(std::max<int64_t>(n, 1), false);
+  std::vector<bool> src_used(std::max<int64_t>(n, 1), false),
+      dst_used(std::max<int64_t>(n, 1), false);
   for (size_t i = 0; i < source.size(); ++i) {
     int64_t s = wrap_dim(source[i], n, op), d = wrap_dim(destination[i], n, op);
     EMBER_CHECK(!src_used[s], "[movedim] repeated dim in `source` (", list_str(source), ")");
@@ -134,7 +147,9 @@ Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
   return permute(t, order);
 }
 
-Tensor broadcast_to(const Tensor& t, IntArrayRef shape) { return expand(t, shape); }
+Tensor broadcast_to(const Tensor& t, IntArrayRef shape) {
+  return expand(t, shape);
+}
 
 std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
   DimVector shape;

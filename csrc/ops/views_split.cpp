@@ -27,11 +27,15 @@ int64_t directional_dim(const Tensor& t, char which) {
   const int64_t min_dims = which == 'h' ? 1 : which == 'v' ? 2 : 3;
   const char* name = split_name(which);
   if (which == 'h') {
-    EMBER_CHECK(t.dim() >= 1, "[", name, "] torch.hsplit requires a tensor with at least 1 "
-                "dimension, but got a tensor with ", t.dim(), " dimensions!");
+    EMBER_CHECK(t.dim() >= 1, "[", name,
+                "] torch.hsplit requires a tensor with at least 1 "
+                "dimension, but got a tensor with ",
+                t.dim(), " dimensions!");
   } else {
-    EMBER_CHECK(t.dim() >= min_dims, "[", name, "] torch.", name, " requires a tensor with at "
-                "least ", min_dims, " dimension, but got a tensor with ", t.dim(), " dimensions!");
+    EMBER_CHECK(t.dim() >= min_dims, "[", name, "] torch.", name,
+                " requires a tensor with at "
+                "least ",
+                min_dims, " dimension, but got a tensor with ", t.dim(), " dimensions!");
   }
   if (which == 'h') return t.dim() == 1 ? 0 : 1;
   return which == 'v' ? 0 : 2;
@@ -51,12 +55,16 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   EMBER_CHECK(t.dim() != 0, "[split] split expects at least a 1-dimensional tensor");
-  EMBER_CHECK(split_size >= 0, "[split] split expects split_size be non-negative, but got "
-              "split_size=", split_size);
+  EMBER_CHECK(split_size >= 0,
+              "[split] split expects split_size be non-negative, but got "
+              "split_size=",
+              split_size);
   int64_t d = wrap_dim(dim, t.dim(), "split");
   const int64_t size = t.size(d);
-  EMBER_CHECK(split_size > 0 || size == 0, "[split] split_size can only be 0 if dimension size "
-              "is 0, but got dimension size of ", size);
+  EMBER_CHECK(split_size > 0 || size == 0,
+              "[split] split_size can only be 0 if dimension size "
+              "is 0, but got dimension size of ",
+              size);
   int64_t num_splits = 1;
   if (split_size > 0) num_splits = std::max<int64_t>((size + split_size - 1) / split_size, 1);
   std::vector<Tensor> out;
@@ -75,14 +83,20 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef split_sizes, i
   const int64_t size = t.size(d);
   int64_t total = 0;
   for (int64_t s : split_sizes) {
-    EMBER_CHECK(s >= 0, "[split_with_sizes] split_with_sizes expects split_sizes have only "
-                "non-negative entries, but got split_sizes=", list_str(split_sizes));
+    EMBER_CHECK(s >= 0,
+                "[split_with_sizes] split_with_sizes expects split_sizes have only "
+                "non-negative entries, but got split_sizes=",
+                list_str(split_sizes));
     EMBER_CHECK(!__builtin_add_overflow(total, s, &total), "[split_with_sizes] split_sizes ",
                 list_str(split_sizes), " overflow int64");
   }
-  EMBER_CHECK(total == size, "[split_with_sizes] split_with_sizes expects split_sizes to sum "
-              "exactly to ", size, " (input tensor's size at dimension ", d, "), but got "
-              "split_sizes=", list_str(split_sizes));
+  EMBER_CHECK(total == size,
+              "[split_with_sizes] split_with_sizes expects split_sizes to sum "
+              "exactly to ",
+              size, " (input tensor's size at dimension ", d,
+              "), but got "
+              "split_sizes=",
+              list_str(split_sizes));
   std::vector<Tensor> out;
   out.reserve(split_sizes.size());
   int64_t start = 0;
@@ -108,8 +122,10 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "[tensor_split] tensor_split expected at least a 1-dimensional "
-              "tensor, but got a tensor with ", t.dim(), " dims");
+  EMBER_CHECK(t.dim() > 0,
+              "[tensor_split] tensor_split expected at least a 1-dimensional "
+              "tensor, but got a tensor with ",
+              t.dim(), " dims");
   EMBER_CHECK(sections > 0, "[tensor_split] number of sections must be larger than 0, got ",
               sections);
   int64_t d = wrap_dim(dim, t.dim(), "tensor_split");
@@ -128,8 +144,10 @@ std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim)
 }
 
 std::vector<Tensor> tensor_split_indices(const Tensor& t, IntArrayRef indices, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "[tensor_split] tensor_split expected at least a 1-dimensional "
-              "tensor, but got a tensor with ", t.dim(), " dims");
+  EMBER_CHECK(t.dim() > 0,
+              "[tensor_split] tensor_split expected at least a 1-dimensional "
+              "tensor, but got a tensor with ",
+              t.dim(), " dims");
   int64_t d = wrap_dim(dim, t.dim(), "tensor_split");
   std::vector<Tensor> out;
   out.reserve(indices.size() + 1);
@@ -145,14 +163,18 @@ std::vector<Tensor> tensor_split_indices(const Tensor& t, IntArrayRef indices, i
 
 std::vector<Tensor> tensor_split(const Tensor& t, const Tensor& indices_or_sections, int64_t dim) {
   const Tensor& ios = indices_or_sections;
-  EMBER_CHECK(ios.device().is_cpu(), "[tensor_split] tensor_split expected "
-              "tensor_indices_or_sections to be on cpu, but it's on ", ios.device().str());
-  EMBER_CHECK(ios.dtype() == ScalarType::Int64, "[tensor_split] tensor_split expected "
+  EMBER_CHECK(ios.device().is_cpu(),
+              "[tensor_split] tensor_split expected "
+              "tensor_indices_or_sections to be on cpu, but it's on ",
+              ios.device().str());
+  EMBER_CHECK(ios.dtype() == ScalarType::Int64,
+              "[tensor_split] tensor_split expected "
               "tensor_indices_or_sections to have dtype of long, but got ",
               dtype_name(ios.dtype()));
-  EMBER_CHECK(ios.dim() <= 1, "[tensor_split] tensor_split expected tensor_indices_or_sections to "
-              "be a zero-dimensional or one-dimensional tensor, but got a tensor with ", ios.dim(),
-              " dims");
+  EMBER_CHECK(ios.dim() <= 1,
+              "[tensor_split] tensor_split expected tensor_indices_or_sections to "
+              "be a zero-dimensional or one-dimensional tensor, but got a tensor with ",
+              ios.dim(), " dims");
   if (ios.dim() == 0) return tensor_split(t, *ios.data<int64_t>(), dim);
   DimVector indices(ios.size(0));
   for (int64_t i = 0; i < ios.size(0); ++i) indices[i] = ios.data<int64_t>()[i * ios.stride(0)];

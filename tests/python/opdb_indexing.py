@@ -1,11 +1,22 @@
-"""OpInfos for the indexing family (gather / scatter / index_* / masked_* / take / nonzero) and
-the view ops that move data around (movedim, diagonal, unfold, split family, ...), each checked
-against a NumPy reference over dtypes, empty and non-contiguous inputs and negative dims."""
+"""OpInfos for the indexing family (gather / scatter / index_* / masked_* / take / nonzero), each
+checked against a NumPy reference over dtypes, empty and non-contiguous inputs and negative dims.
+The view ops of the family are in opdb_views.py."""
 
 import numpy as np
+from opinfo import (
+    ALL,
+    BOOL,
+    COMPLEX,
+    INTEGRAL,
+    NUMERIC,
+    REAL,
+    OpInfo,
+    Sample,
+    make_array,
+    make_tensor,
+)
 
 import ember
-from opinfo import ALL, BOOL, COMPLEX, INTEGRAL, NUMERIC, REAL, OpInfo, Sample, make_array, make_tensor
 
 # ------------------------------------------------------------------------------------------
 # helpers
@@ -60,8 +71,16 @@ def _cast_like(value, a):
 
 def _index_select_samples(dtype, rng):
     out = []
-    for shape, dim, n in [((5,), 0, 3), ((3, 4), 0, 5), ((3, 4), 1, 2), ((3, 4), -1, 4),
-                          ((2, 3, 4), 1, 3), ((2, 3, 4), -3, 1), ((0, 3), 1, 2), ((3, 4), 0, 0)]:
+    for shape, dim, n in [
+        ((5,), 0, 3),
+        ((3, 4), 0, 5),
+        ((3, 4), 1, 2),
+        ((3, 4), -1, 4),
+        ((2, 3, 4), 1, 3),
+        ((2, 3, 4), -3, 1),
+        ((0, 3), 1, 2),
+        ((3, 4), 0, 0),
+    ]:
         a = _t(shape, dtype, rng)
         size = shape[dim]
         idx = rng.integers(0, max(size, 1), n) if size else np.zeros(0, np.int64)
@@ -82,10 +101,16 @@ def _np_index_select(a, dim, idx):
 
 def _gather_samples(dtype, rng):
     out = []
-    for shape, dim, ishape in [((5,), 0, (7,)), ((3, 4), 0, (2, 4)), ((3, 4), 1, (3, 6)),
-                               ((3, 4), -1, (2, 2)), ((2, 3, 4), 1, (2, 5, 3)),
-                               ((2, 3, 4), -3, (4, 3, 4)), ((3, 4), 0, (0, 4)),
-                               ((0, 3), 1, (0, 2))]:
+    for shape, dim, ishape in [
+        ((5,), 0, (7,)),
+        ((3, 4), 0, (2, 4)),
+        ((3, 4), 1, (3, 6)),
+        ((3, 4), -1, (2, 2)),
+        ((2, 3, 4), 1, (2, 5, 3)),
+        ((2, 3, 4), -3, (4, 3, 4)),
+        ((3, 4), 0, (0, 4)),
+        ((0, 3), 1, (0, 2)),
+    ]:
         a = _t(shape, dtype, rng)
         d = dim % len(shape)
         idx = rng.integers(0, max(shape[d], 1), ishape) if shape[d] else np.zeros(ishape, np.int64)
@@ -108,8 +133,13 @@ def _np_gather(a, dim, idx):
 
 def _take_samples(dtype, rng):
     out = []
-    for shape, ishape in [((3, 4), (5,)), ((7,), (2, 3)), ((2, 3, 4), (3, 2, 2)), ((3, 4), (0,)),
-                          ((), (2,))]:
+    for shape, ishape in [
+        ((3, 4), (5,)),
+        ((7,), (2, 3)),
+        ((2, 3, 4), (3, 2, 2)),
+        ((3, 4), (0,)),
+        ((), (2,)),
+    ]:
         a = _t(shape, dtype, rng)
         n = int(np.prod(shape))
         out.append(Sample((a, _long(rng.integers(-n, n, ishape))), name=f"{shape}-{ishape}"))
@@ -120,8 +150,13 @@ def _take_samples(dtype, rng):
 
 def _take_along_samples(dtype, rng):
     out = []
-    for shape, dim, ishape in [((3, 4), 0, (2, 4)), ((3, 4), 1, (3, 2)), ((3, 4), -1, (1, 5)),
-                               ((2, 3, 4), 2, (2, 1, 4)), ((3, 4), 0, (0, 4))]:
+    for shape, dim, ishape in [
+        ((3, 4), 0, (2, 4)),
+        ((3, 4), 1, (3, 2)),
+        ((3, 4), -1, (1, 5)),
+        ((2, 3, 4), 2, (2, 1, 4)),
+        ((3, 4), 0, (0, 4)),
+    ]:
         a = _t(shape, dtype, rng)
         d = dim % len(shape)
         idx = rng.integers(-shape[d], shape[d], ishape)
@@ -137,8 +172,11 @@ def _np_take_along(a, idx, dim=None):
     idx_b, a_b = idx, a
     d = dim % a.ndim
     # Broadcast every dim but `dim` (PyTorch's rule).
-    shape_i = list(np.broadcast_shapes(tuple(a.shape[:d]) + (idx.shape[d],) + tuple(a.shape[d + 1:]),
-                                       idx.shape))
+    shape_i = list(
+        np.broadcast_shapes(
+            tuple(a.shape[:d]) + (idx.shape[d],) + tuple(a.shape[d + 1 :]), idx.shape
+        )
+    )
     idx_b = np.broadcast_to(idx, shape_i)
     shape_a = list(shape_i)
     shape_a[d] = a.shape[d]
@@ -210,8 +248,15 @@ def _np_scatter_general(a, dim, idx, src, reduce=None, include_self=True):
 
 def _scatter_shapes():
     # (self shape, dim, index shape); index never larger than self apart from `dim`.
-    return [((5,), 0, (3,)), ((3, 4), 0, (2, 4)), ((3, 4), 1, (3, 2)), ((3, 4), -1, (2, 3)),
-            ((2, 3, 4), 1, (2, 2, 4)), ((2, 3, 4), -3, (2, 3, 1)), ((3, 4), 0, (0, 4))]
+    return [
+        ((5,), 0, (3,)),
+        ((3, 4), 0, (2, 4)),
+        ((3, 4), 1, (3, 2)),
+        ((3, 4), -1, (2, 3)),
+        ((2, 3, 4), 1, (2, 2, 4)),
+        ((2, 3, 4), -3, (2, 3, 1)),
+        ((3, 4), 0, (0, 4)),
+    ]
 
 
 def _scatter_samples(dtype, rng, *, value=False, reduce=None, dup=True, src_extra=0):
@@ -229,8 +274,9 @@ def _scatter_samples(dtype, rng, *, value=False, reduce=None, dup=True, src_extr
             out.append(Sample((a, dim, _long(idx), v), kw, name=f"{shape}-dim{dim}-value"))
         else:
             sshape = tuple(s + src_extra for s in ishape)
-            out.append(Sample((a, dim, _long(idx), _t(sshape, dtype, rng)), kw,
-                              name=f"{shape}-dim{dim}"))
+            out.append(
+                Sample((a, dim, _long(idx), _t(sshape, dtype, rng)), kw, name=f"{shape}-dim{dim}")
+            )
     # Non-contiguous self and src, int32 index.
     a = _t((4, 3), dtype, rng, layout="transposed")
     idx = _unique_rows(rng, 3, (4, 2), 1) if not dup else rng.integers(0, 3, (4, 2))
@@ -254,7 +300,9 @@ def _scatter_reduce_samples(reduce):
         out = []
         for inc in (True, False):
             for s in _scatter_samples(dtype, rng, dup=True, src_extra=1):
-                out.append(Sample(s.args + (reduce,), {"include_self": inc}, name=f"{s.name}-{inc}"))
+                out.append(
+                    Sample(s.args + (reduce,), {"include_self": inc}, name=f"{s.name}-{inc}")
+                )
         if dtype.is_floating_point and reduce in ("amax", "amin"):
             a = ember.tensor(np.array([1.0, np.nan, 3.0, 4.0], np.float32)).to(dtype)
             src = ember.tensor(np.array([np.nan, 2.0, 5.0], np.float32)).to(dtype)
@@ -271,16 +319,26 @@ def _scatter_reduce_samples(reduce):
 
 def _index_along_samples(dtype, rng, *, unique):
     out = []
-    for shape, dim, n in [((5,), 0, 3), ((3, 4), 0, 5), ((3, 4), 1, 2), ((3, 4), -1, 4),
-                          ((2, 3, 4), 1, 3), ((3, 4), 0, 0)]:
+    for shape, dim, n in [
+        ((5,), 0, 3),
+        ((3, 4), 0, 5),
+        ((3, 4), 1, 2),
+        ((3, 4), -1, 4),
+        ((2, 3, 4), 1, 3),
+        ((3, 4), 0, 0),
+    ]:
         a = _t(shape, dtype, rng)
         d = dim % len(shape)
         n_eff = min(n, shape[d]) if unique else n
         idx = rng.permutation(shape[d])[:n_eff] if unique else rng.integers(0, shape[d], n_eff)
         sshape = list(shape)
         sshape[d] = n_eff
-        out.append(Sample((a, dim, _long(idx), _t(tuple(sshape), dtype, rng)),
-                          name=f"{shape}-dim{dim}-n{n_eff}"))
+        out.append(
+            Sample(
+                (a, dim, _long(idx), _t(tuple(sshape), dtype, rng)),
+                name=f"{shape}-dim{dim}-n{n_eff}",
+            )
+        )
     a = _t((4, 3), dtype, rng, layout="transposed")
     src = _t((4, 2), dtype, rng, layout="transposed")
     out.append(Sample((a, 1, _long([2, 0]), src), name="transposed"))
@@ -300,8 +358,10 @@ def _np_index_add(a, dim, idx, src, alpha=1):
 
 
 def _index_add_alpha_samples(dtype, rng):
-    return [Sample(s.args, {"alpha": 2}, name=s.name + "-alpha2")
-            for s in _index_along_samples(dtype, rng, unique=False)]
+    return [
+        Sample(s.args, {"alpha": 2}, name=s.name + "-alpha2")
+        for s in _index_along_samples(dtype, rng, unique=False)
+    ]
 
 
 def _np_index_copy(a, dim, idx, src):
@@ -314,8 +374,13 @@ def _np_index_copy(a, dim, idx, src):
 
 def _index_fill_samples(dtype, rng):
     out = []
-    for shape, dim, n in [((5,), 0, 3), ((3, 4), 0, 2), ((3, 4), -1, 3), ((2, 3, 4), 1, 2),
-                          ((3, 4), 0, 0)]:
+    for shape, dim, n in [
+        ((5,), 0, 3),
+        ((3, 4), 0, 2),
+        ((3, 4), -1, 3),
+        ((2, 3, 4), 1, 2),
+        ((3, 4), 0, 0),
+    ]:
         a = _t(shape, dtype, rng)
         d = dim % len(shape)
         idx = rng.integers(-shape[d], shape[d], n)
@@ -336,8 +401,14 @@ def _np_index_fill(a, dim, idx, value):
 
 def _index_put_samples(dtype, rng, *, accumulate):
     out = []
-    cases = [((5,), [(3,)]), ((3, 4), [(2,), (2,)]), ((3, 4), [(2, 1), (1, 3)]),
-             ((2, 3, 4), [(5,)]), ((2, 3, 4), [(2,), (2,), (2,)]), ((3, 4), [(0,)])]
+    cases = [
+        ((5,), [(3,)]),
+        ((3, 4), [(2,), (2,)]),
+        ((3, 4), [(2, 1), (1, 3)]),
+        ((2, 3, 4), [(5,)]),
+        ((2, 3, 4), [(2,), (2,), (2,)]),
+        ((3, 4), [(0,)]),
+    ]
     for shape, ishapes in cases:
         a = _t(shape, dtype, rng)
         idx = []
@@ -350,7 +421,7 @@ def _index_put_samples(dtype, rng, *, accumulate):
                 idx.append(np.resize(flat, s) if n <= shape[k] else None)
         if any(i is None for i in idx):
             continue
-        rshape = np.broadcast_shapes(*ishapes) + tuple(shape[len(ishapes):])
+        rshape = np.broadcast_shapes(*ishapes) + tuple(shape[len(ishapes) :])
         if not accumulate and len(ishapes) > 1:
             # Broadcast indices may repeat a target: keep one index combination per target.
             full = np.broadcast_arrays(*idx)
@@ -358,21 +429,37 @@ def _index_put_samples(dtype, rng, *, accumulate):
             if len(set(keys)) != len(keys):
                 continue
         values = _t(rshape, dtype, rng)
-        out.append(Sample((a, tuple(_long(i) for i in idx), values),
-                          {"accumulate": accumulate}, name=f"{shape}-{ishapes}"))
+        out.append(
+            Sample(
+                (a, tuple(_long(i) for i in idx), values),
+                {"accumulate": accumulate},
+                name=f"{shape}-{ishapes}",
+            )
+        )
     a = _t((4, 3), dtype, rng, layout="transposed")
-    out.append(Sample((a, (_long([3, 1]),), _t((3,), dtype, rng)), {"accumulate": accumulate},
-                      name="broadcast-values"))
+    out.append(
+        Sample(
+            (a, (_long([3, 1]),), _t((3,), dtype, rng)),
+            {"accumulate": accumulate},
+            name="broadcast-values",
+        )
+    )
     mask = rng.random((4, 3)) > 0.5
-    out.append(Sample((a, (_mask(mask),), _t((int(mask.sum()),), dtype, rng)),
-                      {"accumulate": accumulate}, name="mask"))
+    out.append(
+        Sample(
+            (a, (_mask(mask),), _t((int(mask.sum()),), dtype, rng)),
+            {"accumulate": accumulate},
+            name="mask",
+        )
+    )
     return out
 
 
 def _np_index_put(a, indices, values, accumulate=False):
     out = a.copy()
-    idx = tuple(np.asarray(i) if np.asarray(i).dtype == bool else np.asarray(i, np.int64)
-                for i in indices)
+    idx = tuple(
+        np.asarray(i) if np.asarray(i).dtype == bool else np.asarray(i, np.int64) for i in indices
+    )
     if accumulate:
         np.add.at(out, idx, np.broadcast_to(values, out[idx].shape))
     else:
@@ -386,8 +473,15 @@ def _np_index_put(a, indices, values, accumulate=False):
 
 
 def _mask_cases():
-    return [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((7,), (7,)), ((), ()),
-            ((0, 3), (0, 3)), ((2, 3, 4), (3, 1))]
+    return [
+        ((3, 4), (3, 4)),
+        ((3, 4), (4,)),
+        ((3, 1), (1, 4)),
+        ((7,), (7,)),
+        ((), ()),
+        ((0, 3), (0, 3)),
+        ((2, 3, 4), (3, 1)),
+    ]
 
 
 def _masked_fill_samples(dtype, rng):
@@ -406,8 +500,10 @@ def _np_masked_fill(a, m, value):
 
 
 def _masked_select_samples(dtype, rng):
-    out = [Sample((_t(sa, dtype, rng), _mask(rng.random(sm) > 0.5)), name=f"{sa}-{sm}")
-           for sa, sm in _mask_cases()]
+    out = [
+        Sample((_t(sa, dtype, rng), _mask(rng.random(sm) > 0.5)), name=f"{sa}-{sm}")
+        for sa, sm in _mask_cases()
+    ]
     a = _t((4, 5), dtype, rng, layout="transposed")
     out.append(Sample((a, _mask(rng.random((4, 5)) > 0.5)), name="transposed"))
     a = _t((300, 200), dtype, rng)  # large enough for the parallel compaction
@@ -424,8 +520,12 @@ def _masked_scatter_samples(dtype, rng):
     out = []
     for sa, sm in _mask_cases():
         n = int(np.prod(np.broadcast_shapes(sa, sm)))
-        out.append(Sample((_t(sa, dtype, rng), _mask(rng.random(sm) > 0.5), _t((n + 2,), dtype, rng)),
-                          name=f"{sa}-{sm}"))
+        out.append(
+            Sample(
+                (_t(sa, dtype, rng), _mask(rng.random(sm) > 0.5), _t((n + 2,), dtype, rng)),
+                name=f"{sa}-{sm}",
+            )
+        )
     a = _t((4, 5), dtype, rng, layout="transposed")
     out.append(Sample((a, _mask(rng.random((4, 5)) > 0.5), _t((4, 6), dtype, rng)), name="2d-src"))
     return out
@@ -458,133 +558,6 @@ def _np_nonzero_tuple(a):
     return tuple(np.nonzero(a)) if a.ndim else (np.nonzero(np.atleast_1d(a))[0],)
 
 
-# ------------------------------------------------------------------------------------------
-# views
-# ------------------------------------------------------------------------------------------
-
-
-def _view_samples(cases):
-    def make(dtype, rng):
-        out = []
-        for shape, args, kwargs, layout in cases:
-            out.append(Sample((_t(shape, dtype, rng, layout),) + args, kwargs,
-                              name=f"{shape}-{args}-{layout}"))
-        return out
-
-    return make
-
-
-def _np_unfold(a, dimension, size, step):
-    if a.ndim == 0:
-        return a.reshape(1)[:size] if size else a.reshape(1)[:0]
-    d = dimension % a.ndim
-    w = np.lib.stride_tricks.sliding_window_view(a, size, axis=d)
-    return np.take(w, np.arange(0, w.shape[d], step), axis=d)
-
-
-def _np_unflatten(a, dim, sizes):
-    d = dim % a.ndim
-    sizes = list(sizes)
-    if -1 in sizes:
-        k = sizes.index(-1)
-        sizes[k] = a.shape[d] // int(np.prod([s for s in sizes if s != -1]))
-    return a.reshape(a.shape[:d] + tuple(sizes) + a.shape[d + 1:])
-
-
-def _np_chunk(a, chunks, dim=0):
-    size = a.shape[dim]
-    step = -(-size // chunks)
-    if step == 0:
-        return tuple(np.take(a, np.arange(0), axis=dim) for _ in range(chunks))
-    return tuple(np.take(a, np.arange(s, min(s + step, size)), axis=dim)
-                 for s in range(0, size, step))
-
-
-def _np_split(a, split_size_or_sections, dim=0):
-    size = a.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        bounds = list(range(split_size_or_sections, size, split_size_or_sections))
-    else:
-        bounds = list(np.cumsum(split_size_or_sections)[:-1])
-    return tuple(np.split(a, bounds, axis=dim))
-
-
-def _np_tensor_split(a, indices_or_sections, dim=0):
-    return tuple(np.array_split(a, indices_or_sections, axis=dim))
-
-
-def _np_unbind(a, dim=0):
-    return tuple(np.take(a, i, axis=dim) for i in range(a.shape[dim]))
-
-
-_VIEW_OPS = [
-    OpInfo("movedim", ref=lambda a, s, d: np.moveaxis(a, s, d), dtypes=ALL,
-           sample=_view_samples([((2, 3, 4), (0, 2), {}, "contiguous"),
-                                 ((2, 3, 4), ((0, 1), (2, 0)), {}, "contiguous"),
-                                 ((2, 3, 4), (-1, 0), {}, "transposed"),
-                                 ((0, 3), (1, 0), {}, "contiguous")])),
-    OpInfo("moveaxis", ref=lambda a, s, d: np.moveaxis(a, s, d), dtypes=[ember.float32],
-           sample=_view_samples([((2, 3, 4), ((0, -1), (-1, 0)), {}, "strided")])),
-    OpInfo("diagonal", ref=lambda a, offset=0, dim1=0, dim2=1: np.diagonal(a, offset, dim1, dim2),
-           dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((3, 4), (1,), {}, "transposed"),
-                                 ((2, 3, 4), (-1, 2, 1), {}, "contiguous"),
-                                 ((2, 3, 4), (0, -1, -2), {}, "strided"),
-                                 ((3, 4), (7,), {}, "contiguous"), ((0, 3), (), {}, "contiguous")])),
-    OpInfo("unfold", ember_fn=lambda t, *a: t.unfold(*a), ref=_np_unfold, dtypes=ALL,
-           sample=_view_samples([((7,), (0, 3, 2), {}, "contiguous"),
-                                 ((2, 3, 4), (2, 2, 1), {}, "transposed"),
-                                 ((2, 3, 4), (-2, 3, 1), {}, "contiguous"),
-                                 ((3, 4), (1, 0, 1), {}, "contiguous"), ((), (0, 1, 1), {}, "contiguous")])),
-    OpInfo("unflatten", ref=_np_unflatten, dtypes=ALL,
-           sample=_view_samples([((2, 12), (1, (3, 4)), {}, "contiguous"),
-                                 ((2, 12), (-1, (2, -1)), {}, "contiguous"),
-                                 ((6, 5), (0, (3, 2)), {}, "transposed")])),
-    OpInfo("broadcast_to", ref=lambda a, shape: np.broadcast_to(
-        a, tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape))),
-           dtypes=ALL,
-           sample=_view_samples([((3, 1), ((2, 3, 4),), {}, "contiguous"),
-                                 ((3, 4), ((-1, 4),), {}, "transposed"), ((), ((2, 2),), {}, "contiguous")])),
-    OpInfo("T", ember_fn=lambda t: t.T, ref=lambda a: a.T, dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((2, 3, 4), (), {}, "transposed"),
-                                 ((5,), (), {}, "contiguous"), ((), (), {}, "contiguous")])),
-    OpInfo("mT", ember_fn=lambda t: t.mT, ref=lambda a: np.swapaxes(a, -1, -2), dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((2, 3, 4), (), {}, "transposed")])),
-    OpInfo("mH", ember_fn=lambda t: t.mH, ref=lambda a: np.conj(np.swapaxes(a, -1, -2)),
-           dtypes=ALL, sample=_view_samples([((2, 3, 4), (), {}, "strided")])),
-    OpInfo("H", ember_fn=lambda t: t.H, ref=lambda a: np.conj(a.T), dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((), (), {}, "contiguous")])),
-    OpInfo("adjoint", ref=lambda a: np.conj(np.swapaxes(a, -1, -2)), dtypes=COMPLEX + [ember.float32],
-           sample=_view_samples([((2, 3, 4), (), {}, "transposed")])),
-    OpInfo("t", ref=lambda a: a.T, dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((5,), (), {}, "contiguous"),
-                                 ((), (), {}, "contiguous")])),
-    OpInfo("swapaxes", ref=np.swapaxes, dtypes=[ember.int32, ember.float64],
-           sample=_view_samples([((2, 3, 4), (0, -1), {}, "contiguous")])),
-    OpInfo("unbind", ref=_np_unbind, dtypes=ALL,
-           sample=_view_samples([((3, 4), (), {}, "contiguous"), ((2, 3, 4), (-1,), {}, "transposed"),
-                                 ((0, 3), (1,), {}, "contiguous")])),
-    OpInfo("split", ref=_np_split, dtypes=ALL,
-           sample=_view_samples([((7, 3), (3,), {}, "contiguous"), ((3, 7), (2, 1), {}, "transposed"),
-                                 ((7, 3), ([2, 0, 5],), {}, "contiguous"),
-                                 ((2, 6), ([1, 5], -1), {}, "strided")])),
-    OpInfo("chunk", ref=_np_chunk, dtypes=ALL,
-           sample=_view_samples([((7, 3), (3,), {}, "contiguous"), ((3, 6), (4, 1), {}, "transposed"),
-                                 ((5,), (4,), {}, "contiguous"), ((0,), (3,), {}, "contiguous")])),
-    OpInfo("tensor_split", ref=_np_tensor_split, dtypes=ALL,
-           sample=_view_samples([((7, 3), (3,), {}, "contiguous"), ((3, 7), (4, 1), {}, "transposed"),
-                                 ((7,), ([1, 5],), {}, "contiguous"), ((7,), ([5, 1, 10],), {}, "contiguous"),
-                                 ((7,), ([-2],), {}, "contiguous"), ((2, 6), ([2, 3], -1), {}, "strided")])),
-    OpInfo("hsplit", ref=np.hsplit, dtypes=[ember.float32, ember.int64],
-           sample=_view_samples([((3, 4), (2,), {}, "contiguous"), ((6,), (3,), {}, "contiguous"),
-                                 ((3, 4), ([1, 3],), {}, "transposed")])),
-    OpInfo("vsplit", ref=np.vsplit, dtypes=[ember.float32],
-           sample=_view_samples([((4, 3), (2,), {}, "contiguous"), ((4, 3), ([1],), {}, "transposed")])),
-    OpInfo("dsplit", ref=np.dsplit, dtypes=[ember.float32],
-           sample=_view_samples([((2, 3, 4), (2,), {}, "contiguous"), ((2, 3, 4), ([1, 3],), {}, "strided")])),
-]
-
-
 def _take_ref(a, idx):
     return np.take(a.ravel(), idx)
 
@@ -594,43 +567,118 @@ OP_DB = [
     OpInfo("gather", ref=_np_gather, dtypes=ALL, sample=_gather_samples),
     OpInfo("take", ref=_take_ref, dtypes=ALL, sample=_take_samples),
     OpInfo("take_along_dim", ref=_np_take_along, dtypes=ALL, sample=_take_along_samples),
-    OpInfo("scatter", ref=_np_scatter, dtypes=ALL,
-           sample=lambda dt, rng: _scatter_samples(dt, rng, dup=False, src_extra=1)),
-    OpInfo("scatter_value", ember_fn=ember.scatter, ref=_np_scatter, dtypes=ALL,
-           sample=lambda dt, rng: _scatter_samples(dt, rng, value=True, dup=True)),
-    OpInfo("scatter_reduce_add", ember_fn=ember.scatter, ref=_np_scatter, dtypes=ALL,
-           sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="add")),
-    OpInfo("scatter_reduce_multiply", ember_fn=ember.scatter, ref=_np_scatter, dtypes=ALL,
-           sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="multiply", value=True)),
-    OpInfo("scatter_add", ref=lambda a, d, i, s: _np_scatter_general(a, d, i, s, "add"), dtypes=ALL,
-           sample=lambda dt, rng: _scatter_samples(dt, rng, dup=True, src_extra=1)),
-    OpInfo("scatter_reduce_sum", ember_fn=ember.scatter_reduce, ref=_np_scatter_reduce,
-           dtypes=ALL, sample=_scatter_reduce_samples("sum")),
-    OpInfo("scatter_reduce_prod", ember_fn=ember.scatter_reduce, ref=_np_scatter_reduce,
-           dtypes=ALL, sample=_scatter_reduce_samples("prod"),
-           tol={ember.bfloat16: (3e-2, 5e-2), ember.float16: (3e-3, 3e-3)}),
-    OpInfo("scatter_reduce_mean", ember_fn=ember.scatter_reduce, ref=_np_scatter_reduce,
-           dtypes=NUMERIC, sample=_scatter_reduce_samples("mean")),
-    OpInfo("scatter_reduce_amax", ember_fn=ember.scatter_reduce, ref=_np_scatter_reduce,
-           dtypes=REAL + BOOL, sample=_scatter_reduce_samples("amax")),
-    OpInfo("scatter_reduce_amin", ember_fn=ember.scatter_reduce, ref=_np_scatter_reduce,
-           dtypes=REAL + BOOL, sample=_scatter_reduce_samples("amin")),
-    OpInfo("index_add", ref=_np_index_add, dtypes=ALL,
-           sample=lambda dt, rng: _index_along_samples(dt, rng, unique=False)),
-    OpInfo("index_add_alpha", ember_fn=ember.index_add, ref=_np_index_add,
-           dtypes=INTEGRAL + [ember.float32, ember.float64] + COMPLEX, sample=_index_add_alpha_samples),
-    OpInfo("index_copy", ref=_np_index_copy, dtypes=ALL,
-           sample=lambda dt, rng: _index_along_samples(dt, rng, unique=True)),
+    OpInfo(
+        "scatter",
+        ref=_np_scatter,
+        dtypes=ALL,
+        sample=lambda dt, rng: _scatter_samples(dt, rng, dup=False, src_extra=1),
+    ),
+    OpInfo(
+        "scatter_value",
+        ember_fn=ember.scatter,
+        ref=_np_scatter,
+        dtypes=ALL,
+        sample=lambda dt, rng: _scatter_samples(dt, rng, value=True, dup=True),
+    ),
+    OpInfo(
+        "scatter_reduce_add",
+        ember_fn=ember.scatter,
+        ref=_np_scatter,
+        dtypes=ALL,
+        sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="add"),
+    ),
+    OpInfo(
+        "scatter_reduce_multiply",
+        ember_fn=ember.scatter,
+        ref=_np_scatter,
+        dtypes=ALL,
+        sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="multiply", value=True),
+    ),
+    OpInfo(
+        "scatter_add",
+        ref=lambda a, d, i, s: _np_scatter_general(a, d, i, s, "add"),
+        dtypes=ALL,
+        sample=lambda dt, rng: _scatter_samples(dt, rng, dup=True, src_extra=1),
+    ),
+    OpInfo(
+        "scatter_reduce_sum",
+        ember_fn=ember.scatter_reduce,
+        ref=_np_scatter_reduce,
+        dtypes=ALL,
+        sample=_scatter_reduce_samples("sum"),
+    ),
+    OpInfo(
+        "scatter_reduce_prod",
+        ember_fn=ember.scatter_reduce,
+        ref=_np_scatter_reduce,
+        dtypes=ALL,
+        sample=_scatter_reduce_samples("prod"),
+        tol={ember.bfloat16: (3e-2, 5e-2), ember.float16: (3e-3, 3e-3)},
+    ),
+    OpInfo(
+        "scatter_reduce_mean",
+        ember_fn=ember.scatter_reduce,
+        ref=_np_scatter_reduce,
+        dtypes=NUMERIC,
+        sample=_scatter_reduce_samples("mean"),
+    ),
+    OpInfo(
+        "scatter_reduce_amax",
+        ember_fn=ember.scatter_reduce,
+        ref=_np_scatter_reduce,
+        dtypes=REAL + BOOL,
+        sample=_scatter_reduce_samples("amax"),
+    ),
+    OpInfo(
+        "scatter_reduce_amin",
+        ember_fn=ember.scatter_reduce,
+        ref=_np_scatter_reduce,
+        dtypes=REAL + BOOL,
+        sample=_scatter_reduce_samples("amin"),
+    ),
+    OpInfo(
+        "index_add",
+        ref=_np_index_add,
+        dtypes=ALL,
+        sample=lambda dt, rng: _index_along_samples(dt, rng, unique=False),
+    ),
+    OpInfo(
+        "index_add_alpha",
+        ember_fn=ember.index_add,
+        ref=_np_index_add,
+        dtypes=INTEGRAL + [ember.float32, ember.float64] + COMPLEX,
+        sample=_index_add_alpha_samples,
+    ),
+    OpInfo(
+        "index_copy",
+        ref=_np_index_copy,
+        dtypes=ALL,
+        sample=lambda dt, rng: _index_along_samples(dt, rng, unique=True),
+    ),
     OpInfo("index_fill", ref=_np_index_fill, dtypes=ALL, sample=_index_fill_samples),
-    OpInfo("index_put", ref=_np_index_put, dtypes=ALL,
-           sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=False)),
-    OpInfo("index_put_accumulate", ember_fn=ember.index_put, ref=_np_index_put, dtypes=ALL,
-           sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=True)),
+    OpInfo(
+        "index_put",
+        ref=_np_index_put,
+        dtypes=ALL,
+        sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=False),
+    ),
+    OpInfo(
+        "index_put_accumulate",
+        ember_fn=ember.index_put,
+        ref=_np_index_put,
+        dtypes=ALL,
+        sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=True),
+    ),
     OpInfo("masked_fill", ref=_np_masked_fill, dtypes=ALL, sample=_masked_fill_samples),
     OpInfo("masked_select", ref=_np_masked_select, dtypes=ALL, sample=_masked_select_samples),
     OpInfo("masked_scatter", ref=_np_masked_scatter, dtypes=ALL, sample=_masked_scatter_samples),
     OpInfo("nonzero", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples),
-    OpInfo("nonzero_as_tuple", ember_fn=lambda t: ember.nonzero(t, as_tuple=True),
-           ref=_np_nonzero_tuple, dtypes=ALL, sample=_nonzero_samples),
+    OpInfo(
+        "nonzero_as_tuple",
+        ember_fn=lambda t: ember.nonzero(t, as_tuple=True),
+        ref=_np_nonzero_tuple,
+        dtypes=ALL,
+        sample=_nonzero_samples,
+    ),
     OpInfo("argwhere", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples),
-] + _VIEW_OPS
+]

@@ -5,9 +5,9 @@ PyTorch's rule that integers are applied as select() before advanced indexing.""
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_indexing import Arr, ember_index, np_getitem, np_setitem
 
 import ember
-from test_indexing import Arr, ember_index, np_getitem, np_setitem
 
 
 @st.composite
@@ -28,7 +28,9 @@ def index_expressions(draw, shape):
     ellipsis_at = draw(st.integers(0, n_consuming)) if use_ellipsis else None
     dims = list(range(n_consuming))
     if use_ellipsis:
-        dims = dims[:ellipsis_at] + [ndim - (n_consuming - k) for k in range(ellipsis_at, n_consuming)]
+        dims = dims[:ellipsis_at] + [
+            ndim - (n_consuming - k) for k in range(ellipsis_at, n_consuming)
+        ]
     for pos, d in enumerate(dims):
         if pos == ellipsis_at:
             items.append(Ellipsis)
@@ -46,10 +48,17 @@ def index_expressions(draw, shape):
         else:
             # Arrays broadcast together: each uses a suffix of adv_shape with some 1s.
             k = draw(st.integers(0, len(adv_shape)))
-            sub = tuple(1 if draw(st.booleans()) else s for s in adv_shape[len(adv_shape) - k:])
-            values = np.array(draw(st.lists(st.integers(-size, size - 1),
-                                            min_size=int(np.prod(sub)),
-                                            max_size=int(np.prod(sub)))), np.int64).reshape(sub)
+            sub = tuple(1 if draw(st.booleans()) else s for s in adv_shape[len(adv_shape) - k :])
+            values = np.array(
+                draw(
+                    st.lists(
+                        st.integers(-size, size - 1),
+                        min_size=int(np.prod(sub)),
+                        max_size=int(np.prod(sub)),
+                    )
+                ),
+                np.int64,
+            ).reshape(sub)
             form = draw(st.sampled_from(["tensor", "int32", "list"]))
             if form == "list" and values.ndim != 1:
                 form = "tensor"  # nested lists would be read as a tuple of indices
@@ -77,8 +86,11 @@ def cases(draw):
     return shape, expr
 
 
-SETTINGS = settings(max_examples=400, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 @SETTINGS

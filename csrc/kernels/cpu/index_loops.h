@@ -22,11 +22,16 @@ struct WordTag {
 template <typename F>
 decltype(auto) dispatch_word(size_t itemsize, F&& f) {
   switch (itemsize) {
-    case 1: return f(WordTag<uint8_t>{});
-    case 2: return f(WordTag<uint16_t>{});
-    case 4: return f(WordTag<uint32_t>{});
-    case 8: return f(WordTag<uint64_t>{});
-    default: return f(WordTag<Bytes16>{});
+    case 1:
+      return f(WordTag<uint8_t>{});
+    case 2:
+      return f(WordTag<uint16_t>{});
+    case 4:
+      return f(WordTag<uint32_t>{});
+    case 8:
+      return f(WordTag<uint64_t>{});
+    default:
+      return f(WordTag<Bytes16>{});
   }
 }
 

@@ -12,25 +12,33 @@ namespace {
 
 template <typename T>
 inline bool is_nan_value(T v) {
-  if constexpr (is_floating_v<T>) return std::isnan(static_cast<double>(static_cast<acc_type<T>>(v)));
-  else return false;
+  if constexpr (is_floating_v<T>)
+    return std::isnan(static_cast<double>(static_cast<acc_type<T>>(v)));
+  else
+    return false;
 }
 
 // The accumulation functors compute in acc_type (float for Half / BFloat16) and round once.
 template <typename T>
 struct AddOp {
   T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a || b;
-    else if constexpr (is_reduced_float_v<T>) return T(static_cast<float>(a) + static_cast<float>(b));
-    else return static_cast<T>(a + b);
+    if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else if constexpr (is_reduced_float_v<T>)
+      return T(static_cast<float>(a) + static_cast<float>(b));
+    else
+      return static_cast<T>(a + b);
   }
 };
 template <typename T>
 struct MulOp {
   T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else if constexpr (is_reduced_float_v<T>) return T(static_cast<float>(a) * static_cast<float>(b));
-    else return static_cast<T>(a * b);
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else if constexpr (is_reduced_float_v<T>)
+      return T(static_cast<float>(a) * static_cast<float>(b));
+    else
+      return static_cast<T>(a * b);
   }
 };
 // amax / amin propagate NaN from either side, as PyTorch's scatter_reduce does.
