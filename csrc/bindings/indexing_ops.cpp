@@ -131,9 +131,17 @@ void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cl
       [](const Tensor& t, int64_t dim, const Tensor& index, bool) { return gather(t, dim, index); },
       arg("dim"), arg("index"), py::kw_only(), arg("sparse_grad") = false, Release());
 
-  auto take_fn = [](const Tensor& t, const Tensor& index) { return take(t, index); };
-  m.def("take", take_fn, arg("input"), arg("index"), Release());
-  cls.def("take", take_fn, arg("index"), Release());
+  m.def(
+      "take",
+      [](const Tensor& t, const Tensor& index, py::object out) {
+        Tensor o = opt_tensor(out);
+        py::gil_scoped_release no_gil;
+        return take(t, index, o);
+      },
+      arg("input"), arg("index"), py::kw_only(), arg("out") = py::none());
+  cls.def(
+      "take", [](const Tensor& t, const Tensor& index) { return take(t, index); }, arg("index"),
+      Release());
 
   auto take_along_fn = [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim,
                           py::object out) {

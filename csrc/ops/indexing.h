@@ -80,7 +80,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 // Gather / scatter family (indexing_gather.cpp). `out` may be undefined (allocated).
 // ---------------------------------------------------------------------------------------------
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out = {});
-Tensor take(const Tensor& self, const Tensor& index);
+Tensor take(const Tensor& self, const Tensor& index, const Tensor& out = {});
 // dim == nullopt: indexes the flattened input.
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim,
                       const Tensor& out = {});

@@ -176,19 +176,27 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   return gather_impl(self, dim, index, out, /*allow_negative=*/false, "gather");
 }
 
-Tensor take(const Tensor& self, const Tensor& index) {
+Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
   const char* op = "take";
   EMBER_CHECK(index.dtype() == ScalarType::Int64,
-              "[take] take(): Expected a long tensor for "
-              "index, but got ",
+              "[take] take(): Expected a long tensor for index, but got ",
               dtype_name(index.dtype()));
   const Tensor flat = reshape(self, {-1});
   const std::vector<IndexCheck> checks{{index,
                                         {op, 0, flat.numel(), /*allow_negative=*/true,
                                          /*index_error=*/true, BoundsStyle::Take}}};
-  Tensor out = empty_tensor(index.sizes(), self.dtype(), self.device(), op);
-  launch_gather(out, restride(flat, index.sizes(), DimVector(index.dim(), 0)), {index},
-                {flat.numel()}, {flat.stride(0)}, op, &checks);
+  Tensor result = out;
+  if (out.defined()) {
+    check_index_bounds(index, checks[0].spec);  // out is visible: validate before writing
+    prepare_out(out, self.dtype(), index.sizes(), op);
+    if (shares_storage(out, self) || shares_storage(out, index)) result = Tensor();
+  }
+  if (!result.defined()) result = empty_tensor(index.sizes(), self.dtype(), self.device(), op);
+  launch_gather(result, restride(flat, index.sizes(), DimVector(index.dim(), 0)), {index},
+                {flat.numel()}, {flat.stride(0)}, op, out.defined() ? nullptr : &checks);
+  if (!out.defined()) return result;
+  if (!result.is_same(out)) copy_into(out, result, op);
+  out.bump_version();
   return out;
 }
 

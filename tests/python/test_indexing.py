@@ -462,6 +462,13 @@ def test_op_errors():
         RuntimeError, match=r"index 12 is out of bounds for dimension 0 with size 12"
     ):
         ember.take_along_dim(b, i(12))
+    # Along a dim, negative indices wrap; past the end is an error (PyTorch 2.15 wraps those too,
+    # silently returning another element; see docs/design/indexing.md).
+    np.testing.assert_array_equal(
+        ember.take_along_dim(b, ember.tensor([[-1]]), 0).numpy(), b.numpy()[[-1]]
+    )
+    with pytest.raises(RuntimeError, match=r"index 3 is out of bounds for dimension 0 with size 3"):
+        ember.take_along_dim(b, ember.tensor([[3]]), 0)
     with pytest.raises(RuntimeError, match=r"Expected self.dtype to be equal to src.dtype"):
         b.scatter(0, ember.tensor([[0]]), ember.ones(1, 1, dtype=ember.float32))
     with pytest.raises(RuntimeError, match=r"reduce argument must be either add or multiply"):
@@ -555,6 +562,8 @@ def test_out_and_inplace_forms():
     np.testing.assert_array_equal(out.numpy(), np.take_along_axis(arr, idx.numpy(), 0))
     ember.index_select(t, 1, ember.tensor([4, 0]), out=out)
     np.testing.assert_array_equal(out.numpy(), arr[:, [4, 0]])
+    ember.take(t, ember.tensor([[19, -20]]), out=out)
+    np.testing.assert_array_equal(out.numpy(), arr.ravel()[[[19, -20]]])
     ember.take_along_dim(t, ember.tensor([3, 0]), out=out)
     np.testing.assert_array_equal(out.numpy(), arr.ravel()[[3, 0]])
     mask = ember.tensor(arr > 0)
