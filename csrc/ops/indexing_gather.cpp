@@ -65,9 +65,10 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index_in, cons
 
 enum class SrcKind { Tensor, Value };
 
-// The in-place scatter core: self[... index[i] ...] op= src[i] along `dim`.
+// The in-place scatter core: self[... index[i] ...] op= src[i] along `dim`. With `check_only`
+// it validates everything (shapes, dtypes, index bounds) and returns without writing.
 void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index_in, const Tensor& src_in,
-                  SrcKind kind, PutOp put, const char* op) {
+                  SrcKind kind, PutOp put, const char* op, bool check_only = false) {
   check_writable(self, op);
   check_index_dtype_32_64(index_in, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
@@ -98,7 +99,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index_in, const
                 " to be no larger than self ", list_str(self.sizes()), " apart from dimension ", d);
   }
   check_index_bounds(index, {op, d, s.size(d), /*allow_negative=*/false, /*index_error=*/false});
-  if (index.numel() == 0) return;
+  if (check_only || index.numel() == 0) return;
   if (shares_storage(index, self)) index = clone(index);
   if (kind == SrcKind::Tensor && shares_storage(src, self)) src = clone(src);
 
@@ -290,6 +291,8 @@ Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Te
   Tensor idx = index, s = src;
   if (shares_storage(idx, self)) idx = clone(idx);
   if (shares_storage(s, self)) s = clone(s);
+  // Everything is validated before the first write (include_self=False writes twice).
+  scatter_impl(self, dim, idx, s, SrcKind::Tensor, put, op, /*check_only=*/true);
   if (!include_self) {
     scatter_impl(self, dim, idx, scalar_tensor(reduce_identity(reduce, dt), dt), SrcKind::Value,
                  PutOp::Assign, op);

@@ -539,6 +539,11 @@ def test_inplace_ops_validate_before_writing():
         t.index_fill_(0, bad, 3.0)
     with pytest.raises(IndexError):
         t[bad] = 5.0
+    with pytest.raises(RuntimeError, match=r"no larger size than src"):
+        # include_self=False writes twice; a too-small src must fail before the first write.
+        t.scatter_reduce_(
+            0, ember.tensor([0, 1]), ember.ones(1, dtype=ember.float64), "amax", include_self=False
+        )
     out = ember.zeros(4, dtype=ember.float64)
     with pytest.raises(RuntimeError):
         ember.gather(t, 0, bad, out=out)
