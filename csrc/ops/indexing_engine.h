@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/copy.h"
 #include "dispatch/stub.h"
+#include "ops/views.h"
 
 namespace ember {
 
@@ -127,5 +129,21 @@ inline bool shares_storage(const Tensor& a, const Tensor& b) {
 
 // Prepares an out= tensor: same dtype as `dtype`, resized to `sizes`.
 void prepare_out(const Tensor& out, ScalarType dtype, IntArrayRef sizes, const char* op);
+
+// The functional form of an in-place op: `inplace` runs on a copy of self, whose result is
+// returned or written into out= (resized). out is touched only once the op has succeeded.
+template <typename F>
+Tensor functional_from_inplace(const Tensor& self, const Tensor& out, const char* op, F&& inplace) {
+  if (out.defined()) {
+    EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] Expected out tensor to have dtype ",
+                dtype_name(self.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  }
+  Tensor r = clone(self);
+  inplace(r);
+  if (!out.defined()) return r;
+  prepare_out(out, self.dtype(), self.sizes(), op);
+  copy_into(out, r, op);
+  return out;
+}
 
 }  // namespace ember

@@ -120,30 +120,6 @@ PutOp scatter_reduce_op(const std::string& reduce, const char* op) {
   EMBER_THROW(Error, "[", op, "] reduce argument must be either add or multiply.");
 }
 
-// The functional form of an in-place op: into a clone of self, or into out= (resized).
-template <typename F>
-Tensor functional(const Tensor& self, const Tensor& out, std::initializer_list<Tensor> reads,
-                  const char* op, F&& inplace) {
-  if (!out.defined()) {
-    Tensor r = clone(self);
-    inplace(r);
-    return r;
-  }
-  prepare_out(out, self.dtype(), self.sizes(), op);
-  bool aliased = shares_storage(out, self);
-  for (const Tensor& t : reads) aliased = aliased || shares_storage(out, t);
-  if (aliased) {
-    Tensor r = clone(self);
-    inplace(r);
-    copy_into(out, r, op);
-  } else {
-    copy_into(out, self, op);
-    Tensor o = out;
-    inplace(o);
-  }
-  return out;
-}
-
 // The value scatter_reduce(include_self=False) first writes into every target position, so that
 // only the scattered values take part.
 Scalar reduce_identity(const std::string& reduce, ScalarType dtype) {
@@ -245,14 +221,14 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                const std::string& reduce, const Tensor& out) {
-  return functional(self, out, {index, src}, "scatter",
-                    [&](Tensor& t) { scatter_(t, dim, index, src, reduce); });
+  return functional_from_inplace(self, out, "scatter",
+                                 [&](Tensor& t) { scatter_(t, dim, index, src, reduce); });
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                const std::string& reduce, const Tensor& out) {
-  return functional(self, out, {index}, "scatter",
-                    [&](Tensor& t) { scatter_(t, dim, index, value, reduce); });
+  return functional_from_inplace(self, out, "scatter",
+                                 [&](Tensor& t) { scatter_(t, dim, index, value, reduce); });
 }
 
 Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -262,8 +238,8 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                    const Tensor& out) {
-  return functional(self, out, {index, src}, "scatter_add",
-                    [&](Tensor& t) { scatter_add_(t, dim, index, src); });
+  return functional_from_inplace(self, out, "scatter_add",
+                                 [&](Tensor& t) { scatter_add_(t, dim, index, src); });
 }
 
 Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -317,8 +293,9 @@ Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self, const Tensor& out) {
-  return functional(self, out, {index, src}, "scatter_reduce",
-                    [&](Tensor& t) { scatter_reduce_(t, dim, index, src, reduce, include_self); });
+  return functional_from_inplace(self, out, "scatter_reduce", [&](Tensor& t) {
+    scatter_reduce_(t, dim, index, src, reduce, include_self);
+  });
 }
 
 }  // namespace ember

@@ -54,24 +54,6 @@ void put_along_dim(const Tensor& self, int64_t d, const Tensor& idx, const Tenso
   self.bump_version();
 }
 
-template <typename F>
-Tensor functional(const Tensor& self, const Tensor& out, std::initializer_list<Tensor> reads,
-                  const char* op, F&& inplace) {
-  if (!out.defined()) {
-    Tensor r = clone(self);
-    inplace(r);
-    return r;
-  }
-  prepare_out(out, self.dtype(), self.sizes(), op);
-  bool aliased = shares_storage(out, self);
-  for (const Tensor& t : reads) aliased = aliased || shares_storage(out, t);
-  Tensor target = aliased ? clone(self) : out;
-  if (!aliased) copy_into(out, self, op);
-  inplace(target);
-  if (aliased) copy_into(out, target, op);
-  return out;
-}
-
 }  // namespace
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
@@ -161,8 +143,8 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha, const Tensor& out) {
-  return functional(self, out, {index, source}, "index_add",
-                    [&](Tensor& t) { index_add_(t, dim, index, source, alpha); });
+  return functional_from_inplace(self, out, "index_add",
+                                 [&](Tensor& t) { index_add_(t, dim, index, source, alpha); });
 }
 
 Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
@@ -220,8 +202,8 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                   const Tensor& out) {
-  return functional(self, out, {index, source}, "index_copy",
-                    [&](Tensor& t) { index_copy_(t, dim, index, source); });
+  return functional_from_inplace(self, out, "index_copy",
+                                 [&](Tensor& t) { index_copy_(t, dim, index, source); });
 }
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {

@@ -547,8 +547,14 @@ def test_inplace_ops_validate_before_writing():
     out = ember.zeros(4, dtype=ember.float64)
     with pytest.raises(RuntimeError):
         ember.gather(t, 0, bad, out=out)
+    out2 = ember.zeros(10, dtype=ember.float64)
+    with pytest.raises(RuntimeError):
+        ember.scatter(t, 0, bad, 1.0, out=out2)
+    with pytest.raises(IndexError):
+        ember.index_add(t, 0, bad, ember.ones(4, dtype=ember.float64), out=out2)
     np.testing.assert_array_equal(t.numpy(), before)
     np.testing.assert_array_equal(out.numpy(), np.zeros(4))
+    np.testing.assert_array_equal(out2.numpy(), np.zeros(10))
 
 
 # ------------------------------------------------------------------------------------------
