@@ -1,90 +1,172 @@
-// Tensor.__getitem__ / __setitem__ for basic indices (int, slice, None, Ellipsis, bool).
+// Tensor.__getitem__ / __setitem__: converts the Python index expression into TensorIndex items
+// (argument conversion only; ops/indexing_advanced.cpp applies them).
+#include "ops/indexing.h"
 #include "bindings/pybind_ember.h"
-#include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "core/factory.h"
 
 namespace ember {
 
 namespace {
 
-bool is_basic_index(py::handle h) {
-  return PyLong_Check(h.ptr()) || PySlice_Check(h.ptr()) || h.is_none() || h.ptr() == Py_Ellipsis;
+// A flat list of Python ints (or of bools) becomes a tensor without going through ember.tensor;
+// anything else (nested lists, ranges, mixed types) goes through it.
+Tensor sequence_to_index_tensor(py::handle seq_obj) {
+  PyObject* seq = seq_obj.ptr();
+  if (PyList_Check(seq) || PyTuple_Check(seq)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject** items = PySequence_Fast_ITEMS(seq);
+    bool all_int = true, all_bool = true;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      all_bool = all_bool && PyBool_Check(items[i]);
+      all_int = all_int && PyLong_Check(items[i]) && !PyBool_Check(items[i]);
+    }
+    if (n == 0 || all_int) {  // an empty list indexes as int64, as in PyTorch
+      Tensor t = empty_tensor({static_cast<int64_t>(n)}, ScalarType::Int64, Device(), "index");
+      int64_t* p = t.data<int64_t>();
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        int overflow = 0;
+        p[i] = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+        if (overflow != 0) {
+          throw py::index_error("[index] Python int too large to convert to int64 in index");
+        }
+      }
+      return t;
+    }
+    if (all_bool) {
+      Tensor t = empty_tensor({static_cast<int64_t>(n)}, ScalarType::Bool, Device(), "index");
+      bool* p = t.data<bool>();
+      for (Py_ssize_t i = 0; i < n; ++i) p[i] = items[i] == Py_True;
+      return t;
+    }
+    return py::module_::import("ember").attr("tensor")(seq_obj).cast<Tensor>();
+  }
+  return py::module_::import("ember")
+      .attr("tensor")(py::list(py::reinterpret_borrow<py::object>(seq_obj)))
+      .cast<Tensor>();
 }
 
-// Applies basic indices to t. Returns nullopt if an index is not basic.
-std::optional<Tensor> apply_basic_indices(Tensor t, py::handle index) {
-  std::vector<py::handle> items;
-  if (PyTuple_Check(index.ptr())) {
-    for (py::handle h : py::reinterpret_borrow<py::tuple>(index)) items.push_back(h);
+[[noreturn]] void invalid_index(py::handle h) {
+  throw py::index_error(
+      str_cat("[index] only integers, slices (`:`), ellipsis (`...`), None and "
+              "long or byte Variables are valid indices (got ",
+              Py_TYPE(h.ptr())->tp_name, ")"));
+}
+
+TensorIndex to_tensor_index(py::handle h) {
+  PyObject* o = h.ptr();
+  if (is_tensor(h)) return TensorIndex::tensor_index(h.cast<Tensor>());
+  if (o == Py_None) return TensorIndex::none();
+  if (o == Py_Ellipsis) return TensorIndex::ellipsis();
+  if (PyBool_Check(o)) return TensorIndex::boolean(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) throw py::index_error("[index] Python int too large to convert to int64");
+    return TensorIndex::integer_index(v);
+  }
+  if (PySlice_Check(o)) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw py::error_already_set();
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    std::optional<int64_t> b, e;
+    if (s->start != Py_None) b = start;
+    if (s->stop != Py_None) e = stop;
+    return TensorIndex::slice(b, e, step);
+  }
+  if (py::isinstance<py::array>(h)) {
+    // A 0-d array indexes like the scalar it holds (np.array(1) selects, as in PyTorch).
+    if (py::reinterpret_borrow<py::array>(h).ndim() == 0) return to_tensor_index(h.attr("item")());
+    return TensorIndex::tensor_index(to_operand(h, "index"));
+  }
+  if (PyFloat_Check(o) || PyComplex_Check(o)) invalid_index(h);
+  if (auto s = try_parse_scalar(h)) {  // NumPy scalars
+    if (s->is_bool()) return TensorIndex::boolean(s->to_bool());
+    if (s->is_integral()) return TensorIndex::integer_index(s->to_int64());
+    invalid_index(h);
+  }
+  if (PyIndex_Check(o)) {
+    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (!i) throw py::error_already_set();
+    return TensorIndex::integer_index(i.cast<int64_t>());
+  }
+  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o)) {
+    return TensorIndex::tensor_index(sequence_to_index_tensor(h));
+  }
+  invalid_index(h);
+}
+
+// PyTorch's (and NumPy's old) rule for a non-tuple sequence index: it is a tuple of indices
+// when short and holding a tensor, sequence, slice, Ellipsis or None; otherwise one array index.
+bool treat_sequence_as_tuple(py::handle index) {
+  PyObject* o = index.ptr();
+  if (PyTuple_Check(o)) return true;
+  if (is_tensor(index) || py::isinstance<py::array>(index)) return false;
+  if (!PySequence_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o)) return false;
+  const Py_ssize_t n = PySequence_Size(o);
+  if (n < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    py::object item = py::reinterpret_steal<py::object>(PySequence_GetItem(o, i));
+    if (!item) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* p = item.ptr();
+    if (is_tensor(item) || PySequence_Check(p) || PySlice_Check(p) || p == Py_Ellipsis ||
+        p == Py_None) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<TensorIndex> parse_index(py::handle index) {
+  std::vector<TensorIndex> out;
+  if (treat_sequence_as_tuple(index)) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(index);
+    out.reserve(seq.size());
+    for (py::handle item : seq) out.push_back(to_tensor_index(item));
   } else {
-    items.push_back(index);
+    out.push_back(to_tensor_index(index));
   }
-  int64_t consumed = 0;  // dims of t the indices address
-  bool ellipsis = false;
-  for (py::handle h : items) {
-    if (!is_basic_index(h)) return std::nullopt;
-    if (h.ptr() == Py_Ellipsis) {
-      EMBER_CHECK_T(IndexError, !ellipsis, "[index] an index can only have a single ellipsis ('...')");
-      ellipsis = true;
-    } else if (!h.is_none()) {
-      ++consumed;
-    }
+  return out;
+}
+
+bool has_tensor_index(const std::vector<TensorIndex>& index) {
+  for (const TensorIndex& i : index) {
+    if (i.kind == TensorIndex::Kind::Tensor) return true;
   }
-  EMBER_CHECK_T(IndexError, consumed <= t.dim(), "[index] too many indices for tensor of dimension ",
-                t.dim());
-  int64_t dim = 0;
-  for (py::handle h : items) {
-    if (h.ptr() == Py_Ellipsis) {
-      dim += t.dim() - consumed;  // skips the dims the ellipsis stands for
-      consumed = t.dim();
-    } else if (h.is_none()) {
-      t = unsqueeze(t, dim);
-      ++dim;
-    } else if (PyLong_Check(h.ptr())) {
-      int64_t i = h.cast<int64_t>();
-      int64_t size = t.size(dim);
-      EMBER_CHECK_T(IndexError, i >= -size && i < size, "[index] index ", i,
-                    " is out of bounds for dimension ", dim, " with size ", size);
-      t = select(t, dim, i);
-    } else {
-      Py_ssize_t start, stop, step;
-      if (PySlice_Unpack(h.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-      EMBER_CHECK_T(ValueError, step > 0, "[index] step must be greater than zero");
-      PySliceObject* s = reinterpret_cast<PySliceObject*>(h.ptr());
-      std::optional<int64_t> b, e;
-      if (s->start != Py_None) b = start;
-      if (s->stop != Py_None) e = stop;
-      t = slice(t, dim, b, e, step);
-      ++dim;
-    }
-  }
-  return t;
+  return false;
 }
 
 }  // namespace
 
 void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle index) -> Tensor {
-    if (auto r = apply_basic_indices(self, index)) {
-      // A full-tensor result (t[...], t[:]) is still a new view object, as in PyTorch.
-      if (r->is_same(self)) return alias(self);
-      return *r;
-    }
-    py::object adv = py::module_::import("ember._indexing").attr("getitem");
-    return adv(self, index).cast<Tensor>();
+    std::vector<TensorIndex> idx = parse_index(index);
+    if (!has_tensor_index(idx)) return getitem(self, idx);  // views only: cheap
+    py::gil_scoped_release no_gil;
+    return getitem(self, idx);
   });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
-    if (auto r = apply_basic_indices(self, index)) {
-      Tensor dst = *r;
+    std::vector<TensorIndex> idx = parse_index(index);
+    if (!is_tensor(value)) {
       if (auto s = try_parse_scalar(value)) {
-        fill_(dst, *s);
-      } else {
-        copy_(dst, to_operand(value, "__setitem__"));
+        py::gil_scoped_release no_gil;
+        setitem(self, idx, *s);
+        return;
       }
-      return;
     }
-    py::module_::import("ember._indexing").attr("setitem")(self, index, value);
+    if (value.is_none() || PyUnicode_Check(value.ptr())) {
+      throw py::type_error(str_cat("[index_put_] can't assign a ", Py_TYPE(value.ptr())->tp_name,
+                                   " to a ember.", dtype_name(self.dtype()), " tensor"));
+    }
+    Tensor v = to_operand(value, "index_put_");
+    py::gil_scoped_release no_gil;
+    setitem(self, idx, v);
   });
 }
 

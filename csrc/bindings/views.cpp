@@ -21,7 +21,8 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     }
     return py::cast(view(t, parse_shape(shape, "view")));
   });
-  cls.def("view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); });
+  cls.def("view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); },
+          py::arg("other"));
   cls.def("reshape", [](const Tensor& t, py::args shape) {
     return reshape(t, parse_shape(shape, "reshape"));
   });
@@ -35,10 +36,12 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def("flatten", flatten_fn, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
 
   auto transpose_fn = [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); };
-  for (const char* name : {"transpose", "swapaxes", "swapdims"}) {
+  for (const char* name : {"transpose", "swapdims"}) {
     cls.def(name, transpose_fn, py::arg("dim0"), py::arg("dim1"));
     m.def(name, transpose_fn, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   }
+  cls.def("swapaxes", transpose_fn, py::arg("axis0"), py::arg("axis1"));
+  m.def("swapaxes", transpose_fn, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
   cls.def("permute", [](const Tensor& t, py::args dims) {
     return permute(t, parse_shape(dims, "permute"));
   });
@@ -49,7 +52,8 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def("expand", [](const Tensor& t, py::args sizes) {
     return expand(t, parse_shape(sizes, "expand"));
   });
-  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); });
+  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+          py::arg("other"));
 
   auto squeeze_fn = [](const Tensor& t, py::object dim) {
     if (dim.is_none()) return squeeze(t);

@@ -202,7 +202,11 @@ Tensor squeeze(const Tensor& t) {
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
   std::vector<bool> drop(std::max<int64_t>(t.dim(), 1), false);
-  for (int64_t d : dims) drop[wrap_dim(d, t.dim(), "squeeze")] = true;
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, t.dim(), "squeeze");
+    EMBER_CHECK(!drop[w], "[squeeze] dim ", w, " appears multiple times in the list of dims");
+    drop[w] = true;
+  }
   DimVector sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (drop[d] && t.size(d) == 1) continue;

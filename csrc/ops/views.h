@@ -1,6 +1,7 @@
 // View ops: each returns a tensor sharing the input's storage and version counter; none copies.
 #pragma once
 #include <optional>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -23,6 +24,36 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 // Basic slicing t[start:end:step] along dim (step > 0); start/end are clamped like Python.
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> end, int64_t step = 1);
+
+// --- More views (views_shape.cpp): none of these copy, except matrix_H/mH/adjoint on complex
+// inputs, which materialise the conjugate (Ember has no lazy conjugate bit).
+Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);  // one -1 allowed
+Tensor matrix_t(const Tensor& t);   // Tensor.t(): <= 2-D only
+Tensor numpy_T(const Tensor& t);    // Tensor.T: reverses all dims
+Tensor mT(const Tensor& t);         // Tensor.mT: swaps the last two dims (>= 2-D)
+Tensor matrix_H(const Tensor& t);   // Tensor.H: conjugate transpose of a 0-D or 2-D tensor
+Tensor mH(const Tensor& t);         // Tensor.mH / adjoint(): conjugate of mT
+Tensor adjoint(const Tensor& t);
+Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination);
+Tensor broadcast_to(const Tensor& t, IntArrayRef shape);
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+// Sliding windows of `size` every `step` along `dimension`, as a new last dim.
+Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step);
+
+// --- Splitting into views (views_split.cpp) ---
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split_indices(const Tensor& t, IntArrayRef indices, int64_t dim = 0);
+// A 0-d int64 tensor means sections, a 1-d one indices (torch's tensor_indices_or_sections).
+std::vector<Tensor> tensor_split(const Tensor& t, const Tensor& indices_or_sections,
+                                 int64_t dim = 0);
+// hsplit / vsplit / dsplit: `which` is 'h', 'v' or 'd'.
+std::vector<Tensor> directional_split(const Tensor& t, char which, int64_t sections);
+std::vector<Tensor> directional_split_indices(const Tensor& t, char which, IntArrayRef indices);
 
 // Strides for viewing (sizes, strides) as `shape`, or nullopt when no view exists (then
 // `bad_dim` receives the input dim that breaks contiguity).

@@ -1,0 +1,14 @@
+// Kernel stubs used by the view family (views_shape.cpp).
+#pragma once
+#include "dispatch/stub.h"
+
+namespace ember {
+
+class TensorIterator;
+
+// out = conj(in) for complex dtypes: Tensor.H / mH / adjoint() on complex tensors materialise the
+// conjugate because Ember has no lazy conjugate bit.
+using ConjCopyFn = void (*)(TensorIterator& iter);
+EMBER_DECLARE_STUB(conj_copy_stub, ConjCopyFn);
+
+}  // namespace ember
