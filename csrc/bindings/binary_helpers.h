@@ -15,6 +15,33 @@ inline std::optional<Tensor> operator_operand(py::handle other) {
   return std::nullopt;
 }
 
+// Releases the GIL while a large elementwise op runs (other Python threads make progress); small
+// ops keep it, since releasing and re-taking it costs more than the op.
+class NoGilIfLarge {
+ public:
+  explicit NoGilIfLarge(int64_t numel) {
+    if (numel >= kNoGilNumel) release_.emplace();
+  }
+
+ private:
+  static constexpr int64_t kNoGilNumel = 1 << 16;
+  std::optional<py::gil_scoped_release> release_;
+};
+
+// The `out=` keyword: None (undefined) or a Tensor; anything else is a TypeError.
+inline Tensor out_arg(py::handle out, const char* op) {
+  if (out.is_none()) return Tensor();
+  if (!is_tensor(out)) {
+    throw py::type_error(str_cat("[", op, "] argument 'out' must be Tensor, not ",
+                                 Py_TYPE(out.ptr())->tp_name));
+  }
+  return out.cast<Tensor>();
+}
+
+inline int64_t max_numel(const Tensor& a, const Tensor& b) {
+  return a.numel() > b.numel() ? a.numel() : b.numel();
+}
+
 struct BinaryForms {
   const char* dunder = nullptr;   // "__add__"
   const char* rdunder = nullptr;  // "__radd__"
@@ -29,12 +56,19 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
   m.def(
       name,
       [f, name](py::handle a, py::handle b, py::object out) {
-        Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
-        return f(to_operand(a, name), to_operand(b, name), o);
+        Tensor o = out_arg(out, name);
+        Tensor x = to_operand(a, name), y = to_operand(b, name);
+        NoGilIfLarge nogil(max_numel(x, y));
+        return f(x, y, o);
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   cls.def(
-      name, [f, name](const Tensor& self, py::handle b) { return f(self, to_operand(b, name), Tensor()); },
+      name,
+      [f, name](const Tensor& self, py::handle b) {
+        Tensor y = to_operand(b, name);
+        NoGilIfLarge nogil(max_numel(self, y));
+        return f(self, y, Tensor());
+      },
       py::arg("other"));
   if (forms.inplace_method) {
     std::string iname = std::string(name) + "_";
@@ -42,7 +76,11 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
         iname.c_str(),
         [f, name](py::object self, py::handle b) {
           Tensor t = self.cast<Tensor>();
-          f(t, to_operand(b, name), t);
+          Tensor y = to_operand(b, name);
+          {
+            NoGilIfLarge nogil(max_numel(t, y));
+            f(t, y, t);
+          }
           return self;
         },
         py::arg("other"));
@@ -51,14 +89,24 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
     cls.def(forms.dunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::cast(f(self, *o, Tensor()));
+      Tensor r;
+      {
+        NoGilIfLarge nogil(max_numel(self, *o));
+        r = f(self, *o, Tensor());
+      }
+      return py::cast(r);
     });
   }
   if (forms.rdunder) {
     cls.def(forms.rdunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::cast(f(*o, self, Tensor()));
+      Tensor r;
+      {
+        NoGilIfLarge nogil(max_numel(self, *o));
+        r = f(*o, self, Tensor());
+      }
+      return py::cast(r);
     });
   }
   if (forms.idunder) {
@@ -66,7 +114,10 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       Tensor t = self.cast<Tensor>();
-      f(t, *o, t);
+      {
+        NoGilIfLarge nogil(max_numel(t, *o));
+        f(t, *o, t);
+      }
       return self;
     });
   }

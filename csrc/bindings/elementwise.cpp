@@ -1,5 +1,5 @@
 // Elementwise ops: functions, methods, in-place forms and operators.
-#include "bindings/binary_helpers.h"
+#include "bindings/elementwise_bindings.h"
 #include "ops/elementwise.h"
 
 namespace ember {
@@ -44,8 +44,11 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   def_binary(m, cls, "multiply", mul_fn);
   auto div_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) { return div(a, b, out); };
   def_binary(m, cls, "true_divide", div_fn, {"__truediv__", "__rtruediv__", "__itruediv__"});
-  def_binary(m, cls, "div", div_fn);
-  def_binary(m, cls, "divide", div_fn);
+  // div / divide (with rounding_mode) are bound in elementwise_binary.cpp.
+  init_elementwise_unary(m, cls);
+  init_elementwise_unary_args(m, cls);
+  init_elementwise_binary(m, cls);
+  init_elementwise_compare(m, cls);
 }
 
 }  // namespace ember

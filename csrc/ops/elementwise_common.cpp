@@ -5,22 +5,38 @@
 
 namespace ember {
 
+namespace {
+void prepare_output(const char* op, const Tensor& out, std::initializer_list<Tensor> inputs) {
+  if (!out.defined()) return;
+  EMBER_CHECK(!out.storage()->read_only(), "[", op,
+              "] cannot write to a tensor backed by a read-only NumPy array");
+  // out= tensors that are not also inputs are resized to the broadcast shape.
+  bool is_input = false;
+  for (const Tensor& t : inputs) is_input = is_input || t.is_same(out);
+  if (!is_input) {
+    DimVector shape;
+    for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes(), op);
+    resize_output(out, shape, op);
+  }
+}
+}  // namespace
+
+TensorIterator build_elementwise_typed(const char* op, ScalarType result, const Tensor& out,
+                                       std::initializer_list<Tensor> inputs) {
+  prepare_output(op, out, inputs);
+  TensorIteratorConfig cfg;
+  cfg.name(op).check_all_same_dtype(false).cast_common_dtype_to_outputs(true);
+  if (result != inputs.begin()->dtype()) cfg.output_dtype(result);
+  cfg.add_output(out);
+  for (const Tensor& t : inputs) cfg.add_input(t);
+  return cfg.build();
+}
+
 TensorIterator build_elementwise(const char* op, ResultKind kind, const Tensor& out,
                                  std::initializer_list<Tensor> inputs) {
   TensorIteratorConfig cfg;
   cfg.name(op);
-  if (out.defined()) {
-    EMBER_CHECK(!out.storage()->read_only(), "[", op,
-                "] cannot write to a tensor backed by a read-only NumPy array");
-    // out= tensors that are not also inputs are resized to the broadcast shape.
-    bool is_input = false;
-    for (const Tensor& t : inputs) is_input = is_input || t.is_same(out);
-    if (!is_input) {
-      DimVector shape;
-      for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes(), op);
-      resize_output(out, shape, op);
-    }
-  }
+  prepare_output(op, out, inputs);
   cfg.add_output(out);
   for (const Tensor& t : inputs) cfg.add_input(t);
   switch (kind) {

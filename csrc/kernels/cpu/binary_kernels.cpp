@@ -1,6 +1,6 @@
-// Arithmetic binary kernels. Bool add is logical or, as in PyTorch.
-#include "dispatch/dtype_dispatch.h"
-#include "kernels/cpu/loops.h"
+// Arithmetic binary kernels: add (with alpha), mul and true division. Bool add is logical or and
+// bool mul logical and, as in PyTorch; integer arithmetic wraps (computed in unsigned, no UB).
+#include "kernels/cpu/elementwise_helpers.h"
 #include "ops/elementwise.h"
 
 namespace ember {
@@ -16,9 +16,10 @@ void add_kernel(TensorIterator& iter, const Scalar& alpha) {
       using A = acc_type<T>;
       const A a = alpha.to<A>();
       if (a == A(1)) {
-        cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) + A(y)); });
+        cpu_kernel(iter, [](T x, T y) -> T { return T(wrapping_add(A(x), A(y))); });
       } else {
-        cpu_kernel(iter, [a](T x, T y) -> T { return T(A(x) + a * A(y)); });
+        cpu_kernel(iter,
+                   [a](T x, T y) -> T { return T(wrapping_add(A(x), wrapping_mul(a, A(y)))); });
       }
     }
   });
@@ -31,17 +32,13 @@ void mul_kernel(TensorIterator& iter) {
       cpu_kernel(iter, [](bool x, bool y) -> bool { return x && y; });
     } else {
       using A = acc_type<T>;
-      cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) * A(y)); });
+      cpu_kernel(iter, [](T x, T y) -> T { return T(wrapping_mul(A(x), A(y))); });
     }
   });
 }
 
 void div_true_kernel(TensorIterator& iter) {
-  dispatch_dtype<kFloatingAndComplex>(iter.common_dtype(), "div", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_type<T>;
-    cpu_kernel(iter, [](T x, T y) -> T { return T(A(x) / A(y)); });
-  });
+  binary_kernel<kFloatingAndComplex>(iter, "div", [](auto x, auto y) { return x / y; });
 }
 
 }  // namespace

@@ -1,0 +1,59 @@
+// Binding helpers of the elementwise family (argument conversion only) and the entry points of
+// its binding files, called by init_elementwise (bindings/elementwise.cpp).
+#pragma once
+#include <string>
+
+#include "bindings/binary_helpers.h"
+
+namespace ember {
+
+using TensorClass = py::class_<TensorImpl, TensorImplPtr>;
+
+struct UnaryForms {
+  bool method = true;             // Tensor.exp()
+  bool inplace = true;            // Tensor.exp_()
+  const char* dunder = nullptr;   // "__neg__"
+};
+
+// f(a, out) -> Tensor, where out may be undefined: ember.name(input, *, out=None),
+// Tensor.name() and Tensor.name_().
+template <typename F>
+void def_unary(py::module_& m, TensorClass& cls, const char* name, F f, UnaryForms forms = {}) {
+  m.def(
+      name,
+      [f, name](const Tensor& a, py::object out) {
+        Tensor o = out_arg(out, name);
+        NoGilIfLarge nogil(a.numel());
+        return f(a, o);
+      },
+      py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+  if (forms.method) {
+    cls.def(name, [f](const Tensor& a) {
+      NoGilIfLarge nogil(a.numel());
+      return f(a, Tensor());
+    });
+  }
+  if (forms.inplace) {
+    cls.def((std::string(name) + "_").c_str(), [f](py::object self) {
+      Tensor t = self.cast<Tensor>();
+      {
+        NoGilIfLarge nogil(t.numel());
+        f(t, t);
+      }
+      return self;
+    });
+  }
+  if (forms.dunder) {
+    cls.def(forms.dunder, [f](const Tensor& a) {
+      NoGilIfLarge nogil(a.numel());
+      return f(a, Tensor());
+    });
+  }
+}
+
+void init_elementwise_unary(py::module_& m, TensorClass& cls);
+void init_elementwise_unary_args(py::module_& m, TensorClass& cls);
+void init_elementwise_binary(py::module_& m, TensorClass& cls);
+void init_elementwise_compare(py::module_& m, TensorClass& cls);
+
+}  // namespace ember
