@@ -210,7 +210,8 @@ inline T expm1_impl(T x) {
   T s = s1 * s2;
   T small = std::fma(s, em, s - T(1));
   T big = (em + T(1)) * s1 * s2;
-  return x > C::kExpm1Max ? big : small;
+  T res = x > C::kExpm1Max ? big : small;
+  return x == T(0) ? x : res;  // keeps the sign of zero
 }
 
 inline float expm1(float x) { return expm1_impl(x); }
@@ -358,6 +359,7 @@ inline T log1p_impl(T x) {
   r = x == kInf ? kInf : r;
   r = u == T(0) ? -kInf : r;
   r = x < T(-1) ? kNan : r;
+  r = x == T(0) ? x : r;  // keeps the sign of zero
   return x != x ? x : r;
 }
 
@@ -379,8 +381,8 @@ inline float tanh(float x) {
   p = std::fma(p, z, -3.33332819422e-1f);
   float small = std::fma(p * z, x, x);
   float big = 1.0f - 2.0f / (exp_impl(2.0f * ax) + 1.0f);
-  big = std::copysign(big, x);
-  return ax < 0.625f ? small : big;
+  // tanh is odd: the sign of x also fixes the sign of zero.
+  return std::copysign(ax < 0.625f ? small : big, x);
 }
 
 inline double tanh(double x) {
@@ -393,8 +395,7 @@ inline double tanh(double x) {
                       s, 4.84406305325125486048e3);
   double small = std::fma(x * s, p / q, x);
   double big = 1.0 - 2.0 / (exp_impl(2.0 * ax) + 1.0);
-  big = std::copysign(big, x);
-  return ax < 0.625 ? small : big;
+  return std::copysign(ax < 0.625 ? small : big, x);
 }
 
 // With e = e^-|x| (never overflows): 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, so that
@@ -406,6 +407,72 @@ inline T sigmoid_impl(T x) {
 }
 inline float sigmoid(float x) { return sigmoid_impl(x); }
 inline double sigmoid(double x) { return sigmoid_impl(x); }
+
+// ---------------------------------------------------------------------------------------------
+// sin and cos (float32), for |x| <= kTrigFastLimit
+// ---------------------------------------------------------------------------------------------
+// The reduction x = q (pi/2) + r runs in double with a two-part pi/2 (the first part has 33
+// significant bits, so q * kPio2Hi is exact for |q| < 2^20): r is then accurate far beyond float
+// precision even for x next to a multiple of pi/2, and the Taylor polynomials in double on
+// |r| <= pi/4 are good to ~1e-10. Callers route |x| > kTrigFastLimit, inf and NaN to std::sin /
+// std::cos (see unary_trig_kernels.cpp).
+constexpr float kTrigFastLimit = 1.0e5f;
+
+inline void sincos_reduce(float xf, double& r, uint64_t& quadrant) {
+  constexpr double k2OverPi = 0.636619772367581343075535053490057448;
+  constexpr double kPio2Hi = 1.57079632673412561417e+00;  // fdlibm pio2_1
+  constexpr double kPio2Lo = 6.07710050650619224932e-11;  // fdlibm pio2_1t
+  const double x = xf;
+  double t;
+  const double q = round_magic(x * k2OverPi, t);
+  quadrant = Traits<double>::to_bits(t) - Traits<double>::to_bits(Traits<double>::kMagic);
+  r = std::fma(-q, kPio2Hi, x);
+  r = std::fma(-q, kPio2Lo, r);
+}
+
+inline double sin_poly(double r) {
+  const double z = r * r;
+  double p = -1.0 / 39916800.0;
+  p = std::fma(p, z, 1.0 / 362880.0);
+  p = std::fma(p, z, -1.0 / 5040.0);
+  p = std::fma(p, z, 1.0 / 120.0);
+  p = std::fma(p, z, -1.0 / 6.0);
+  return std::fma(r * z, p, r);
+}
+
+inline double cos_poly(double r) {
+  const double z = r * r;
+  double p = 1.0 / 479001600.0;
+  p = std::fma(p, z, -1.0 / 3628800.0);
+  p = std::fma(p, z, 1.0 / 40320.0);
+  p = std::fma(p, z, -1.0 / 720.0);
+  p = std::fma(p, z, 1.0 / 24.0);
+  p = std::fma(p, z, -0.5);
+  return std::fma(z, p, 1.0);
+}
+
+// sin(x) for quadrant q: q mod 4 = 0: sin r, 1: cos r, 2: -sin r, 3: -cos r.
+inline float sin_fast(float x) {
+  double r;
+  uint64_t q;
+  sincos_reduce(x, r, q);
+  const double s = sin_poly(r), c = cos_poly(r);
+  double v = (q & 1) ? c : s;
+  v = (q & 2) ? -v : v;
+  return x == 0.0f ? x : static_cast<float>(v);  // keeps the sign of zero
+}
+
+// cos(x) = sin(x + pi/2): the quadrant shifts by one.
+inline float cos_fast(float x) {
+  double r;
+  uint64_t q;
+  sincos_reduce(x, r, q);
+  q += 1;
+  const double s = sin_poly(r), c = cos_poly(r);
+  double v = (q & 1) ? c : s;
+  v = (q & 2) ? -v : v;
+  return static_cast<float>(v);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Scalar reference twins: libm, one call per element (the test oracles).
@@ -429,6 +496,10 @@ template <typename T>
 inline T tanh(T x) { return std::tanh(x); }
 template <typename T>
 inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <typename T>
+inline T sin(T x) { return std::sin(x); }
+template <typename T>
+inline T cos(T x) { return std::cos(x); }
 }  // namespace ref
 
 }  // namespace ember::vmath
