@@ -437,7 +437,8 @@ inline double sin_poly(double r) {
   p = std::fma(p, z, -1.0 / 5040.0);
   p = std::fma(p, z, 1.0 / 120.0);
   p = std::fma(p, z, -1.0 / 6.0);
-  return std::fma(r * z, p, r);
+  // r (1 + z p) rather than r + r z p: the product keeps the sign of r = -0.
+  return r * std::fma(z, p, 1.0);
 }
 
 inline double cos_poly(double r) {
@@ -459,7 +460,7 @@ inline float sin_fast(float x) {
   const double s = sin_poly(r), c = cos_poly(r);
   double v = (q & 1) ? c : s;
   v = (q & 2) ? -v : v;
-  return x == 0.0f ? x : static_cast<float>(v);  // keeps the sign of zero
+  return static_cast<float>(v);
 }
 
 // cos(x) = sin(x + pi/2): the quadrant shifts by one.
