@@ -17,6 +17,8 @@ void add_kernel(TensorIterator& iter, const Scalar& alpha) {
       const A a = alpha.to<A>();
       if (a == A(1)) {
         cpu_kernel(iter, [](T x, T y) -> T { return T(wrapping_add(A(x), A(y))); });
+      } else if (a == A(-1)) {  // sub
+        cpu_kernel(iter, [](T x, T y) -> T { return T(wrapping_sub(A(x), A(y))); });
       } else {
         cpu_kernel(iter,
                    [a](T x, T y) -> T { return T(wrapping_add(A(x), wrapping_mul(a, A(y)))); });
@@ -38,7 +40,10 @@ void mul_kernel(TensorIterator& iter) {
 }
 
 void div_true_kernel(TensorIterator& iter) {
-  binary_kernel<kFloatingAndComplex>(iter, "div", [](auto x, auto y) { return x / y; });
+  binary_kernel<kFloatingAndComplex>(iter, "div", [](auto x, auto y) {
+    if constexpr (is_complex_v<decltype(x)>) return complex_div(x, y);
+    else return x / y;
+  });
 }
 
 }  // namespace

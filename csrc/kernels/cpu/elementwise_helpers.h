@@ -86,9 +86,35 @@ inline T wrapping_sub(T a, T b) {
     return a - b;
   }
 }
+// Complex product by the textbook formula (as PyTorch and NumPy), without the C99 Annex G NaN
+// recovery of std::complex's operator* (a libgcc call per element).
+template <typename C>
+inline C complex_mul(C a, C b) {
+  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+
+// Complex quotient by Smith's algorithm, as NumPy and PyTorch (scaled to avoid overflow).
+template <typename C>
+inline C complex_div(C x, C y) {
+  using R = typename C::value_type;
+  const R a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  const R abs_c = std::abs(c), abs_d = std::abs(d);
+  if (abs_c >= abs_d) {
+    if (abs_c == R(0) && abs_d == R(0)) return C(a / abs_c, b / abs_d);
+    const R rat = d / c;
+    const R scl = R(1) / (c + d * rat);
+    return C((a + b * rat) * scl, (b - a * rat) * scl);
+  }
+  const R rat = c / d;
+  const R scl = R(1) / (d + c * rat);
+  return C((a * rat + b) * scl, (b * rat - a) * scl);
+}
+
 template <typename T>
 inline T wrapping_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (is_complex_v<T>) {
+    return complex_mul(a, b);
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     // uint16 * uint16 promotes to (signed) int and can overflow: widen to unsigned int first.
     using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));

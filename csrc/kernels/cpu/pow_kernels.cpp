@@ -49,7 +49,7 @@ void pow_scalar_kernel(TensorIterator& iter, const Scalar& exponent) {
       }
     } else if constexpr (is_complex_v<A>) {
       if (e == A(2)) {
-        cpu_kernel(iter, [](T x) -> T { return x * x; });
+        cpu_kernel(iter, [](T x) -> T { return complex_mul(x, x); });
       } else {
         cpu_kernel(iter, [e](T x) -> T { return std::pow(x, e); });
       }

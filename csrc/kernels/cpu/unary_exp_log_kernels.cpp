@@ -13,7 +13,8 @@ template <typename C>
 using real_of = typename C::value_type;
 
 constexpr double kLn2 = 0.693147180559945309417232121458;
-constexpr double kLn10 = 2.30258509299404568401799145468;
+constexpr double kLog2e = 1.44269504088896340735992468100189214;
+constexpr double kLog10e = 0.434294481903251827651128918916605082;
 
 // expm1(x + iy) = expm1(x) cos(y) - 2 sin^2(y/2) + i e^x sin(y): accurate near 0.
 template <typename C>
@@ -70,7 +71,7 @@ void log_kernel(TensorIterator& iter) {
 void log2_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log2", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return std::log(x) / real_of<V>(kLn2);
+    if constexpr (is_complex_v<V>) return V(std::log(complex128(x)) * kLog2e);  // rounded once
     else return vmath::log2(x);
   });
 }
@@ -78,7 +79,7 @@ void log2_kernel(TensorIterator& iter) {
 void log10_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log10", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return std::log(x) / real_of<V>(kLn10);
+    if constexpr (is_complex_v<V>) return V(std::log(complex128(x)) * kLog10e);
     else return vmath::log10(x);
   });
 }
@@ -96,14 +97,18 @@ void sqrt_kernel(TensorIterator& iter) {
 }
 
 void rsqrt_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "rsqrt",
-                                    [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+  unary_kernel<kFloatingAndComplex>(iter, "rsqrt", [](auto x) {
+    using V = decltype(x);
+    if constexpr (is_complex_v<V>) return complex_div(V(1), std::sqrt(x));
+    else return V(1) / std::sqrt(x);
+  });
 }
 
 void reciprocal_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "reciprocal", [](auto x) {
     using V = decltype(x);
-    return V(1) / x;
+    if constexpr (is_complex_v<V>) return complex_div(V(1), x);
+    else return V(1) / x;
   });
 }
 
@@ -117,7 +122,7 @@ void tanh_kernel(TensorIterator& iter) {
 void sigmoid_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "sigmoid", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return V(1) / (V(1) + std::exp(-x));
+    if constexpr (is_complex_v<V>) return complex_div(V(1), V(1) + std::exp(-x));
     else return vmath::sigmoid(x);
   });
 }
