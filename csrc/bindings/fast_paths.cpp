@@ -85,13 +85,34 @@ struct SavedSlots {
   binaryfunc subscript;
 } g_saved;
 
+// Operands the fast path does not take (complex numbers, NumPy scalars and arrays, lists) go to
+// the bound dunder methods. (CPython's generic slot function saved in g_saved refuses to call
+// them once the type's slot is no longer that generic function, which raised TypeError for
+// `t + 1j`.)
+PyObject* call_dunders(PyObject* a, PyObject* b, const char* dunder, const char* rdunder) {
+  if (is_tensor(a)) {
+    PyObject* r = PyObject_CallMethod(a, dunder, "O", b);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
+  }
+  if (is_tensor(b)) {
+    PyObject* r = PyObject_CallMethod(b, rdunder, "O", a);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
 template <BinaryOp Op, binaryfunc SavedSlots::*Fallback>
 PyObject* fast_binary(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     Tensor x, y;
     Operand ra = operand(a, x), rb = operand(b, y);
     if (ra == Operand::kOk && rb == Operand::kOk) return wrap(Op(x, y, Tensor()));
-    return (g_saved.*Fallback)(a, b);
+    if (Fallback == &SavedSlots::add) return call_dunders(a, b, "__add__", "__radd__");
+    if (Fallback == &SavedSlots::sub) return call_dunders(a, b, "__sub__", "__rsub__");
+    if (Fallback == &SavedSlots::mul) return call_dunders(a, b, "__mul__", "__rmul__");
+    return call_dunders(a, b, "__truediv__", "__rtruediv__");
   });
 }
 
