@@ -15,17 +15,11 @@ inline std::optional<Tensor> operator_operand(py::handle other) {
   return std::nullopt;
 }
 
-// Releases the GIL while a large elementwise op runs (other Python threads make progress); small
-// ops keep it, since releasing and re-taking it costs more than the op.
-class NoGilIfLarge {
- public:
-  explicit NoGilIfLarge(int64_t numel) {
-    if (numel >= kNoGilNumel) release_.emplace();
-  }
-
- private:
-  static constexpr int64_t kNoGilNumel = 1 << 16;
-  std::optional<py::gil_scoped_release> release_;
+struct BinaryForms {
+  const char* dunder = nullptr;   // "__add__"
+  const char* rdunder = nullptr;  // "__radd__"
+  const char* idunder = nullptr;  // "__iadd__"
+  bool inplace_method = true;     // Tensor.add_
 };
 
 // The `out=` keyword: None (undefined) or a Tensor; anything else is a TypeError.
@@ -38,16 +32,10 @@ inline Tensor out_arg(py::handle out, const char* op) {
   return out.cast<Tensor>();
 }
 
-inline int64_t max_numel(const Tensor& a, const Tensor& b) {
+// Elements an elementwise op over a and b touches (for the GIL-release decision).
+inline int64_t binary_work(const Tensor& a, const Tensor& b) {
   return a.numel() > b.numel() ? a.numel() : b.numel();
 }
-
-struct BinaryForms {
-  const char* dunder = nullptr;   // "__add__"
-  const char* rdunder = nullptr;  // "__radd__"
-  const char* idunder = nullptr;  // "__iadd__"
-  bool inplace_method = true;     // Tensor.add_
-};
 
 // f(a, b, out) -> Tensor, where out may be undefined.
 template <typename F>
@@ -58,16 +46,14 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       [f, name](py::handle a, py::handle b, py::object out) {
         Tensor o = out_arg(out, name);
         Tensor x = to_operand(a, name), y = to_operand(b, name);
-        NoGilIfLarge nogil(max_numel(x, y));
-        return f(x, y, o);
+        return with_gil_released_if(binary_work(x, y), [&] { return f(x, y, o); });
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   cls.def(
       name,
       [f, name](const Tensor& self, py::handle b) {
         Tensor y = to_operand(b, name);
-        NoGilIfLarge nogil(max_numel(self, y));
-        return f(self, y, Tensor());
+        return with_gil_released_if(binary_work(self, y), [&] { return f(self, y, Tensor()); });
       },
       py::arg("other"));
   if (forms.inplace_method) {
@@ -77,10 +63,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
         [f, name](py::object self, py::handle b) {
           Tensor t = self.cast<Tensor>();
           Tensor y = to_operand(b, name);
-          {
-            NoGilIfLarge nogil(max_numel(t, y));
-            f(t, y, t);
-          }
+          with_gil_released_if(binary_work(t, y), [&] { return f(t, y, t); });
           return self;
         },
         py::arg("other"));
@@ -89,11 +72,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
     cls.def(forms.dunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      Tensor r;
-      {
-        NoGilIfLarge nogil(max_numel(self, *o));
-        r = f(self, *o, Tensor());
-      }
+      Tensor r = with_gil_released_if(binary_work(self, *o), [&] { return f(self, *o, Tensor()); });
       return py::cast(r);
     });
   }
@@ -101,11 +80,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
     cls.def(forms.rdunder, [f](const Tensor& self, py::handle other) -> py::object {
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      Tensor r;
-      {
-        NoGilIfLarge nogil(max_numel(self, *o));
-        r = f(*o, self, Tensor());
-      }
+      Tensor r = with_gil_released_if(binary_work(self, *o), [&] { return f(*o, self, Tensor()); });
       return py::cast(r);
     });
   }
@@ -114,10 +89,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       auto o = operator_operand(other);
       if (!o) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
       Tensor t = self.cast<Tensor>();
-      {
-        NoGilIfLarge nogil(max_numel(t, *o));
-        f(t, *o, t);
-      }
+      with_gil_released_if(binary_work(t, *o), [&] { return f(t, *o, t); });
       return self;
     });
   }

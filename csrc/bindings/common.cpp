@@ -70,6 +70,14 @@ DimVector parse_int_sequence(py::handle h, const char* op, const char* what) {
     out.push_back(h.cast<int64_t>());
     return out;
   }
+  // A lone integer-like object (NumPy integer, one-element integer tensor) is a 1-element size.
+  if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) &&
+      (!PySequence_Check(h.ptr()) || is_tensor(h))) {
+    PyObject* index = PyNumber_Index(h.ptr());
+    if (!index) throw py::error_already_set();
+    out.push_back(py::reinterpret_steal<py::object>(index).cast<int64_t>());
+    return out;
+  }
   if (!PySequence_Check(h.ptr()) || PyUnicode_Check(h.ptr())) {
     throw py::type_error(str_cat("[", op, "] ", what, " must be a tuple of ints, but got ",
                                  Py_TYPE(h.ptr())->tp_name));
@@ -116,8 +124,7 @@ Tensor to_operand(py::handle h, const char* op) {
   if (auto s = try_parse_scalar(h)) return wrap_scalar_for_binding(*s);
   // Arrays and nested sequences become tensors through ember.tensor's inference.
   if (PySequence_Check(h.ptr()) || py::hasattr(h, "__array__")) {
-    py::object ember_mod = py::module_::import("ember");
-    return ember_mod.attr("tensor")(h).cast<Tensor>();
+    return tensor_from_data(h, std::nullopt, Device(), /*warn_on_tensor=*/false, op);
   }
   throw py::type_error(str_cat("[", op, "] expected a Tensor or a number, but got ",
                                Py_TYPE(h.ptr())->tp_name));

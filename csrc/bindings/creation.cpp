@@ -1,140 +1,319 @@
-// ember.empty / zeros / ones / full and their *_like and new_* forms.
-#include "bindings/pybind_ember.h"
-#include "ops/creation.h"
+// Factories: empty / zeros / ones / full, their *_like and new_* forms, empty_strided,
+// scalar_tensor, arange / range / linspace / logspace / eye, complex / polar.
+#include "bindings/factory_args.h"
+#include "ops/conversion.h"
+#include "ops/range_factories.h"
 #include "ops/views.h"
 
 namespace ember {
 
 namespace {
 
-TensorOptions parse_options(py::handle dtype, py::handle device, const char* op) {
-  TensorOptions o;
-  if (!dtype.is_none()) {
-    auto t = try_parse_dtype(dtype);
-    if (!t) {
-      throw py::type_error(str_cat("[", op, "] dtype must be an ember.dtype, but got ",
-                                   Py_TYPE(dtype.ptr())->tp_name));
+// Varargs or one sequence for the size (zeros(2, 3) / zeros((2, 3)) / zeros(size=(2, 3))).
+DimVector factory_shape(const py::args& args, const FactoryKwargs& f, const char* op) {
+  if (f.size) {
+    if (args.size() > 0) {
+      throw py::type_error(str_cat(op, "() got multiple values for argument 'size'"));
     }
-    o.dtype = *t;
+    return parse_int_sequence(f.size, op, "size");
   }
-  o.device = parse_device(device, op);
-  check_device_available(o.device, op);
+  if (args.size() == 0) {
+    throw py::type_error(str_cat(op, "() missing 1 required positional arguments: \"size\""));
+  }
+  return parse_shape(args, op);
+}
+
+// Options for *_like / new_*: dtype and device default to the source tensor's.
+TensorOptions like_options(const Tensor& t, py::handle dtype, py::handle device, const char* op) {
+  TensorOptions o = parse_options(dtype, device, op);
+  if (o.dtype == ScalarType::Undefined) o.dtype = t.dtype();
+  if (device.is_none()) o.device = t.device();
   return o;
 }
 
-// Applies out= for factory functions: the result is written into out (resized).
-py::object finish_factory(const Tensor& result, py::handle out) {
-  if (out.is_none()) return py::cast(result);
-  Tensor o = out.cast<Tensor>();
-  resize_output(o, result.sizes(), "out");
-  copy_(o, result);
-  return py::reinterpret_borrow<py::object>(out);
+void def_sized_factory(py::module_& m, const char* name,
+                       Tensor (*make)(IntArrayRef, TensorOptions)) {
+  m.def(name, [name, make](py::args args, py::kwargs kw) {
+    FactoryKwargs f = parse_factory_kwargs(kw, name);
+    check_requires_grad(f.requires_grad, name);
+    DimVector shape = factory_shape(args, f, name);
+    TensorOptions o = factory_options(f.dtype, f.device, f.out, name);
+    return finish_factory(make(shape, o), f.out, name);
+  });
+}
+
+Tensor make_empty(IntArrayRef s, TensorOptions o) {
+  return empty(s, o);
+}
+Tensor make_zeros(IntArrayRef s, TensorOptions o) {
+  return zeros(s, o);
+}
+Tensor make_ones(IntArrayRef s, TensorOptions o) {
+  return ones(s, o);
+}
+
+// Scalar start/end/steps for linspace and logspace: numbers or 0-d tensors.
+Scalar spaced_endpoint(py::handle h, const char* op, const char* name, py::handle other) {
+  if (is_tensor(h) && h.cast<Tensor>().dim() != 0) {
+    const int64_t other_dim = is_tensor(other) ? other.cast<Tensor>().dim() : 0;
+    const bool is_start = std::string(name) == "start";
+    EMBER_THROW(Error, "[", op,
+                "] linspace only supports 0-dimensional start and end tensors, "
+                "but got start with ",
+                is_start ? h.cast<Tensor>().dim() : other_dim, " dimension(s) and end with ",
+                is_start ? other_dim : h.cast<Tensor>().dim(), " dimension(s).");
+  }
+  return parse_number(h, op, name);
 }
 
 }  // namespace
 
 void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  // Factories accept varargs or one sequence for the size, as torch.zeros(2, 3) / zeros((2, 3)).
-  auto def_factory = [&](const char* name, auto make) {
-    m.def(name, [name, make](py::args size, py::kwargs kw) {
-      py::object dtype = py::none(), device = py::none(), out = py::none();
-      if (kw) {
-        for (auto item : kw) {
-          std::string key = item.first.cast<std::string>();
-          if (key == "dtype") dtype = py::reinterpret_borrow<py::object>(item.second);
-          else if (key == "device") device = py::reinterpret_borrow<py::object>(item.second);
-          else if (key == "out") out = py::reinterpret_borrow<py::object>(item.second);
-          else if (key == "size") size = py::make_tuple(item.second);
-          else if (key != "requires_grad" && key != "layout" && key != "pin_memory" &&
-                   key != "memory_format") {
-            throw py::type_error(str_cat(name, "() got an unexpected keyword argument '", key, "'"));
-          }
-        }
-      }
-      DimVector shape = parse_shape(size, name);
-      return finish_factory(make(shape, parse_options(dtype, device, name)), out);
-    });
-  };
-  def_factory("empty", [](const DimVector& s, TensorOptions o) { return empty(s, o); });
-  def_factory("zeros", [](const DimVector& s, TensorOptions o) { return zeros(s, o); });
-  def_factory("ones", [](const DimVector& s, TensorOptions o) { return ones(s, o); });
+  def_sized_factory(m, "empty", &make_empty);
+  def_sized_factory(m, "zeros", &make_zeros);
+  def_sized_factory(m, "ones", &make_ones);
 
   m.def(
       "full",
-      [](py::object size, const Scalar& value, py::object out, py::object dtype, py::object device,
-         py::object, py::object) {
+      [](py::object size, py::object fill_value, py::object out, py::object dtype,
+         py::object device, py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "full");
+        if (!PySequence_Check(size.ptr())) {
+          throw py::type_error(
+              str_cat("full(): argument 'size' (position 1) must be tuple of "
+                      "ints, not ",
+                      Py_TYPE(size.ptr())->tp_name));
+        }
         DimVector shape = parse_int_sequence(size, "full", "size");
-        return finish_factory(full(shape, value, parse_options(dtype, device, "full")), out);
+        const Scalar value = parse_number(fill_value, "full", "fill_value");
+        TensorOptions o = factory_options(dtype, device, out, "full");
+        return finish_factory(full(shape, value, o), out, "full");
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("out") = py::none(),
       py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-      py::arg("requires_grad") = py::none(), py::arg("layout") = py::none());
+      py::arg("requires_grad") = false, py::arg("layout") = py::none(),
+      py::arg("pin_memory") = false);
 
-  auto like_opts = [](const Tensor& t, py::object dtype, py::object device, const char* op) {
-    TensorOptions o = parse_options(dtype, device, op);
-    if (o.dtype == ScalarType::Undefined) o.dtype = t.dtype();
-    if (device.is_none()) o.device = t.device();
-    return o;
-  };
-  auto def_like = [&](const char* name, auto make) {
+  m.def(
+      "empty_strided",
+      [](py::object size, py::object stride, py::object dtype, py::object device,
+         py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "empty_strided");
+        return empty_strided(parse_int_sequence(size, "empty_strided", "size"),
+                             parse_int_sequence(stride, "empty_strided", "stride"),
+                             parse_options(dtype, device, "empty_strided"));
+      },
+      py::arg("size"), py::arg("stride"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false,
+      py::arg("layout") = py::none(), py::arg("pin_memory") = false);
+
+  m.def(
+      "scalar_tensor",
+      [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad, py::object,
+         py::object) {
+        check_requires_grad(requires_grad, "scalar_tensor");
+        TensorOptions o = parse_options(dtype, device, "scalar_tensor");
+        return full({}, s, TensorOptions(o.dtype_or(default_dtype()), o.device));
+      },
+      py::arg("s"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("layout") = py::none(),
+      py::arg("pin_memory") = false);
+
+  // *_like: dtype and device default to the input's; memory_format=preserve_format keeps a
+  // dense input's strides.
+  auto def_like = [&](const char* name, Tensor (*fill)(Tensor&)) {
     m.def(
         name,
-        [name, make, like_opts](const Tensor& t, py::object dtype, py::object device, py::object,
-                                py::object, py::object) {
-          return make(t, like_opts(t, dtype, device, name));
+        [name, fill](const Tensor& t, py::object dtype, py::object device, py::object requires_grad,
+                     py::object, py::object memory_format, py::object) {
+          check_requires_grad(requires_grad, name);
+          Tensor out = empty_like(t, like_options(t, dtype, device, name),
+                                  parse_preserve_format(memory_format, name));
+          return fill ? fill(out) : out;
         },
         py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-        py::arg("device") = py::none(), py::arg("requires_grad") = py::none(),
-        py::arg("layout") = py::none(), py::arg("memory_format") = py::none());
+        py::arg("device") = py::none(), py::arg("requires_grad") = false,
+        py::arg("layout") = py::none(), py::arg("memory_format") = py::none(),
+        py::arg("pin_memory") = false);
   };
-  def_like("empty_like", [](const Tensor& t, TensorOptions o) { return empty(t.sizes(), o); });
-  def_like("zeros_like", [](const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o); });
-  def_like("ones_like", [](const Tensor& t, TensorOptions o) { return ones(t.sizes(), o); });
+  def_like("empty_like", nullptr);
+  def_like("zeros_like", [](Tensor& t) { return zero_(t); });
+  def_like("ones_like", [](Tensor& t) { return fill_(t, Scalar(int64_t(1))); });
   m.def(
       "full_like",
-      [like_opts](const Tensor& t, const Scalar& v, py::object dtype, py::object device,
-                  py::object, py::object, py::object) {
-        return full(t.sizes(), v, like_opts(t, dtype, device, "full_like"));
+      [](const Tensor& t, py::object fill_value, py::object dtype, py::object device,
+         py::object requires_grad, py::object, py::object memory_format, py::object) {
+        check_requires_grad(requires_grad, "full_like");
+        const Scalar v = parse_number(fill_value, "full_like", "fill_value");
+        Tensor out = empty_like(t, like_options(t, dtype, device, "full_like"),
+                                parse_preserve_format(memory_format, "full_like"));
+        return fill_(out, v);
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), py::arg("requires_grad") = py::none(),
-      py::arg("layout") = py::none(), py::arg("memory_format") = py::none());
+      py::arg("device") = py::none(), py::arg("requires_grad") = false,
+      py::arg("layout") = py::none(), py::arg("memory_format") = py::none(),
+      py::arg("pin_memory") = false);
 
-  // Tensor.new_empty / new_zeros / new_ones / new_full: dtype and device default to self's.
-  auto def_new = [&](const char* name, auto make) {
-    cls.def(name, [name, make, like_opts](const Tensor& self, py::args size, py::kwargs kw) {
-      py::object dtype = py::none(), device = py::none();
-      if (kw) {
-        if (kw.contains("dtype")) dtype = kw["dtype"];
-        if (kw.contains("device")) device = kw["device"];
-        if (kw.contains("size")) size = py::make_tuple(kw["size"]);
-      }
-      return make(parse_shape(size, name), like_opts(self, dtype, device, name));
+  // Tensor.new_empty / new_zeros / new_ones: dtype and device default to self's.
+  auto def_new = [&](const char* name, Tensor (*make)(IntArrayRef, TensorOptions)) {
+    cls.def(name, [name, make](const Tensor& self, py::args size, py::kwargs kw) {
+      FactoryKwargs f = parse_factory_kwargs(kw, name);
+      check_requires_grad(f.requires_grad, name);
+      return make(factory_shape(size, f, name), like_options(self, f.dtype, f.device, name));
     });
   };
-  def_new("new_empty", [](const DimVector& s, TensorOptions o) { return empty(s, o); });
-  def_new("new_zeros", [](const DimVector& s, TensorOptions o) { return zeros(s, o); });
-  def_new("new_ones", [](const DimVector& s, TensorOptions o) { return ones(s, o); });
+  def_new("new_empty", &make_empty);
+  def_new("new_zeros", &make_zeros);
+  def_new("new_ones", &make_ones);
   cls.def(
       "new_full",
-      [like_opts](const Tensor& self, py::object size, const Scalar& v, py::object dtype,
-                  py::object device, py::object) {
+      [](const Tensor& self, py::object size, py::object fill_value, py::object dtype,
+         py::object device, py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "new_full");
+        const Scalar v = parse_number(fill_value, "new_full", "fill_value");
         return full(parse_int_sequence(size, "new_full", "size"), v,
-                    like_opts(self, dtype, device, "new_full"));
+                    like_options(self, dtype, device, "new_full"));
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), py::arg("requires_grad") = py::none());
+      py::arg("device") = py::none(), py::arg("requires_grad") = false,
+      py::arg("layout") = py::none(), py::arg("pin_memory") = false);
+  cls.def(
+      "new_empty_strided",
+      [](const Tensor& self, py::object size, py::object stride, py::object dtype,
+         py::object device, py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "new_empty_strided");
+        return empty_strided(parse_int_sequence(size, "new_empty_strided", "size"),
+                             parse_int_sequence(stride, "new_empty_strided", "stride"),
+                             like_options(self, dtype, device, "new_empty_strided"));
+      },
+      py::arg("size"), py::arg("stride"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false,
+      py::arg("layout") = py::none(), py::arg("pin_memory") = false);
 
-  cls.def("fill_", [](py::object self, const Scalar& v) {
-    Tensor t = self.cast<Tensor>();
-    fill_(t, v);
-    return self;
-  });
+  cls.def(
+      "fill_",
+      [](py::object self, py::object v) {
+        Tensor t = self.cast<Tensor>();
+        fill_(t, parse_number(v, "fill_", "value"));
+        return self;
+      },
+      py::arg("value"));
   cls.def("zero_", [](py::object self) {
     Tensor t = self.cast<Tensor>();
     zero_(t);
     return self;
   });
+
+  // arange(end) / arange(start, end) / arange(start, end, step), numbers or 0-d tensors.
+  auto def_range = [&](const char* name, bool inclusive) {
+    m.def(name, [name, inclusive](py::args args, py::kwargs kw) {
+      FactoryKwargs f = parse_factory_kwargs(kw, name, {"start", "end", "step"});
+      check_requires_grad(f.requires_grad, name);
+      std::vector<py::object> pos;
+      for (py::handle a : args) pos.push_back(py::reinterpret_borrow<py::object>(a));
+      py::object start, end, step;
+      if (f.rest.contains("start")) start = f.rest["start"];
+      if (f.rest.contains("end")) end = f.rest["end"];
+      if (f.rest.contains("step")) step = f.rest["step"];
+      if (pos.size() > 3) {
+        throw py::type_error(
+            str_cat(name, "() takes at most 3 positional arguments (", pos.size(), " given)"));
+      }
+      if (pos.size() == 1 && !start && !inclusive) {
+        end = pos[0];  // arange(end)
+      } else {
+        const char* names[] = {"start", "end", "step"};
+        py::object* slots[] = {&start, &end, &step};
+        for (size_t i = 0; i < pos.size(); ++i) {
+          if (*slots[i]) {
+            throw py::type_error(
+                str_cat(name, "() got multiple values for argument '", names[i], "'"));
+          }
+          *slots[i] = pos[i];
+        }
+      }
+      if (!end) {
+        throw py::type_error(str_cat(name, "() missing required argument 'end'"));
+      }
+      if (!start && inclusive) {
+        throw py::type_error(str_cat(name, "() missing required argument 'start'"));
+      }
+      const Scalar s = start ? parse_number(start, name, "start") : Scalar(int64_t(0));
+      const Scalar e = parse_number(end, name, "end");
+      const Scalar st = step ? parse_number(step, name, "step") : Scalar(int64_t(1));
+      TensorOptions o = factory_options(f.dtype, f.device, f.out, name);
+      if (inclusive) {
+        PyErr_WarnEx(PyExc_UserWarning,
+                     "ember.range is deprecated and will be removed in a future release because "
+                     "its behavior is inconsistent with Python's range builtin. Instead, use "
+                     "ember.arange, which produces values in [start, end).",
+                     1);
+      }
+      Tensor r = inclusive ? range(s, e, st, o) : arange(s, e, st, o);
+      return finish_factory(r, f.out, name);
+    });
+  };
+  def_range("arange", false);
+  def_range("range", true);
+
+  m.def(
+      "linspace",
+      [](py::object start, py::object end, py::object steps, py::object out, py::object dtype,
+         py::object device, py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "linspace");
+        const Scalar s = spaced_endpoint(start, "linspace", "start", end);
+        const Scalar e = spaced_endpoint(end, "linspace", "end", start);
+        const int64_t n = parse_int(steps, "linspace", "steps");
+        TensorOptions o = factory_options(dtype, device, out, "linspace");
+        return finish_factory(linspace(s, e, n, o), out, "linspace");
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
+      py::arg("out") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("layout") = py::none(),
+      py::arg("pin_memory") = false);
+  m.def(
+      "logspace",
+      [](py::object start, py::object end, py::object steps, double base, py::object out,
+         py::object dtype, py::object device, py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "logspace");
+        const Scalar s = spaced_endpoint(start, "logspace", "start", end);
+        const Scalar e = spaced_endpoint(end, "logspace", "end", start);
+        const int64_t n = parse_int(steps, "logspace", "steps");
+        TensorOptions o = factory_options(dtype, device, out, "logspace");
+        return finish_factory(logspace(s, e, n, base, o), out, "logspace");
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0, py::kw_only(),
+      py::arg("out") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("layout") = py::none(),
+      py::arg("pin_memory") = false);
+
+  m.def(
+      "eye",
+      [](py::object n, py::object m_cols, py::object out, py::object dtype, py::object device,
+         py::object requires_grad, py::object, py::object) {
+        check_requires_grad(requires_grad, "eye");
+        const int64_t rows = parse_int(n, "eye", "n");
+        const int64_t cols = m_cols.is_none() ? rows : parse_int(m_cols, "eye", "m");
+        TensorOptions o = factory_options(dtype, device, out, "eye");
+        return finish_factory(eye(rows, cols, o), out, "eye");
+      },
+      py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("out") = py::none(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("layout") = py::none(),
+      py::arg("pin_memory") = false);
+
+  m.def(
+      "complex",
+      [](const Tensor& real, const Tensor& imag, py::object out) {
+        return complex(real, imag, out.is_none() ? Tensor() : out.cast<Tensor>());
+      },
+      py::arg("real"), py::arg("imag"), py::kw_only(), py::arg("out") = py::none());
+  m.def(
+      "polar",
+      [](const Tensor& abs, const Tensor& angle, py::object out) {
+        return polar(abs, angle, out.is_none() ? Tensor() : out.cast<Tensor>());
+      },
+      py::arg("abs"), py::arg("angle"), py::kw_only(), py::arg("out") = py::none());
 }
 
 }  // namespace ember

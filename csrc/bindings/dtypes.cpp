@@ -15,7 +15,11 @@ void init_dtypes(py::module_& m) {
       .def_property_readonly("is_signed", [](const DTypeObject& d) { return is_signed(d.type); })
       .def_property_readonly("itemsize",
                              [](const DTypeObject& d) { return element_size(d.type); })
-      .def("to_complex", [](const DTypeObject& d) { return to_complex(d.type); })
+      .def("to_complex", [](const DTypeObject& d) {
+        EMBER_CHECK(is_floating(d.type) || is_complex(d.type), "[to_complex] Unknown complex "
+                    "dtype for ", dtype_name(d.type));
+        return to_complex(d.type);
+      })
       .def("to_real", [](const DTypeObject& d) { return to_real(d.type); })
       .def("__repr__", [](const DTypeObject& d) { return std::string("ember.") + dtype_name(d.type); })
       .def("__reduce__", [](const DTypeObject& d) { return std::string(dtype_name(d.type)); })
@@ -57,6 +61,21 @@ void init_dtypes(py::module_& m) {
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
       .def("__reduce__", [](const Device& d) { return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str())); });
   py::implicitly_convertible<py::str, Device>();
+
+  // ember.memory_format objects: preserve_format keeps a dense input's strides (the default of
+  // *_like, to() and clone()), contiguous_format asks for row-major; the channels-last formats
+  // exist so that code naming them imports, and ops reject them until a kernel needs them.
+  struct MemoryFormat {
+    const char* name;
+  };
+  static MemoryFormat formats[] = {{"preserve_format"}, {"contiguous_format"},
+                                   {"channels_last"}, {"channels_last_3d"}};
+  py::class_<MemoryFormat>(m, "memory_format")
+      .def("__repr__", [](const MemoryFormat& f) { return std::string("ember.") + f.name; })
+      .def("__reduce__", [](const MemoryFormat& f) { return std::string(f.name); });
+  for (MemoryFormat& f : formats) {
+    m.attr(f.name) = py::cast(&f, py::return_value_policy::reference);
+  }
 
   m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
   m.def("can_cast", &can_cast, py::arg("from_"), py::arg("to"));

@@ -1,6 +1,7 @@
 // Binding helpers of the elementwise family (argument conversion only) and the entry points of
 // its binding files, called by init_elementwise (bindings/elementwise.cpp).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "bindings/binary_helpers.h"
@@ -8,6 +9,19 @@
 namespace ember {
 
 using TensorClass = py::class_<TensorImpl, TensorImplPtr>;
+
+// RAII form of with_gil_released_if (pybind_ember.h) for bindings with several statements.
+class NoGilIfLarge {
+ public:
+  explicit NoGilIfLarge(int64_t work) {
+    if (work >= kReleaseGilWork) release_.emplace();
+  }
+
+ private:
+  std::optional<py::gil_scoped_release> release_;
+};
+
+inline int64_t max_numel(const Tensor& a, const Tensor& b) { return binary_work(a, b); }
 
 struct UnaryForms {
   bool method = true;             // Tensor.exp()

@@ -79,53 +79,64 @@ Tensor sub_op(const Tensor& a, const Tensor& b, const Tensor& out) { return sub(
 Tensor mul_op(const Tensor& a, const Tensor& b, const Tensor& out) { return mul(a, b, out); }
 Tensor div_op(const Tensor& a, const Tensor& b, const Tensor& out) { return div(a, b, out); }
 
-// The pybind11-generated slot functions, kept to handle what the fast path does not.
-struct SavedSlots {
-  binaryfunc add, sub, mul, div, iadd, isub, imul, idiv;
-  binaryfunc subscript;
-} g_saved;
-
-// Operands the fast path does not take (complex numbers, NumPy scalars and arrays, lists) go to
-// the bound dunder methods. (CPython's generic slot function saved in g_saved refuses to call
-// them once the type's slot is no longer that generic function, which raised TypeError for
-// `t + 1j`.)
-PyObject* call_dunders(PyObject* a, PyObject* b, const char* dunder, const char* rdunder) {
-  if (is_tensor(a)) {
-    PyObject* r = PyObject_CallMethod(a, dunder, "O", b);
-    if (r != Py_NotImplemented) return r;
-    Py_DECREF(r);
-  }
-  if (is_tensor(b)) {
-    PyObject* r = PyObject_CallMethod(b, rdunder, "O", a);
-    if (r != Py_NotImplemented) return r;
-    Py_DECREF(r);
-  }
-  Py_RETURN_NOTIMPLEMENTED;
+// Fallback for operands the fast path does not take (arrays, sequences, unknown types): the
+// full pybind11 dunders, called the way Python's binary-op protocol would. (Calling the saved
+// slot function would not work: CPython's generic slot checks that the type still uses it.)
+PyObject* call_dunder(PyObject* self, const char* name, PyObject* other) {
+  PyObject* key = PyUnicode_InternFromString(name);
+  if (!key) return nullptr;
+  PyObject* fn = _PyType_Lookup(Py_TYPE(self), key);  // borrowed
+  Py_DECREF(key);
+  if (!fn) Py_RETURN_NOTIMPLEMENTED;
+  Py_INCREF(fn);
+  PyObject* args[2] = {self, other};
+  PyObject* r = PyObject_Vectorcall(fn, args, 2, nullptr);
+  Py_DECREF(fn);
+  return r;
 }
 
-template <BinaryOp Op, binaryfunc SavedSlots::*Fallback>
+PyObject* binary_fallback(PyObject* a, PyObject* b, const char* dunder, const char* rdunder) {
+  if (is_tensor(a)) {
+    PyObject* r = call_dunder(a, dunder, b);
+    if (r != Py_NotImplemented || !is_tensor(b)) return r;
+    Py_DECREF(r);
+  }
+  return call_dunder(b, rdunder, a);
+}
+
+struct Dunders {
+  const char* op;
+  const char* rop;
+  const char* iop;
+};
+constexpr Dunders kAdd{"__add__", "__radd__", "__iadd__"};
+constexpr Dunders kSub{"__sub__", "__rsub__", "__isub__"};
+constexpr Dunders kMul{"__mul__", "__rmul__", "__imul__"};
+constexpr Dunders kDiv{"__truediv__", "__rtruediv__", "__itruediv__"};
+
+template <BinaryOp Op, const Dunders* D>
 PyObject* fast_binary(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     Tensor x, y;
     Operand ra = operand(a, x), rb = operand(b, y);
-    if (ra == Operand::kOk && rb == Operand::kOk) return wrap(Op(x, y, Tensor()));
-    if (Fallback == &SavedSlots::add) return call_dunders(a, b, "__add__", "__radd__");
-    if (Fallback == &SavedSlots::sub) return call_dunders(a, b, "__sub__", "__rsub__");
-    if (Fallback == &SavedSlots::mul) return call_dunders(a, b, "__mul__", "__rmul__");
-    return call_dunders(a, b, "__truediv__", "__rtruediv__");
+    if (ra == Operand::kOk && rb == Operand::kOk) {
+      int64_t work = x.numel() > y.numel() ? x.numel() : y.numel();
+      return wrap(with_gil_released_if(work, [&] { return Op(x, y, Tensor()); }));
+    }
+    return binary_fallback(a, b, D->op, D->rop);
   });
 }
 
-template <BinaryOp Op, binaryfunc SavedSlots::*Fallback>
+template <BinaryOp Op, const Dunders* D>
 PyObject* fast_inplace(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     Tensor x, y;
     if (unwrap(a, x) && operand(b, y) == Operand::kOk) {
-      Op(x, y, x);
+      with_gil_released_if(x.numel(), [&] { return Op(x, y, x); });
       Py_INCREF(a);
       return a;
     }
-    return (g_saved.*Fallback)(a, b);
+    return call_dunder(a, D->iop, b);
   });
 }
 
@@ -142,7 +153,7 @@ PyObject* fast_subscript(PyObject* self, PyObject* index) {
         return wrap(select(t, 0, i));
       }
     }
-    return g_saved.subscript(self, index);
+    return call_dunder(self, "__getitem__", index);
   });
 }
 
@@ -179,7 +190,9 @@ PyObject* call_fallback(PyObject* fn, PyObject* self, PyObject* const* args, Py_
 PyObject* fast_sum(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return guarded([&]() -> PyObject* {
     Tensor t;
-    if (nargs == 0 && !kwnames && unwrap(self, t)) return wrap(sum(t));
+    if (nargs == 0 && !kwnames && unwrap(self, t)) {
+      return wrap(with_gil_released_if(t.numel(), [&] { return sum(t); }));
+    }
     return call_fallback(g_fallback_sum, self, args, nargs, kwnames);
   });
 }
@@ -228,7 +241,9 @@ PyObject* fast_factory(PyObject* module, PyObject* const* args, Py_ssize_t nargs
                        PyObject* kwnames) {
   return guarded([&]() -> PyObject* {
     DimVector shape;
-    if (!kwnames && int_args(args, nargs, shape)) return wrap(Make(shape, TensorOptions()));
+    if (!kwnames && nargs > 0 && int_args(args, nargs, shape)) {
+      return wrap(Make(shape, TensorOptions()));
+    }
     return PyObject_Vectorcall(*Fallback, args, nargs, kwnames);
   });
 }
@@ -282,22 +297,20 @@ void init_fast_paths(py::module_& m) {
   auto* type = reinterpret_cast<PyHeapTypeObject*>(g_tensor_type);
   PyObject* dict = g_tensor_type->tp_dict;
 
-  g_saved = {type->as_number.nb_add,          type->as_number.nb_subtract,
-             type->as_number.nb_multiply,     type->as_number.nb_true_divide,
-             type->as_number.nb_inplace_add,  type->as_number.nb_inplace_subtract,
-             type->as_number.nb_inplace_multiply, type->as_number.nb_inplace_true_divide,
-             type->as_mapping.mp_subscript};
-  EMBER_CHECK(g_saved.add && g_saved.sub && g_saved.mul && g_saved.div && g_saved.iadd &&
-                  g_saved.isub && g_saved.imul && g_saved.idiv && g_saved.subscript,
-              "[fast_paths] the operator bindings must be defined before init_fast_paths");
-  type->as_number.nb_add = fast_binary<add_op, &SavedSlots::add>;
-  type->as_number.nb_subtract = fast_binary<sub_op, &SavedSlots::sub>;
-  type->as_number.nb_multiply = fast_binary<mul_op, &SavedSlots::mul>;
-  type->as_number.nb_true_divide = fast_binary<div_op, &SavedSlots::div>;
-  type->as_number.nb_inplace_add = fast_inplace<add_op, &SavedSlots::iadd>;
-  type->as_number.nb_inplace_subtract = fast_inplace<sub_op, &SavedSlots::isub>;
-  type->as_number.nb_inplace_multiply = fast_inplace<mul_op, &SavedSlots::imul>;
-  type->as_number.nb_inplace_true_divide = fast_inplace<div_op, &SavedSlots::idiv>;
+  for (const char* name : {"__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__",
+                           "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__",
+                           "__itruediv__", "__getitem__"}) {
+    EMBER_CHECK(PyDict_GetItemString(dict, name), "[fast_paths] ", name,
+                " must be bound before init_fast_paths");
+  }
+  type->as_number.nb_add = fast_binary<add_op, &kAdd>;
+  type->as_number.nb_subtract = fast_binary<sub_op, &kSub>;
+  type->as_number.nb_multiply = fast_binary<mul_op, &kMul>;
+  type->as_number.nb_true_divide = fast_binary<div_op, &kDiv>;
+  type->as_number.nb_inplace_add = fast_inplace<add_op, &kAdd>;
+  type->as_number.nb_inplace_subtract = fast_inplace<sub_op, &kSub>;
+  type->as_number.nb_inplace_multiply = fast_inplace<mul_op, &kMul>;
+  type->as_number.nb_inplace_true_divide = fast_inplace<div_op, &kDiv>;
   type->as_mapping.mp_subscript = fast_subscript;
 
   g_fallback_sum = PyDict_GetItemString(dict, "sum");

@@ -9,6 +9,10 @@ PYBIND11_MODULE(_C, m) {
   auto& cls = ember::tensor_class();
   ember::init_numpy_interop(m, cls);
   ember::init_creation(m, cls);
+  ember::init_tensor_new(m, cls);
+  ember::init_random(m, cls);
+  ember::init_conversion(m, cls);
+  ember::init_dlpack(m, cls);
   ember::init_views(m, cls);
   ember::init_elementwise(m, cls);
   ember::init_reductions(m, cls);

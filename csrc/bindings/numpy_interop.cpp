@@ -2,13 +2,12 @@
 // alive; Tensor.numpy() returns an array viewing the tensor's memory with the tensor as its base.
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
+#include "ops/conversion.h"
 #include "ops/views.h"
 
 namespace ember {
 
-namespace {
-
-std::optional<ScalarType> numpy_to_scalar_type(const py::dtype& dt) {
+std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   switch (kind) {
@@ -33,6 +32,8 @@ std::optional<ScalarType> numpy_to_scalar_type(const py::dtype& dt) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 void release_pyobject(void* ctx, void*) noexcept {
   // The last reference may drop on a thread without the GIL (autograd, a worker).
@@ -61,14 +62,14 @@ py::dtype numpy_dtype_for(ScalarType t) {
   }
 }
 
-Tensor tensor_from_numpy(py::handle obj) {
+Tensor tensor_from_numpy(py::handle obj, bool warn_if_not_writeable) {
   if (!py::isinstance<py::array>(obj)) {
     throw py::type_error(str_cat("[from_numpy] expected np.ndarray (got ",
                                  Py_TYPE(obj.ptr())->tp_name, ")"));
   }
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
-  auto st = numpy_to_scalar_type(dt);
+  auto st = scalar_type_from_numpy(dt);
   if (!st) {
     throw py::type_error(str_cat(
         "[from_numpy] can't convert np.ndarray of type ", py::str(dt).cast<std::string>(),
@@ -105,12 +106,14 @@ Tensor tensor_from_numpy(py::handle obj) {
   }
   if (empty) extent = 0;
   bool writeable = arr.attr("flags").attr("writeable").cast<bool>();
-  if (!writeable) {
-    PyErr_WarnEx(PyExc_UserWarning,
-                 "The given NumPy array is not writable, and Ember does not support non-writable "
-                 "tensors. The tensor shares its memory; writes to it raise an error. Copy the "
-                 "array first if you need to modify it.",
-                 1);
+  if (!writeable && warn_if_not_writeable) {
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "The given NumPy array is not writable. The tensor shares its memory and "
+                     "Ember refuses writes to it (in-place ops raise RuntimeError); copy the "
+                     "array first if you need to modify it.",
+                     1) < 0) {
+      throw py::error_already_set();
+    }
   }
   PyObject* owner = arr.ptr();
   Py_INCREF(owner);
@@ -127,25 +130,60 @@ py::array tensor_to_numpy(py::object self, bool force) {
     EMBER_CHECK_T(TypeError, force, "[numpy] can't convert ", t.device().str(),
                   " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
                   "memory first.");
+    t = to(t, t.dtype(), Device(), /*copy=*/true);
+    self = py::cast(t);
   }
-  if (t.dtype() == ScalarType::BFloat16) numpy_dtype_for(t.dtype());  // raises
-  py::dtype dt = numpy_dtype_for(t.dtype());
+  py::dtype dt = numpy_dtype_for(t.dtype());  // bfloat16 raises TypeError
   const int64_t isz = static_cast<int64_t>(t.itemsize());
   std::vector<py::ssize_t> shape(t.dim()), strides(t.dim());
   for (int64_t d = 0; d < t.dim(); ++d) {
     shape[d] = t.size(d);
     strides[d] = t.stride(d) * isz;
   }
+  // The array's base is the tensor object, which keeps the storage alive.
   py::array out(dt, shape, strides, t.data_ptr(), self);
   if (t.storage()->read_only()) out.attr("flags").attr("writeable") = false;
   return out;
 }
 
 void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  m.def("from_numpy", &tensor_from_numpy, py::arg("ndarray"),
+  m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a, true); }, py::arg("ndarray"),
         "Shares the memory of a NumPy array (zero-copy); the array stays alive while the tensor "
         "lives.");
-  cls.def("numpy", &tensor_to_numpy, py::kw_only(), py::arg("force") = false);
+  cls.def("numpy", &tensor_to_numpy, py::kw_only(), py::arg("force") = false,
+          "A NumPy array sharing this tensor's memory.");
+
+  // NumPy protocol: np.asarray(t) shares memory; ufuncs on tensors return tensors.
+  cls.def(
+      "__array__",
+      [](py::object self, py::object dtype, py::object copy) -> py::object {
+        py::array arr = tensor_to_numpy(self, false);
+        const bool force_copy = !copy.is_none() && PyObject_IsTrue(copy.ptr());
+        const bool no_copy = !copy.is_none() && !PyObject_IsTrue(copy.ptr());
+        if (!dtype.is_none()) {
+          py::dtype want = py::dtype::from_args(dtype);
+          if (!want.equal(arr.dtype())) {
+            EMBER_CHECK_T(ValueError, !no_copy, "[__array__] Unable to avoid copy while creating "
+                          "an array as requested (dtype ", py::str(arr.dtype()).cast<std::string>(),
+                          " -> ", py::str(want).cast<std::string>(), ").");
+            return arr.attr("astype")(want);
+          }
+        }
+        if (force_copy) return arr.attr("copy")();
+        return arr;
+      },
+      py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none());
+  cls.def(
+      "__array_wrap__",
+      [](py::object self, py::object array, py::object, py::object) -> py::object {
+        if (!py::isinstance<py::array>(array)) return array;
+        py::array arr = py::reinterpret_borrow<py::array>(array);
+        if (!scalar_type_from_numpy(arr.dtype()) || !arr.dtype().attr("isnative").cast<bool>()) {
+          return array;  // no Ember dtype for it: hand NumPy's result back unchanged
+        }
+        return py::cast(tensor_from_numpy(array, /*warn_if_not_writeable=*/false));
+      },
+      py::arg("array"), py::arg("context") = py::none(), py::arg("return_scalar") = false);
 }
 
 }  // namespace ember

@@ -48,6 +48,17 @@ Tensor to_operand(py::handle h, const char* op);
 
 Device parse_device(py::handle h, const char* op);
 
+// Runs f with the GIL released when `work` (elements touched) is large enough for other Python
+// threads to benefit; tiny ops keep the GIL because releasing it costs more than they do.
+// f must not touch Python objects.
+constexpr int64_t kReleaseGilWork = int64_t(1) << 16;
+template <typename F>
+auto with_gil_released_if(int64_t work, F&& f) -> decltype(f()) {
+  if (work < kReleaseGilWork) return f();
+  py::gil_scoped_release release;
+  return f();
+}
+
 // A Python number as a wrapped 0-d tensor (cached for the common small values).
 Tensor wrap_scalar_for_binding(const Scalar& s);
 
@@ -130,8 +141,20 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
 void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_config(py::module_& m);
+void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 // Must run last: replaces hot entry points installed by the other init_* functions.
 void init_fast_paths(py::module_& m);
 py::dtype numpy_dtype_for(ScalarType t);
+std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt);
+// A tensor sharing a NumPy array's memory (ember.from_numpy).
+Tensor tensor_from_numpy(py::handle array, bool warn_if_not_writeable = true);
+// A tensor sharing the memory of a DLPack producer or capsule (ember.from_dlpack).
+Tensor tensor_from_dlpack(py::handle obj);
+// ember.tensor's conversion of Python data (copies; dtype inferred when not given).
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device device,
+                        bool warn_on_tensor, const char* op);
 py::class_<TensorImpl, TensorImplPtr>& tensor_class();
 }  // namespace ember

@@ -58,11 +58,101 @@ ScalarType result_type(const std::vector<Tensor>& tensors) {
   return combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
 }
 
+// One output and at most one input, all laid out as a single run: the iteration is 1-D. Covers
+// fill_ of a contiguous tensor and full reductions of a contiguous input to one element.
+static bool try_build_single_run(const std::vector<Tensor>& outputs,
+                                 const std::vector<Tensor>& inputs, bool is_reduction,
+                                 TensorIterator& it, std::vector<IterOperand>& ops,
+                                 DimVector& shape, int64_t& numel) {
+  if (outputs.size() != 1 || !outputs[0].defined() || inputs.size() > 1) return false;
+  const Tensor& out = outputs[0];
+  if (!out.device().is_cpu() || out.storage()->read_only()) return false;
+  const bool full_reduction = is_reduction && inputs.size() == 1 && out.numel() == 1;
+  if (inputs.empty()) {
+    if (!out.is_contiguous()) return false;
+    numel = out.numel();
+  } else if (full_reduction) {
+    if (!inputs[0].is_contiguous() || !inputs[0].device().is_cpu()) return false;
+    numel = inputs[0].numel();
+  } else {
+    return false;
+  }
+  shape = DimVector(1, numel);
+  ops.resize(1 + inputs.size());
+  ops[0].is_output = true;
+  ops[0].tensor = out;
+  ops[0].dtype = out.dtype();
+  ops[0].strides = DimVector(1, full_reduction || numel <= 1 ? 0 : int64_t(out.itemsize()));
+  if (!inputs.empty()) {
+    ops[1].tensor = inputs[0];
+    ops[1].dtype = inputs[0].dtype();
+    ops[1].strides = DimVector(1, numel <= 1 ? 0 : int64_t(inputs[0].itemsize()));
+  }
+  for (IterOperand& o : ops) o.data = static_cast<char*>(o.tensor.data_ptr());
+  (void)it;
+  return true;
+}
+
+bool TensorIteratorConfig::try_build_fast(TensorIterator& it) {
+  if (try_build_single_run(outputs_, inputs_, is_reduction_, it, it.ops_, it.shape_, it.numel_)) {
+    it.common_dtype_ = inputs_.empty() ? outputs_[0].dtype() : inputs_[0].dtype();
+    it.device_ = Device();
+    return true;
+  }
+  if (outputs_.size() != 1 || outputs_[0].defined() || inputs_.empty() || has_static_shape_ ||
+      is_reduction_) {
+    return false;
+  }
+  const Tensor* shaped = nullptr;  // the first input with dims; all others must match or be 0-d
+  for (const Tensor& t : inputs_) {
+    if (!t.device().is_cpu() || !t.is_contiguous()) return false;
+    if (t.dim() == 0) continue;
+    if (!shaped) shaped = &t;
+    else if (!t.sizes().equals(shaped->sizes())) return false;
+  }
+  ScalarType common = promote_ ? result_type(inputs_) : inputs_[0].dtype();
+  if (promote_ && int_to_float_ && is_integral(common, /*include_bool=*/true)) {
+    common = default_dtype();
+  }
+  for (const Tensor& t : inputs_) {
+    if (t.dtype() == common) continue;
+    if (!promote_) {
+      if (same_dtype_) return false;  // let the general path raise its error
+      continue;
+    }
+    if (t.dim() != 0) return false;  // a full-size conversion: general path
+  }
+  IntArrayRef shape = shaped ? shaped->sizes() : IntArrayRef();
+  ScalarType out_dtype = output_dtype_ != ScalarType::Undefined ? output_dtype_ : common;
+  it.common_dtype_ = common;
+  it.device_ = Device();
+  Tensor out = empty_tensor(shape, out_dtype, it.device_, name_);
+  it.numel_ = out.numel();
+  it.shape_ = DimVector(1, it.numel_);
+  it.ops_.resize(1 + inputs_.size());
+  IterOperand& o = it.ops_[0];
+  o.is_output = true;
+  o.dtype = out_dtype;
+  o.strides = DimVector(1, it.numel_ > 1 ? static_cast<int64_t>(element_size(out_dtype)) : 0);
+  o.tensor = std::move(out);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    IterOperand& in = it.ops_[1 + i];
+    const Tensor& t = inputs_[i];
+    in.tensor = (promote_ && t.dtype() != common) ? converted_copy(t, common, name_) : t;
+    in.dtype = in.tensor.dtype();
+    int64_t stride = (t.dim() == 0 || it.numel_ <= 1) ? 0 : static_cast<int64_t>(t.itemsize());
+    in.strides = DimVector(1, stride);
+  }
+  for (IterOperand& op : it.ops_) op.data = static_cast<char*>(op.tensor.data_ptr());
+  return true;
+}
+
 TensorIterator TensorIteratorConfig::build() {
   TensorIterator it;
   it.name_ = name_;
   it.noutputs_ = static_cast<int>(outputs_.size());
   const char* op = name_;
+  if (try_build_fast(it)) return it;
 
   // --- device: every operand on one device (0-d CPU scalars excepted) -------------------
   bool have_device = false;
@@ -170,7 +260,7 @@ TensorIterator TensorIteratorConfig::build() {
   }
 
   // --- order dims fastest-first by the operands' strides (outputs decide first) -----------
-  std::vector<int> perm(nd);
+  DimVector perm(nd);
   for (int i = 0; i < nd; ++i) perm[i] = nd - 1 - i;  // innermost first
   auto should_swap = [&](int d0, int d1) {
     for (const IterOperand& o : it.ops_) {

@@ -30,6 +30,10 @@ class TensorIterator;
 
 class TensorIteratorConfig {
  public:
+  TensorIteratorConfig() {
+    outputs_.reserve(2);
+    inputs_.reserve(3);
+  }
   TensorIteratorConfig& name(const char* n) { name_ = n; return *this; }
   // An undefined tensor asks the iterator to allocate the output.
   TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
@@ -54,6 +58,9 @@ class TensorIteratorConfig {
   TensorIterator build();
 
  private:
+  // The common case of tiny-op overhead: one allocated output, inputs that are contiguous with
+  // one shape or 0-d. Returns false when the general path is needed.
+  bool try_build_fast(TensorIterator& it);
   friend class TensorIterator;
   const char* name_ = "op";
   std::vector<Tensor> outputs_, inputs_;

@@ -37,21 +37,30 @@ DimVector reduced_shape(IntArrayRef sizes, const ReduceDims& dims, bool keepdim)
 Reduction make_reduction(const Tensor& in, const ReduceDims& dims, bool keepdim,
                          ScalarType out_dtype, const char* op, const Tensor& out) {
   Reduction r;
-  DimVector keep_shape = reduced_shape(in.sizes(), dims, /*keepdim=*/true);
+  DimVector final_shape = reduced_shape(in.sizes(), dims, keepdim);
   if (out.defined()) {
     EMBER_CHECK(out.dtype() == out_dtype, "[", op, "] Expected out tensor to have dtype ",
                 dtype_name(out_dtype), ", but got ", dtype_name(out.dtype()), " instead");
-    resize_output(out, reduced_shape(in.sizes(), dims, keepdim), op);
-    r.result = keepdim ? out : view(out, keep_shape);
+    resize_output(out, final_shape, op);
+    r.result = out;
   } else {
-    r.result = empty_tensor(keep_shape, out_dtype, in.device(), op);
+    r.result = empty_tensor(final_shape, out_dtype, in.device(), op);
   }
   // The result seen through zero strides over reduced dims, in the input's shape.
-  DimVector strides(r.result.strides());
+  DimVector strides(in.dim());
+  int64_t rd = 0;
   for (int64_t d = 0; d < in.dim(); ++d) {
-    if (dims.mask[d]) strides[d] = 0;
+    if (dims.mask[d]) {
+      strides[d] = 0;
+      if (keepdim) ++rd;
+    } else {
+      strides[d] = r.result.stride(rd++);
+    }
   }
-  Tensor out_view = make_view(r.result, in.sizes(), strides, r.result.storage_offset());
+  // A single output element needs no view: the iterator broadcasts it with zero strides.
+  Tensor out_view = r.result.numel() == 1
+                        ? r.result
+                        : make_view(r.result, in.sizes(), strides, r.result.storage_offset());
   r.iter = TensorIteratorConfig()
                .name(op)
                .add_output(out_view)
@@ -69,8 +78,7 @@ Tensor finish_reduction(const Reduction& r, const ReduceDims& dims, bool keepdim
     out.bump_version();
     return out;
   }
-  if (keepdim) return r.result;
-  return view(r.result, reduced_shape(r.result.sizes(), dims, false));
+  return r.result;
 }
 
 }  // namespace ember

@@ -56,6 +56,7 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
   }
   int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
   int64_t chunk_base_stride = strides.back();
+  int64_t chunk_end = static_cast<int64_t>(sizes.size()) - 1;  // innermost dim of this chunk
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     tensor_numel *= sizes[d];
@@ -67,10 +68,12 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
         --view_d;
       }
       if (view_numel != tensor_numel) {
-        if (bad_dim) *bad_dim = d;
+        // The target shape straddles a chunk boundary: report the dim on its inner side.
+        if (bad_dim) *bad_dim = d > 0 ? d : chunk_end + 1;
         return std::nullopt;
       }
       if (d > 0) {
+        chunk_end = d - 1;
         chunk_base_stride = strides[d - 1];
         tensor_numel = 1;
         view_numel = 1;
@@ -78,7 +81,7 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
     }
   }
   if (view_d != -1) {
-    if (bad_dim) *bad_dim = 0;
+    if (bad_dim) *bad_dim = 1;
     return std::nullopt;
   }
   return out;
@@ -90,11 +93,14 @@ Tensor view(const Tensor& t, IntArrayRef shape) {
   int64_t bad = -1;
   auto strides = compute_view_strides(t.sizes(), t.strides(), target, &bad);
   if (!strides) {
+    bad = std::clamp<int64_t>(bad, 1, t.dim() - 1);
     EMBER_THROW(Error, "[view] view size is not compatible with input tensor's size and stride "
-                "(at least one dimension spans across two contiguous subspaces): input shape ",
-                shape_str(t.sizes()), " with strides ", shape_str(t.strides()),
-                " cannot be viewed as ", shape_str(target), " because dimension ", bad,
-                " is not contiguous with dimension ", bad + 1, ". Use .reshape(...) instead.");
+                "(at least one dimension spans across two contiguous subspaces): a tensor of "
+                "shape ", shape_str(t.sizes()), " and strides ", shape_str(t.strides()),
+                " cannot be viewed as shape ", shape_str(target), " because dimension ",
+                bad - 1, " (stride ", t.stride(bad - 1), ") is not contiguous with dimension ",
+                bad, " (size ", t.size(bad), ", stride ", t.stride(bad),
+                "). Use .reshape(...) instead.");
   }
   return make_view(t, target, *strides, t.storage_offset());
 }

@@ -1,0 +1,137 @@
+#include "bindings/factory_args.h"
+
+#include <cstring>
+
+#include "core/shape.h"
+#include "dispatch/copy.h"
+#include "ops/conversion.h"
+
+namespace ember {
+
+TensorOptions parse_options(py::handle dtype, py::handle device, const char* op) {
+  TensorOptions o;
+  if (!dtype.is_none()) {
+    auto t = try_parse_dtype(dtype);
+    if (!t) {
+      throw py::type_error(str_cat("[", op, "] dtype must be an ember.dtype, but got ",
+                                   Py_TYPE(dtype.ptr())->tp_name));
+    }
+    o.dtype = *t;
+  }
+  o.device = parse_device(device, op);
+  if (o.device.is_cpu()) o.device.index = -1;  // tensors live on "cpu", whatever index was named
+  check_device_available(o.device, op);
+  return o;
+}
+
+void check_requires_grad(py::handle requires_grad, const char* op) {
+  if (requires_grad.is_none() || !PyObject_IsTrue(requires_grad.ptr())) return;
+  EMBER_THROW(Error, "[", op,
+              "] requires_grad=True needs the autograd engine, which this build "
+              "of Ember does not include yet");
+}
+
+bool parse_preserve_format(py::handle memory_format, const char* op) {
+  if (memory_format.is_none()) return true;
+  const std::string name = py::str(memory_format).cast<std::string>();
+  if (name == "ember.preserve_format") return true;
+  if (name == "ember.contiguous_format") return false;
+  EMBER_THROW(NotImplementedError, "[", op, "] memory_format=", name, " is not supported");
+}
+
+Generator* parse_generator(py::handle generator, const char* op) {
+  if (generator.is_none()) return nullptr;
+  if (!py::isinstance<Generator>(generator)) {
+    throw py::type_error(str_cat("[", op, "] generator must be an ember.Generator, but got ",
+                                 Py_TYPE(generator.ptr())->tp_name));
+  }
+  return generator.cast<Generator*>();
+}
+
+FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
+                                   std::initializer_list<const char*> extra) {
+  FactoryKwargs f;
+  if (!kw) return f;
+  for (auto item : kw) {
+    const std::string key = item.first.cast<std::string>();
+    py::object value = py::reinterpret_borrow<py::object>(item.second);
+    if (key == "dtype")
+      f.dtype = value;
+    else if (key == "device")
+      f.device = value;
+    else if (key == "out")
+      f.out = value;
+    else if (key == "requires_grad")
+      f.requires_grad = value;
+    else if (key == "memory_format")
+      f.memory_format = value;
+    else if (key == "generator")
+      f.generator = value;
+    else if (key == "size")
+      f.size = value;
+    else if (key == "layout" || key == "pin_memory")
+      continue;  // strided CPU memory only
+    else {
+      bool known = false;
+      for (const char* e : extra) known = known || key == e;
+      if (!known) {
+        throw py::type_error(str_cat(op, "() got an unexpected keyword argument '", key, "'"));
+      }
+      f.rest[item.first] = value;
+    }
+  }
+  return f;
+}
+
+TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out, const char* op) {
+  TensorOptions o = parse_options(dtype, device, op);
+  if (!out.is_none()) {
+    if (!is_tensor(out)) {
+      throw py::type_error(
+          str_cat("[", op, "] out must be an ember.Tensor, but got ", Py_TYPE(out.ptr())->tp_name));
+    }
+    const Tensor t = out.cast<Tensor>();
+    EMBER_CHECK(o.dtype == ScalarType::Undefined || o.dtype == t.dtype(), "[", op, "] dtype ",
+                dtype_name(o.dtype), " does not match dtype of out parameter (",
+                dtype_name(t.dtype()), ")");
+    o.dtype = t.dtype();
+  }
+  return o;
+}
+
+py::object finish_factory(const Tensor& result, py::handle out, const char* op) {
+  if (out.is_none()) return py::cast(result);
+  Tensor o = out.cast<Tensor>();
+  resize_output(o, result.sizes(), op);
+  copy_into(o, result, op);
+  return py::reinterpret_borrow<py::object>(out);
+}
+
+}  // namespace ember
+
+namespace ember {
+
+Scalar parse_number(py::handle h, const char* op, const char* name) {
+  if (auto s = try_parse_scalar(h)) return *s;
+  if (is_tensor(h)) {
+    const Tensor t = h.cast<Tensor>();
+    EMBER_CHECK(t.numel() == 1, "[", op, "] argument '", name,
+                "' must be a number or a one-element tensor, got a tensor of shape ",
+                shape_str(t.sizes()));
+    return item(t, op);
+  }
+  throw py::type_error(str_cat("[", op, "] argument '", name, "' must be a number, not ",
+                               Py_TYPE(h.ptr())->tp_name));
+}
+
+int64_t parse_int(py::handle h, const char* op, const char* name) {
+  if (PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) || !PyIndex_Check(h.ptr())) {
+    throw py::type_error(
+        str_cat("[", op, "] argument '", name, "' must be int, not ", Py_TYPE(h.ptr())->tp_name));
+  }
+  py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!idx) throw py::error_already_set();
+  return idx.cast<int64_t>();
+}
+
+}  // namespace ember

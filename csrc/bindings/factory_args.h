@@ -1,0 +1,52 @@
+// Argument parsing shared by the factory bindings (creation, random, tensor_new): the
+// dtype / device / out / requires_grad / memory_format / generator keywords, and the out=
+// convention for factories. Conversion only; the ops live in csrc/ops.
+#pragma once
+#include <initializer_list>
+
+#include "bindings/pybind_ember.h"
+#include "core/generator.h"
+#include "ops/creation.h"
+
+namespace ember {
+
+// dtype=None / device=None resolve to Undefined / CPU. A device that cannot hold tensors in this
+// build raises RuntimeError naming `op`.
+TensorOptions parse_options(py::handle dtype, py::handle device, const char* op);
+
+// requires_grad=True cannot be honoured until the autograd engine lands; False is accepted.
+void check_requires_grad(py::handle requires_grad, const char* op);
+
+// memory_format=None / ember.preserve_format -> true; ember.contiguous_format -> false.
+bool parse_preserve_format(py::handle memory_format, const char* op);
+
+// generator=None -> nullptr (the default generator); else an ember.Generator.
+Generator* parse_generator(py::handle generator, const char* op);
+
+// The keywords every factory accepts, parsed from **kwargs. Unknown keywords raise TypeError
+// like Python ("zeros() got an unexpected keyword argument 'foo'"); `extra` names op-specific
+// keywords left in `rest` for the caller.
+struct FactoryKwargs {
+  py::object dtype = py::none(), device = py::none(), out = py::none();
+  py::object requires_grad = py::none(), memory_format = py::none(), generator = py::none();
+  py::object size;  // set when size= was given
+  py::dict rest;
+};
+FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
+                                   std::initializer_list<const char*> extra = {});
+
+// Options for a factory that may write to out=: with out given, dtype=None means out's dtype and
+// a different explicit dtype raises RuntimeError (as PyTorch).
+TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out, const char* op);
+
+// Returns result, or resizes out= to result's shape, copies result into it and returns out.
+py::object finish_factory(const Tensor& result, py::handle out, const char* op);
+
+}  // namespace ember
+
+namespace ember {
+// A number argument that may also be a one-element tensor (arange(torch.tensor(3))).
+Scalar parse_number(py::handle h, const char* op, const char* name);
+// An int argument (Python int, NumPy integer or anything with __index__; not bool or float).
+int64_t parse_int(py::handle h, const char* op, const char* name);
+}  // namespace ember

@@ -1,0 +1,87 @@
+#include "ops/conversion.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/shape.h"
+#include "dispatch/copy.h"
+#include "dispatch/dtype_dispatch.h"
+#include "dispatch/tensor_iterator.h"
+#include "ops/views.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(contains_stub, ContainsFn);
+
+namespace {
+// Whether t's elements fill a block of storage exactly once in some dim order (a permutation of
+// a contiguous layout, size-1 dims ignored).
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  DimVector perm(t.dim());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (t.size(d) == 1) continue;
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+}  // namespace
+
+Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
+  const ScalarType dtype = opts.dtype_or(t.dtype());
+  if (preserve_strides && !t.is_contiguous() && t.numel() > 0 && is_non_overlapping_and_dense(t)) {
+    return empty_strided_tensor(t.sizes(), t.strides(), dtype, opts.device, "empty_like");
+  }
+  return empty_tensor(t.sizes(), dtype, opts.device, "empty_like");
+}
+
+Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool preserve_strides) {
+  // A device without an index ("cpu") matches the tensor's device of that type.
+  const bool same_device =
+      device.type == t.device().type && (device.index < 0 || device.index == t.device().index ||
+                                         (device.is_cpu() && device.index <= 0));
+  if (dtype == t.dtype() && same_device && !copy) return t;
+  check_device_available(device, "to");
+  Tensor out = empty_like(t, TensorOptions(dtype, device), preserve_strides);
+  copy_into(out, t, "to");
+  return out;
+}
+
+Scalar item(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.numel() == 1, "[", op, "] a Tensor with ", t.numel(),
+              " elements cannot be converted to Scalar");
+  return dispatch_dtype<kAllTypes>(t.dtype(), op, [&](auto tag) -> Scalar {
+    using T = typename decltype(tag)::type;
+    const T v = *t.data<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      return Scalar(v);
+    } else if constexpr (std::is_integral_v<T>) {
+      return Scalar(static_cast<int64_t>(v));
+    } else if constexpr (is_complex_v<T>) {
+      return Scalar(std::complex<double>(v.real(), v.imag()));
+    } else {
+      return Scalar(static_cast<double>(static_cast<acc_type<T>>(v)));
+    }
+  });
+}
+
+bool contains(const Tensor& t, const Tensor& element) {
+  TensorIterator iter = TensorIteratorConfig()
+                            .name("__contains__")
+                            .add_input(t)
+                            .add_input(element)
+                            .promote_inputs_to_common_dtype(true)
+                            .build();
+  if (iter.numel() == 0) return false;
+  return contains_stub(iter.device(), iter);
+}
+
+Tensor detach(const Tensor& t) {
+  return alias(t);
+}
+
+}  // namespace ember

@@ -1,0 +1,36 @@
+// Conversions between tensors and between tensors and scalars: to(dtype/device), empty_like with
+// PyTorch's preserve_format rule, item(), membership (__contains__) and detach().
+#pragma once
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "dispatch/stub.h"
+#include "ops/creation.h"
+
+namespace ember {
+
+class TensorIterator;
+// Inputs (haystack, needle) promoted to one dtype; true when any broadcast pair is equal.
+using ContainsFn = bool (*)(TensorIterator& iter);
+EMBER_DECLARE_STUB(contains_stub, ContainsFn);
+
+// An uninitialised tensor shaped like t. With preserve_strides, a t whose elements are dense and
+// non-overlapping (any permutation of a contiguous layout) passes its strides on, as
+// torch.preserve_format does; anything else gets contiguous strides.
+Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides = true);
+
+// Tensor.to(): returns t itself when dtype and device already match and copy is false;
+// otherwise a converted copy with t's layout preserved (see empty_like).
+Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy = false,
+          bool preserve_strides = true);
+
+// The single element of a one-element tensor as a Python-style number: bool for bool tensors,
+// int64 for integers, double for floats, complex<double> for complex.
+Scalar item(const Tensor& t, const char* op = "item");
+
+// `element in t`: whether any element of t equals element (broadcast, promoted).
+bool contains(const Tensor& t, const Tensor& element);
+
+// A new tensor sharing t's storage, geometry and version counter (autograd will cut the graph).
+Tensor detach(const Tensor& t);
+
+}  // namespace ember

@@ -1,0 +1,102 @@
+"""Core behaviour: size checks, allocation failure, the view error, version counters,
+fast-path fallbacks, and results that do not depend on the thread count."""
+
+import numpy as np
+import pytest
+
+import ember
+
+
+def test_size_overflow_raises():
+    with pytest.raises(RuntimeError, match=r"\[empty\].*overflows"):
+        ember.empty(2**62, 2**62)
+    with pytest.raises(RuntimeError, match="overflow"):
+        ember.zeros(2**62, dtype=ember.float64)  # 2^62 elements * 8 bytes
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        ember.zeros(2, -1)
+
+
+def test_failed_allocation_raises_memory_error():
+    # 2^50 float32 elements = 4 PiB: more than any address space, so the allocator refuses.
+    with pytest.raises(MemoryError, match=r"\[empty\] failed to allocate"):
+        ember.empty(2**50)
+
+
+def test_view_error_names_dimension_and_suggests_reshape():
+    t = ember.zeros(2, 3).transpose(0, 1)
+    with pytest.raises(RuntimeError, match=r"dimension 0 \(stride 1\) is not contiguous with dimension 1.*\.reshape\(\.\.\.\)"):
+        t.view(6)
+    assert t.reshape(6).shape == (6,)
+
+
+def test_writes_through_views_bump_shared_version():
+    base = ember.zeros(4, 4)
+    v = base[1:3, ::2]
+    before = base._version
+    v.fill_(5.0)
+    assert base._version == before + 1 == v._version
+    expected = np.zeros((4, 4), np.float32)
+    expected[1:3, ::2] = 5
+    np.testing.assert_array_equal(base.numpy(), expected)
+
+
+def test_operator_fallbacks_match_full_binding():
+    a = ember.tensor([1.0, 2.0, 3.0])
+    # An ndarray operand becomes a tensor of its own dtype (not a wrapped number), as in torch.
+    r = a + np.array([1.0, 1.0, 1.0])
+    assert isinstance(r, ember.Tensor) and r.dtype is ember.float64
+    np.testing.assert_array_equal(r.numpy(), [2, 3, 4])
+    with pytest.raises(TypeError):
+        a * [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError):
+        a + (1, 2, 3)
+    with pytest.raises(TypeError):
+        a + "x"
+    # Reflected and in-place forms.
+    np.testing.assert_array_equal((1 - a).numpy(), [0, -1, -2])
+    np.testing.assert_array_equal((6 / a).numpy(), [6, 3, 2])
+    b = a
+    b += 1
+    assert b is a
+    np.testing.assert_array_equal(a.numpy(), [2, 3, 4])
+    i = ember.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        i += 0.5
+
+
+def test_fast_methods_fall_back_for_other_signatures():
+    t = ember.arange(6) if hasattr(ember, "arange") else ember.tensor([0, 1, 2, 3, 4, 5])
+    assert t.view((2, 3)).shape == (2, 3)
+    assert t.view(-1, 2).shape == (3, 2)
+    assert t.sum(0).item() == 15
+    assert t.sum(dim=0, keepdim=True).shape == (1,)
+    assert ember.zeros((2, 3), dtype=ember.int32).dtype is ember.int32
+    assert ember.ones([4]).shape == (4,)
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 6"):
+        t[6]
+    assert t[-1].item() == 5
+
+
+def test_results_do_not_depend_on_thread_count():
+    rng = np.random.default_rng(0)
+    a = ember.from_numpy(rng.standard_normal((300, 1000)).astype(np.float32))
+    b = ember.from_numpy(rng.standard_normal((1000,)).astype(np.float32))
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        one = [(a * b + a).numpy().copy(), a.sum(1).numpy().copy()]
+        ember.set_num_threads(2)
+        two = [(a * b + a).numpy().copy(), a.sum(1).numpy().copy()]
+    finally:
+        ember.set_num_threads(old)
+    for x, y in zip(one, two):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(RuntimeError, match="positive number of threads"):
+        ember.set_num_threads(0)
+
+
+def test_large_full_sum_is_accurate():
+    rng = np.random.default_rng(1)
+    x = rng.random(1_000_003).astype(np.float32)
+    got = ember.from_numpy(x).sum().item()
+    assert abs(got - x.astype(np.float64).sum()) / x.sum() < 1e-6
