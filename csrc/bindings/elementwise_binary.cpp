@@ -16,8 +16,8 @@ using BinaryFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&);
 RoundingMode rounding_mode_arg(py::handle mode) {
   if (mode.is_none()) return RoundingMode::None;
   if (!PyUnicode_Check(mode.ptr())) {
-    throw py::type_error(str_cat("[div] rounding_mode must be None or a str, not ",
-                                 Py_TYPE(mode.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[div] rounding_mode must be None or a str, not ", Py_TYPE(mode.ptr())->tp_name));
   }
   return parse_rounding_mode(mode.cast<std::string>());
 }
@@ -43,19 +43,18 @@ void def_div(py::module_& m, TensorClass& cls, const char* name) {
         return div(a, y, rm);
       },
       py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-  cls.def(
-      (std::string(name) + "_").c_str(),
-      [name](py::object self, py::handle b, py::object mode) {
-        Tensor t = self.cast<Tensor>();
-        Tensor y = to_operand(b, name);
-        RoundingMode rm = rounding_mode_arg(mode);
-        {
-          NoGilIfLarge nogil(max_numel(t, y));
-          div(t, y, rm, t);
-        }
-        return self;
-      },
-      py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  cls.def((std::string(name) + "_").c_str(),
+          [name](py::object self, py::handle b, py::object mode) {
+            Tensor t = self.cast<Tensor>();
+            Tensor y = to_operand(b, name);
+            RoundingMode rm = rounding_mode_arg(mode);
+            {
+              NoGilIfLarge nogil(max_numel(t, y));
+              div(t, y, rm, t);
+            }
+            return self;
+          },
+          py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
 }
 
 // lerp's weight is a Python number or a Tensor.
@@ -84,9 +83,7 @@ void init_elementwise_binary(py::module_& m, TensorClass& cls) {
   def_binary(m, cls, "fmod", BinaryFn(EMBER_BINARY(fmod)));
 
   // pow(input, exponent): either side may be a Python number.
-  BinaryFn pow_fn = [](const Tensor& a, const Tensor& b, const Tensor& o) {
-    return pow(a, b, o);
-  };
+  BinaryFn pow_fn = [](const Tensor& a, const Tensor& b, const Tensor& o) { return pow(a, b, o); };
   def_binary(m, cls, "pow", pow_fn, {"__pow__", "__rpow__", "__ipow__"});
   def_binary(m, cls, "float_power", BinaryFn(EMBER_BINARY(float_power)));
 

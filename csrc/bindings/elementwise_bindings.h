@@ -21,12 +21,14 @@ class NoGilIfLarge {
   std::optional<py::gil_scoped_release> release_;
 };
 
-inline int64_t max_numel(const Tensor& a, const Tensor& b) { return binary_work(a, b); }
+inline int64_t max_numel(const Tensor& a, const Tensor& b) {
+  return binary_work(a, b);
+}
 
 struct UnaryForms {
-  bool method = true;             // Tensor.exp()
-  bool inplace = true;            // Tensor.exp_()
-  const char* dunder = nullptr;   // "__neg__"
+  bool method = true;            // Tensor.exp()
+  bool inplace = true;           // Tensor.exp_()
+  const char* dunder = nullptr;  // "__neg__"
 };
 
 // f(a, out) -> Tensor, where out may be undefined: ember.name(input, *, out=None),

@@ -35,9 +35,13 @@ void init_elementwise_compare(py::module_& m, TensorClass& cls) {
       {"bitwise_and", nullptr, EMBER_BINARY(bitwise_and), {"__and__", "__rand__", "__iand__"}},
       {"bitwise_or", nullptr, EMBER_BINARY(bitwise_or), {"__or__", "__ror__", "__ior__"}},
       {"bitwise_xor", nullptr, EMBER_BINARY(bitwise_xor), {"__xor__", "__rxor__", "__ixor__"}},
-      {"bitwise_left_shift", nullptr, EMBER_BINARY(bitwise_left_shift),
+      {"bitwise_left_shift",
+       nullptr,
+       EMBER_BINARY(bitwise_left_shift),
        {"__lshift__", "__rlshift__", "__ilshift__"}},
-      {"bitwise_right_shift", nullptr, EMBER_BINARY(bitwise_right_shift),
+      {"bitwise_right_shift",
+       nullptr,
+       EMBER_BINARY(bitwise_right_shift),
        {"__rshift__", "__rrshift__", "__irshift__"}},
   };
   for (const Entry& e : entries) {
@@ -57,12 +61,12 @@ void init_elementwise_compare(py::module_& m, TensorClass& cls) {
   };
   m.def("isclose", isclose_fn, py::arg("input"), py::arg("other"), py::arg("rtol") = 1e-5,
         py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
-  cls.def("isclose", isclose_fn, py::arg("other"), py::arg("rtol") = 1e-5,
-          py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
+  cls.def("isclose", isclose_fn, py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8,
+          py::arg("equal_nan") = false);
   m.def("allclose", allclose_fn, py::arg("input"), py::arg("other"), py::arg("rtol") = 1e-5,
         py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
-  cls.def("allclose", allclose_fn, py::arg("other"), py::arg("rtol") = 1e-5,
-          py::arg("atol") = 1e-8, py::arg("equal_nan") = false);
+  cls.def("allclose", allclose_fn, py::arg("other"), py::arg("rtol") = 1e-5, py::arg("atol") = 1e-8,
+          py::arg("equal_nan") = false);
   auto equal_fn = [](const Tensor& a, const Tensor& b) {
     NoGilIfLarge nogil(max_numel(a, b));
     return equal(a, b);

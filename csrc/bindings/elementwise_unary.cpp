@@ -84,7 +84,8 @@ void init_elementwise_unary(py::module_& m, TensorClass& cls) {
     NoGilIfLarge nogil(a.numel());
     return invert(a);
   });
-  m.def("positive", [](const Tensor& a) { return positive(a); }, py::arg("input"));
+  m.def(
+      "positive", [](const Tensor& a) { return positive(a); }, py::arg("input"));
   cls.def("positive", [](const Tensor& a) { return positive(a); });
   cls.def("__pos__", [](const Tensor& a) { return positive(a); });
 }

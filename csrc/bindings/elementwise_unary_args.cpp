@@ -65,14 +65,13 @@ void def_clamp(py::module_& m, TensorClass& cls, const char* name) {
         return clamp_any(a, min, max, Tensor());
       },
       py::arg("min") = py::none(), py::arg("max") = py::none());
-  cls.def(
-      (std::string(name) + "_").c_str(),
-      [](py::object self, py::object min, py::object max) {
-        Tensor t = self.cast<Tensor>();
-        clamp_any(t, min, max, t);
-        return self;
-      },
-      py::arg("min") = py::none(), py::arg("max") = py::none());
+  cls.def((std::string(name) + "_").c_str(),
+          [](py::object self, py::object min, py::object max) {
+            Tensor t = self.cast<Tensor>();
+            clamp_any(t, min, max, t);
+            return self;
+          },
+          py::arg("min") = py::none(), py::arg("max") = py::none());
 }
 
 // clamp_min / clamp_max: one required bound.
@@ -91,14 +90,13 @@ void def_clamp_one(py::module_& m, TensorClass& cls, const char* name, bool is_m
   cls.def(
       name, [run](const Tensor& a, py::object bound) { return run(a, bound, Tensor()); },
       py::arg(arg));
-  cls.def(
-      (std::string(name) + "_").c_str(),
-      [run](py::object self, py::object bound) {
-        Tensor t = self.cast<Tensor>();
-        run(t, bound, t);
-        return self;
-      },
-      py::arg(arg));
+  cls.def((std::string(name) + "_").c_str(),
+          [run](py::object self, py::object bound) {
+            Tensor t = self.cast<Tensor>();
+            run(t, bound, t);
+            return self;
+          },
+          py::arg(arg));
 }
 
 }  // namespace
@@ -154,8 +152,8 @@ void init_elementwise_unary_args(py::module_& m, TensorClass& cls) {
       "nan_to_num",
       [](const Tensor& a, py::object nan, py::object posinf, py::object neginf, py::object out) {
         Tensor o = out_arg(out, "nan_to_num");
-        return nan_to_num(a, optional_double(nan), optional_double(posinf),
-                          optional_double(neginf), o);
+        return nan_to_num(a, optional_double(nan), optional_double(posinf), optional_double(neginf),
+                          o);
       },
       py::arg("input"), py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
       py::arg("neginf") = py::none(), py::kw_only(), py::arg("out") = py::none());
@@ -182,16 +180,21 @@ void init_elementwise_unary_args(py::module_& m, TensorClass& cls) {
 
   // Complex views and conjugation. Ember has no lazy conjugate / negative bits: conj copies, and
   // is_conj / is_neg are always False.
-  m.def("real", [](const Tensor& a) { return real(a); }, py::arg("input"));
-  m.def("imag", [](const Tensor& a) { return imag(a); }, py::arg("input"));
-  m.def("conj", [](const Tensor& a) { return conj(a); }, py::arg("input"));
+  m.def(
+      "real", [](const Tensor& a) { return real(a); }, py::arg("input"));
+  m.def(
+      "imag", [](const Tensor& a) { return imag(a); }, py::arg("input"));
+  m.def(
+      "conj", [](const Tensor& a) { return conj(a); }, py::arg("input"));
   cls.def("conj", [](const Tensor& a) { return conj(a); });
   for (const char* name : {"resolve_conj", "resolve_neg"}) {
-    m.def(name, [](const Tensor& a) { return a; }, py::arg("input"));
+    m.def(
+        name, [](const Tensor& a) { return a; }, py::arg("input"));
     cls.def(name, [](const Tensor& a) { return a; });
   }
   for (const char* name : {"is_conj", "is_neg"}) {
-    m.def(name, [](const Tensor&) { return false; }, py::arg("input"));
+    m.def(
+        name, [](const Tensor&) { return false; }, py::arg("input"));
     cls.def(name, [](const Tensor&) { return false; });
   }
   // t.real / t.imag are views; assigning to them writes into the complex tensor.

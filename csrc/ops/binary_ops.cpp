@@ -29,8 +29,10 @@ RoundingMode parse_rounding_mode(std::optional<std::string_view> mode) {
   if (!mode) return RoundingMode::None;
   if (*mode == "trunc") return RoundingMode::Trunc;
   if (*mode == "floor") return RoundingMode::Floor;
-  EMBER_THROW(Error, "[div] div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-              "but found '", *mode, "'");
+  EMBER_THROW(Error,
+              "[div] div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+              "but found '",
+              *mode, "'");
 }
 
 Tensor div(const Tensor& a, const Tensor& b, RoundingMode mode, const Tensor& out) {
@@ -61,11 +63,16 @@ Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out) {
   // negative-integer-power check). Wrapped numbers are stored at full width (wrap_scalar).
   if (b.impl()->is_wrapped_number()) {
     switch (b.dtype()) {
-      case ScalarType::Bool: return pow(a, Scalar(*b.data<bool>()), out);
-      case ScalarType::Int64: return pow(a, Scalar(*b.data<int64_t>()), out);
-      case ScalarType::Float64: return pow(a, Scalar(*b.data<double>()), out);
-      case ScalarType::Complex128: return pow(a, Scalar(*b.data<complex128>()), out);
-      default: break;
+      case ScalarType::Bool:
+        return pow(a, Scalar(*b.data<bool>()), out);
+      case ScalarType::Int64:
+        return pow(a, Scalar(*b.data<int64_t>()), out);
+      case ScalarType::Float64:
+        return pow(a, Scalar(*b.data<double>()), out);
+      case ScalarType::Complex128:
+        return pow(a, Scalar(*b.data<complex128>()), out);
+      default:
+        break;
     }
   }
   return run_binary("pow", ResultKind::Promote, pow_stub, a, b, out);

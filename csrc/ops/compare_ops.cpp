@@ -28,7 +28,7 @@ bool all_true(const Tensor& t) {
 
 }  // namespace
 
-#define EMBER_DEFINE_BOOL_BINARY(name, stub)                             \
+#define EMBER_DEFINE_BOOL_BINARY(name, stub)                            \
   Tensor name(const Tensor& a, const Tensor& b, const Tensor& out) {    \
     return run_binary(#name, ResultKind::Bool, stub##_stub, a, b, out); \
   }
@@ -43,7 +43,7 @@ EMBER_DEFINE_BOOL_BINARY(logical_or, logical_or)
 EMBER_DEFINE_BOOL_BINARY(logical_xor, logical_xor)
 #undef EMBER_DEFINE_BOOL_BINARY
 
-#define EMBER_DEFINE_PROMOTE_BINARY(name, stub)                             \
+#define EMBER_DEFINE_PROMOTE_BINARY(name, stub)                            \
   Tensor name(const Tensor& a, const Tensor& b, const Tensor& out) {       \
     return run_binary(#name, ResultKind::Promote, stub##_stub, a, b, out); \
   }
@@ -83,7 +83,8 @@ bool equal(const Tensor& a, const Tensor& b) {
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor& out) {
   EMBER_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::UInt8,
               "[where] where expected condition to be a boolean tensor, but got a tensor with "
-              "dtype ", dtype_name(cond.dtype()));
+              "dtype ",
+              dtype_name(cond.dtype()));
   const ScalarType common = result_type({x, y});
   auto iter = build_elementwise_typed(
       "where", common, out,

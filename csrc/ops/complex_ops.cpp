@@ -16,7 +16,9 @@ Tensor component_view(const Tensor& a, int part) {
 }
 }  // namespace
 
-Tensor real(const Tensor& a) { return a.is_complex() ? component_view(a, 0) : a; }
+Tensor real(const Tensor& a) {
+  return a.is_complex() ? component_view(a, 0) : a;
+}
 
 Tensor imag(const Tensor& a) {
   EMBER_CHECK_T(TypeError, a.is_complex(),
@@ -24,6 +26,8 @@ Tensor imag(const Tensor& a) {
   return component_view(a, 1);
 }
 
-Tensor conj(const Tensor& a) { return a.is_complex() ? conj_physical(a) : a; }
+Tensor conj(const Tensor& a) {
+  return a.is_complex() ? conj_physical(a) : a;
+}
 
 }  // namespace ember

@@ -10,25 +10,27 @@
 
 namespace ember {
 
+// clang-format off
 // out = f(x) computed in a floating (or complex) dtype; integer inputs arrive promoted.
-#define EMBER_FLOAT_UNARY_OPS(_)                                                              \
-  _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal)   \
-  _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh)    \
+#define EMBER_FLOAT_UNARY_OPS(_)                                                            \
+  _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal) \
+  _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh)  \
   _(atanh) _(sigmoid) _(erf) _(erfc) _(erfinv) _(lgamma) _(digamma)
 
 // out = f(x) in the input's dtype (no promotion), or a bool result for the predicates.
-#define EMBER_SAME_DTYPE_UNARY_OPS(_)                                                         \
-  _(neg) _(sign) _(sgn) _(floor) _(ceil) _(round) _(trunc) _(frac) _(bitwise_not)          \
+#define EMBER_SAME_DTYPE_UNARY_OPS(_)                                                       \
+  _(neg) _(sign) _(sgn) _(floor) _(ceil) _(round) _(trunc) _(frac) _(bitwise_not)        \
   _(conj_physical)
-#define EMBER_PREDICATE_OPS(_)                                                                \
+#define EMBER_PREDICATE_OPS(_)                                                              \
   _(isnan) _(isinf) _(isfinite) _(isposinf) _(isneginf) _(signbit) _(logical_not) _(isreal)
 
 // out = f(a, b), inputs promoted to one dtype (outputs bool for comparisons and logical ops).
-#define EMBER_BINARY_OPS(_)                                                                   \
-  _(div_trunc) _(div_floor) _(remainder) _(fmod) _(pow) _(atan2) _(minimum) _(maximum)      \
-  _(fmin) _(fmax) _(hypot) _(logaddexp) _(logaddexp2) _(xlogy) _(copysign) _(eq) _(ne)      \
-  _(lt) _(le) _(gt) _(ge) _(logical_and) _(logical_or) _(logical_xor) _(bitwise_and)        \
+#define EMBER_BINARY_OPS(_)                                                                 \
+  _(div_trunc) _(div_floor) _(remainder) _(fmod) _(pow) _(atan2) _(minimum) _(maximum)    \
+  _(fmin) _(fmax) _(hypot) _(logaddexp) _(logaddexp2) _(xlogy) _(copysign) _(eq) _(ne)    \
+  _(lt) _(le) _(gt) _(ge) _(logical_and) _(logical_or) _(logical_xor) _(bitwise_and)      \
   _(bitwise_or) _(bitwise_xor) _(lshift) _(rshift) _(float_power)
+// clang-format on
 
 #define EMBER_DECLARE_ITER_STUB(name) EMBER_DECLARE_STUB(name##_stub, IterFn);
 EMBER_FLOAT_UNARY_OPS(EMBER_DECLARE_ITER_STUB)

@@ -14,8 +14,8 @@ namespace ember {
 
 namespace {
 
-Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& stub,
-                 const Tensor& a, const Tensor& out) {
+Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& stub, const Tensor& a,
+                 const Tensor& out) {
   auto iter = build_elementwise(op, kind, out, {a});
   stub(iter.device(), iter);
   return finish_elementwise(iter, out);
@@ -24,7 +24,7 @@ Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& st
 }  // namespace
 
 #define EMBER_DEFINE_FLOAT_UNARY_OP(name)                                     \
-  Tensor name(const Tensor& a, const Tensor& out) {                          \
+  Tensor name(const Tensor& a, const Tensor& out) {                           \
     return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
   }
 EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_FLOAT_UNARY_OP)
@@ -32,7 +32,7 @@ EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_FLOAT_UNARY_OP)
 
 // Ops without special checks that keep the input's dtype.
 #define EMBER_DEFINE_SAME_UNARY_OP(name)                               \
-  Tensor name(const Tensor& a, const Tensor& out) {                   \
+  Tensor name(const Tensor& a, const Tensor& out) {                    \
     return run_unary(#name, ResultKind::Promote, name##_stub, a, out); \
   }
 EMBER_DEFINE_SAME_UNARY_OP(sgn)
@@ -46,7 +46,7 @@ EMBER_DEFINE_SAME_UNARY_OP(conj_physical)
 #undef EMBER_DEFINE_SAME_UNARY_OP
 
 #define EMBER_DEFINE_PREDICATE_OP(name)                             \
-  Tensor name(const Tensor& a, const Tensor& out) {                \
+  Tensor name(const Tensor& a, const Tensor& out) {                 \
     return run_unary(#name, ResultKind::Bool, name##_stub, a, out); \
   }
 EMBER_DEFINE_PREDICATE_OP(isnan)
@@ -134,10 +134,14 @@ namespace {
 // Largest finite value of a floating dtype (the default replacement for +inf).
 double max_finite(ScalarType t) {
   switch (to_real(t)) {
-    case ScalarType::Float16: return 65504.0;
-    case ScalarType::BFloat16: return 3.3895313892515355e38;
-    case ScalarType::Float32: return std::numeric_limits<float>::max();
-    default: return std::numeric_limits<double>::max();
+    case ScalarType::Float16:
+      return 65504.0;
+    case ScalarType::BFloat16:
+      return 3.3895313892515355e38;
+    case ScalarType::Float32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
   }
 }
 }  // namespace
@@ -178,8 +182,9 @@ Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optio
 Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out) {
   EMBER_CHECK(min.defined() || max.defined(),
               "[clamp] At least one of 'min' or 'max' must not be None");
-  EMBER_CHECK_T(NotImplementedError, !a.is_complex() && !(min.defined() && min.is_complex()) &&
-                                         !(max.defined() && max.is_complex()),
+  EMBER_CHECK_T(NotImplementedError,
+                !a.is_complex() && !(min.defined() && min.is_complex()) &&
+                    !(max.defined() && max.is_complex()),
                 "[clamp] clamp is not supported for complex types");
   // One bound: clamp_min is maximum and clamp_max is minimum (both propagate NaN like clamp).
   if (!max.defined()) return maximum(a, min, out);

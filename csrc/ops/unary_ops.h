@@ -18,8 +18,8 @@ EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DECLARE_UNARY_OP)
 EMBER_PREDICATE_OPS(EMBER_DECLARE_UNARY_OP)
 #undef EMBER_DECLARE_UNARY_OP
 
-Tensor abs(const Tensor& a, const Tensor& out = {});    // complex -> real
-Tensor angle(const Tensor& a, const Tensor& out = {});  // complex -> real; ints -> float
+Tensor abs(const Tensor& a, const Tensor& out = {});     // complex -> real
+Tensor angle(const Tensor& a, const Tensor& out = {});   // complex -> real; ints -> float
 Tensor square(const Tensor& a, const Tensor& out = {});  // pow(a, 2): bool -> int64
 Tensor positive(const Tensor& a);                        // returns a itself (bool errors)
 Tensor round(const Tensor& a, int64_t decimals, const Tensor& out = {});

@@ -80,30 +80,38 @@ inline V float_remainder(V a, V b) {
 void div_trunc_kernel(TensorIterator& iter) {
   const char* op = iter.name();
   binary_kernel<kRealTypes>(iter, "div", [op](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return int_div_trunc(a, b, op);
-    else return std::trunc(a / b);
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return int_div_trunc(a, b, op);
+    else
+      return std::trunc(a / b);
   });
 }
 
 void div_floor_kernel(TensorIterator& iter) {
   const char* op = iter.name();
   binary_kernel<kRealTypes>(iter, op, [op](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return int_div_floor(a, b, op);
-    else return float_div_floor(a, b);
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return int_div_floor(a, b, op);
+    else
+      return float_div_floor(a, b);
   });
 }
 
 void remainder_kernel(TensorIterator& iter) {
   binary_kernel<kRealTypes>(iter, "remainder", [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return int_remainder(a, b, "remainder");
-    else return float_remainder(a, b);
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return int_remainder(a, b, "remainder");
+    else
+      return float_remainder(a, b);
   });
 }
 
 void fmod_kernel(TensorIterator& iter) {
   binary_kernel<kRealTypes>(iter, "fmod", [](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return int_fmod(a, b, "fmod");
-    else return std::fmod(a, b);
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return int_fmod(a, b, "fmod");
+    else
+      return std::fmod(a, b);
   });
 }
 

@@ -41,8 +41,10 @@ void mul_kernel(TensorIterator& iter) {
 
 void div_true_kernel(TensorIterator& iter) {
   binary_kernel<kFloatingAndComplex>(iter, "div", [](auto x, auto y) {
-    if constexpr (is_complex_v<decltype(x)>) return complex_div(x, y);
-    else return x / y;
+    if constexpr (is_complex_v<decltype(x)>)
+      return complex_div(x, y);
+    else
+      return x / y;
   });
 }
 

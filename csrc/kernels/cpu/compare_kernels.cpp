@@ -12,8 +12,8 @@ namespace {
 template <typename V>
 constexpr bool has_nan_v = std::is_floating_point_v<V>;
 
-#define EMBER_COMPARE_KERNEL(name, Set, expr)                                   \
-  void name##_kernel(TensorIterator& iter) {                                    \
+#define EMBER_COMPARE_KERNEL(name, Set, expr)                                      \
+  void name##_kernel(TensorIterator& iter) {                                       \
     compare_kernel<Set>(iter, #name, [](auto a, auto b) -> bool { return expr; }); \
   }
 EMBER_COMPARE_KERNEL(eq, kAllTypes, a == b)
@@ -29,32 +29,40 @@ EMBER_COMPARE_KERNEL(ge, kRealAndBool, a >= b)
 void minimum_kernel(TensorIterator& iter) {
   binary_kernel<kRealAndBool>(iter, "minimum", [](auto a, auto b) {
     using V = decltype(a);
-    if constexpr (has_nan_v<V>) return a != a ? a : (b != b ? b : (b < a ? b : a));
-    else return b < a ? b : a;
+    if constexpr (has_nan_v<V>)
+      return a != a ? a : (b != b ? b : (b < a ? b : a));
+    else
+      return b < a ? b : a;
   });
 }
 
 void maximum_kernel(TensorIterator& iter) {
   binary_kernel<kRealAndBool>(iter, "maximum", [](auto a, auto b) {
     using V = decltype(a);
-    if constexpr (has_nan_v<V>) return a != a ? a : (b != b ? b : (a < b ? b : a));
-    else return a < b ? b : a;
+    if constexpr (has_nan_v<V>)
+      return a != a ? a : (b != b ? b : (a < b ? b : a));
+    else
+      return a < b ? b : a;
   });
 }
 
 void fmin_kernel(TensorIterator& iter) {
   binary_kernel<kRealAndBool>(iter, "fmin", [](auto a, auto b) {
     using V = decltype(a);
-    if constexpr (has_nan_v<V>) return a != a ? b : (b != b ? a : (b < a ? b : a));
-    else return b < a ? b : a;
+    if constexpr (has_nan_v<V>)
+      return a != a ? b : (b != b ? a : (b < a ? b : a));
+    else
+      return b < a ? b : a;
   });
 }
 
 void fmax_kernel(TensorIterator& iter) {
   binary_kernel<kRealAndBool>(iter, "fmax", [](auto a, auto b) {
     using V = decltype(a);
-    if constexpr (has_nan_v<V>) return a != a ? b : (b != b ? a : (a < b ? b : a));
-    else return a < b ? b : a;
+    if constexpr (has_nan_v<V>)
+      return a != a ? b : (b != b ? a : (a < b ? b : a));
+    else
+      return a < b ? b : a;
   });
 }
 

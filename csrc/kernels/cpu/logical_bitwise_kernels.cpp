@@ -29,28 +29,27 @@ void logical_xor_kernel(TensorIterator& iter) {
 }
 
 void bitwise_and_kernel(TensorIterator& iter) {
-  binary_kernel<kIntegralAndBool>(iter, "bitwise_and", [](auto a, auto b) {
-    return decltype(a)(a & b);
-  });
+  binary_kernel<kIntegralAndBool>(iter, "bitwise_and",
+                                  [](auto a, auto b) { return decltype(a)(a & b); });
 }
 
 void bitwise_or_kernel(TensorIterator& iter) {
-  binary_kernel<kIntegralAndBool>(iter, "bitwise_or", [](auto a, auto b) {
-    return decltype(a)(a | b);
-  });
+  binary_kernel<kIntegralAndBool>(iter, "bitwise_or",
+                                  [](auto a, auto b) { return decltype(a)(a | b); });
 }
 
 void bitwise_xor_kernel(TensorIterator& iter) {
-  binary_kernel<kIntegralAndBool>(iter, "bitwise_xor", [](auto a, auto b) {
-    return decltype(a)(a ^ b);
-  });
+  binary_kernel<kIntegralAndBool>(iter, "bitwise_xor",
+                                  [](auto a, auto b) { return decltype(a)(a ^ b); });
 }
 
 template <typename V>
 inline bool shift_out_of_range(V b) {
   constexpr V kBits = V(sizeof(V) * 8);
-  if constexpr (std::is_signed_v<V>) return b < 0 || b >= kBits;
-  else return b >= kBits;
+  if constexpr (std::is_signed_v<V>)
+    return b < 0 || b >= kBits;
+  else
+    return b >= kBits;
 }
 
 // a << b in the unsigned type (no UB for negative a); shifts outside [0, bits) give 0.
@@ -68,8 +67,10 @@ void rshift_kernel(TensorIterator& iter) {
   binary_kernel<kIntegralTypes>(iter, "bitwise_right_shift", [](auto a, auto b) {
     using V = decltype(a);
     if (shift_out_of_range(b)) {
-      if constexpr (std::is_signed_v<V>) return V(a < 0 ? -1 : 0);
-      else return V(0);
+      if constexpr (std::is_signed_v<V>)
+        return V(a < 0 ? -1 : 0);
+      else
+        return V(0);
     }
     return V(a >> b);
   });

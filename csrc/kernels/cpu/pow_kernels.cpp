@@ -31,8 +31,10 @@ inline V int_pow(V base, V exp) {
 void pow_kernel(TensorIterator& iter) {
   binary_kernel<kNumericTypes>(iter, "pow", [](auto a, auto b) {
     using V = decltype(a);
-    if constexpr (std::is_integral_v<V>) return int_pow(a, b);
-    else return std::pow(a, b);
+    if constexpr (std::is_integral_v<V>)
+      return int_pow(a, b);
+    else
+      return std::pow(a, b);
   });
 }
 

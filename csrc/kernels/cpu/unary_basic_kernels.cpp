@@ -45,9 +45,12 @@ void abs_kernel(TensorIterator& iter) {
   }
   unary_kernel<kRealTypes>(iter, "abs", [](auto x) {
     using V = decltype(x);
-    if constexpr (std::is_floating_point_v<V>) return std::fabs(x);
-    else if constexpr (std::is_unsigned_v<V>) return x;
-    else return x < 0 ? wrapping_neg(x) : x;
+    if constexpr (std::is_floating_point_v<V>)
+      return std::fabs(x);
+    else if constexpr (std::is_unsigned_v<V>)
+      return x;
+    else
+      return x < 0 ? wrapping_neg(x) : x;
   });
 }
 
@@ -69,9 +72,12 @@ void angle_kernel(TensorIterator& iter) {
 // Real sign: NaN gives 0 (as PyTorch), -0.0 gives +0.0.
 template <typename V>
 inline V real_sign(V x) {
-  if constexpr (std::is_same_v<V, bool>) return x;
-  else if constexpr (std::is_unsigned_v<V>) return V(x > 0);
-  else return V(int(V(0) < x) - int(x < V(0)));
+  if constexpr (std::is_same_v<V, bool>)
+    return x;
+  else if constexpr (std::is_unsigned_v<V>)
+    return V(x > 0);
+  else
+    return V(int(V(0) < x) - int(x < V(0)));
 }
 
 void sign_kernel(TensorIterator& iter) {
@@ -90,12 +96,14 @@ void sgn_kernel(TensorIterator& iter) {
 }
 
 // Integer inputs are their own floor / ceil / round / trunc: a copy.
-#define EMBER_ROUNDING_KERNEL(name, fn)                                       \
-  void name##_kernel(TensorIterator& iter) {                                  \
-    unary_kernel<kRealTypes>(iter, #name, [](auto x) {                        \
-      if constexpr (std::is_floating_point_v<decltype(x)>) return fn(x);      \
-      else return x;                                                          \
-    });                                                                       \
+#define EMBER_ROUNDING_KERNEL(name, fn)                    \
+  void name##_kernel(TensorIterator& iter) {               \
+    unary_kernel<kRealTypes>(iter, #name, [](auto x) {     \
+      if constexpr (std::is_floating_point_v<decltype(x)>) \
+        return fn(x);                                      \
+      else                                                 \
+        return x;                                          \
+    });                                                    \
   }
 EMBER_ROUNDING_KERNEL(floor, floor_fast)
 EMBER_ROUNDING_KERNEL(ceil, ceil_fast)
@@ -120,15 +128,19 @@ void frac_kernel(TensorIterator& iter) {
 void bitwise_not_kernel(TensorIterator& iter) {
   unary_kernel<kIntegralAndBool>(iter, "bitwise_not", [](auto x) {
     using V = decltype(x);
-    if constexpr (std::is_same_v<V, bool>) return !x;
-    else return V(~x);
+    if constexpr (std::is_same_v<V, bool>)
+      return !x;
+    else
+      return V(~x);
   });
 }
 
 void conj_physical_kernel(TensorIterator& iter) {
   unary_kernel<kAllTypes>(iter, "conj_physical", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return std::conj(x);
-    else return x;
+    if constexpr (is_complex_v<decltype(x)>)
+      return std::conj(x);
+    else
+      return x;
   });
 }
 

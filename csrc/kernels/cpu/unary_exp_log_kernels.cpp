@@ -41,53 +41,67 @@ C complex_log1p(C z) {
 
 void exp_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "exp", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return std::exp(x);
-    else return vmath::exp(x);
+    if constexpr (is_complex_v<decltype(x)>)
+      return std::exp(x);
+    else
+      return vmath::exp(x);
   });
 }
 
 void exp2_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "exp2", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return std::exp(x * real_of<V>(kLn2));
-    else return vmath::exp2(x);
+    if constexpr (is_complex_v<V>)
+      return std::exp(x * real_of<V>(kLn2));
+    else
+      return vmath::exp2(x);
   });
 }
 
 void expm1_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "expm1", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return complex_expm1(x);
-    else return vmath::expm1(x);
+    if constexpr (is_complex_v<decltype(x)>)
+      return complex_expm1(x);
+    else
+      return vmath::expm1(x);
   });
 }
 
 void log_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return std::log(x);
-    else return vmath::log(x);
+    if constexpr (is_complex_v<decltype(x)>)
+      return std::log(x);
+    else
+      return vmath::log(x);
   });
 }
 
 void log2_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log2", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return V(std::log(complex128(x)) * kLog2e);  // rounded once
-    else return vmath::log2(x);
+    if constexpr (is_complex_v<V>)
+      return V(std::log(complex128(x)) * kLog2e);  // rounded once
+    else
+      return vmath::log2(x);
   });
 }
 
 void log10_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log10", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return V(std::log(complex128(x)) * kLog10e);
-    else return vmath::log10(x);
+    if constexpr (is_complex_v<V>)
+      return V(std::log(complex128(x)) * kLog10e);
+    else
+      return vmath::log10(x);
   });
 }
 
 void log1p_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "log1p", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return complex_log1p(x);
-    else return vmath::log1p(x);
+    if constexpr (is_complex_v<decltype(x)>)
+      return complex_log1p(x);
+    else
+      return vmath::log1p(x);
   });
 }
 
@@ -99,31 +113,39 @@ void sqrt_kernel(TensorIterator& iter) {
 void rsqrt_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "rsqrt", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return complex_div(V(1), std::sqrt(x));
-    else return V(1) / std::sqrt(x);
+    if constexpr (is_complex_v<V>)
+      return complex_div(V(1), std::sqrt(x));
+    else
+      return V(1) / std::sqrt(x);
   });
 }
 
 void reciprocal_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "reciprocal", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return complex_div(V(1), x);
-    else return V(1) / x;
+    if constexpr (is_complex_v<V>)
+      return complex_div(V(1), x);
+    else
+      return V(1) / x;
   });
 }
 
 void tanh_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "tanh", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return std::tanh(x);
-    else return vmath::tanh(x);
+    if constexpr (is_complex_v<decltype(x)>)
+      return std::tanh(x);
+    else
+      return vmath::tanh(x);
   });
 }
 
 void sigmoid_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingAndComplex>(iter, "sigmoid", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return complex_div(V(1), V(1) + std::exp(-x));
-    else return vmath::sigmoid(x);
+    if constexpr (is_complex_v<V>)
+      return complex_div(V(1), V(1) + std::exp(-x));
+    else
+      return vmath::sigmoid(x);
   });
 }
 

@@ -15,18 +15,24 @@ constexpr bool has_nan_v = std::is_floating_point_v<V>;
 void isnan_kernel(TensorIterator& iter) {
   predicate_kernel<kAllTypes>(iter, "isnan", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return x.real() != x.real() || x.imag() != x.imag();
-    else if constexpr (has_nan_v<V>) return x != x;
-    else return false;
+    if constexpr (is_complex_v<V>)
+      return x.real() != x.real() || x.imag() != x.imag();
+    else if constexpr (has_nan_v<V>)
+      return x != x;
+    else
+      return false;
   });
 }
 
 void isinf_kernel(TensorIterator& iter) {
   predicate_kernel<kAllTypes>(iter, "isinf", [](auto x) {
     using V = decltype(x);
-    if constexpr (is_complex_v<V>) return std::isinf(x.real()) || std::isinf(x.imag());
-    else if constexpr (has_nan_v<V>) return std::fabs(x) == std::numeric_limits<V>::infinity();
-    else return false;
+    if constexpr (is_complex_v<V>)
+      return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (has_nan_v<V>)
+      return std::fabs(x) == std::numeric_limits<V>::infinity();
+    else
+      return false;
   });
 }
 
@@ -35,24 +41,30 @@ void isfinite_kernel(TensorIterator& iter) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>) return std::isfinite(x.real()) && std::isfinite(x.imag());
     // x - x is 0 for finite x and NaN for inf / NaN: one compare, vectorisable.
-    else if constexpr (has_nan_v<V>) return x - x == V(0);
-    else return true;
+    else if constexpr (has_nan_v<V>)
+      return x - x == V(0);
+    else
+      return true;
   });
 }
 
 void isposinf_kernel(TensorIterator& iter) {
   predicate_kernel<kRealAndBool>(iter, "isposinf", [](auto x) {
     using V = decltype(x);
-    if constexpr (has_nan_v<V>) return x == std::numeric_limits<V>::infinity();
-    else return false;
+    if constexpr (has_nan_v<V>)
+      return x == std::numeric_limits<V>::infinity();
+    else
+      return false;
   });
 }
 
 void isneginf_kernel(TensorIterator& iter) {
   predicate_kernel<kRealAndBool>(iter, "isneginf", [](auto x) {
     using V = decltype(x);
-    if constexpr (has_nan_v<V>) return x == -std::numeric_limits<V>::infinity();
-    else return false;
+    if constexpr (has_nan_v<V>)
+      return x == -std::numeric_limits<V>::infinity();
+    else
+      return false;
   });
 }
 
@@ -60,10 +72,14 @@ void signbit_kernel(TensorIterator& iter) {
   predicate_kernel<kRealAndBool>(iter, "signbit", [](auto x) {
     using V = decltype(x);
     // The sign bit read directly: GCC 12 ICEs vectorising std::signbit with AVX-512.
-    if constexpr (std::is_same_v<V, float>) return (vmath::bits::u32(x) >> 31) != 0;
-    else if constexpr (std::is_same_v<V, double>) return (vmath::bits::u64(x) >> 63) != 0;
-    else if constexpr (std::is_signed_v<V>) return x < 0;
-    else return false;
+    if constexpr (std::is_same_v<V, float>)
+      return (vmath::bits::u32(x) >> 31) != 0;
+    else if constexpr (std::is_same_v<V, double>)
+      return (vmath::bits::u64(x) >> 63) != 0;
+    else if constexpr (std::is_signed_v<V>)
+      return x < 0;
+    else
+      return false;
   });
 }
 
@@ -73,8 +89,10 @@ void logical_not_kernel(TensorIterator& iter) {
 
 void isreal_kernel(TensorIterator& iter) {
   predicate_kernel<kAllTypes>(iter, "isreal", [](auto x) {
-    if constexpr (is_complex_v<decltype(x)>) return x.imag() == 0;
-    else return true;
+    if constexpr (is_complex_v<decltype(x)>)
+      return x.imag() == 0;
+    else
+      return true;
   });
 }
 

@@ -62,18 +62,18 @@ void sin_cos_kernel(TensorIterator& iter, const char* name, Fast fast, Slow slow
 }
 
 void sin_kernel(TensorIterator& iter) {
-  sin_cos_kernel(iter, "sin", [](float x) { return vmath::sin_fast(x); },
-                 [](auto x) { return std::sin(x); });
+  sin_cos_kernel(
+      iter, "sin", [](float x) { return vmath::sin_fast(x); }, [](auto x) { return std::sin(x); });
 }
 
 void cos_kernel(TensorIterator& iter) {
-  sin_cos_kernel(iter, "cos", [](float x) { return vmath::cos_fast(x); },
-                 [](auto x) { return std::cos(x); });
+  sin_cos_kernel(
+      iter, "cos", [](float x) { return vmath::cos_fast(x); }, [](auto x) { return std::cos(x); });
 }
 
-#define EMBER_STD_UNARY_KERNEL(name)                                                        \
-  void name##_kernel(TensorIterator& iter) {                                                \
-    unary_kernel<kFloatingAndComplex>(iter, #name, [](auto x) { return std::name(x); });    \
+#define EMBER_STD_UNARY_KERNEL(name)                                                     \
+  void name##_kernel(TensorIterator& iter) {                                             \
+    unary_kernel<kFloatingAndComplex>(iter, #name, [](auto x) { return std::name(x); }); \
   }
 EMBER_STD_UNARY_KERNEL(tan)
 EMBER_STD_UNARY_KERNEL(asin)

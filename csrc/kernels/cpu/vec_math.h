@@ -138,8 +138,8 @@ struct ExpConst<float> {
   static constexpr float kLog2e = 1.44269504088896341f;
   static constexpr float kLn2Hi = 0.693359375f;  // few mantissa bits: n * kLn2Hi is exact
   static constexpr float kLn2Lo = -2.12194440e-4f;
-  static constexpr float kMax = 89.0f;    // exp(x) = inf above 88.72
-  static constexpr float kMin = -104.0f;  // exp(x) rounds to 0 below -103.97
+  static constexpr float kMax = 89.0f;        // exp(x) = inf above 88.72
+  static constexpr float kMin = -104.0f;      // exp(x) rounds to 0 below -103.97
   static constexpr float kExpm1Max = 20.0f;   // expm1 = exp beyond this (float)
   static constexpr float kExpm1Min = -20.0f;  // expm1 = -1 below this
 };
@@ -170,8 +170,12 @@ inline T exp_impl(T x) {
   return p * s1 * s2;
 }
 
-inline float exp(float x) { return exp_impl(x); }
-inline double exp(double x) { return exp_impl(x); }
+inline float exp(float x) {
+  return exp_impl(x);
+}
+inline double exp(double x) {
+  return exp_impl(x);
+}
 
 // 2^x: the reduction x = n + f is exact, so only f * ln2 is rounded.
 template <typename T>
@@ -189,8 +193,12 @@ inline T exp2_impl(T x) {
   return p * s1 * s2;
 }
 
-inline float exp2(float x) { return exp2_impl(x); }
-inline double exp2(double x) { return exp2_impl(x); }
+inline float exp2(float x) {
+  return exp2_impl(x);
+}
+inline double exp2(double x) {
+  return exp2_impl(x);
+}
 
 // e^x - 1, accurate near 0: with x = n ln2 + r, expm1(x) = 2^n expm1(r) + (2^n - 1). Beyond
 // kExpm1Max the -1 is below half an ulp and the exp form (e^r) 2^n is used (it cannot overflow
@@ -214,8 +222,12 @@ inline T expm1_impl(T x) {
   return x == T(0) ? x : res;  // keeps the sign of zero
 }
 
-inline float expm1(float x) { return expm1_impl(x); }
-inline double expm1(double x) { return expm1_impl(x); }
+inline float expm1(float x) {
+  return expm1_impl(x);
+}
+inline double expm1(double x) {
+  return expm1_impl(x);
+}
 
 // ---------------------------------------------------------------------------------------------
 // log
@@ -290,8 +302,7 @@ struct LogConst<float> {
 };
 template <>
 struct LogConst<double> {
-  static constexpr double kLn2Hi = 6.93147180369123816490e-01,
-                          kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
 };
 
 // Special values shared by the log family: log(+inf) = +inf, log(0) = -inf, log(<0) = nan.
@@ -316,8 +327,12 @@ inline T log_impl(T x) {
   return log_specials(x, r);
 }
 
-inline float log(float x) { return log_impl(x); }
-inline double log(double x) { return log_impl(x); }
+inline float log(float x) {
+  return log_impl(x);
+}
+inline double log(double x) {
+  return log_impl(x);
+}
 
 template <typename T>
 inline T log2_impl(T x) {
@@ -330,8 +345,12 @@ inline T log2_impl(T x) {
   return log_specials(x, r);
 }
 
-inline float log2(float x) { return log2_impl(x); }
-inline double log2(double x) { return log2_impl(x); }
+inline float log2(float x) {
+  return log2_impl(x);
+}
+inline double log2(double x) {
+  return log2_impl(x);
+}
 
 template <typename T>
 inline T log10_impl(T x) {
@@ -344,8 +363,12 @@ inline T log10_impl(T x) {
   return log_specials(x, r);
 }
 
-inline float log10(float x) { return log10_impl(x); }
-inline double log10(double x) { return log10_impl(x); }
+inline float log10(float x) {
+  return log10_impl(x);
+}
+inline double log10(double x) {
+  return log10_impl(x);
+}
 
 // log(1 + x), accurate near 0: u = 1 + x rounds, and the rounding error (u - 1) - x is put back
 // to first order: log1p(x) = log(u) - ((u - 1) - x) / u.
@@ -363,8 +386,12 @@ inline T log1p_impl(T x) {
   return x != x ? x : r;
 }
 
-inline float log1p(float x) { return log1p_impl(x); }
-inline double log1p(double x) { return log1p_impl(x); }
+inline float log1p(float x) {
+  return log1p_impl(x);
+}
+inline double log1p(double x) {
+  return log1p_impl(x);
+}
 
 // ---------------------------------------------------------------------------------------------
 // tanh and sigmoid
@@ -390,9 +417,9 @@ inline double tanh(double x) {
   double s = x * x;
   double p = std::fma(std::fma(-9.64399179425052238628e-1, s, -9.92877231001918586564e1), s,
                       -1.61468768441708447952e3);
-  double q = std::fma(std::fma(std::fma(1.0, s, 1.12811678491632931402e2), s,
-                               2.23548839060100448583e3),
-                      s, 4.84406305325125486048e3);
+  double q =
+      std::fma(std::fma(std::fma(1.0, s, 1.12811678491632931402e2), s, 2.23548839060100448583e3), s,
+               4.84406305325125486048e3);
   double small = std::fma(x * s, p / q, x);
   double big = 1.0 - 2.0 / (exp_impl(2.0 * ax) + 1.0);
   return std::copysign(ax < 0.625 ? small : big, x);
@@ -405,8 +432,12 @@ inline T sigmoid_impl(T x) {
   T e = exp_impl(-std::fabs(x));
   return (x < T(0) ? e : T(1)) / (T(1) + e);
 }
-inline float sigmoid(float x) { return sigmoid_impl(x); }
-inline double sigmoid(double x) { return sigmoid_impl(x); }
+inline float sigmoid(float x) {
+  return sigmoid_impl(x);
+}
+inline double sigmoid(double x) {
+  return sigmoid_impl(x);
+}
 
 // ---------------------------------------------------------------------------------------------
 // sin and cos (float32), for |x| <= kTrigFastLimit
@@ -480,27 +511,49 @@ inline float cos_fast(float x) {
 // ---------------------------------------------------------------------------------------------
 namespace ref {
 template <typename T>
-inline T exp(T x) { return std::exp(x); }
+inline T exp(T x) {
+  return std::exp(x);
+}
 template <typename T>
-inline T exp2(T x) { return std::exp2(x); }
+inline T exp2(T x) {
+  return std::exp2(x);
+}
 template <typename T>
-inline T expm1(T x) { return std::expm1(x); }
+inline T expm1(T x) {
+  return std::expm1(x);
+}
 template <typename T>
-inline T log(T x) { return std::log(x); }
+inline T log(T x) {
+  return std::log(x);
+}
 template <typename T>
-inline T log2(T x) { return std::log2(x); }
+inline T log2(T x) {
+  return std::log2(x);
+}
 template <typename T>
-inline T log10(T x) { return std::log10(x); }
+inline T log10(T x) {
+  return std::log10(x);
+}
 template <typename T>
-inline T log1p(T x) { return std::log1p(x); }
+inline T log1p(T x) {
+  return std::log1p(x);
+}
 template <typename T>
-inline T tanh(T x) { return std::tanh(x); }
+inline T tanh(T x) {
+  return std::tanh(x);
+}
 template <typename T>
-inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+inline T sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
 template <typename T>
-inline T sin(T x) { return std::sin(x); }
+inline T sin(T x) {
+  return std::sin(x);
+}
 template <typename T>
-inline T cos(T x) { return std::cos(x); }
+inline T cos(T x) {
+  return std::cos(x);
+}
 }  // namespace ref
 
 }  // namespace ember::vmath
