@@ -452,3 +452,22 @@ def test_not_implemented_is_a_runtime_error():
     # As in PyTorch, NotImplementedError is a subclass of RuntimeError.
     with pytest.raises(RuntimeError):
         ember.floor(t([True]))
+
+
+def test_partial_overlap_between_input_and_output_is_refused():
+    a = ember.ones(3, 3)
+    msg = "some elements of the input tensor and the written-to tensor refer to a single memory"
+    with pytest.raises(RuntimeError, match=msg):
+        a.add_(a[0])
+    with pytest.raises(RuntimeError, match=msg):
+        a[1:].add_(a[:-1])
+    with pytest.raises(RuntimeError, match=msg):
+        a.add_(a.transpose(0, 1))
+    with pytest.raises(RuntimeError, match=msg):
+        ember.mul(a[0], 2, out=a[0:2].reshape(-1)[1:4])
+    # Exact aliases and disjoint views are fine.
+    a.add_(a)
+    ember.exp(a[0], out=a[0])
+    a[:, 0].add_(a[:, 1])
+    a[0].mul_(a[2])
+    assert values(a[1]) == [2.0, 2.0, 2.0]
