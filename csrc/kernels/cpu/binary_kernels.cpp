@@ -12,6 +12,9 @@ void add_kernel(TensorIterator& iter, const Scalar& alpha) {
     if constexpr (std::is_same_v<T, bool>) {
       const bool a = alpha.to_bool();
       cpu_kernel(iter, [a](bool x, bool y) -> bool { return x || (a && y); });
+    } else if constexpr (is_reduced_float_v<T>) {
+      const float a = alpha.to<float>();
+      reduced_float_kernel<T, T, 2>(iter, [a](float x, float y) { return x + a * y; });
     } else {
       using A = acc_type<T>;
       const A a = alpha.to<A>();
@@ -32,6 +35,8 @@ void mul_kernel(TensorIterator& iter) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) {
       cpu_kernel(iter, [](bool x, bool y) -> bool { return x && y; });
+    } else if constexpr (is_reduced_float_v<T>) {
+      reduced_float_kernel<T, T, 2>(iter, [](float x, float y) { return x * y; });
     } else {
       using A = acc_type<T>;
       cpu_kernel(iter, [](T x, T y) -> T { return T(wrapping_mul(A(x), A(y))); });

@@ -4,13 +4,15 @@
 //   unary_kernel<kFloatingAndComplex>(iter, "exp", [](auto x) { return vmath_or_std(x); });
 //
 // `f` is a generic lambda called with the compute type (acc_type<T>: float for Half and
-// BFloat16, T otherwise); its result converts back to T.
+// BFloat16, T otherwise); its result converts back to T. Half and BFloat16 run block-wise in
+// float (reduced_float_loops.h) so that their loops vectorise too.
 #pragma once
 #include <complex>
 #include <type_traits>
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/reduced_float_loops.h"
 
 namespace ember {
 
@@ -32,7 +34,11 @@ void unary_kernel(TensorIterator& iter, const char* name, const F& f) {
   dispatch_dtype<Set>(iter.common_dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_type<T>;
-    cpu_kernel(iter, [f](T x) -> T { return T(f(A(x))); });
+    if constexpr (is_reduced_float_v<T>) {
+      reduced_float_kernel<T, T, 1>(iter, [f](float x) { return f(x); });
+    } else {
+      cpu_kernel(iter, [f](T x) -> T { return T(f(A(x))); });
+    }
   });
 }
 
@@ -42,7 +48,11 @@ void predicate_kernel(TensorIterator& iter, const char* name, const F& f) {
   dispatch_dtype<Set>(iter.common_dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_type<T>;
-    cpu_kernel(iter, [f](T x) -> bool { return f(A(x)); });
+    if constexpr (is_reduced_float_v<T>) {
+      reduced_float_kernel<T, bool, 1>(iter, [f](float x) -> bool { return f(x); });
+    } else {
+      cpu_kernel(iter, [f](T x) -> bool { return f(A(x)); });
+    }
   });
 }
 
@@ -52,7 +62,11 @@ void binary_kernel(TensorIterator& iter, const char* name, const F& f) {
   dispatch_dtype<Set>(iter.common_dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_type<T>;
-    cpu_kernel(iter, [f](T a, T b) -> T { return T(f(A(a), A(b))); });
+    if constexpr (is_reduced_float_v<T>) {
+      reduced_float_kernel<T, T, 2>(iter, [f](float a, float b) { return f(a, b); });
+    } else {
+      cpu_kernel(iter, [f](T a, T b) -> T { return T(f(A(a), A(b))); });
+    }
   });
 }
 
@@ -62,7 +76,11 @@ void compare_kernel(TensorIterator& iter, const char* name, const F& f) {
   dispatch_dtype<Set>(iter.common_dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_type<T>;
-    cpu_kernel(iter, [f](T a, T b) -> bool { return f(A(a), A(b)); });
+    if constexpr (is_reduced_float_v<T>) {
+      reduced_float_kernel<T, bool, 2>(iter, [f](float a, float b) -> bool { return f(a, b); });
+    } else {
+      cpu_kernel(iter, [f](T a, T b) -> bool { return f(A(a), A(b)); });
+    }
   });
 }
 
