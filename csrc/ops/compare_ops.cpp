@@ -61,7 +61,9 @@ Tensor invert(const Tensor& a) {
   return bitwise_not(a);
 }
 
-Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+Tensor isclose(const Tensor& a, const Tensor& b_in, double rtol, double atol, bool equal_nan) {
+  // A Python number is compared in a's dtype (PyTorch accepts only tensors here).
+  const Tensor b = b_in.impl()->is_wrapped_number() ? to_dtype(b_in, a.dtype()) : b_in;
   EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] ", dtype_name(a.dtype()), " did not match ",
               dtype_name(b.dtype()));
   EMBER_CHECK(rtol >= 0, "[isclose] rtol must be greater than or equal to zero, but got ", rtol);

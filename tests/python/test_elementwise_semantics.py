@@ -466,3 +466,32 @@ def test_unary_result_dtypes_and_errors_match_pytorch():
             if got != want:
                 mismatches.append(f"{op}({n}): ember {got}, torch {want}")
     assert not mismatches, "\n".join(mismatches)
+
+
+def test_float16_block_conversions_are_exact_for_every_value():
+    every = np.arange(65536, dtype=np.uint16).view(np.float16)
+    numbers = ~np.isnan(every)
+    got = (ember.from_numpy(every.copy()) * 1.0).numpy()
+    np.testing.assert_array_equal(got.view(np.uint16)[numbers], every.view(np.uint16)[numbers])
+    assert np.isnan(got[~numbers]).all()
+    # Rounding float results back to float16 matches NumPy (which also computes in float32).
+    h = np.random.default_rng(3).standard_normal(100_003).astype(np.float16)
+    e = ember.from_numpy(h)
+    np.testing.assert_array_equal((e * 1.001).numpy(), h * np.float16(1.001))
+    np.testing.assert_array_equal(ember.exp(e).numpy(),
+                                  np.exp(h.astype(np.float32)).astype(np.float16))
+
+
+def test_bfloat16_block_conversions_round_to_nearest_even():
+    f = np.random.default_rng(4).standard_normal(100_003).astype(np.float32)
+    f[:4] = [np.nan, np.inf, -np.inf, 3.3895314e38]
+    b = ember.from_numpy(f).to(ember.bfloat16)  # scalar conversion (core/half.h)
+    np.testing.assert_array_equal((b * 1.0).float().numpy(), b.float().numpy())
+    prod = b.float().numpy() * np.float32(1.001)
+    want = ember.from_numpy(prod).to(ember.bfloat16).float().numpy()
+    np.testing.assert_array_equal((b * 1.001).float().numpy(), want)
+
+
+def test_isclose_with_a_python_number():
+    assert values(ember.isclose(t([1.0, 1.1]), 1.0)) == [True, False]
+    assert ember.allclose(t([2, 2]), 2) is True
