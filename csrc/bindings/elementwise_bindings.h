@@ -29,12 +29,15 @@ struct UnaryForms {
   bool method = true;            // Tensor.exp()
   bool inplace = true;           // Tensor.exp_()
   const char* dunder = nullptr;  // "__neg__"
+  const char* doc = nullptr;     // one line after the signature
 };
 
 // f(a, out) -> Tensor, where out may be undefined: ember.name(input, *, out=None),
 // Tensor.name() and Tensor.name_().
 template <typename F>
 void def_unary(py::module_& m, TensorClass& cls, const char* name, F f, UnaryForms forms = {}) {
+  // pybind11 prepends the signature.
+  const std::string doc = forms.doc ? forms.doc : "Elementwise " + std::string(name) + ".";
   m.def(
       name,
       [f, name](const Tensor& a, py::object out) {
@@ -42,7 +45,7 @@ void def_unary(py::module_& m, TensorClass& cls, const char* name, F f, UnaryFor
         NoGilIfLarge nogil(a.numel());
         return f(a, o);
       },
-      py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+      py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc.c_str());
   if (forms.method) {
     cls.def(name, [f](const Tensor& a) {
       NoGilIfLarge nogil(a.numel());

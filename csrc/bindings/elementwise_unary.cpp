@@ -1,5 +1,7 @@
 // Unary elementwise ops without extra arguments: ember.op(input, *, out=None), Tensor.op(),
 // Tensor.op_() and the unary operators (-t, abs(t), ~t, +t).
+#include <string>
+
 #include "bindings/elementwise_bindings.h"
 #include "ops/compare_ops.h"
 #include "ops/unary_ops.h"
@@ -18,6 +20,70 @@ struct UnaryEntry {
 };
 
 #define EMBER_UNARY(name) [](const Tensor& a, const Tensor& o) { return ember::name(a, o); }
+
+struct Doc {
+  const char* name;
+  const char* text;
+};
+// The line after each function's signature. Dtype rules are PyTorch's: the exp ... digamma
+// group gives the default float dtype for integer and bool inputs.
+const Doc kDocs[] = {
+    {"exp", "e ** x (vectorised; within 2 ulp)."},
+    {"exp2", "2 ** x."},
+    {"expm1", "e ** x - 1, accurate near 0."},
+    {"log", "Natural logarithm (vectorised; within 2 ulp)."},
+    {"log2", "Base-2 logarithm."},
+    {"log10", "Base-10 logarithm."},
+    {"log1p", "log(1 + x), accurate near 0."},
+    {"sqrt", "Square root."},
+    {"rsqrt", "1 / sqrt(x)."},
+    {"reciprocal", "1 / x."},
+    {"square", "x * x (pow(x, 2): bool gives int64)."},
+    {"sin", "Sine (float32 vectorised)."},
+    {"cos", "Cosine (float32 vectorised)."},
+    {"tan", "Tangent."},
+    {"asin", "Arcsine."},
+    {"acos", "Arccosine."},
+    {"atan", "Arctangent."},
+    {"sinh", "Hyperbolic sine."},
+    {"cosh", "Hyperbolic cosine."},
+    {"tanh", "Hyperbolic tangent (vectorised)."},
+    {"asinh", "Inverse hyperbolic sine."},
+    {"acosh", "Inverse hyperbolic cosine."},
+    {"atanh", "Inverse hyperbolic tangent."},
+    {"sigmoid", "1 / (1 + e ** -x) (vectorised)."},
+    {"erf", "Error function (real dtypes)."},
+    {"erfc", "Complementary error function (real dtypes)."},
+    {"erfinv", "Inverse error function (real dtypes)."},
+    {"lgamma", "log |Gamma(x)| (real dtypes)."},
+    {"digamma", "Digamma (psi) function (real dtypes)."},
+    {"neg", "-x (bool raises NotImplementedError)."},
+    {"abs", "|x|; complex inputs give a real result."},
+    {"sign", "-1, 0 or 1 (NaN gives 0; complex raises, use sgn)."},
+    {"sgn", "sign for real dtypes, x / |x| for complex."},
+    {"floor", "Largest integer <= x (integer dtypes: a copy)."},
+    {"ceil", "Smallest integer >= x (integer dtypes: a copy)."},
+    {"trunc", "Rounds toward zero (integer dtypes: a copy)."},
+    {"frac", "x - trunc(x) (floating dtypes)."},
+    {"bitwise_not", "~x for integer and bool dtypes."},
+    {"logical_not", "x == 0, as bool."},
+    {"conj_physical", "Complex conjugate (a copy; real dtypes: a copy)."},
+    {"angle", "Argument of x: atan2(imag, real); real x gives 0 or pi."},
+    {"isnan", "x != x, as bool."},
+    {"isinf", "x is +inf or -inf, as bool."},
+    {"isfinite", "x is neither inf nor NaN, as bool."},
+    {"isposinf", "x is +inf, as bool (complex raises TypeError)."},
+    {"isneginf", "x is -inf, as bool (complex raises TypeError)."},
+    {"signbit", "The sign bit of x, as bool."},
+    {"isreal", "imag(x) == 0, as bool (True for real dtypes)."},
+};
+
+const char* doc_of(const char* name) {
+  for (const Doc& d : kDocs) {
+    if (std::string(d.name) == name) return d.text;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -75,8 +141,12 @@ void init_elementwise_unary(py::module_& m, TensorClass& cls) {
       {"isreal", EMBER_UNARY(isreal), kNoInplace},
   };
   for (const UnaryEntry& e : entries) {
-    def_unary(m, cls, e.name, e.fn, e.forms);
-    if (e.alias) def_unary(m, cls, e.alias, e.fn, {e.forms.method, e.forms.inplace, nullptr});
+    UnaryForms forms = e.forms;
+    forms.doc = doc_of(e.name);
+    def_unary(m, cls, e.name, e.fn, forms);
+    if (e.alias) {
+      def_unary(m, cls, e.alias, e.fn, {forms.method, forms.inplace, nullptr, forms.doc});
+    }
   }
 
   // ~t raises TypeError for floating tensors (bitwise_not raises NotImplementedError).
