@@ -22,6 +22,16 @@ struct BinaryForms {
   bool inplace_method = true;     // Tensor.add_
 };
 
+// The `out=` keyword: None (undefined) or a Tensor; anything else is a TypeError.
+inline Tensor out_arg(py::handle out, const char* op) {
+  if (out.is_none()) return Tensor();
+  if (!is_tensor(out)) {
+    throw py::type_error(str_cat("[", op, "] argument 'out' must be Tensor, not ",
+                                 Py_TYPE(out.ptr())->tp_name));
+  }
+  return out.cast<Tensor>();
+}
+
 // Elements an elementwise op over a and b touches (for the GIL-release decision).
 inline int64_t binary_work(const Tensor& a, const Tensor& b) {
   return a.numel() > b.numel() ? a.numel() : b.numel();
@@ -34,7 +44,7 @@ void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
   m.def(
       name,
       [f, name](py::handle a, py::handle b, py::object out) {
-        Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
+        Tensor o = out_arg(out, name);
         Tensor x = to_operand(a, name), y = to_operand(b, name);
         return with_gil_released_if(binary_work(x, y), [&] { return f(x, y, o); });
       },

@@ -1,13 +1,17 @@
 // Elementwise ops: functions, methods, in-place forms and operators.
-#include "bindings/binary_helpers.h"
 #include "ops/elementwise.h"
+#include "bindings/elementwise_bindings.h"
 
 namespace ember {
 
 void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   // add / sub take alpha; their operator forms use alpha = 1.
-  auto add_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) { return add(a, b, 1, out); };
-  auto sub_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) { return sub(a, b, 1, out); };
+  auto add_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) {
+    return add(a, b, 1, out);
+  };
+  auto sub_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) {
+    return sub(a, b, 1, out);
+  };
   def_binary(m, cls, "add", add_fn, {"__add__", "__radd__", "__iadd__", false});
   def_binary(m, cls, "sub", sub_fn, {"__sub__", "__rsub__", "__isub__", false});
   for (const char* name : {"add", "sub", "subtract"}) {
@@ -28,24 +32,28 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
           return is_add ? add(self, y, alpha) : sub(self, y, alpha);
         },
         py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-    cls.def(
-        (std::string(name) + "_").c_str(),
-        [is_add, name](py::object self, py::handle b, const Scalar& alpha) {
-          Tensor t = self.cast<Tensor>();
-          Tensor y = to_operand(b, name);
-          if (is_add) add(t, y, alpha, t);
-          else sub(t, y, alpha, t);
-          return self;
-        },
-        py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+    cls.def((std::string(name) + "_").c_str(),
+            [is_add, name](py::object self, py::handle b, const Scalar& alpha) {
+              Tensor t = self.cast<Tensor>();
+              Tensor y = to_operand(b, name);
+              if (is_add)
+                add(t, y, alpha, t);
+              else
+                sub(t, y, alpha, t);
+              return self;
+            },
+            py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
   auto mul_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) { return mul(a, b, out); };
   def_binary(m, cls, "mul", mul_fn, {"__mul__", "__rmul__", "__imul__"});
   def_binary(m, cls, "multiply", mul_fn);
   auto div_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) { return div(a, b, out); };
   def_binary(m, cls, "true_divide", div_fn, {"__truediv__", "__rtruediv__", "__itruediv__"});
-  def_binary(m, cls, "div", div_fn);
-  def_binary(m, cls, "divide", div_fn);
+  // div / divide (with rounding_mode) are bound in elementwise_binary.cpp.
+  init_elementwise_unary(m, cls);
+  init_elementwise_unary_args(m, cls);
+  init_elementwise_binary(m, cls);
+  init_elementwise_compare(m, cls);
 }
 
 }  // namespace ember

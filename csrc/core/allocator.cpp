@@ -1,5 +1,7 @@
 #include "core/allocator.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdlib>
 
@@ -12,6 +14,11 @@ std::atomic<int64_t> g_current{0};
 std::atomic<int64_t> g_peak{0};
 std::atomic<int64_t> g_count{0};
 constexpr size_t kAlignment = 64;
+// Large buffers are 2 MiB aligned and marked for transparent huge pages (as NumPy does): the
+// first touch of a fresh 40 MB output then costs 20 page faults instead of 10,000, which is most
+// of the time of an elementwise op on 1e7 floats.
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugePageThreshold = size_t(4) << 20;
 }  // namespace
 
 void* cpu_alloc(size_t nbytes, const char* op) {
@@ -20,7 +27,12 @@ void* cpu_alloc(size_t nbytes, const char* op) {
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   EMBER_CHECK_T(OutOfMemoryError, rounded >= nbytes, "[", op, "] cannot allocate ", nbytes,
                 " bytes");
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  const bool huge = rounded >= kHugePageThreshold;
+  if (huge) rounded = (rounded + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(huge ? kHugePage : kAlignment, rounded);
+#ifdef MADV_HUGEPAGE
+  if (p && huge) madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure is harmless
+#endif
   EMBER_CHECK_T(OutOfMemoryError, p != nullptr, "[", op, "] failed to allocate ", nbytes,
                 " bytes (", static_cast<double>(nbytes) / (1 << 30), " GiB) of CPU memory");
   int64_t now = g_current.fetch_add(static_cast<int64_t>(nbytes)) + static_cast<int64_t>(nbytes);

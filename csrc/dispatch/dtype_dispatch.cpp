@@ -3,7 +3,7 @@
 namespace ember {
 
 void throw_unsupported_dtype(const char* op, ScalarType t) {
-  EMBER_THROW(Error, "[", op, "] not implemented for dtype ", dtype_name(t));
+  EMBER_THROW(NotImplementedError, "[", op, "] not implemented for dtype ", dtype_name(t));
 }
 
 }  // namespace ember

@@ -18,6 +18,14 @@ enum class ResultKind {
 TensorIterator build_elementwise(const char* op, ResultKind kind, const Tensor& out,
                                  std::initializer_list<Tensor> inputs);
 
+// Builds out = f(inputs) for ops whose operands keep distinct dtypes (where's bool condition)
+// or whose output dtype differs from the compute dtype (abs of complex is real). The inputs are
+// used as given (the caller converts them), the iterator's common dtype is inputs[0]'s, and an
+// allocated output gets `result`; out= / in-place outputs of another dtype receive a cast
+// (checked with can_cast).
+TensorIterator build_elementwise_typed(const char* op, ScalarType result, const Tensor& out,
+                                       std::initializer_list<Tensor> inputs);
+
 // Finishes: copies temporaries into the caller's out and bumps its version when it existed.
 Tensor finish_elementwise(TensorIterator& iter, const Tensor& out);
 

@@ -56,7 +56,7 @@ TEST_CASE("sampling does not depend on the thread count", "[random]") {
   }
 }
 
-TEST_CASE("uniform values stay in [from, to)", "[random]") {
+TEST_CASE("uniform values stay in the half-open range from..to", "[random]") {
   Generator g(1);
   for (ScalarType t :
        {ScalarType::Float16, ScalarType::BFloat16, ScalarType::Float32, ScalarType::Float64}) {

@@ -1,0 +1,159 @@
+// Comparisons (bool results), minimum / maximum / fmin / fmax, clamp and isclose.
+#include <cmath>
+#include <complex>
+#include <optional>
+
+#include "kernels/cpu/elementwise_helpers.h"
+#include "ops/elementwise_stubs.h"
+
+namespace ember {
+namespace {
+
+template <typename V>
+constexpr bool has_nan_v = std::is_floating_point_v<V>;
+
+#define EMBER_COMPARE_KERNEL(name, Set, expr)                                      \
+  void name##_kernel(TensorIterator& iter) {                                       \
+    compare_kernel<Set>(iter, #name, [](auto a, auto b) -> bool { return expr; }); \
+  }
+EMBER_COMPARE_KERNEL(eq, kAllTypes, a == b)
+EMBER_COMPARE_KERNEL(ne, kAllTypes, a != b)
+EMBER_COMPARE_KERNEL(lt, kRealAndBool, a < b)
+EMBER_COMPARE_KERNEL(le, kRealAndBool, a <= b)
+EMBER_COMPARE_KERNEL(gt, kRealAndBool, a > b)
+EMBER_COMPARE_KERNEL(ge, kRealAndBool, a >= b)
+#undef EMBER_COMPARE_KERNEL
+
+// minimum / maximum propagate NaN from either side; fmin / fmax ignore a NaN when the other
+// operand is a number. Written as selects so the contiguous loop vectorises.
+void minimum_kernel(TensorIterator& iter) {
+  binary_kernel<kRealAndBool>(iter, "minimum", [](auto a, auto b) {
+    using V = decltype(a);
+    if constexpr (has_nan_v<V>)
+      return a != a ? a : (b != b ? b : (b < a ? b : a));
+    else
+      return b < a ? b : a;
+  });
+}
+
+void maximum_kernel(TensorIterator& iter) {
+  binary_kernel<kRealAndBool>(iter, "maximum", [](auto a, auto b) {
+    using V = decltype(a);
+    if constexpr (has_nan_v<V>)
+      return a != a ? a : (b != b ? b : (a < b ? b : a));
+    else
+      return a < b ? b : a;
+  });
+}
+
+void fmin_kernel(TensorIterator& iter) {
+  binary_kernel<kRealAndBool>(iter, "fmin", [](auto a, auto b) {
+    using V = decltype(a);
+    if constexpr (has_nan_v<V>)
+      return a != a ? b : (b != b ? a : (b < a ? b : a));
+    else
+      return b < a ? b : a;
+  });
+}
+
+void fmax_kernel(TensorIterator& iter) {
+  binary_kernel<kRealAndBool>(iter, "fmax", [](auto a, auto b) {
+    using V = decltype(a);
+    if constexpr (has_nan_v<V>)
+      return a != a ? b : (b != b ? a : (a < b ? b : a));
+    else
+      return a < b ? b : a;
+  });
+}
+
+// clamp(x, lo, hi) = min(max(x, lo), hi): when lo > hi every element becomes hi (as PyTorch);
+// a NaN input stays NaN.
+void clamp_scalar_kernel(TensorIterator& iter, const std::optional<Scalar>& min,
+                         const std::optional<Scalar>& max) {
+  dispatch_dtype<kRealTypes>(iter.common_dtype(), "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
+    if (min && max) {
+      const A lo = min->to<A>(), hi = max->to<A>();
+      cpu_kernel(iter, [lo, hi](T v) -> T {
+        A x = A(v);
+        A r = x < lo ? lo : x;
+        r = r > hi ? hi : r;
+        return T(x != x ? x : r);
+      });
+    } else if (min) {
+      const A lo = min->to<A>();
+      cpu_kernel(iter, [lo](T v) -> T {
+        A x = A(v);
+        return T(x < lo ? lo : x);  // NaN fails the comparison and is kept
+      });
+    } else {
+      const A hi = max->to<A>();
+      cpu_kernel(iter, [hi](T v) -> T {
+        A x = A(v);
+        return T(x > hi ? hi : x);
+      });
+    }
+  });
+}
+
+// Tensor bounds: a NaN in x, lo or hi gives NaN.
+void clamp_kernel(TensorIterator& iter) {
+  dispatch_dtype<kRealTypes>(iter.common_dtype(), "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
+    cpu_kernel(iter, [](T xv, T lov, T hiv) -> T {
+      A x = A(xv), lo = A(lov), hi = A(hiv);
+      A r = x < lo ? lo : x;
+      r = r > hi ? hi : r;
+      if constexpr (has_nan_v<A>) {
+        r = lo != lo ? lo : r;
+        r = hi != hi ? hi : r;
+        r = x != x ? x : r;
+      }
+      return T(r);
+    });
+  });
+}
+
+void isclose_kernel(TensorIterator& iter, double rtol, double atol, bool equal_nan) {
+  dispatch_dtype<kAllTypes>(iter.common_dtype(), "isclose", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
+    // Integers and bool compare their difference in double (no overflow in a - b).
+    using V = std::conditional_t<std::is_integral_v<A>, double, A>;
+    using R = real_type_t<V>;
+    const R rt = R(rtol), at = R(atol);
+    const bool exact_only = rtol == 0 && atol == 0;
+    cpu_kernel(iter, [=](T av, T bv) -> bool {
+      V a = V(A(av)), b = V(A(bv));
+      bool close = a == b;
+      if constexpr (is_complex_v<V> || has_nan_v<V>) {
+        const bool a_nan = a != a, b_nan = b != b;
+        close = close || (equal_nan && a_nan && b_nan);
+      }
+      if (exact_only) return close;
+      R diff = std::abs(a - b);
+      R allowed = at + rt * std::abs(b);
+      return close || (diff - diff == R(0) && diff <= allowed);
+    });
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(eq_stub, CPU, eq_kernel);
+EMBER_REGISTER_KERNEL(ne_stub, CPU, ne_kernel);
+EMBER_REGISTER_KERNEL(lt_stub, CPU, lt_kernel);
+EMBER_REGISTER_KERNEL(le_stub, CPU, le_kernel);
+EMBER_REGISTER_KERNEL(gt_stub, CPU, gt_kernel);
+EMBER_REGISTER_KERNEL(ge_stub, CPU, ge_kernel);
+EMBER_REGISTER_KERNEL(minimum_stub, CPU, minimum_kernel);
+EMBER_REGISTER_KERNEL(maximum_stub, CPU, maximum_kernel);
+EMBER_REGISTER_KERNEL(fmin_stub, CPU, fmin_kernel);
+EMBER_REGISTER_KERNEL(fmax_stub, CPU, fmax_kernel);
+EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);
+EMBER_REGISTER_KERNEL(clamp_stub, CPU, clamp_kernel);
+EMBER_REGISTER_KERNEL(isclose_stub, CPU, isclose_kernel);
+
+}  // namespace ember

@@ -1,0 +1,26 @@
+// Definitions of the elementwise kernel stubs declared in ops/elementwise_stubs.h.
+#include "ops/elementwise_stubs.h"
+
+namespace ember {
+
+#define EMBER_DEFINE_ITER_STUB(name) EMBER_DEFINE_STUB(name##_stub, IterFn);
+EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_ITER_STUB)
+EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DEFINE_ITER_STUB)
+EMBER_PREDICATE_OPS(EMBER_DEFINE_ITER_STUB)
+EMBER_BINARY_OPS(EMBER_DEFINE_ITER_STUB)
+#undef EMBER_DEFINE_ITER_STUB
+
+EMBER_DEFINE_STUB(abs_stub, IterFn);
+EMBER_DEFINE_STUB(angle_stub, IterFn);
+EMBER_DEFINE_STUB(where_stub, IterFn);
+EMBER_DEFINE_STUB(lerp_stub, IterFn);
+EMBER_DEFINE_STUB(lerp_scalar_stub, IterScalarFn);
+EMBER_DEFINE_STUB(pow_scalar_stub, IterScalarFn);
+EMBER_DEFINE_STUB(round_decimals_stub, RoundDecimalsFn);
+EMBER_DEFINE_STUB(logit_stub, LogitFn);
+EMBER_DEFINE_STUB(nan_to_num_stub, NanToNumFn);
+EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn);
+EMBER_DEFINE_STUB(clamp_stub, IterFn);
+EMBER_DEFINE_STUB(isclose_stub, IsCloseFn);
+
+}  // namespace ember

@@ -1,0 +1,201 @@
+// Unary elementwise ops: validation and dtype rules; the kernels are in kernels/cpu/unary_*.cpp.
+#include "ops/unary_ops.h"
+
+#include <cmath>
+#include <limits>
+
+#include "dispatch/copy.h"
+#include "ops/binary_ops.h"
+#include "ops/creation.h"
+#include "ops/elementwise_common.h"
+#include "ops/views.h"
+
+namespace ember {
+
+namespace {
+
+Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& stub, const Tensor& a,
+                 const Tensor& out) {
+  auto iter = build_elementwise(op, kind, out, {a});
+  stub(iter.device(), iter);
+  return finish_elementwise(iter, out);
+}
+
+}  // namespace
+
+#define EMBER_DEFINE_FLOAT_UNARY_OP(name)                                     \
+  Tensor name(const Tensor& a, const Tensor& out) {                           \
+    return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
+  }
+EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_FLOAT_UNARY_OP)
+#undef EMBER_DEFINE_FLOAT_UNARY_OP
+
+// Ops without special checks that keep the input's dtype.
+#define EMBER_DEFINE_SAME_UNARY_OP(name)                               \
+  Tensor name(const Tensor& a, const Tensor& out) {                    \
+    return run_unary(#name, ResultKind::Promote, name##_stub, a, out); \
+  }
+EMBER_DEFINE_SAME_UNARY_OP(sgn)
+EMBER_DEFINE_SAME_UNARY_OP(floor)
+EMBER_DEFINE_SAME_UNARY_OP(ceil)
+EMBER_DEFINE_SAME_UNARY_OP(round)
+EMBER_DEFINE_SAME_UNARY_OP(trunc)
+EMBER_DEFINE_SAME_UNARY_OP(frac)
+EMBER_DEFINE_SAME_UNARY_OP(bitwise_not)
+EMBER_DEFINE_SAME_UNARY_OP(conj_physical)
+#undef EMBER_DEFINE_SAME_UNARY_OP
+
+#define EMBER_DEFINE_PREDICATE_OP(name)                             \
+  Tensor name(const Tensor& a, const Tensor& out) {                 \
+    return run_unary(#name, ResultKind::Bool, name##_stub, a, out); \
+  }
+EMBER_DEFINE_PREDICATE_OP(isnan)
+EMBER_DEFINE_PREDICATE_OP(isinf)
+EMBER_DEFINE_PREDICATE_OP(isfinite)
+EMBER_DEFINE_PREDICATE_OP(logical_not)
+EMBER_DEFINE_PREDICATE_OP(isreal)
+#undef EMBER_DEFINE_PREDICATE_OP
+
+Tensor isposinf(const Tensor& a, const Tensor& out) {
+  EMBER_CHECK_T(TypeError, !a.is_complex(), "[isposinf] isposinf does not support complex inputs.");
+  return run_unary("isposinf", ResultKind::Bool, isposinf_stub, a, out);
+}
+
+Tensor isneginf(const Tensor& a, const Tensor& out) {
+  EMBER_CHECK_T(TypeError, !a.is_complex(), "[isneginf] isneginf does not support complex inputs.");
+  return run_unary("isneginf", ResultKind::Bool, isneginf_stub, a, out);
+}
+
+Tensor signbit(const Tensor& a, const Tensor& out) {
+  EMBER_CHECK_T(NotImplementedError, !a.is_complex(),
+                "[signbit] signbit is not implemented for complex tensors.");
+  return run_unary("signbit", ResultKind::Bool, signbit_stub, a, out);
+}
+
+Tensor neg(const Tensor& a, const Tensor& out) {
+  EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
+                "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  return run_unary("neg", ResultKind::Promote, neg_stub, a, out);
+}
+
+Tensor sign(const Tensor& a, const Tensor& out) {
+  EMBER_CHECK_T(NotImplementedError, !a.is_complex(),
+                "[sign] Unlike NumPy, sign is not intended to support complex numbers. Please "
+                "use sgn instead.");
+  return run_unary("sign", ResultKind::Promote, sign_stub, a, out);
+}
+
+Tensor abs(const Tensor& a, const Tensor& out) {
+  if (a.is_complex()) {
+    EMBER_CHECK(!out.is_same(a), "[abs] In-place abs is not supported for complex tensors.");
+    auto iter = build_elementwise_typed("abs", to_real(a.dtype()), out, {a});
+    abs_stub(iter.device(), iter);
+    return finish_elementwise(iter, out);
+  }
+  return run_unary("abs", ResultKind::Promote, abs_stub, a, out);
+}
+
+Tensor angle(const Tensor& a, const Tensor& out) {
+  if (a.is_complex()) {
+    EMBER_CHECK(!out.is_same(a), "[angle] In-place angle is not supported for complex tensors.");
+    auto iter = build_elementwise_typed("angle", to_real(a.dtype()), out, {a});
+    angle_stub(iter.device(), iter);
+    return finish_elementwise(iter, out);
+  }
+  return run_unary("angle", ResultKind::PromoteToFloat, angle_stub, a, out);
+}
+
+Tensor square(const Tensor& a, const Tensor& out) {
+  // PyTorch defines square as pow(a, 2), so bool squares to int64 like bool * int does.
+  return pow(a, Scalar(int64_t(2)), out);
+}
+
+Tensor positive(const Tensor& a) {
+  EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
+                "[positive] The `+` operator, on a bool tensor is not supported.");
+  return a;
+}
+
+Tensor round(const Tensor& a, int64_t decimals, const Tensor& out) {
+  if (decimals == 0) return round(a, out);
+  auto iter = build_elementwise("round", ResultKind::Promote, out, {a});
+  round_decimals_stub(iter.device(), iter, decimals);
+  return finish_elementwise(iter, out);
+}
+
+Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out) {
+  auto iter = build_elementwise("logit", ResultKind::PromoteToFloat, out, {a});
+  logit_stub(iter.device(), iter, eps ? *eps : -1.0);
+  return finish_elementwise(iter, out);
+}
+
+namespace {
+// Largest finite value of a floating dtype (the default replacement for +inf).
+double max_finite(ScalarType t) {
+  switch (to_real(t)) {
+    case ScalarType::Float16:
+      return 65504.0;
+    case ScalarType::BFloat16:
+      return 3.3895313892515355e38;
+    case ScalarType::Float32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+}  // namespace
+
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf, const Tensor& out) {
+  auto iter = build_elementwise("nan_to_num", ResultKind::Promote, out, {a});
+  const ScalarType t = iter.common_dtype();
+  if (!is_floating(t) && !is_complex(t)) {  // integers have no nan or inf: a copy
+    copy_into(iter.output(0), iter.input(0), "nan_to_num");
+    return finish_elementwise(iter, out);
+  }
+  const double big = max_finite(t);
+  nan_to_num_stub(iter.device(), iter, nan.value_or(0.0), posinf.value_or(big),
+                  neginf.value_or(-big));
+  return finish_elementwise(iter, out);
+}
+
+Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+             const Tensor& out) {
+  EMBER_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK_T(NotImplementedError, !a.is_complex(),
+                "[clamp] clamp is not supported for complex types");
+  // The bounds take part in type promotion as Python numbers: clamp(int_tensor, 0.5) is float.
+  std::vector<Tensor> operands{a};
+  if (min) operands.push_back(wrap_scalar(*min));
+  if (max) operands.push_back(wrap_scalar(*max));
+  const ScalarType common = result_type(operands);
+  EMBER_CHECK_T(NotImplementedError, common != ScalarType::Bool,
+                "[clamp] clamp is not implemented for dtype bool");
+  EMBER_CHECK_T(NotImplementedError, !is_complex(common),
+                "[clamp] clamp is not supported for complex types");
+  auto iter = build_elementwise_typed("clamp", common, out, {to_dtype(a, common)});
+  clamp_scalar_stub(iter.device(), iter, min, max);
+  return finish_elementwise(iter, out);
+}
+
+Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out) {
+  EMBER_CHECK(min.defined() || max.defined(),
+              "[clamp] At least one of 'min' or 'max' must not be None");
+  EMBER_CHECK_T(NotImplementedError,
+                !a.is_complex() && !(min.defined() && min.is_complex()) &&
+                    !(max.defined() && max.is_complex()),
+                "[clamp] clamp is not supported for complex types");
+  // One bound: clamp_min is maximum and clamp_max is minimum (both propagate NaN like clamp).
+  if (!max.defined()) return maximum(a, min, out);
+  if (!min.defined()) return minimum(a, max, out);
+  const ScalarType common = result_type({a, min, max});
+  EMBER_CHECK_T(NotImplementedError, common != ScalarType::Bool,
+                "[clamp] clamp is not implemented for dtype bool");
+  auto iter = build_elementwise_typed(
+      "clamp", common, out, {to_dtype(a, common), to_dtype(min, common), to_dtype(max, common)});
+  clamp_stub(iter.device(), iter);
+  return finish_elementwise(iter, out);
+}
+
+}  // namespace ember

@@ -1,0 +1,37 @@
+// Unary elementwise ops (PyTorch semantics). Each takes an optional `out`: undefined returns a
+// new tensor, the input itself is the in-place form (`exp_`), any other tensor is out=.
+#pragma once
+#include <optional>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "ops/elementwise_stubs.h"
+
+namespace ember {
+
+#define EMBER_DECLARE_UNARY_OP(name) Tensor name(const Tensor& a, const Tensor& out = {});
+// Integer and bool inputs give the default float dtype: exp(int) is float32.
+EMBER_FLOAT_UNARY_OPS(EMBER_DECLARE_UNARY_OP)
+// Result in the input's dtype: neg, floor, ...
+EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DECLARE_UNARY_OP)
+// Bool results: isnan, ...
+EMBER_PREDICATE_OPS(EMBER_DECLARE_UNARY_OP)
+#undef EMBER_DECLARE_UNARY_OP
+
+Tensor abs(const Tensor& a, const Tensor& out = {});     // complex -> real
+Tensor angle(const Tensor& a, const Tensor& out = {});   // complex -> real; ints -> float
+Tensor square(const Tensor& a, const Tensor& out = {});  // pow(a, 2): bool -> int64
+Tensor positive(const Tensor& a);                        // returns a itself (bool errors)
+Tensor round(const Tensor& a, int64_t decimals, const Tensor& out = {});
+Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out = {});
+// Replacement values default to 0, the dtype's largest and lowest finite values.
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf, const Tensor& out = {});
+// clamp / clip with Python-number bounds (at least one given). The result dtype takes part of
+// the bounds in type promotion: clamp(int_tensor, 0.5) is float32.
+Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+             const Tensor& out = {});
+// clamp with tensor bounds (either may be undefined, not both); broadcasting applies.
+Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out = {});
+
+}  // namespace ember
