@@ -20,6 +20,7 @@ struct BinaryForms {
   const char* rdunder = nullptr;  // "__radd__"
   const char* idunder = nullptr;  // "__iadd__"
   bool inplace_method = true;     // Tensor.add_
+  bool functions = true;          // ember.op and Tensor.op (off when bound elsewhere: add/sub)
 };
 
 // The `out=` keyword: None (undefined) or a Tensor; anything else is a TypeError.
@@ -41,21 +42,23 @@ inline int64_t binary_work(const Tensor& a, const Tensor& b) {
 template <typename F>
 void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
                 F f, BinaryForms forms = {}) {
-  m.def(
-      name,
-      [f, name](py::handle a, py::handle b, py::object out) {
-        Tensor o = out_arg(out, name);
-        Tensor x = to_operand(a, name), y = to_operand(b, name);
-        return with_gil_released_if(binary_work(x, y), [&] { return f(x, y, o); });
-      },
-      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
-  cls.def(
-      name,
-      [f, name](const Tensor& self, py::handle b) {
-        Tensor y = to_operand(b, name);
-        return with_gil_released_if(binary_work(self, y), [&] { return f(self, y, Tensor()); });
-      },
-      py::arg("other"));
+  if (forms.functions) {
+    m.def(
+        name,
+        [f, name](py::handle a, py::handle b, py::object out) {
+          Tensor o = out_arg(out, name);
+          Tensor x = to_operand(a, name), y = to_operand(b, name);
+          return with_gil_released_if(binary_work(x, y), [&] { return f(x, y, o); });
+        },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
+    cls.def(
+        name,
+        [f, name](const Tensor& self, py::handle b) {
+          Tensor y = to_operand(b, name);
+          return with_gil_released_if(binary_work(self, y), [&] { return f(self, y, Tensor()); });
+        },
+        py::arg("other"));
+  }
   if (forms.inplace_method) {
     std::string iname = std::string(name) + "_";
     cls.def(

@@ -12,16 +12,18 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   auto sub_fn = [](const Tensor& a, const Tensor& b, const Tensor& out) {
     return sub(a, b, 1, out);
   };
-  def_binary(m, cls, "add", add_fn, {"__add__", "__radd__", "__iadd__", false});
-  def_binary(m, cls, "sub", sub_fn, {"__sub__", "__rsub__", "__isub__", false});
+  def_binary(m, cls, "add", add_fn, {"__add__", "__radd__", "__iadd__", false, false});
+  def_binary(m, cls, "sub", sub_fn, {"__sub__", "__rsub__", "__isub__", false, false});
   for (const char* name : {"add", "sub", "subtract"}) {
     const bool is_add = name[0] == 'a';
     m.def(
         name,
         [is_add, name](py::handle a, py::handle b, const Scalar& alpha, py::object out) {
-          Tensor o = out.is_none() ? Tensor() : out.cast<Tensor>();
+          Tensor o = out_arg(out, name);
           Tensor x = to_operand(a, name), y = to_operand(b, name);
-          return is_add ? add(x, y, alpha, o) : sub(x, y, alpha, o);
+          return with_gil_released_if(binary_work(x, y), [&] {
+            return is_add ? add(x, y, alpha, o) : sub(x, y, alpha, o);
+          });
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
         py::arg("out") = py::none());
@@ -29,7 +31,9 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
         name,
         [is_add, name](const Tensor& self, py::handle b, const Scalar& alpha) {
           Tensor y = to_operand(b, name);
-          return is_add ? add(self, y, alpha) : sub(self, y, alpha);
+          return with_gil_released_if(binary_work(self, y), [&] {
+            return is_add ? add(self, y, alpha) : sub(self, y, alpha);
+          });
         },
         py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     cls.def((std::string(name) + "_").c_str(),
