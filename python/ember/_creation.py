@@ -74,7 +74,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         out = data.clone()
         return out if dtype is None else out.to(dtype)
     if isinstance(data, np.ndarray):
-        src = _C.from_numpy(np.ascontiguousarray(data) if data.dtype.isnative else data.astype(data.dtype.newbyteorder("=")))
+        native = data if data.dtype.isnative else data.astype(data.dtype.newbyteorder("="))
+        src = _C.from_numpy(np.ascontiguousarray(native))
         out = src.clone()
         return out if dtype is None else out.to(dtype)
     inferred = _infer_dtype(data) if dtype is None else dtype
