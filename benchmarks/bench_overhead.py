@@ -9,9 +9,9 @@ Goal: Ember at most 0.5x PyTorch's time per call (ratio <= 0.5).
 from __future__ import annotations
 
 import numpy as np
-from common import REFERENCE, Bench, torch
 
 import ember
+from common import REFERENCE, Bench, torch
 
 
 def run(threads=(1,), repeat=15):

@@ -21,7 +21,7 @@ import os
 import platform
 import statistics
 import time
-from typing import Callable, Optional
+from typing import Callable
 
 import numpy as np
 
@@ -39,14 +39,14 @@ REFERENCE = "torch" if torch is not None else "numpy"
 class Result:
     name: str
     threads: int
-    ember_s: Optional[float]  # median seconds per call; None when skipped
-    ref_s: Optional[float]
+    ember_s: float | None  # median seconds per call; None when skipped
+    ref_s: float | None
     reference: str = REFERENCE
     note: str = ""
     extra: dict = dataclasses.field(default_factory=dict)
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         if self.ember_s is None or self.ref_s is None:
             return None
         return self.ember_s / self.ref_s
@@ -112,7 +112,7 @@ class Bench:
         self.results: list[Result] = []
         set_threads(threads)
 
-    def compare(self, name, fn_ember, fn_ref, *, requires=(), extra=None) -> Optional[Result]:
+    def compare(self, name, fn_ember, fn_ref, *, requires=(), extra=None) -> Result | None:
         """Times one case; skips it with a printed note when Ember lacks an op in `requires`."""
         missing = [op for op in requires if not has_op(op)]
         if missing:
