@@ -154,6 +154,8 @@ def environment() -> dict:
     }
     if torch is not None:
         info["torch"] = torch.__version__
+    if hasattr(os, "getloadavg"):  # other processes on the machine skew absolute times
+        info["loadavg_1min"] = round(os.getloadavg()[0], 2)
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
