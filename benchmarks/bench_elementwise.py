@@ -27,24 +27,32 @@ def _gbs(bytes_per_elem):
     return extra
 
 
-def run(threads=(1, 2), repeat=9):
+def run(threads=(1, 2), repeat=11):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((N_ROWS, N_COLS), dtype=np.float32)
     y = rng.standard_normal((N_ROWS, N_COLS), dtype=np.float32)
     row = rng.standard_normal(N_COLS, dtype=np.float32)
     col = rng.standard_normal((N_ROWS, 1), dtype=np.float32)
-    e = {k: ember.from_numpy(v.copy()) for k, v in dict(x=x, y=y, row=row, col=col).items()}
+    arrays = dict(x=x, y=y, row=row, col=col, out=np.zeros_like(x))
+    e = {k: ember.from_numpy(v.copy()) for k, v in arrays.items()}
     if REFERENCE == "torch":
-        r = {k: torch.from_numpy(v.copy()) for k, v in dict(x=x, y=y, row=row, col=col).items()}
+        r = {k: torch.from_numpy(v.copy()) for k, v in arrays.items()}
         ref_exp, ref_max = torch.exp, (lambda t: t.max(1))
     else:
-        r = dict(x=x.copy(), y=y.copy(), row=row.copy(), col=col.copy())
+        r = {k: v.copy() for k, v in arrays.items()}
         ref_exp, ref_max = np.exp, (lambda t: t.max(1))
     results = []
     for n in threads:
         print(f"== elementwise and reductions, 1e7 float32, {n} thread(s), vs {REFERENCE}")
         b = Bench(threads=n, repeat=repeat, target_s=0.05)
         b.compare("add  a + b", lambda: e["x"] + e["y"], lambda: r["x"] + r["y"], extra=_gbs(12))
+        # Into an existing tensor: no allocation or first-touch page faults, only the kernel.
+        if REFERENCE == "torch":
+            add_out_ref = lambda: torch.add(r["x"], r["y"], out=r["out"])  # noqa: E731
+        else:
+            add_out_ref = lambda: np.add(r["x"], r["y"], out=r["out"])  # noqa: E731
+        b.compare("add  add(a, b, out=c)", lambda: ember.add(e["x"], e["y"], out=e["out"]),
+                  add_out_ref, extra=_gbs(12))
         b.compare("exp  a.exp()", lambda: ember.exp(e["x"]), lambda: ref_exp(r["x"]),
                   requires=("exp",))
         b.compare("broadcast  a * row + col", lambda: e["x"] * e["row"] + e["col"],

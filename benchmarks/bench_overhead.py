@@ -14,7 +14,7 @@ import ember
 from common import REFERENCE, Bench, torch
 
 
-def run(threads=(1,), repeat=15):
+def run(threads=(1,), repeat=25):
     results = []
     x = np.arange(10, dtype=np.float32)
     a, b = ember.from_numpy(x.copy()), ember.from_numpy(x[::-1].copy())

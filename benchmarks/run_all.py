@@ -53,6 +53,26 @@ def chart(results, path: Path) -> None:
     print(f"chart: {path}")
 
 
+def markdown_table(results) -> str:
+    """The results as a Markdown table, for docs/performance.md."""
+    from common import format_time
+
+    lines = [
+        f"| case | threads | ember | {REFERENCE} | ratio | notes |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in results:
+        if r["ratio"] is None:
+            lines.append(f"| {r['name']} | {r['threads']} | | | | {r['note']} |")
+            continue
+        notes = ", ".join(f"{k} {v:.1f}" for k, v in r["extra"].items())
+        lines.append(
+            f"| {r['name']} | {r['threads']} | {format_time(r['ember_s']).strip()} "
+            f"| {format_time(r['ref_s']).strip()} | {r['ratio']:.2f} | {notes} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", type=Path, default=HERE / "results" / "results.json")
@@ -72,6 +92,8 @@ def main(argv=None) -> int:
     args.json.write_text(json.dumps(out, indent=2) + "\n")
     print(f"results: {args.json}")
     chart(rows, args.chart)
+    print()
+    print(markdown_table(rows))
     return 0
 
 
