@@ -31,9 +31,8 @@ void count_delete(void* ctx, void* data) noexcept {
 
 // A float32 tensor of `sizes` viewing owner's buffer through a borrowing storage.
 Tensor borrow(Owner& owner, IntArrayRef sizes) {
-  auto storage = make_intrusive<StorageImpl>(owner.buffer.data(),
-                                             owner.buffer.size() * sizeof(float), Device(),
-                                             &count_delete, &owner);
+  auto storage = make_intrusive<StorageImpl>(
+      owner.buffer.data(), owner.buffer.size() * sizeof(float), Device(), &count_delete, &owner);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), ScalarType::Float32, sizes,
                                            contiguous_strides(sizes), 0));
 }
@@ -54,7 +53,7 @@ TEST_CASE("external memory is released exactly once, after the last view", "[sto
       t = Tensor();  // the original handle goes first
       CHECK(row.data<float>()[2] == 6.0f);
     }
-    CHECK(owner.deleter_calls == 0);  // v still holds the storage
+    CHECK(owner.deleter_calls == 0);                  // v still holds the storage
     CHECK(v.data<float>()[1 * v.stride(1)] == 4.0f);  // v[0][1] is t[1][0]
   }
   CHECK(owner.deleter_calls == 1);
@@ -112,7 +111,8 @@ TEST_CASE("empty tensors allocate nothing", "[storage][allocator]") {
   CHECK(cpu_alloc(0, "test") == nullptr);
 }
 
-TEST_CASE("an impossible allocation raises OutOfMemoryError naming the op", "[storage][allocator]") {
+TEST_CASE("an impossible allocation raises OutOfMemoryError naming the op",
+          "[storage][allocator]") {
   // Rounding SIZE_MAX up to the alignment overflows: refused before any allocation.
   CHECK_THROWS_AS(cpu_alloc(SIZE_MAX - 3, "test_alloc"), OutOfMemoryError);
   CHECK_THROWS_WITH(cpu_alloc(SIZE_MAX - 3, "test_alloc"),
@@ -127,10 +127,10 @@ TEST_CASE("a read-only storage refuses every write", "[storage][read_only]") {
   Tensor src = full({4}, Scalar(9.0), ScalarType::Float32);
   uint32_t version = t.impl()->version();
 
-  CHECK_THROWS_WITH(copy_into(t, src, "copy_"), Catch::Matchers::Contains("[copy_]") &&
-                                                    Catch::Matchers::Contains("read-only"));
-  CHECK_THROWS_WITH(fill_(t, Scalar(0.0)), Catch::Matchers::Contains("[fill_]") &&
-                                               Catch::Matchers::Contains("read-only"));
+  CHECK_THROWS_WITH(copy_into(t, src, "copy_"),
+                    Catch::Matchers::Contains("[copy_]") && Catch::Matchers::Contains("read-only"));
+  CHECK_THROWS_WITH(fill_(t, Scalar(0.0)),
+                    Catch::Matchers::Contains("[fill_]") && Catch::Matchers::Contains("read-only"));
   CHECK_THROWS_AS(copy_(t, src), Error);
   // Views share the storage, so they are read-only too.
   Tensor v = slice(t, 0, 1, 3);

@@ -59,18 +59,18 @@ struct ThreadGuard {
 TEST_CASE("broadcasting gives zero strides and allocates the broadcast shape", "[iterator]") {
   Tensor a = iota({3, 1});  // column
   Tensor b = iota({1, 4});  // row
-  auto iter = TensorIteratorConfig().name("test").add_output(Tensor()).add_input(a).add_input(b)
-                  .build();
+  auto iter =
+      TensorIteratorConfig().name("test").add_output(Tensor()).add_input(a).add_input(b).build();
   // Dims are listed innermost first: the row (size 4) runs inside, the column (3) outside.
   REQUIRE(iter.ndim() == 2);
   CHECK(iter.shape().equals({4, 3}));
   CHECK(iter.numel() == 12);
-  CHECK(iter.stride(0, 0) == 4);   // output: contiguous float32
+  CHECK(iter.stride(0, 0) == 4);  // output: contiguous float32
   CHECK(iter.stride(0, 1) == 16);
-  CHECK(iter.stride(1, 0) == 0);   // the column does not move along the row
+  CHECK(iter.stride(1, 0) == 0);  // the column does not move along the row
   CHECK(iter.stride(1, 1) == 4);
   CHECK(iter.stride(2, 0) == 4);
-  CHECK(iter.stride(2, 1) == 0);   // the row does not move down the column
+  CHECK(iter.stride(2, 1) == 0);  // the row does not move down the column
   CHECK_FALSE(iter.is_scalar(1));
   iter.for_each(add_loop);
   Tensor out = iter.output(0);
@@ -146,7 +146,7 @@ TEST_CASE("outputs are allocated in the inputs' memory layout", "[iterator]") {
 }
 
 TEST_CASE("a defined output fixes the iteration order", "[iterator]") {
-  Tensor t = transpose(iota({3, 5}), 0, 1);  // (5, 3) column-major
+  Tensor t = transpose(iota({3, 5}), 0, 1);         // (5, 3) column-major
   Tensor out = empty({5, 3}, ScalarType::Float32);  // row-major
   auto iter = TensorIteratorConfig().add_output(out).add_input(t).add_input(t).build();
   // The output decides first: its stride-1 dim (size 3) is innermost.
@@ -163,10 +163,9 @@ TEST_CASE("a defined output fixes the iteration order", "[iterator]") {
 TEST_CASE("a zero-stride output is refused outside reductions", "[iterator]") {
   Tensor out = expand(zeros({1, 4}), {3, 4});
   Tensor a = iota({3, 4});
-  CHECK_THROWS_WITH(TensorIteratorConfig().name("add_").add_output(out).add_input(a).add_input(a)
-                        .build(),
-                    Catch::Matchers::Contains("[add_]") &&
-                        Catch::Matchers::Contains("single memory location"));
+  CHECK_THROWS_WITH(
+      TensorIteratorConfig().name("add_").add_output(out).add_input(a).add_input(a).build(),
+      Catch::Matchers::Contains("[add_]") && Catch::Matchers::Contains("single memory location"));
 }
 
 TEST_CASE("reductions write through zero-stride outputs", "[iterator][reduction]") {
@@ -272,9 +271,9 @@ TEST_CASE("an exception in a parallel loop reaches the caller", "[iterator][para
   ThreadGuard threads(2);
   Tensor in = iota({10000});
   auto iter = TensorIteratorConfig().add_output(Tensor()).add_input(in).build();
-  CHECK_THROWS_WITH(iter.for_each([](char**, const int64_t*, int64_t) {
-                      throw IndexError("[test] index out of range");
-                    }, 100),
+  CHECK_THROWS_WITH(iter.for_each([](char**, const int64_t*,
+                                     int64_t) { throw IndexError("[test] index out of range"); },
+                                  100),
                     "[test] index out of range");
 }
 
@@ -298,8 +297,12 @@ TEST_CASE("result_type follows torch's three priority levels", "[iterator][promo
 TEST_CASE("promotion converts inputs to the common dtype", "[iterator][promotion]") {
   Tensor i = iota({4}, ScalarType::Int32);
   Tensor f = full({4}, Scalar(0.5), ScalarType::Float32);
-  auto iter = TensorIteratorConfig().add_output(Tensor()).add_input(i).add_input(f)
-                  .promote_inputs_to_common_dtype(true).build();
+  auto iter = TensorIteratorConfig()
+                  .add_output(Tensor())
+                  .add_input(i)
+                  .add_input(f)
+                  .promote_inputs_to_common_dtype(true)
+                  .build();
   CHECK(iter.common_dtype() == ScalarType::Float32);
   CHECK(iter.dtype(1) == ScalarType::Float32);
   iter.for_each(add_loop);
