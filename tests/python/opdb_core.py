@@ -3,7 +3,17 @@
 import numpy as np
 
 import ember
-from opinfo import ALL, FLOATING, COMPLEX, NUMERIC, OpInfo, Sample, binary_samples, make_array, make_tensor
+from opinfo import (
+    ALL,
+    COMPLEX,
+    FLOATING,
+    NUMERIC,
+    OpInfo,
+    Sample,
+    binary_samples,
+    make_array,
+    make_tensor,
+)
 
 
 def _sum_samples(dtype, rng):
@@ -24,10 +34,12 @@ def _np_sum(a, dim=None, keepdim=False):
     return res.astype(np.int64) if a.dtype.kind in "biu" else res
 
 
+_NOT_BOOL = [d for d in ALL if d is not ember.bool]
+
 OP_DB = [
-    OpInfo("add", ref=np.add, dtypes=[d for d in ALL if d is not ember.bool], sample=binary_samples),
+    OpInfo("add", ref=np.add, dtypes=_NOT_BOOL, sample=binary_samples),
     OpInfo("sub", ref=np.subtract, dtypes=NUMERIC, sample=binary_samples),
-    OpInfo("mul", ref=np.multiply, dtypes=[d for d in ALL if d is not ember.bool], sample=binary_samples),
+    OpInfo("mul", ref=np.multiply, dtypes=_NOT_BOOL, sample=binary_samples),
     OpInfo("div", ref=np.true_divide, dtypes=FLOATING + COMPLEX,
            sample=lambda dt, rng: binary_samples(dt, rng, rhs_low=0.5, rhs_high=3.0)),
     OpInfo("sum", ref=_np_sum, dtypes=NUMERIC, sample=_sum_samples,

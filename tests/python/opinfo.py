@@ -12,7 +12,7 @@ NumPy arrays (bfloat16 inputs arrive as float32). Outputs may be a tensor or a t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 

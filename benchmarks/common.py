@@ -1,0 +1,167 @@
+"""Benchmark harness: Ember against a reference (PyTorch, else NumPy) in one process.
+
+Each measurement alternates the two libraries (ember, reference, ember, reference, ...) so that
+both see the same machine state (frequency, other processes, cache), repeats that `repeat`
+times, and reports the median time per call of each and their ratio (ember / reference: below 1
+means Ember is faster).
+
+    from common import Bench
+    b = Bench(threads=1)
+    b.compare("add", lambda: a + b, lambda: ta + tb)
+    b.report()
+
+Thread counts are set in both libraries (ember.set_num_threads, torch.set_num_threads), so a
+"2 threads" row means both ran on two threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import platform
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+
+import ember
+
+try:  # the reference of choice; NumPy when PyTorch is not installed
+    import torch
+except ImportError:  # pragma: no cover - depends on the benchmark environment
+    torch = None
+
+REFERENCE = "torch" if torch is not None else "numpy"
+
+
+@dataclasses.dataclass
+class Result:
+    name: str
+    threads: int
+    ember_s: float | None  # median seconds per call; None when skipped
+    ref_s: float | None
+    reference: str = REFERENCE
+    note: str = ""
+    extra: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.ember_s is None or self.ref_s is None:
+            return None
+        return self.ember_s / self.ref_s
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["ratio"] = self.ratio
+        return d
+
+
+def set_threads(n: int) -> None:
+    """Sets the thread count of Ember and of the reference library."""
+    ember.set_num_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+def _time_calls(fn: Callable[[], object], number: int) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number
+
+
+def calibrate(fn: Callable[[], object], target_s: float = 0.02) -> int:
+    """How many calls make one timing sample last about target_s (at least 1)."""
+    fn()  # warm up: first-call costs (allocation, page faults, lazy init) are not measured
+    number = 1
+    while True:
+        t = _time_calls(fn, number) * number
+        if t >= target_s / 4 or number >= 1 << 20:
+            return max(1, int(number * target_s / max(t, 1e-9)))
+        number *= 4
+
+
+def compare(
+    fn_ember: Callable[[], object],
+    fn_ref: Callable[[], object],
+    repeat: int = 15,
+    target_s: float = 0.02,
+) -> tuple[float, float]:
+    """Median seconds per call of each function, measured alternately in one process."""
+    number = min(calibrate(fn_ember, target_s), calibrate(fn_ref, target_s))
+    te, tr = [], []
+    for _ in range(repeat):
+        te.append(_time_calls(fn_ember, number))
+        tr.append(_time_calls(fn_ref, number))
+    return statistics.median(te), statistics.median(tr)
+
+
+def has_op(name: str) -> bool:
+    """Whether this Ember build has ember.<name> or Tensor.<name> (ops land on other branches)."""
+    return hasattr(ember, name) or hasattr(ember.Tensor, name)
+
+
+class Bench:
+    """Collects results of one benchmark file for one thread count."""
+
+    def __init__(self, threads: int = 1, repeat: int = 15, target_s: float = 0.02):
+        self.threads = threads
+        self.repeat = repeat
+        self.target_s = target_s
+        self.results: list[Result] = []
+        set_threads(threads)
+
+    def compare(self, name, fn_ember, fn_ref, *, requires=(), extra=None) -> Result | None:
+        """Times one case; skips it with a printed note when Ember lacks an op in `requires`."""
+        missing = [op for op in requires if not has_op(op)]
+        if missing:
+            note = f"skipped: ember has no {', '.join(missing)} yet"
+            print(f"  {name:<34} [{self.threads} thr]  {note}")
+            self.results.append(Result(name, self.threads, None, None, note=note))
+            return None
+        te, tr = compare(fn_ember, fn_ref, self.repeat, self.target_s)
+        res = Result(name, self.threads, te, tr, extra=dict(extra(te, tr) if extra else {}))
+        self.results.append(res)
+        print(format_result(res))
+        return res
+
+
+def format_time(s: float) -> str:
+    if s < 1e-6:
+        return f"{s * 1e9:7.1f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:7.2f} us"
+    return f"{s * 1e3:7.2f} ms"
+
+
+def format_result(r: Result) -> str:
+    extra = "  ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
+                      for k, v in r.extra.items())
+    return (f"  {r.name:<34} [{r.threads} thr]  ember {format_time(r.ember_s)}   "
+            f"{r.reference} {format_time(r.ref_s)}   ratio {r.ratio:5.2f}  {extra}").rstrip()
+
+
+def environment() -> dict:
+    """What the numbers were measured with."""
+    info = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "numpy": np.__version__,
+        "ember": ember.__version__,
+        "reference": REFERENCE,
+    }
+    if torch is not None:
+        info["torch"] = torch.__version__
+    if hasattr(os, "getloadavg"):  # other processes on the machine skew absolute times
+        info["loadavg_1min"] = round(os.getloadavg()[0], 2)
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return info

@@ -1,0 +1,90 @@
+// The kernel registry (DispatchStub) and the dtype dispatch helper.
+#include <catch2/catch.hpp>
+#include <type_traits>
+
+#include "dispatch/copy.h"
+#include "dispatch/dtype_dispatch.h"
+#include "dispatch/stub.h"
+#include "ops/elementwise.h"
+
+using namespace ember;
+
+namespace {
+using ScaleFn = int (*)(int value, int factor);
+int scale_cpu(int value, int factor) {
+  return value * factor;
+}
+}  // namespace
+
+// A stub of this test's own, registered for the CPU only, exactly as a kernel file does it.
+EMBER_DEFINE_STUB(test_scale_stub, ScaleFn);
+EMBER_REGISTER_KERNEL(test_scale_stub, CPU, scale_cpu);
+
+TEST_CASE("a registered kernel is called with the arguments", "[dispatch]") {
+  CHECK(test_scale_stub(Device(), 6, 7) == 42);
+  CHECK(test_scale_stub(Device(DeviceType::CPU, 0), -2, 3) == -6);
+  CHECK(std::string(test_scale_stub.name) == "test_scale_stub");
+}
+
+TEST_CASE("a device without a kernel raises NotImplementedError", "[dispatch]") {
+  CHECK_THROWS_AS(test_scale_stub(Device(DeviceType::CUDA, 0), 1, 1), NotImplementedError);
+  CHECK_THROWS_WITH(test_scale_stub(Device(DeviceType::CUDA, 0), 1, 1),
+                    "[test_scale_stub] not implemented for device cuda");
+}
+
+TEST_CASE("the core ops register their CPU kernels at static init", "[dispatch]") {
+  const int cpu = static_cast<int>(DeviceType::CPU);
+  const int cuda = static_cast<int>(DeviceType::CUDA);
+  CHECK(copy_stub.table[cpu] != nullptr);
+  CHECK(add_stub.table[cpu] != nullptr);
+  CHECK(mul_stub.table[cpu] != nullptr);
+  // No CUDA library is loaded into this test binary.
+  CHECK(add_stub.table[cuda] == nullptr);
+}
+
+TEST_CASE("dispatch_dtype passes the C++ type of the dtype", "[dispatch][dtype]") {
+  // Every dtype reaches the lambda with the C++ type that maps back to it.
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto t = static_cast<ScalarType>(i);
+    ScalarType seen = dispatch_dtype<kAllTypes>(
+        t, "test", [](auto tag) { return scalar_type_of<typename decltype(tag)::type>; });
+    CHECK(seen == t);
+  }
+  CHECK(dispatch_dtype<kAllTypes>(ScalarType::Float16, "test", [](auto tag) {
+    return std::is_same_v<typename decltype(tag)::type, Half>;
+  }));
+  CHECK(dispatch_dtype<kAllTypes>(ScalarType::Complex64, "test", [](auto tag) {
+    return std::is_same_v<typename decltype(tag)::type, std::complex<float>>;
+  }));
+}
+
+TEST_CASE("dispatch_dtype returns the lambda's value", "[dispatch][dtype]") {
+  size_t size = dispatch_dtype<kFloatingTypes>(
+      ScalarType::BFloat16, "test", [](auto tag) { return sizeof(typename decltype(tag)::type); });
+  CHECK(size == 2);
+  CHECK(dispatch_dtype<kNumericTypes>(ScalarType::Complex128, "test", [](auto tag) {
+          return sizeof(typename decltype(tag)::type);
+        }) == 16);
+}
+
+TEST_CASE("dispatch_dtype rejects a dtype outside its set, naming op and dtype",
+          "[dispatch][dtype]") {
+  int calls = 0;
+  auto floating_only = [&](ScalarType t) {
+    dispatch_dtype<kFloatingTypes>(t, "erfinv", [&](auto) { ++calls; });
+  };
+  CHECK_NOTHROW(floating_only(ScalarType::Float32));
+  CHECK_THROWS_AS(floating_only(ScalarType::Int32), Error);
+  CHECK_THROWS_WITH(floating_only(ScalarType::Int32), "[erfinv] not implemented for dtype int32");
+  CHECK_THROWS_WITH(floating_only(ScalarType::Complex64),
+                    "[erfinv] not implemented for dtype complex64");
+  CHECK_THROWS_WITH(floating_only(ScalarType::Undefined),
+                    "[erfinv] not implemented for dtype undefined");
+  CHECK(calls == 1);  // the lambda never ran for a rejected dtype
+  // Sets are bit masks: kNumericTypes leaves bool out, kRealTypes leaves complex out.
+  CHECK_THROWS_WITH(dispatch_dtype<kNumericTypes>(ScalarType::Bool, "neg", [](auto) {}),
+                    "[neg] not implemented for dtype bool");
+  CHECK_THROWS_WITH(dispatch_dtype<kRealTypes>(ScalarType::Complex128, "max", [](auto) {}),
+                    "[max] not implemented for dtype complex128");
+  CHECK_NOTHROW(dispatch_dtype<kIntegralAndBool>(ScalarType::Bool, "and", [](auto) {}));
+}
