@@ -3,6 +3,8 @@ checked against a NumPy reference over dtypes, empty and non-contiguous inputs a
 The view ops of the family are in opdb_views.py."""
 
 import numpy as np
+
+import ember
 from opinfo import (
     ALL,
     BOOL,
@@ -15,8 +17,6 @@ from opinfo import (
     make_array,
     make_tensor,
 )
-
-import ember
 
 # ------------------------------------------------------------------------------------------
 # helpers

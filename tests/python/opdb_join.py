@@ -8,8 +8,7 @@ import itertools
 import numpy as np
 
 import ember
-from opinfo import (ALL, BOOL, COMPLEX, FLOATING, INTEGRAL, OpInfo, Sample, make_array,
-                    make_tensor)
+from opinfo import ALL, BOOL, COMPLEX, FLOATING, INTEGRAL, OpInfo, Sample, make_array, make_tensor
 
 REAL = INTEGRAL + FLOATING
 NUMERIC = INTEGRAL + FLOATING + COMPLEX

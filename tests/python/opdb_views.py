@@ -4,10 +4,10 @@ and memory layouts. That they are views (shared storage and version counter) is 
 test_indexing_views.py."""
 
 import numpy as np
-from opdb_indexing import _t
-from opinfo import ALL, COMPLEX, OpInfo, Sample
 
 import ember
+from opdb_indexing import _t
+from opinfo import ALL, COMPLEX, OpInfo, Sample
 
 # ------------------------------------------------------------------------------------------
 # views

@@ -24,7 +24,8 @@ def test_failed_allocation_raises_memory_error():
 
 def test_view_error_names_dimension_and_suggests_reshape():
     t = ember.zeros(2, 3).transpose(0, 1)
-    with pytest.raises(RuntimeError, match=r"dimension 0 \(stride 1\) is not contiguous with dimension 1.*\.reshape\(\.\.\.\)"):
+    pattern = r"dimension 0 \(stride 1\) is not contiguous with dimension 1.*\.reshape\(\.\.\.\)"
+    with pytest.raises(RuntimeError, match=pattern):
         t.view(6)
     assert t.reshape(6).shape == (6,)
 

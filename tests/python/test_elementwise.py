@@ -137,7 +137,7 @@ def test_unary_operators():
     assert values(~t([0, 5], ember.int8)) == [-1, -6]
     assert values(~t([True, False])) == [False, True]
     with pytest.raises(TypeError, match=r"only implemented on integer and Boolean-type tensors"):
-        ~a
+        ~a  # noqa: B018 (the operator raising is the point)
     with pytest.raises(NotImplementedError, match="Negation, the `-` operator, on a bool tensor"):
         -t([True])
     with pytest.raises(NotImplementedError, match="The `\\+` operator, on a bool tensor"):
@@ -388,7 +388,8 @@ def test_shape_mismatch():
 
 
 @pytest.mark.parametrize("call,exc,msg", [
-    (lambda: ember.floor(t([True])), NotImplementedError, r"\[floor\] not implemented for dtype bool"),
+    (lambda: ember.floor(t([True])), NotImplementedError,
+     r"\[floor\] not implemented for dtype bool"),
     (lambda: ember.frac(t([1, 2])), NotImplementedError, "not implemented for dtype int64"),
     (lambda: ember.abs(t([True])), NotImplementedError, "not implemented for dtype bool"),
     (lambda: ember.sign(t([1j])), NotImplementedError, "sign is not intended to support complex"),

@@ -4,9 +4,9 @@ semantics of the view ops and the split family are in test_indexing_views.py."""
 
 import numpy as np
 import pytest
-from opinfo import ALL, np_dtype, to_numpy
 
 import ember
+from opinfo import ALL, np_dtype, to_numpy
 
 # ------------------------------------------------------------------------------------------
 # Index expressions described once, then built for ember and for NumPy.

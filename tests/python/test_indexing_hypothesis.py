@@ -5,9 +5,9 @@ PyTorch's rule that integers are applied as select() before advanced indexing.""
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_indexing import Arr, ember_index, np_getitem, np_setitem
 
 import ember
+from test_indexing import Arr, ember_index, np_getitem, np_setitem
 
 
 @st.composite

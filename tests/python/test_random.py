@@ -3,9 +3,9 @@ statistics of every distribution, and every error class, with expectations from 
 
 import numpy as np
 import pytest
-from opinfo import FLOATING, INTEGRAL
 
 import ember
+from opinfo import FLOATING, INTEGRAL
 
 N = 200_000  # large enough to run in parallel chunks
 
