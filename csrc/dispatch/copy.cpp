@@ -7,7 +7,7 @@ namespace ember {
 
 EMBER_DEFINE_STUB(copy_stub, CopyFn);
 
-void copy_into(const Tensor& dst, const Tensor& src, const char* op) {
+void copy_into(const Tensor& dst, const Tensor& src, const char* op, bool bump_version) {
   EMBER_CHECK(!dst.storage()->read_only(), "[", op,
               "] cannot write to a tensor backed by a read-only NumPy array");
   auto iter = TensorIteratorConfig()
@@ -17,7 +17,7 @@ void copy_into(const Tensor& dst, const Tensor& src, const char* op) {
                   .check_all_same_dtype(false)
                   .build();
   if (iter.numel() > 0) copy_stub(dst.device(), iter);
-  dst.bump_version();
+  if (bump_version) dst.bump_version();
 }
 
 Tensor converted_copy(const Tensor& src, ScalarType dtype, const char* op) {

@@ -11,7 +11,9 @@ using CopyFn = void (*)(TensorIterator& iter);
 EMBER_DECLARE_STUB(copy_stub, CopyFn);
 
 // dst <- src (broadcast, converting dtype). Bumps dst's version. Does not check overlap.
-void copy_into(const Tensor& dst, const Tensor& src, const char* op);
+// bump_version=false is for tensors the op itself just allocated: nobody can observe them yet,
+// and a fresh result starts at version 0 as in PyTorch.
+void copy_into(const Tensor& dst, const Tensor& src, const char* op, bool bump_version = true);
 // A new contiguous tensor of `dtype` holding src's values.
 Tensor converted_copy(const Tensor& src, ScalarType dtype, const char* op);
 

@@ -47,7 +47,7 @@ Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool pres
   if (dtype == t.dtype() && same_device && !copy) return t;
   check_device_available(device, "to");
   Tensor out = empty_like(t, TensorOptions(dtype, device), preserve_strides);
-  copy_into(out, t, "to");
+  copy_into(out, t, "to", /*bump_version=*/false);
   return out;
 }
 

@@ -22,23 +22,23 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts)
 
 Tensor zeros(IntArrayRef sizes, TensorOptions opts) {
   Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "zeros");
-  return zero_(t);
+  return zero_fresh(t);
 }
 
 Tensor ones(IntArrayRef sizes, TensorOptions opts) {
   Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "ones");
-  return fill_(t, Scalar(int64_t(1)));
+  return fill_fresh(t, Scalar(int64_t(1)));
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions opts) {
   Tensor t = empty_tensor(sizes, opts.dtype_or(value.natural_dtype()), opts.device, "full");
-  return fill_(t, value);
+  return fill_fresh(t, value);
 }
 
 Tensor scalar_tensor(const Scalar& value, ScalarType dtype) {
   if (dtype == ScalarType::Undefined) dtype = value.natural_dtype();
   Tensor t = empty_tensor({}, dtype, Device(), "scalar_tensor");
-  fill_(t, value);
+  fill_fresh(t, value);
   return t;
 }
 
@@ -50,29 +50,39 @@ Tensor wrap_scalar(const Scalar& value) {
                   : value.is_floating() ? ScalarType::Float64
                                         : ScalarType::Complex128;
   Tensor t = empty_tensor({}, st, Device(), "wrap_scalar");
-  fill_(t, value);
+  fill_fresh(t, value);
   t.impl()->set_wrapped_number(true);
   return t;
 }
 
-Tensor& fill_(Tensor& t, const Scalar& value) {
+Tensor& fill_fresh(Tensor& t, const Scalar& value) {
   EMBER_CHECK(!t.storage()->read_only(), "[fill_] cannot write to a read-only tensor");
   if (t.numel() > 0) {
     auto iter = TensorIteratorConfig().name("fill_").add_output(t).build();
     fill_stub(t.device(), iter, value);
   }
+  return t;
+}
+
+Tensor& fill_(Tensor& t, const Scalar& value) {
+  fill_fresh(t, value);
   t.bump_version();
   return t;
 }
 
-Tensor& zero_(Tensor& t) {
+Tensor& zero_fresh(Tensor& t) {
   // Zero is all-zero bits in every dtype, so a contiguous CPU tensor is cleared with memset.
   if (t.is_contiguous() && t.device().is_cpu() && !t.storage()->read_only()) {
     std::memset(t.data_ptr(), 0, static_cast<size_t>(t.numel()) * t.itemsize());
-    t.bump_version();
     return t;
   }
-  return fill_(t, Scalar(int64_t(0)));
+  return fill_fresh(t, Scalar(int64_t(0)));
+}
+
+Tensor& zero_(Tensor& t) {
+  zero_fresh(t);
+  t.bump_version();
+  return t;
 }
 
 const Tensor& resize_output(const Tensor& out, IntArrayRef sizes, const char* op) {

@@ -31,6 +31,9 @@ Tensor wrap_scalar(const Scalar& value);
 // Writes value into every element of t (fill_). Bumps t's version.
 Tensor& fill_(Tensor& t, const Scalar& value);
 Tensor& zero_(Tensor& t);
+// fill_ / zero_ for a tensor the caller just allocated: no version bump (it starts at 0).
+Tensor& fill_fresh(Tensor& t, const Scalar& value);
+Tensor& zero_fresh(Tensor& t);
 
 // Makes `out` hold `sizes` elements contiguously, reallocating only when its storage is too
 // small (the out= convention). Returns out.

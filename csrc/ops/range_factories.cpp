@@ -127,11 +127,11 @@ Tensor eye(int64_t n, int64_t m, TensorOptions opts) {
   EMBER_CHECK(n >= 0, "[", op, "] n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "[", op, "] m must be greater or equal to 0, got ", m);
   Tensor out = empty_tensor({n, m}, opts.dtype_or(default_dtype()), opts.device, op);
-  zero_(out);
+  zero_fresh(out);
   const int64_t diag = std::min(n, m);
   if (diag > 0) {
     Tensor d = as_strided(out, {diag}, {m + 1}, 0);  // the main diagonal as a strided view
-    fill_(d, Scalar(int64_t(1)));
+    fill_fresh(d, Scalar(int64_t(1)));
   }
   return out;
 }

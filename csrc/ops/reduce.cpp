@@ -22,7 +22,7 @@ Tensor sum(const Tensor& t, const std::optional<std::vector<int64_t>>& dims, boo
   Tensor in = to_dtype(t, acc);
   if (acc != out_dtype) {
     Reduction r = make_reduction(in, rd, keepdim, acc, op);
-    fill_(r.result, Scalar(int64_t(0)));
+    fill_fresh(r.result, Scalar(int64_t(0)));
     sum_stub(in.device(), r.iter);
     Tensor res = to_dtype(finish_reduction(r, rd, keepdim), out_dtype);
     if (out.defined()) {
@@ -33,7 +33,7 @@ Tensor sum(const Tensor& t, const std::optional<std::vector<int64_t>>& dims, boo
     return res;
   }
   Reduction r = make_reduction(in, rd, keepdim, out_dtype, op, out);
-  fill_(r.result, Scalar(int64_t(0)));
+  fill_fresh(r.result, Scalar(int64_t(0)));
   sum_stub(in.device(), r.iter);
   return finish_reduction(r, rd, keepdim, out);
 }

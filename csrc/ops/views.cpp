@@ -269,7 +269,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
   Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "contiguous");
-  copy_into(out, t, "contiguous");
+  copy_into(out, t, "contiguous", /*bump_version=*/false);
   return out;
 }
 
@@ -289,14 +289,14 @@ Tensor clone(const Tensor& t) {
   }
   Tensor out = dense ? empty_strided_tensor(t.sizes(), t.strides(), t.dtype(), t.device(), "clone")
                      : empty_tensor(t.sizes(), t.dtype(), t.device(), "clone");
-  copy_into(out, t, "clone");
+  copy_into(out, t, "clone", /*bump_version=*/false);
   return out;
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
   if (t.dtype() == dtype && !copy) return t;
   Tensor out = empty_tensor(t.sizes(), dtype, t.device(), "to");
-  copy_into(out, t, "to");
+  copy_into(out, t, "to", /*bump_version=*/false);
   return out;
 }
 

@@ -101,3 +101,17 @@ def test_large_full_sum_is_accurate():
     x = rng.random(1_000_003).astype(np.float32)
     got = ember.from_numpy(x).sum().item()
     assert abs(got - x.astype(np.float64).sum()) / x.sum() < 1e-6
+
+
+def test_fresh_results_start_at_version_zero():
+    fresh = [
+        ember.zeros(3), ember.ones(3), ember.full((2,), 1.0), ember.tensor([1, 2]), ember.eye(2),
+        ember.zeros(3).clone(), ember.zeros(3).sum(), ember.zeros(3, 2).t().contiguous(),
+        ember.zeros(3).double(),
+    ]
+    assert [t._version for t in fresh] == [0] * len(fresh)
+    a = ember.zeros(3)
+    a.fill_(1)
+    a.zero_()
+    a += 1
+    assert a._version == 3
