@@ -29,6 +29,7 @@ from ._size import Size  # noqa: E402,F401
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: E402,F401
 from ._creation import as_tensor, asarray, tensor  # noqa: E402,F401
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
+from . import return_types  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401
 
 __version__ = "0.1.0"
