@@ -54,8 +54,11 @@ Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
 
 Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
               const Tensor& out) {
-  EMBER_CHECK_T(NotImplementedError, !t.is_complex(),
-                "[nansum] nansum does not support complex inputs, got ", dtype_name(t.dtype()));
+  // Integer inputs take sum's path whatever dtype says, as in PyTorch.
+  EMBER_CHECK_T(NotImplementedError,
+                !t.is_complex() && !(t.is_floating_point() && is_complex(dtype)),
+                "[nansum] nansum does not support complex inputs, got ",
+                dtype_name(is_complex(dtype) ? dtype : t.dtype()));
   return sum_like("nansum", nansum_stub, t, dims, keepdim, dtype, out);
 }
 

@@ -23,23 +23,24 @@ void check_same_out_dtype(const Tensor& t, const Tensor& out, const char* op) {
 
 Tensor extremum(const char* op, const char* what, MinMaxKind kind, const Tensor& t,
                 const DimList& dims, bool keepdim, const Tensor& out) {
-  EMBER_CHECK_T(NotImplementedError, !t.is_complex(), "[", op, "] not implemented for dtype ",
-                dtype_name(t.dtype()));
   ReduceDims rd = make_reduce_dims(t, dims, op);
   check_reduction_nonempty(t, rd, op, what);
+  // Like PyTorch, an empty input never reaches the dtype check.
+  EMBER_CHECK_T(NotImplementedError, !t.is_complex() || t.numel() == 0, "[", op,
+                "] not implemented for dtype ", dtype_name(t.dtype()));
   check_same_out_dtype(t, out, op);
   Reduction r = make_reduction(t, rd, keepdim, t.dtype(), op, out);
-  minmax_stub(t.device(), r.iter, kind);
+  if (t.numel() != 0) minmax_stub(t.device(), r.iter, kind);
   return finish_reduction(r, rd, keepdim);
 }
 
 TensorPair extremum_dim(const char* op, bool is_max, const Tensor& t, int64_t dim, bool keepdim,
                         const Tensor& values, const Tensor& indices) {
-  EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op, "] ", op,
-                "(): does not support complex input");
   ReduceDims rd = single_reduce_dim(t, dim, op);
   const std::string what = std::string(op) + "()";
   check_reduction_nonempty(t, rd, op, what.c_str());
+  EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op, "] ", op,
+                "(): does not support complex input");
   if (values.defined()) check_out_dtype(values, t.dtype(), op);
   if (indices.defined()) check_out_dtype(indices, ScalarType::Int64, op);
   Reduction r = make_reduction2(t, rd, keepdim, t.dtype(), ScalarType::Int64, op, values, indices);

@@ -47,19 +47,27 @@ std::pair<Tensor, Tensor> dim_output(const Tensor& in, int64_t dim, bool keepdim
 }
 
 // (values, indices) of a per-line kernel along dim; a 0-d input is one line of length 1.
-template <typename Launch>
+// check_dtype runs after the empty-dim check, as in PyTorch.
+template <typename Check, typename Launch>
 TensorPair dim_statistic(const char* op, const Tensor& t, int64_t dim, bool keepdim,
-                         const Tensor& values, const Tensor& indices, const Launch& launch) {
+                         const Tensor& values, const Tensor& indices, const Check& check_dtype,
+                         const Launch& launch) {
   const int64_t d = wrap_dim(dim, t.dim(), op);
   Tensor in = t.dim() == 0 ? reshape(t, {1}) : t;
   const bool kd = keepdim || t.dim() == 0;
   EMBER_CHECK_T(IndexError, in.size(d) != 0, "[", op, "] ", op,
                 "(): Expected reduction dim ", d, " to have non-zero size.");
+  check_dtype();
   auto [v, vk] = dim_output(in, d, kd, t.dtype(), values, op);
   auto [i, ik] = dim_output(in, d, kd, ScalarType::Int64, indices, op);
-  DimWalk walk;
-  TensorIterator iter = make_dim_iterator({vk, ik}, in, d, op, &walk);
-  launch(iter, walk);
+  if (t.dim() == 0) {  // one element: itself, at index 0
+    copy_into(vk, in, op);
+    fill_(ik, Scalar(int64_t(0)));
+  } else if (in.numel() != 0) {
+    DimWalk walk;
+    TensorIterator iter = make_dim_iterator({vk, ik}, in, d, op, &walk);
+    launch(iter, walk);
+  }
   if (t.dim() == 0) {  // back to 0-d
     v = values.defined() ? v : view(v, {});
     i = indices.defined() ? i : view(i, {});
@@ -71,20 +79,30 @@ TensorPair dim_statistic(const char* op, const Tensor& t, int64_t dim, bool keep
   return {v, i};
 }
 
+// What PyTorch returns for the median of nothing: nan converted to the dtype the way x86 does
+// it (integers of 32 and 64 bits get their minimum, narrower ones 0, bool true).
+Scalar empty_median_value(ScalarType t) {
+  if (is_floating(t) || is_complex(t)) return Scalar(std::numeric_limits<double>::quiet_NaN());
+  if (t == ScalarType::Bool) return Scalar(true);
+  if (t == ScalarType::Int64) return Scalar(std::numeric_limits<int64_t>::min());
+  if (t == ScalarType::Int32) return Scalar(int64_t(std::numeric_limits<int32_t>::min()));
+  return Scalar(int64_t(0));
+}
+
 Tensor median_all(const char* op, bool ignore_nan, const Tensor& t, const Tensor& out) {
-  check_real(t, op, /*allow_bool=*/false);
   if (out.defined()) check_out_dtype(out, t.dtype(), op);
   Tensor res;
   if (t.numel() == 0) {
-    // No identity: nan, like PyTorch (whose integer result is nan cast to the dtype).
-    res = is_floating(t.dtype()) ? full({}, std::numeric_limits<double>::quiet_NaN(), t.dtype())
-                                 : full({}, std::numeric_limits<int64_t>::min(), t.dtype());
+    res = full({}, empty_median_value(t.dtype()), t.dtype());
   } else {
+    check_real(t, op, /*allow_bool=*/false);
     // The values of a median along the flattened input are exactly the median of all elements.
-    res = dim_statistic(op, reshape(t, {-1}), 0, false, {}, {}, [&](TensorIterator& iter,
-                                                                     const DimWalk& walk) {
-            median_stub(t.device(), iter, walk, ignore_nan);
-          }).first;
+    res = dim_statistic(
+              op, reshape(t, {-1}), 0, false, {}, {}, [] {},
+              [&](TensorIterator& iter, const DimWalk& walk) {
+                median_stub(t.device(), iter, walk, ignore_nan);
+              })
+              .first;
   }
   if (!out.defined()) return res;
   resize_output(out, {}, op);
@@ -94,8 +112,8 @@ Tensor median_all(const char* op, bool ignore_nan, const Tensor& t, const Tensor
 
 TensorPair median_dim(const char* op, bool ignore_nan, const Tensor& t, int64_t dim,
                       bool keepdim, const Tensor& values, const Tensor& indices) {
-  check_real(t, op, /*allow_bool=*/false);
   return dim_statistic(op, t, dim, keepdim, values, indices,
+                       [&] { check_real(t, op, /*allow_bool=*/false); },
                        [&](TensorIterator& iter, const DimWalk& walk) {
                          median_stub(t.device(), iter, walk, ignore_nan);
                        });
@@ -186,8 +204,11 @@ TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v
 
 TensorPair mode(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                 const Tensor& indices) {
-  check_real(t, "mode", /*allow_bool=*/true);
   return dim_statistic("mode", t, dim, keepdim, values, indices,
+                       [&] {
+                         // PyTorch skips the dtype check for empty and 0-d inputs.
+                         if (t.numel() != 0 && t.dim() != 0) check_real(t, "mode", true);
+                       },
                        [&](TensorIterator& iter, const DimWalk& walk) {
                          mode_stub(t.device(), iter, walk);
                        });

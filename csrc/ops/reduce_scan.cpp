@@ -1,5 +1,6 @@
 // Scans: cumsum, cumprod, cummax, cummin, logcumsumexp.
 #include "core/shape.h"
+#include "dispatch/copy.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
@@ -40,6 +41,13 @@ Tensor cum_op(const char* op, const ScanStub& stub, const Tensor& t, int64_t dim
              : is_integral(t.dtype(), /*include_bool=*/true) ? ScalarType::Int64
                                                              : t.dtype();
   }
+  if (t.dim() == 0) {  // a 0-d scan is its (converted) value, for every dtype
+    Tensor res = scan_output(t, result, out, op);
+    copy_into(res, t, op);
+    return res;
+  }
+  EMBER_CHECK_T(NotImplementedError, result != ScalarType::Bool, "[", op,
+                "] not implemented for dtype bool");
   // As sum: integers scan into int64 directly; other dtype changes cast the input first.
   Tensor in = t;
   if (t.dtype() != result && !(result == ScalarType::Int64 && is_integral(t.dtype(), true))) {
@@ -56,10 +64,16 @@ Tensor cum_op(const char* op, const ScanStub& stub, const Tensor& t, int64_t dim
 TensorPair cum_extremum(const char* op, bool is_max, const Tensor& t, int64_t dim,
                         const Tensor& values, const Tensor& indices) {
   const int64_t d = wrap_dim(dim, t.dim(), op);
-  EMBER_CHECK_T(NotImplementedError, !t.is_complex(), "[", op, "] not implemented for dtype ",
-                dtype_name(t.dtype()));
   Tensor v = scan_output(t, t.dtype(), values, op);
   Tensor i = scan_output(t, ScalarType::Int64, indices, op);
+  if (t.numel() == 0) return {v, i};
+  if (t.dim() == 0) {  // PyTorch copies a 0-d input without looking at its dtype
+    copy_into(v, t, op);
+    fill_(i, Scalar(int64_t(0)));
+    return {v, i};
+  }
+  EMBER_CHECK_T(NotImplementedError, !t.is_complex(), "[", op, "] not implemented for dtype ",
+                dtype_name(t.dtype()));
   DimWalk walk;
   TensorIterator iter = make_dim_iterator({as_1d(v), as_1d(i)}, as_1d(t), d, op, &walk);
   cummaxmin_stub(t.device(), iter, walk, is_max);

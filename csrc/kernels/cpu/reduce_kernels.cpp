@@ -22,7 +22,7 @@ void sum_kernel(TensorIterator& iter) {
     });
     return;
   }
-  dispatch_dtype<kNumericTypes>(in, "sum", [&](auto tag) {
+  dispatch_dtype<kAllTypes>(in, "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     sum_impl<T, T>(iter);
   });
@@ -93,7 +93,7 @@ void prod_kernel(TensorIterator& iter) {
     });
     return;
   }
-  dispatch_dtype<kNumericTypes>(in, "prod", [&](auto tag) {
+  dispatch_dtype<kAllTypes>(in, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_reduction(iter, ProdOps<T, T>{});
   });

@@ -131,14 +131,14 @@ void quantile_impl(TensorIterator& iter, const DimWalk& walk, const std::vector<
         ignore_nan ? std::count_if(line.begin(), line.end(), [](T x) { return x == x; }) : size;
     const bool has_nan = valid != size || line.back() != line.back();
     for (size_t qi = 0; qi < qs.size(); ++qi) {
-      // Ranks are computed in T, like PyTorch (q * (n - 1) in the input's dtype).
-      const T q = static_cast<T>(qs[qi]);
-      T rank;
+      // q has the input's dtype; its rank q * (n - 1) is formed in double, as PyTorch does,
+      // so the rounding of 'nearest' and the lerp branch see the unrounded product.
+      const double q = static_cast<double>(static_cast<T>(qs[qi]));
+      double rank;
       if (ignore_nan) {
-        rank = q * static_cast<T>(valid - 1);
-        if (rank < 0) rank = 0;  // all NaN: rank 0 picks a NaN
+        rank = std::max(0.0, q * static_cast<double>(valid - 1));  // all NaN: rank 0 (a NaN)
       } else {
-        rank = has_nan ? static_cast<T>(size - 1) : q * static_cast<T>(size - 1);
+        rank = has_nan ? static_cast<double>(size - 1) : q * static_cast<double>(size - 1);
       }
       switch (mode) {
         case QuantileInterpolation::Lower: rank = std::floor(rank); break;
@@ -149,7 +149,9 @@ void quantile_impl(TensorIterator& iter, const DimWalk& walk, const std::vector<
       const int64_t below = static_cast<int64_t>(rank);
       T result = line[below];
       if (mode == QuantileInterpolation::Linear || mode == QuantileInterpolation::Midpoint) {
-        const T weight = mode == QuantileInterpolation::Midpoint ? T(0.5) : rank - T(below);
+        const T weight = mode == QuantileInterpolation::Midpoint
+                             ? T(0.5)
+                             : static_cast<T>(rank - static_cast<double>(below));
         const int64_t above = static_cast<int64_t>(std::ceil(rank));
         result = lerp(result, line[above], weight);
       }

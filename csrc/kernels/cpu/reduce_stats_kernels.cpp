@@ -34,13 +34,17 @@ struct WelfordAcc {
 // blocks merge with Chan's formula in double. Strided folds use Welford's update in double.
 // Both stay accurate when the mean is large compared with the spread, where the textbook
 // E[x^2] - E[x]^2 loses every digit.
+// The dtype of var/std/norm results: the input's, or its real counterpart for complex.
 template <typename T>
-struct VarOps : ReduceOpsBase<VarOps<T>, T, WelfordAcc<T>, real_t<T>> {
+using real_out_t = std::conditional_t<is_complex_v<T>, real_of_t<T>, T>;
+
+template <typename T>
+struct VarOps : ReduceOpsBase<VarOps<T>, T, WelfordAcc<T>, real_out_t<T>> {
   static constexpr bool kPairwise = true;
   using Acc = WelfordAcc<T>;
   using M = typename Acc::M;
   using C = acc_type<T>;  // block compute type
-  using Real = real_t<T>;
+  using Real = real_out_t<T>;
   double correction = 1;
   bool take_sqrt = false;
   bool with_mean = false;
@@ -92,12 +96,20 @@ struct VarOps : ReduceOpsBase<VarOps<T>, T, WelfordAcc<T>, real_t<T>> {
   }
   Real project(const Acc& a) const {
     const double v = a.m2 / std::max(0.0, a.n - correction);
-    return static_cast<Real>(take_sqrt ? std::sqrt(v) : v);
+    return convert<Real>(take_sqrt ? std::sqrt(v) : v);
   }
   void write(char* out0, char* out1, const Acc& a) const {
     *reinterpret_cast<Real*>(out0) = project(a);
     if (with_mean) {
-      const M mean = a.n == 0 ? M(std::numeric_limits<double>::quiet_NaN()) : a.mean;
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      M mean = a.mean;
+      if (a.n == 0) {
+        if constexpr (is_complex_v<M>) {
+          mean = M(nan, nan);
+        } else {
+          mean = nan;
+        }
+      }
       *reinterpret_cast<T*>(out1) = convert<T>(mean);
     }
   }
@@ -139,7 +151,7 @@ struct AbsExtremumOps : ReduceOpsBase<AbsExtremumOps<T, IsMax, Out>, T, real_t<T
 template <typename T>
 void norm_impl(TensorIterator& iter, NormOrder p) {
   using R = real_t<T>;
-  using Out = std::conditional_t<is_complex_v<T>, R, T>;  // Half stays Half
+  using Out = real_out_t<T>;
   auto out = [](R a) { return convert<Out>(a); };
   using K = NormOrder::Kind;
   switch (p.kind) {
@@ -201,10 +213,18 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
       return v;
     }
   }
+  static S nan_value() {
+    const R nan = std::numeric_limits<R>::quiet_NaN();
+    if constexpr (is_complex_v<S>) {
+      return S(nan, nan);
+    } else {
+      return nan;
+    }
+  }
   static Acc nan_acc() {
     Acc a;
     a.m = std::numeric_limits<R>::quiet_NaN();
-    a.s = S(a.m);
+    a.s = nan_value();
     return a;
   }
   Acc identity() const { return Acc{}; }
@@ -243,7 +263,7 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
     return combine(acc, run);
   }
   T project(const Acc& a) const {
-    if (a.m != a.m) return convert<T>(S(a.m));
+    if (a.m != a.m) return convert<T>(nan_value());
     if (std::isinf(a.m)) return convert<T>(S(a.m));
     return convert<T>(S(a.m) + std::log(a.s));
   }
