@@ -7,9 +7,11 @@
 
 namespace ember {
 
-// Runs an op with the GIL released: reductions are long loops that touch no Python object.
+// Runs an op with the GIL released when it reads enough elements for other Python threads to
+// gain from it (tiny ops keep it: releasing costs more than they do). f touches no Python object.
 template <typename F>
-auto nogil(F&& f) {
+auto nogil(int64_t work, F&& f) {
+  if (work < (int64_t(1) << 16)) return f();
   py::gil_scoped_release release;
   return f();
 }

@@ -26,7 +26,7 @@ void def_sum_like(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
         DimList dims = parse_dims(dim, name);
         ScalarType dt = opt_dtype(dtype);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, dims, keepdim, dt, o); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, dt, o); });
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("dtype") = py::none(), py::arg("out") = py::none());
@@ -35,7 +35,7 @@ void def_sum_like(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
         DimList dims = parse_dims(dim, name);
         ScalarType dt = opt_dtype(dtype);
-        return nogil([&] { return f(t, dims, keepdim, dt, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, dt, Tensor()); });
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("dtype") = py::none());
@@ -50,7 +50,7 @@ void def_logical(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, con
       [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
         DimList dims = parse_dims(dim, name);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, dims, keepdim, o); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, o); });
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
@@ -58,7 +58,7 @@ void def_logical(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, con
       name,
       [f, name](const Tensor& t, py::handle dim, bool keepdim) {
         DimList dims = parse_dims(dim, name);
-        return nogil([&] { return f(t, dims, keepdim, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, Tensor()); });
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);
 }
@@ -77,7 +77,7 @@ void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     std::optional<int64_t> d = opt_dim(dim, "prod");
     ScalarType dt = opt_dtype(dtype);
     Tensor o = opt_tensor(out, "prod");
-    return nogil([&] { return prod(t, d, keepdim, dt, o); });
+    return nogil(t.numel(), [&] { return prod(t, d, keepdim, dt, o); });
   };
   m.def("prod", prod_fn, py::arg("input"), py::arg("dim") = py::none(),
         py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
@@ -95,7 +95,7 @@ void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
 
   auto count_fn = [](const Tensor& t, py::handle dim) {
     DimList dims = parse_dims(dim, "count_nonzero");
-    return nogil([&] { return count_nonzero(t, dims); });
+    return nogil(t.numel(), [&] { return count_nonzero(t, dims); });
   };
   m.def("count_nonzero", count_fn, py::arg("input"), py::arg("dim") = py::none());
   cls.def("count_nonzero", count_fn, py::arg("dim") = py::none());

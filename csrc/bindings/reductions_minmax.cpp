@@ -20,7 +20,7 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       name,
       [is_max, name](const Tensor& t, py::handle out) {
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return is_max ? max(t, o) : min(t, o); });
+        return nogil(t.numel(), [&] { return is_max ? max(t, o) : min(t, o); });
       },
       py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   // max(input, other) -> maximum(input, other)
@@ -35,7 +35,7 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       name,
       [is_max, name](const Tensor& t, int64_t dim, bool keepdim, py::handle out) {
         auto [v, i] = out_pair(out, name);
-        TensorPair r = nogil([&] {
+        TensorPair r = nogil(t.numel(), [&] {
           return is_max ? max(t, dim, keepdim, v, i) : min(t, dim, keepdim, v, i);
         });
         return return_type(name, r, !out.is_none());
@@ -43,7 +43,7 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
 
-  cls.def(name, [is_max](const Tensor& t) { return nogil([&] { return is_max ? max(t) : min(t); }); });
+  cls.def(name, [is_max](const Tensor& t) { return nogil(t.numel(), [&] { return is_max ? max(t) : min(t); }); });
   cls.def(
       name,
       [binary](const Tensor& t, const Tensor& other) {
@@ -53,7 +53,7 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
   cls.def(
       name,
       [is_max, name](const Tensor& t, int64_t dim, bool keepdim) {
-        TensorPair r = nogil([&] { return is_max ? max(t, dim, keepdim) : min(t, dim, keepdim); });
+        TensorPair r = nogil(t.numel(), [&] { return is_max ? max(t, dim, keepdim) : min(t, dim, keepdim); });
         return return_type(name, r);
       },
       py::arg("dim"), py::arg("keepdim") = false);
@@ -68,7 +68,7 @@ void def_amax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const 
       [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
         DimList dims = parse_dims(dim, name);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, dims, keepdim, o); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, o); });
       },
       py::arg("input"), py::arg("dim") = py::tuple(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
@@ -76,7 +76,7 @@ void def_amax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const 
       name,
       [f, name](const Tensor& t, py::handle dim, bool keepdim) {
         DimList dims = parse_dims(dim, name);
-        return nogil([&] { return f(t, dims, keepdim, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, Tensor()); });
       },
       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
 }
@@ -90,7 +90,7 @@ void def_arg(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
         std::optional<int64_t> d = opt_dim(dim, name);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, d, keepdim, o); });
+        return nogil(t.numel(), [&] { return f(t, d, keepdim, o); });
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
@@ -98,7 +98,7 @@ void def_arg(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       name,
       [f, name](const Tensor& t, py::handle dim, bool keepdim) {
         std::optional<int64_t> d = opt_dim(dim, name);
-        return nogil([&] { return f(t, d, keepdim, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, d, keepdim, Tensor()); });
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);
 }
@@ -118,7 +118,7 @@ void init_reductions_minmax(py::module_& m, py::class_<TensorImpl, TensorImplPtr
       [](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
         std::optional<int64_t> d = opt_dim(dim, "aminmax");
         auto [lo, hi] = out_pair(out, "aminmax");
-        TensorPair r = nogil([&] { return aminmax(t, d, keepdim, lo, hi); });
+        TensorPair r = nogil(t.numel(), [&] { return aminmax(t, d, keepdim, lo, hi); });
         return return_type("aminmax", r, !out.is_none());
       },
       py::arg("input"), py::kw_only(), py::arg("dim") = py::none(), py::arg("keepdim") = false,
@@ -127,7 +127,7 @@ void init_reductions_minmax(py::module_& m, py::class_<TensorImpl, TensorImplPtr
       "aminmax",
       [](const Tensor& t, py::handle dim, bool keepdim) {
         std::optional<int64_t> d = opt_dim(dim, "aminmax");
-        return return_type("aminmax", nogil([&] { return aminmax(t, d, keepdim); }));
+        return return_type("aminmax", nogil(t.numel(), [&] { return aminmax(t, d, keepdim); }));
       },
       py::kw_only(), py::arg("dim") = py::none(), py::arg("keepdim") = false);
 }

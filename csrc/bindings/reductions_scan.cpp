@@ -18,7 +18,7 @@ void def_cum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       [f, name](const Tensor& t, int64_t dim, py::handle dtype, py::handle out) {
         ScalarType dt = opt_dtype(dtype);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, dim, dt, o); });
+        return nogil(t.numel(), [&] { return f(t, dim, dt, o); });
       },
       py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("out") = py::none());
@@ -26,7 +26,7 @@ void def_cum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       name,
       [f](const Tensor& t, int64_t dim, py::handle dtype) {
         ScalarType dt = opt_dtype(dtype);
-        return nogil([&] { return f(t, dim, dt, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, dim, dt, Tensor()); });
       },
       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   // In place: out=self, so the scan runs in self's dtype unless dtype says otherwise (which
@@ -36,7 +36,7 @@ void def_cum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       [f](py::object self, int64_t dim, py::handle dtype) {
         Tensor t = self.cast<Tensor>();
         ScalarType dt = opt_dtype(dtype);
-        nogil([&] { return f(t, dim, dt, t); });
+        nogil(t.numel(), [&] { return f(t, dim, dt, t); });
         return self;
       },
       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
@@ -48,14 +48,14 @@ void def_cum_pair(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       name,
       [f, name](const Tensor& t, int64_t dim, py::handle out) {
         auto [v, i] = out_pair(out, name);
-        TensorPair r = nogil([&] { return f(t, dim, v, i); });
+        TensorPair r = nogil(t.numel(), [&] { return f(t, dim, v, i); });
         return return_type(name, r, !out.is_none());
       },
       py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("out") = py::none());
   cls.def(
       name,
       [f, name](const Tensor& t, int64_t dim) {
-        return return_type(name, nogil([&] { return f(t, dim, Tensor(), Tensor()); }));
+        return return_type(name, nogil(t.numel(), [&] { return f(t, dim, Tensor(), Tensor()); }));
       },
       py::arg("dim"));
 }
@@ -66,23 +66,23 @@ using MedianDimFn = TensorPair (*)(const Tensor&, int64_t, bool, const Tensor&, 
 void def_median(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
                 MedianAllFn all_fn, MedianDimFn dim_fn) {
   m.def(
-      name, [all_fn](const Tensor& t) { return nogil([&] { return all_fn(t, Tensor()); }); },
+      name, [all_fn](const Tensor& t) { return nogil(t.numel(), [&] { return all_fn(t, Tensor()); }); },
       py::arg("input"));
   m.def(
       name,
       [dim_fn, name](const Tensor& t, int64_t dim, bool keepdim, py::handle out) {
         auto [v, i] = out_pair(out, name);
-        TensorPair r = nogil([&] { return dim_fn(t, dim, keepdim, v, i); });
+        TensorPair r = nogil(t.numel(), [&] { return dim_fn(t, dim, keepdim, v, i); });
         return return_type(name, r, !out.is_none());
       },
       py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
-  cls.def(name, [all_fn](const Tensor& t) { return nogil([&] { return all_fn(t, Tensor()); }); });
+  cls.def(name, [all_fn](const Tensor& t) { return nogil(t.numel(), [&] { return all_fn(t, Tensor()); }); });
   cls.def(
       name,
       [dim_fn, name](const Tensor& t, int64_t dim, bool keepdim) {
         return return_type(name,
-                           nogil([&] { return dim_fn(t, dim, keepdim, Tensor(), Tensor()); }));
+                           nogil(t.numel(), [&] { return dim_fn(t, dim, keepdim, Tensor(), Tensor()); }));
       },
       py::arg("dim"), py::arg("keepdim") = false);
 }
@@ -97,7 +97,7 @@ Tensor call_quantile(bool ignore_nan, const Tensor& t, py::handle q, py::handle 
   Tensor o = opt_tensor(out, op);
   if (is_tensor(q)) {
     Tensor qt = q.cast<Tensor>();
-    return nogil([&] {
+    return nogil(t.numel(), [&] {
       return ignore_nan ? nanquantile(t, qt, d, keepdim, mode, o)
                         : quantile(t, qt, d, keepdim, mode, o);
     });
@@ -107,7 +107,7 @@ Tensor call_quantile(bool ignore_nan, const Tensor& t, py::handle q, py::handle 
                                  Py_TYPE(q.ptr())->tp_name));
   }
   const double qv = q.cast<double>();
-  return nogil([&] {
+  return nogil(t.numel(), [&] {
     return ignore_nan ? nanquantile(t, qv, d, keepdim, mode, o)
                       : quantile(t, qv, d, keepdim, mode, o);
   });
@@ -143,7 +143,7 @@ void init_reductions_scan(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
 
   auto lcse_fn = [](const Tensor& t, int64_t dim, py::handle out) {
     Tensor o = opt_tensor(out, "logcumsumexp");
-    return nogil([&] { return logcumsumexp(t, dim, o); });
+    return nogil(t.numel(), [&] { return logcumsumexp(t, dim, o); });
   };
   m.def("logcumsumexp", lcse_fn, py::arg("input"), py::arg("dim"), py::kw_only(),
         py::arg("out") = py::none());
@@ -158,7 +158,7 @@ void init_reductions_scan(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
 
   auto mode_fn = [](const Tensor& t, int64_t dim, bool keepdim, py::handle out) {
     auto [v, i] = out_pair(out, "mode");
-    TensorPair r = nogil([&] { return mode(t, dim, keepdim, v, i); });
+    TensorPair r = nogil(t.numel(), [&] { return mode(t, dim, keepdim, v, i); });
     return return_type("mode", r, !out.is_none());
   };
   m.def("mode", mode_fn, py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false,

@@ -62,7 +62,7 @@ void def_var(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
                 py::handle correction, py::handle out) {
         VarArgs a = parse_var_args(dim, unbiased, correction, name);
         Tensor o = opt_tensor(out, name);
-        return nogil([&] { return f(t, a.dims, a.correction, keepdim, o); });
+        return nogil(t.numel(), [&] { return f(t, a.dims, a.correction, keepdim, o); });
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
       py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none(),
@@ -72,7 +72,7 @@ void def_var(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       [f, name](const Tensor& t, py::handle dim, py::handle unbiased, bool keepdim,
                 py::handle correction) {
         VarArgs a = parse_var_args(dim, unbiased, correction, name);
-        return nogil([&] { return f(t, a.dims, a.correction, keepdim, Tensor()); });
+        return nogil(t.numel(), [&] { return f(t, a.dims, a.correction, keepdim, Tensor()); });
       },
       py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
       py::kw_only(), py::arg("correction") = py::none());
@@ -85,7 +85,7 @@ void def_var_mean(py::module_& m, const char* name, VarMeanFnPtr f) {
                 py::handle correction, py::handle out) {
         VarArgs a = parse_var_args(dim, unbiased, correction, name);
         auto [o0, o1] = out_pair(out, name);
-        TensorPair r = nogil([&] { return f(t, a.dims, a.correction, keepdim, o0, o1); });
+        TensorPair r = nogil(t.numel(), [&] { return f(t, a.dims, a.correction, keepdim, o0, o1); });
         return py::make_tuple(r.first, r.second);  // a plain tuple, as PyTorch
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
@@ -129,7 +129,7 @@ void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>
     DimList dims = parse_dims(dim, "norm");
     ScalarType dt = opt_dtype(dtype);
     Tensor o = opt_tensor(out, "norm");
-    return nogil([&] { return norm(t, order, dims, keepdim, dt, o); });
+    return nogil(t.numel(), [&] { return norm(t, order, dims, keepdim, dt, o); });
   };
   m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
         py::arg("keepdim") = false, py::arg("out") = py::none(), py::arg("dtype") = py::none());
@@ -144,7 +144,7 @@ void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>
   auto lse_fn = [](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
     DimList dims = parse_dims(dim, "logsumexp");
     Tensor o = opt_tensor(out, "logsumexp");
-    return nogil([&] { return logsumexp(t, dims, keepdim, o); });
+    return nogil(t.numel(), [&] { return logsumexp(t, dims, keepdim, o); });
   };
   m.def("logsumexp", lse_fn, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false,
         py::kw_only(), py::arg("out") = py::none());

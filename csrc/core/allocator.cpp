@@ -1,5 +1,7 @@
 #include "core/allocator.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdlib>
 
@@ -12,6 +14,12 @@ std::atomic<int64_t> g_current{0};
 std::atomic<int64_t> g_peak{0};
 std::atomic<int64_t> g_count{0};
 constexpr size_t kAlignment = 64;
+// Note [Huge Pages]: buffers of several MiB are aligned to 2 MiB and marked MADV_HUGEPAGE, as
+// NumPy does for its arrays. With 4 KiB pages a streaming kernel spends a large share of its
+// time on TLB misses: a 40 MB float32 sum ran at half the speed on malloc'd memory as on a
+// NumPy-allocated buffer. (A no-op where transparent huge pages are disabled.)
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugeThreshold = size_t(4) << 20;
 }  // namespace
 
 void* cpu_alloc(size_t nbytes, const char* op) {
@@ -20,7 +28,10 @@ void* cpu_alloc(size_t nbytes, const char* op) {
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   EMBER_CHECK_T(OutOfMemoryError, rounded >= nbytes, "[", op, "] cannot allocate ", nbytes,
                 " bytes");
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  const bool huge = rounded >= kHugeThreshold && rounded <= SIZE_MAX - kHugePage;
+  if (huge) rounded = (rounded + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(huge ? kHugePage : kAlignment, rounded);
+  if (huge && p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);
   EMBER_CHECK_T(OutOfMemoryError, p != nullptr, "[", op, "] failed to allocate ", nbytes,
                 " bytes (", static_cast<double>(nbytes) / (1 << 30), " GiB) of CPU memory");
   int64_t now = g_current.fetch_add(static_cast<int64_t>(nbytes)) + static_cast<int64_t>(nbytes);

@@ -67,43 +67,50 @@ void check_out_dtype(const Tensor& out, ScalarType expected, const char* op) {
 
 namespace {
 
-// The tensor a kernel writes for one output: `out` itself (viewed with keepdim shape) or a new
-// tensor; `copy` says the kernel result must be cast into out afterwards.
+// The tensor a kernel writes for one output, in the result's final shape: `out` itself, or a new
+// tensor; `copy` says the kernel result must then be cast or copied into out.
 Tensor prepare_output(const Tensor& in, const ReduceDims& dims, bool keepdim, ScalarType dtype,
                       const Tensor& out, bool cast_out, const char* op, bool* copy) {
-  DimVector keep_shape = reduced_shape(in.sizes(), dims, /*keepdim=*/true);
+  DimVector shape = reduced_shape(in.sizes(), dims, keepdim);
   *copy = false;
-  if (!out.defined()) return empty_tensor(keep_shape, dtype, in.device(), op);
+  if (!out.defined()) return empty_tensor(shape, dtype, in.device(), op);
   EMBER_CHECK(!out.storage()->read_only(), "[", op,
               "] cannot write to a tensor backed by a read-only NumPy array");
-  resize_output(out, reduced_shape(in.sizes(), dims, keepdim), op);
+  resize_output(out, shape, op);
   if (out.dtype() != dtype) {
     if (!cast_out) check_out_dtype(out, dtype, op);
     *copy = true;
-    return empty_tensor(keep_shape, dtype, in.device(), op);
+    return empty_tensor(shape, dtype, in.device(), op);
   }
-  // A non-contiguous out= tensor would make the kernel's writes alias; compute into a fresh one.
+  // A non-contiguous out= tensor could alias itself; compute into a fresh one.
   if (!out.is_contiguous()) {
     *copy = true;
-    return empty_tensor(keep_shape, dtype, in.device(), op);
+    return empty_tensor(shape, dtype, in.device(), op);
   }
-  return keepdim ? out : view(out, keep_shape);
+  return out;
 }
 
-// `result` seen through zero strides over the reduced dims, in the input's shape.
-Tensor reduction_view(const Tensor& result, const Tensor& in, const ReduceDims& dims) {
-  DimVector strides(result.strides());
+// `result` (final shape) seen in the input's shape with zero strides over the reduced dims. A
+// single element needs no view: the iterator broadcasts it.
+Tensor reduction_view(const Tensor& result, const Tensor& in, const ReduceDims& dims,
+                      bool keepdim) {
+  if (result.numel() == 1) return result;
+  DimVector strides(static_cast<size_t>(in.dim()));
+  int64_t rd = 0;  // result dim matching input dim d
   for (int64_t d = 0; d < in.dim(); ++d) {
-    if (dims.mask[d]) strides[d] = 0;
+    if (dims.mask[d]) {
+      strides[d] = 0;
+      if (keepdim) ++rd;
+    } else {
+      strides[d] = result.stride(rd++);
+    }
   }
   return make_view(result, in.sizes(), strides, result.storage_offset());
 }
 
-Tensor finish_one(const Tensor& result, const Tensor& out, bool copy, const ReduceDims& dims,
-                  bool keepdim) {
-  Tensor squeezed = keepdim ? result : view(result, reduced_shape(result.sizes(), dims, false));
-  if (!out.defined()) return squeezed;
-  if (copy) copy_into(out, squeezed, "reduction");
+Tensor finish_one(const Tensor& result, const Tensor& out, bool copy) {
+  if (!out.defined()) return result;
+  if (copy) copy_into(out, result, "reduction");
   out.bump_version();
   return out;
 }
@@ -118,7 +125,7 @@ Reduction make_reduction(const Tensor& in, const ReduceDims& dims, bool keepdim,
   r.result = prepare_output(in, dims, keepdim, out_dtype, out, cast_out, op, &r.copy_out);
   r.iter = TensorIteratorConfig()
                .name(op)
-               .add_output(reduction_view(r.result, in, dims))
+               .add_output(reduction_view(r.result, in, dims, keepdim))
                .add_input(in)
                .check_all_same_dtype(false)
                .static_shape(in.sizes())
@@ -137,8 +144,8 @@ Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim
   r.result2 = prepare_output(in, dims, keepdim, dtype1, out1, cast_out, op, &r.copy_out2);
   r.iter = TensorIteratorConfig()
                .name(op)
-               .add_output(reduction_view(r.result, in, dims))
-               .add_output(reduction_view(r.result2, in, dims))
+               .add_output(reduction_view(r.result, in, dims, keepdim))
+               .add_output(reduction_view(r.result2, in, dims, keepdim))
                .add_input(in)
                .check_all_same_dtype(false)
                .static_shape(in.sizes())
@@ -149,13 +156,12 @@ Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim
 
 Tensor finish_reduction(const Reduction& r, const ReduceDims& dims, bool keepdim,
                         const Tensor& out) {
-  return finish_one(r.result, out.defined() ? out : r.out, r.copy_out, dims, keepdim);
+  return finish_one(r.result, out.defined() ? out : r.out, r.copy_out);
 }
 
 std::pair<Tensor, Tensor> finish_reduction2(const Reduction& r, const ReduceDims& dims,
                                             bool keepdim) {
-  return {finish_one(r.result, r.out, r.copy_out, dims, keepdim),
-          finish_one(r.result2, r.out2, r.copy_out2, dims, keepdim)};
+  return {finish_one(r.result, r.out, r.copy_out), finish_one(r.result2, r.out2, r.copy_out2)};
 }
 
 }  // namespace ember

@@ -1,10 +1,10 @@
 // Shared plumbing for reductions over a set of dims.
 //
-// make_reduction() allocates the result with keepdim shape and returns an iterator whose output
-// operand is that result viewed with zero strides over the reduced dims, so that a kernel sees
-// "out[i] op= in[i]" and no two threads ever write one output element (see Note [Reduction
-// Driver] in kernels/cpu/reduce_loops.h). finish_reduction() squeezes the reduced dims when
-// keepdim is false and delivers the result into an out= tensor.
+// make_reduction() allocates the result in its final shape and returns an iterator whose output
+// operand is that result viewed in the input's shape with zero strides over the reduced dims, so
+// a kernel sees "out[i] op= in[i]" and no two threads ever write one output element (see Note
+// [Reduction Driver] in kernels/cpu/reduce_loops.h). finish_reduction() delivers the result,
+// into an out= tensor when one was given.
 #pragma once
 #include <optional>
 #include <vector>
@@ -38,8 +38,8 @@ void check_reduction_nonempty(const Tensor& t, const ReduceDims& dims, const cha
 
 struct Reduction {
   TensorIterator iter;
-  Tensor result;   // what the kernel writes (keepdim shape)
-  Tensor result2;  // second output of two-output reductions (keepdim shape)
+  Tensor result;   // what the kernel writes (final shape)
+  Tensor result2;  // second output of two-output reductions (final shape)
   // The caller's out= tensors, and whether the kernel wrote a temporary to copy into them.
   Tensor out, out2;
   bool copy_out = false, copy_out2 = false;

@@ -85,6 +85,10 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
   if (dtype != ScalarType::Undefined) {
     EMBER_CHECK(is_floating(dtype) || is_complex(dtype), "[", op,
                 "] dtype should be floating point or complex, but got ", dtype_name(dtype));
+    EMBER_CHECK(t.is_complex() || !is_complex(dtype), "[", op,
+                "] dtype should be real for real inputs, but got ", dtype_name(dtype));
+    EMBER_CHECK(!t.is_complex() || is_complex(dtype), "[", op,
+                "] dtype should be complex for complex inputs, but got ", dtype_name(dtype));
     EMBER_CHECK(promote_types(t.dtype(), dtype) == dtype, "[", op, "] the dtype of the input (",
                 dtype_name(t.dtype()), ") should be convertible without narrowing to the "
                 "specified dtype (", dtype_name(dtype), ")");

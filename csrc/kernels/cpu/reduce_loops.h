@@ -15,35 +15,73 @@
 
 namespace ember {
 
-// Sums map(x) over n elements at `in` (stride in bytes) into an Acc, with kLanes independent
-// accumulators per 256-element block and a pairwise split across blocks: the loop vectorises and
-// the rounding error grows like log n instead of n.
+// Independent accumulators per contiguous fold: enough that the compiler vectorises the loop
+// and keeps several vector registers in flight (measured: 32 four-byte lanes vectorise where 16
+// do not).
+template <typename Acc>
+constexpr int64_t reduce_lanes() {
+  return sizeof(Acc) >= 16 ? 8 : 32;
+}
+
+// Sums map(x) over n elements at `in` (stride in bytes) into an Acc. Contiguous input is cut
+// into 1024-element blocks summed by reduce_lanes() independent accumulators; the blocks' lane
+// vectors merge pairwise (a binary counter), so the loop vectorises and the rounding error grows
+// like log n instead of n.
 template <typename Acc, typename In = Acc, typename Map>
 Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
-  constexpr int64_t kLanes = sizeof(Acc) >= 16 ? 8 : (sizeof(Acc) == 8 ? 16 : 32);
-  constexpr int64_t kBlock = 256;
+  constexpr int64_t kLanes = reduce_lanes<Acc>();
+  constexpr int64_t kBlock = 1024;
+  constexpr int kLevels = 48;  // 2^48 blocks
   static_assert(kBlock % kLanes == 0, "blocks hold whole lane groups");
-  if (n <= kBlock) {
-    Acc lanes[kLanes];
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = Acc(0);
-    int64_t i = 0;
-    if (stride == static_cast<int64_t>(sizeof(In))) {
-      const In* p = reinterpret_cast<const In*>(in);
-      for (; i + kLanes <= n; i += kLanes) {
-        for (int64_t l = 0; l < kLanes; ++l) lanes[l] += map(p[i + l]);
-      }
-      for (; i < n; ++i) lanes[0] += map(p[i]);
-    } else {
-      for (; i < n; ++i) lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
-    }
-    for (int64_t w = kLanes / 2; w > 0; w /= 2) {  // tree-combine the lanes
-      for (int64_t l = 0; l < w; ++l) lanes[l] += lanes[l + w];
-    }
-    return lanes[0];
+  if (n < 2 * kLanes) {  // short runs (reductions over a small dim): no lane set-up
+    Acc s = Acc(0);
+    for (int64_t i = 0; i < n; ++i) s += map(*reinterpret_cast<const In*>(in + i * stride));
+    return s;
   }
-  const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;  // split on a block boundary
-  return cascade_sum<Acc, In>(in, stride, half, map) +
-         cascade_sum<Acc, In>(in + half * stride, stride, n - half, map);
+  Acc lanes[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = Acc(0);
+  if (stride != static_cast<int64_t>(sizeof(In))) {
+    // Strided runs are rare and memory-bound: a pairwise split keeps them accurate.
+    if (n <= kBlock) {
+      for (int64_t i = 0; i < n; ++i) lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
+    } else {
+      const int64_t half = n / 2;
+      return cascade_sum<Acc, In>(in, stride, half, map) +
+             cascade_sum<Acc, In>(in + half * stride, stride, n - half, map);
+    }
+  } else {
+    const In* p = reinterpret_cast<const In*>(in);
+    int64_t i = 0;
+    if (n >= kBlock) {
+      Acc levels[kLevels][kLanes];  // slot k holds the sum of 2^k blocks (see `count`)
+      uint64_t count = 0;
+      for (; i + kBlock <= n; i += kBlock) {
+        Acc block[kLanes];
+        for (int64_t l = 0; l < kLanes; ++l) block[l] = Acc(0);
+        for (int64_t j = i; j < i + kBlock; j += kLanes) {
+          for (int64_t l = 0; l < kLanes; ++l) block[l] += map(p[j + l]);
+        }
+        int k = 0;
+        for (uint64_t c = count++; c & 1; c >>= 1, ++k) {
+          for (int64_t l = 0; l < kLanes; ++l) block[l] = levels[k][l] + block[l];
+        }
+        for (int64_t l = 0; l < kLanes; ++l) levels[k][l] = block[l];
+      }
+      for (int k = kLevels - 1; k >= 0; --k) {
+        if ((count >> k) & 1) {
+          for (int64_t l = 0; l < kLanes; ++l) lanes[l] += levels[k][l];
+        }
+      }
+    }
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int64_t l = 0; l < kLanes; ++l) lanes[l] += map(p[i + l]);
+    }
+    for (int64_t l = 0; i < n; ++i, ++l) lanes[l] += map(p[i]);
+  }
+  for (int64_t w = kLanes / 2; w > 0; w /= 2) {  // tree-combine the lanes
+    for (int64_t l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+  }
+  return lanes[0];
 }
 
 template <typename Acc, typename In = Acc>
@@ -393,7 +431,7 @@ struct ReduceOpsBase {
   using acc_t = Acc;
   using out_t = Out;
   static constexpr bool kPairwise = false;
-  static constexpr int kLanes = sizeof(Acc) >= 16 ? 4 : (sizeof(Acc) == 8 ? 8 : 16);
+  static constexpr int64_t kLanes = reduce_lanes<Acc>();
 
   const Derived& self() const { return static_cast<const Derived&>(*this); }
 
@@ -402,13 +440,13 @@ struct ReduceOpsBase {
     if (stride == static_cast<int64_t>(sizeof(In)) && n >= 2 * kLanes) {
       const In* x = reinterpret_cast<const In*>(p);
       Acc lanes[kLanes];
-      for (int l = 0; l < kLanes; ++l) lanes[l] = d.identity();
-      int64_t i = 0;
-      for (; i + kLanes <= n; i += kLanes) {
-        for (int l = 0; l < kLanes; ++l) lanes[l] = d.fold(lanes[l], x[i + l]);
+      for (int64_t l = 0; l < kLanes; ++l) lanes[l] = d.identity();
+      const int64_t body = n / kLanes * kLanes;
+      for (int64_t i = 0; i < body; i += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) lanes[l] = d.fold(lanes[l], x[i + l]);
       }
-      for (int l = 0; l < kLanes; ++l) acc = d.combine(acc, lanes[l]);
-      for (; i < n; ++i) acc = d.fold(acc, x[i]);
+      for (int64_t l = 0; l < kLanes; ++l) acc = d.combine(acc, lanes[l]);
+      for (int64_t i = body; i < n; ++i) acc = d.fold(acc, x[i]);
       return acc;
     }
     for (int64_t i = 0; i < n; ++i) acc = d.fold(acc, *reinterpret_cast<const In*>(p + i * stride));

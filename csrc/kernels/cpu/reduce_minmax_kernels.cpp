@@ -66,29 +66,32 @@ ArgResult<T> arg_run(const char* p, int64_t stride, int64_t n) {
   using A = acc_type<T>;
   using Rules = ArgRules<T, IsMax>;
   if (stride == static_cast<int64_t>(sizeof(T)) && n >= 64) {
-    // Two vectorisable passes: the extreme value (NaN-propagating), then its first position.
+    // One vectorised pass computes each block's extreme (NaN-propagating) and keeps the first
+    // block holding the best one; that block (still in cache) is then searched for it.
+    constexpr int64_t kBlock = 2048;
     const T* x = reinterpret_cast<const T*>(p);
     ExtremumOps<T, IsMax> ext;
-    const A best = ext.fold_run(ext.identity(), p, stride, n);
+    A best = ext.identity();
+    int64_t best_block = -1;
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const A m = ext.fold_run(ext.identity(), p + b * stride, stride, std::min(kBlock, n - b));
+      if (best_block < 0 || Rules::better(m, best)) {
+        best = m;
+        best_block = b;
+      }
+    }
+    const int64_t e = std::min(n, best_block + kBlock);
     if constexpr (std::is_floating_point_v<A>) {
       if (best != best) {
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = best_block; i < e; ++i) {
           if (is_nan_value(x[i])) return {best, i};
         }
       }
     }
-    constexpr int64_t kBlock = 64;
-    for (int64_t i = 0; i < n; i += kBlock) {
-      const int64_t e = std::min(n, i + kBlock);
-      bool hit = false;
-      for (int64_t j = i; j < e; ++j) hit |= static_cast<A>(x[j]) == best;
-      if (hit) {
-        for (int64_t j = i; j < e; ++j) {
-          if (static_cast<A>(x[j]) == best) return {best, j};
-        }
-      }
+    for (int64_t i = best_block; i < e; ++i) {
+      if (static_cast<A>(x[i]) == best) return {best, i};
     }
-    return {best, 0};  // unreachable: best is one of the elements
+    return {best, best_block};  // unreachable: best is one of the block's elements
   }
   A best = static_cast<A>(*reinterpret_cast<const T*>(p));
   int64_t idx = 0;

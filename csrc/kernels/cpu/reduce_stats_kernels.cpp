@@ -1,6 +1,7 @@
 // var / std / var_mean / std_mean (Welford-Chan), vector norms and logsumexp.
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
+#include "kernels/cpu/vec_math.h"
 #include "ops/reduce_kernels.h"
 
 namespace ember {
@@ -246,6 +247,23 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
   }
   // Two passes over a run: its maximum, then one exp per element.
   Acc fold_run(Acc acc, const char* p, int64_t stride, int64_t n) const {
+    if constexpr (std::is_same_v<S, float>) {
+      if (stride == static_cast<int64_t>(sizeof(T)) && n >= 64) {
+        // Vectorised: lane-wise maximum, then a cascade sum of vexpf(x - max).
+        ExtremumOps<T, true> ext;
+        Acc run;
+        run.m = ext.fold_run(ext.identity(), p, stride, n);
+        if (run.m != run.m) return nan_acc();
+        if (std::isinf(run.m)) {
+          run.s = run.m > 0 ? S(1) : S(0);
+          return combine(acc, run);
+        }
+        const float m = run.m;
+        run.s = cascade_sum<float, T>(p, stride, n,
+                                      [m](T v) { return vexpf(static_cast<float>(v) - m); });
+        return combine(acc, run);
+      }
+    }
     Acc run;
     for (int64_t i = 0; i < n; ++i) {
       const S v = convert<S>(*reinterpret_cast<const T*>(p + i * stride));
