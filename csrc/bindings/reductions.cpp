@@ -79,9 +79,8 @@ void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     Tensor o = opt_tensor(out, "prod");
     return nogil(t.numel(), [&] { return prod(t, d, keepdim, dt, o); });
   };
-  m.def("prod", prod_fn, py::arg("input"), py::arg("dim") = py::none(),
-        py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
-        py::arg("out") = py::none());
+  m.def("prod", prod_fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("out") = py::none());
   cls.def(
       "prod",
       [prod_fn](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {

@@ -43,7 +43,9 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
 
-  cls.def(name, [is_max](const Tensor& t) { return nogil(t.numel(), [&] { return is_max ? max(t) : min(t); }); });
+  cls.def(name, [is_max](const Tensor& t) {
+    return nogil(t.numel(), [&] { return is_max ? max(t) : min(t); });
+  });
   cls.def(
       name,
       [binary](const Tensor& t, const Tensor& other) {
@@ -53,7 +55,8 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
   cls.def(
       name,
       [is_max, name](const Tensor& t, int64_t dim, bool keepdim) {
-        TensorPair r = nogil(t.numel(), [&] { return is_max ? max(t, dim, keepdim) : min(t, dim, keepdim); });
+        TensorPair r =
+            nogil(t.numel(), [&] { return is_max ? max(t, dim, keepdim) : min(t, dim, keepdim); });
         return return_type(name, r);
       },
       py::arg("dim"), py::arg("keepdim") = false);

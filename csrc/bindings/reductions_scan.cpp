@@ -31,15 +31,14 @@ void def_cum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
       py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   // In place: out=self, so the scan runs in self's dtype unless dtype says otherwise (which
   // must then equal self's dtype, as PyTorch's out= rule).
-  cls.def(
-      (std::string(name) + "_").c_str(),
-      [f](py::object self, int64_t dim, py::handle dtype) {
-        Tensor t = self.cast<Tensor>();
-        ScalarType dt = opt_dtype(dtype);
-        nogil(t.numel(), [&] { return f(t, dim, dt, t); });
-        return self;
-      },
-      py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  cls.def((std::string(name) + "_").c_str(),
+          [f](py::object self, int64_t dim, py::handle dtype) {
+            Tensor t = self.cast<Tensor>();
+            ScalarType dt = opt_dtype(dtype);
+            nogil(t.numel(), [&] { return f(t, dim, dt, t); });
+            return self;
+          },
+          py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
 }
 
 void def_cum_pair(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
@@ -66,7 +65,8 @@ using MedianDimFn = TensorPair (*)(const Tensor&, int64_t, bool, const Tensor&, 
 void def_median(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
                 MedianAllFn all_fn, MedianDimFn dim_fn) {
   m.def(
-      name, [all_fn](const Tensor& t) { return nogil(t.numel(), [&] { return all_fn(t, Tensor()); }); },
+      name,
+      [all_fn](const Tensor& t) { return nogil(t.numel(), [&] { return all_fn(t, Tensor()); }); },
       py::arg("input"));
   m.def(
       name,
@@ -77,12 +77,14 @@ void def_median(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, cons
       },
       py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
       py::arg("out") = py::none());
-  cls.def(name, [all_fn](const Tensor& t) { return nogil(t.numel(), [&] { return all_fn(t, Tensor()); }); });
+  cls.def(name, [all_fn](const Tensor& t) {
+    return nogil(t.numel(), [&] { return all_fn(t, Tensor()); });
+  });
   cls.def(
       name,
       [dim_fn, name](const Tensor& t, int64_t dim, bool keepdim) {
-        return return_type(name,
-                           nogil(t.numel(), [&] { return dim_fn(t, dim, keepdim, Tensor(), Tensor()); }));
+        return return_type(
+            name, nogil(t.numel(), [&] { return dim_fn(t, dim, keepdim, Tensor(), Tensor()); }));
       },
       py::arg("dim"), py::arg("keepdim") = false);
 }
@@ -148,7 +150,8 @@ void init_reductions_scan(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
   m.def("logcumsumexp", lcse_fn, py::arg("input"), py::arg("dim"), py::kw_only(),
         py::arg("out") = py::none());
   cls.def(
-      "logcumsumexp", [lcse_fn](const Tensor& t, int64_t dim) { return lcse_fn(t, dim, py::none()); },
+      "logcumsumexp",
+      [lcse_fn](const Tensor& t, int64_t dim) { return lcse_fn(t, dim, py::none()); },
       py::arg("dim"));
 
   def_median(m, cls, "median", static_cast<MedianAllFn>(&median),

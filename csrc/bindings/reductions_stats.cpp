@@ -16,12 +16,12 @@ struct VarArgs {
 // PyTorch's overloads var(input, dim=None, *, correction=None, keepdim=False),
 // var(input, dim, unbiased, keepdim=False) and var(input, unbiased): a bool in the dim slot is
 // `unbiased`, and unbiased/correction exclude each other.
-VarArgs parse_var_args(py::handle dim, py::handle unbiased, py::handle correction,
-                       const char* op) {
+VarArgs parse_var_args(py::handle dim, py::handle unbiased, py::handle correction, const char* op) {
   VarArgs a;
   if (PyBool_Check(dim.ptr())) {
     if (!unbiased.is_none()) {
-      throw py::type_error(str_cat("[", op, "] received an invalid combination of arguments: "
+      throw py::type_error(str_cat("[", op,
+                                   "] received an invalid combination of arguments: "
                                    "unbiased given twice"));
     }
     unbiased = dim;
@@ -34,7 +34,8 @@ VarArgs parse_var_args(py::handle dim, py::handle unbiased, py::handle correctio
                                    Py_TYPE(unbiased.ptr())->tp_name));
     }
     if (!correction.is_none()) {
-      throw py::type_error(str_cat("[", op, "] received an invalid combination of arguments: "
+      throw py::type_error(str_cat("[", op,
+                                   "] received an invalid combination of arguments: "
                                    "cannot specify both unbiased and correction"));
     }
     a.correction = Scalar(int64_t(unbiased.ptr() == Py_True ? 1 : 0));
@@ -85,7 +86,8 @@ void def_var_mean(py::module_& m, const char* name, VarMeanFnPtr f) {
                 py::handle correction, py::handle out) {
         VarArgs a = parse_var_args(dim, unbiased, correction, name);
         auto [o0, o1] = out_pair(out, name);
-        TensorPair r = nogil(t.numel(), [&] { return f(t, a.dims, a.correction, keepdim, o0, o1); });
+        TensorPair r =
+            nogil(t.numel(), [&] { return f(t, a.dims, a.correction, keepdim, o0, o1); });
         return py::make_tuple(r.first, r.second);  // a plain tuple, as PyTorch
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
@@ -100,16 +102,17 @@ NormOrder parse_norm_order(py::handle p) {
     const std::string s = p.cast<std::string>();
     if (s == "fro") return NormOrder{};
     if (s == "nuc") {
-      throw Error("[norm] p='nuc' (the nuclear norm, a sum of singular values) is a matrix "
-                  "decomposition and is not computed by this reduction; use p='fro' or a "
-                  "numeric p");
+      throw Error(
+          "[norm] p='nuc' (the nuclear norm, a sum of singular values) is a matrix "
+          "decomposition and is not computed by this reduction; use p='fro' or a "
+          "numeric p");
     }
     throw Error("[norm] Order " + s + " not supported.");
   }
   auto s = try_parse_scalar(p);
   if (!s || s->is_complex()) {
-    throw py::type_error(str_cat("[norm] p must be a number, 'fro' or None, not ",
-                                 Py_TYPE(p.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[norm] p must be a number, 'fro' or None, not ", Py_TYPE(p.ptr())->tp_name));
   }
   return NormOrder::from_double(s->to_double());
 }

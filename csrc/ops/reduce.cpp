@@ -68,17 +68,18 @@ Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype
   if (dtype != ScalarType::Undefined) {
     EMBER_CHECK_T(NotImplementedError, is_floating(dtype) || is_complex(dtype), "[", op,
                   "] could not infer output dtype. Optional dtype must be either a floating "
-                  "point or complex dtype. Got: ", dtype_name(dtype));
+                  "point or complex dtype. Got: ",
+                  dtype_name(dtype));
   } else {
     EMBER_CHECK_T(NotImplementedError, t.is_floating_point() || t.is_complex(), "[", op,
                   "] could not infer output dtype. Input dtype must be either a floating point "
-                  "or complex dtype. Got: ", dtype_name(t.dtype()));
+                  "or complex dtype. Got: ",
+                  dtype_name(t.dtype()));
   }
   ScalarType out_dtype = dtype;
   if (out_dtype == ScalarType::Undefined) {
-    out_dtype = out.defined() && (is_floating(out.dtype()) || is_complex(out.dtype()))
-                    ? out.dtype()
-                    : t.dtype();
+    out_dtype = out.defined() && (is_floating(out.dtype()) || is_complex(out.dtype())) ? out.dtype()
+                                                                                       : t.dtype();
   }
   ReduceDims rd = make_reduce_dims(t, dims, op);
   Tensor in = to_dtype(t, out_dtype);

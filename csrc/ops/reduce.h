@@ -47,8 +47,8 @@ TensorPair max(const Tensor& t, int64_t dim, bool keepdim = false, const Tensor&
 TensorPair min(const Tensor& t, int64_t dim, bool keepdim = false, const Tensor& values = {},
                const Tensor& indices = {});
 // (min, max) over all elements (dim nullopt) or along dim.
-TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt,
-                   bool keepdim = false, const Tensor& min_out = {}, const Tensor& max_out = {});
+TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   const Tensor& min_out = {}, const Tensor& max_out = {});
 // dim nullopt: the index into the flattened input.
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
               const Tensor& out = {});
@@ -77,8 +77,7 @@ struct NormOrder {
   static NormOrder from_double(double p);
 };
 Tensor norm(const Tensor& t, NormOrder p = {}, const DimList& dims = std::nullopt,
-            bool keepdim = false, ScalarType dtype = ScalarType::Undefined,
-            const Tensor& out = {});
+            bool keepdim = false, ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
 // log(sum(exp(x))) computed stably; integer inputs give the default float dtype.
 Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim = false,
                  const Tensor& out = {});
@@ -109,11 +108,11 @@ Tensor median(const Tensor& t, const Tensor& out = {});
 Tensor nanmedian(const Tensor& t, const Tensor& out = {});
 TensorPair median(const Tensor& t, int64_t dim, bool keepdim = false, const Tensor& values = {},
                   const Tensor& indices = {});
-TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim = false,
-                     const Tensor& values = {}, const Tensor& indices = {});
+TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim = false, const Tensor& values = {},
+                     const Tensor& indices = {});
 // The smallest of the most frequent values and the last index holding it.
-TensorPair mode(const Tensor& t, int64_t dim = -1, bool keepdim = false,
-                const Tensor& values = {}, const Tensor& indices = {});
+TensorPair mode(const Tensor& t, int64_t dim = -1, bool keepdim = false, const Tensor& values = {},
+                const Tensor& indices = {});
 
 enum class QuantileInterpolation { Linear, Lower, Higher, Midpoint, Nearest };
 QuantileInterpolation parse_quantile_interpolation(const std::string& name, const char* op);

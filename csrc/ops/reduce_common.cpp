@@ -43,7 +43,8 @@ ReduceDims single_reduce_dim(const Tensor& t, int64_t dim, const char* op) {
 void check_reduction_nonempty(const Tensor& t, const ReduceDims& dims, const char* op,
                               const char* what) {
   if (t.numel() != 0) return;
-  EMBER_CHECK(dims.specified, "[", op, "] ", what, ": Expected reduction dim to be specified for "
+  EMBER_CHECK(dims.specified, "[", op, "] ", what,
+              ": Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
   for (int64_t d = 0; d < t.dim(); ++d) {
     EMBER_CHECK_T(IndexError, !(dims.mask[d] && t.size(d) == 0), "[", op, "] ", what,
@@ -54,8 +55,10 @@ void check_reduction_nonempty(const Tensor& t, const ReduceDims& dims, const cha
 DimVector reduced_shape(IntArrayRef sizes, const ReduceDims& dims, bool keepdim) {
   DimVector shape;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (!dims.mask[d]) shape.push_back(sizes[d]);
-    else if (keepdim) shape.push_back(1);
+    if (!dims.mask[d])
+      shape.push_back(sizes[d]);
+    else if (keepdim)
+      shape.push_back(1);
   }
   return shape;
 }
@@ -118,8 +121,7 @@ Tensor finish_one(const Tensor& result, const Tensor& out, bool copy) {
 }  // namespace
 
 Reduction make_reduction(const Tensor& in, const ReduceDims& dims, bool keepdim,
-                         ScalarType out_dtype, const char* op, const Tensor& out,
-                         bool cast_out) {
+                         ScalarType out_dtype, const char* op, const Tensor& out, bool cast_out) {
   Reduction r;
   r.out = out;
   r.result = prepare_output(in, dims, keepdim, out_dtype, out, cast_out, op, &r.copy_out);
@@ -134,9 +136,9 @@ Reduction make_reduction(const Tensor& in, const ReduceDims& dims, bool keepdim,
   return r;
 }
 
-Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim,
-                          ScalarType dtype0, ScalarType dtype1, const char* op,
-                          const Tensor& out0, const Tensor& out1, bool cast_out) {
+Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim, ScalarType dtype0,
+                          ScalarType dtype1, const char* op, const Tensor& out0, const Tensor& out1,
+                          bool cast_out) {
   Reduction r;
   r.out = out0;
   r.out2 = out1;

@@ -52,10 +52,9 @@ Reduction make_reduction(const Tensor& in, const ReduceDims& dims, bool keepdim,
                          ScalarType out_dtype, const char* op, const Tensor& out = {},
                          bool cast_out = false);
 // Two outputs (values + indices, min + max, var + mean), both shaped like the result.
-Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim,
-                          ScalarType dtype0, ScalarType dtype1, const char* op,
-                          const Tensor& out0 = {}, const Tensor& out1 = {},
-                          bool cast_out = false);
+Reduction make_reduction2(const Tensor& in, const ReduceDims& dims, bool keepdim, ScalarType dtype0,
+                          ScalarType dtype1, const char* op, const Tensor& out0 = {},
+                          const Tensor& out1 = {}, bool cast_out = false);
 // The first output, keepdim-squeezed, or the out= tensor holding it.
 Tensor finish_reduction(const Reduction& r, const ReduceDims& dims, bool keepdim,
                         const Tensor& out = {});

@@ -56,9 +56,8 @@ EMBER_DECLARE_STUB(cummaxmin_stub, CumMaxMinFn);
 using MedianFn = void (*)(TensorIterator& iter, const DimWalk& walk, bool ignore_nan);
 using ModeFn = void (*)(TensorIterator& iter, const DimWalk& walk);
 // One output whose leading q dim has byte stride q_stride; q values in [0, 1].
-using QuantileFn = void (*)(TensorIterator& iter, const DimWalk& walk,
-                            const std::vector<double>& q, int64_t q_stride,
-                            QuantileInterpolation interpolation, bool ignore_nan);
+using QuantileFn = void (*)(TensorIterator& iter, const DimWalk& walk, const std::vector<double>& q,
+                            int64_t q_stride, QuantileInterpolation interpolation, bool ignore_nan);
 EMBER_DECLARE_STUB(median_stub, MedianFn);
 EMBER_DECLARE_STUB(mode_stub, ModeFn);
 EMBER_DECLARE_STUB(quantile_stub, QuantileFn);

@@ -15,9 +15,8 @@ Tensor logical(const char* op, bool is_all, const Tensor& t, const DimList& dims
   // uint8 inputs give uint8 results (PyTorch keeps that for backward compatibility).
   ScalarType result = t.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
   if (out.defined()) {
-    EMBER_CHECK(out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::UInt8, "[", op,
-                "] ", op, " only supports bool tensor for result, got: ",
-                dtype_name(out.dtype()));
+    EMBER_CHECK(out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::UInt8, "[", op, "] ",
+                op, " only supports bool tensor for result, got: ", dtype_name(out.dtype()));
     result = out.dtype();
   }
   ReduceDims rd = make_reduce_dims(t, dims, op, /*empty_means_all=*/false);

@@ -16,9 +16,11 @@ namespace {
 
 void check_same_out_dtype(const Tensor& t, const Tensor& out, const char* op) {
   if (!out.defined()) return;
-  EMBER_CHECK(out.dtype() == t.dtype(), "[", op, "] Expected the dtype for input and out to "
-              "match, but got ", dtype_name(t.dtype()), " for input's dtype and ",
-              dtype_name(out.dtype()), " for out's dtype.");
+  EMBER_CHECK(out.dtype() == t.dtype(), "[", op,
+              "] Expected the dtype for input and out to "
+              "match, but got ",
+              dtype_name(t.dtype()), " for input's dtype and ", dtype_name(out.dtype()),
+              " for out's dtype.");
 }
 
 Tensor extremum(const char* op, const char* what, MinMaxKind kind, const Tensor& t,
@@ -64,7 +66,8 @@ Tensor arg_extremum(const char* op, bool is_max, const Tensor& t, std::optional<
     return finish_reduction(r, rd, keepdim);
   }
   // dim=None: the index into the flattened input; keepdim keeps every dim as size 1.
-  EMBER_CHECK_T(IndexError, t.numel() != 0, "[", op, "] ", op, "(): Expected reduction dim to "
+  EMBER_CHECK_T(IndexError, t.numel() != 0, "[", op, "] ", op,
+                "(): Expected reduction dim to "
                 "be specified for input.numel() == 0.");
   Tensor flat = reshape(t, {-1});
   ReduceDims rd = single_reduce_dim(flat, 0, op);
@@ -106,13 +109,14 @@ TensorPair min(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
   return extremum_dim("min", false, t, dim, keepdim, values, indices);
 }
 
-TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim,
-                   const Tensor& min_out, const Tensor& max_out) {
+TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, const Tensor& min_out,
+                   const Tensor& max_out) {
   const char* op = "aminmax";
   EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op, "] aminmax not implemented for ",
                 dtype_name(t.dtype()));
   ReduceDims rd = dim ? single_reduce_dim(t, *dim, op) : make_reduce_dims(t, std::nullopt, op);
-  EMBER_CHECK(dim || t.numel() != 0, "[", op, "] aminmax(): cannot compute aminmax over an empty "
+  EMBER_CHECK(dim || t.numel() != 0, "[", op,
+              "] aminmax(): cannot compute aminmax over an empty "
               "dimension as the operation has no identity.");
   check_reduction_nonempty(t, rd, op, "aminmax");
   check_same_out_dtype(t, min_out, op);

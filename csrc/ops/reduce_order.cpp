@@ -27,8 +27,8 @@ void check_real(const Tensor& t, const char* op, bool allow_bool) {
 
 // An output of a dim-wise order statistic: `out` resized to the result shape, or a new tensor.
 // Returns it together with the keepdim-shaped view the kernel writes.
-std::pair<Tensor, Tensor> dim_output(const Tensor& in, int64_t dim, bool keepdim,
-                                     ScalarType dtype, const Tensor& out, const char* op) {
+std::pair<Tensor, Tensor> dim_output(const Tensor& in, int64_t dim, bool keepdim, ScalarType dtype,
+                                     const Tensor& out, const char* op) {
   DimVector keep_shape(in.sizes());
   keep_shape[dim] = 1;
   DimVector shape = keep_shape;
@@ -55,8 +55,8 @@ TensorPair dim_statistic(const char* op, const Tensor& t, int64_t dim, bool keep
   const int64_t d = wrap_dim(dim, t.dim(), op);
   Tensor in = t.dim() == 0 ? reshape(t, {1}) : t;
   const bool kd = keepdim || t.dim() == 0;
-  EMBER_CHECK_T(IndexError, in.size(d) != 0, "[", op, "] ", op,
-                "(): Expected reduction dim ", d, " to have non-zero size.");
+  EMBER_CHECK_T(IndexError, in.size(d) != 0, "[", op, "] ", op, "(): Expected reduction dim ", d,
+                " to have non-zero size.");
   check_dtype();
   auto [v, vk] = dim_output(in, d, kd, t.dtype(), values, op);
   auto [i, ik] = dim_output(in, d, kd, ScalarType::Int64, indices, op);
@@ -110,21 +110,21 @@ Tensor median_all(const char* op, bool ignore_nan, const Tensor& t, const Tensor
   return out;
 }
 
-TensorPair median_dim(const char* op, bool ignore_nan, const Tensor& t, int64_t dim,
-                      bool keepdim, const Tensor& values, const Tensor& indices) {
-  return dim_statistic(op, t, dim, keepdim, values, indices,
-                       [&] { check_real(t, op, /*allow_bool=*/false); },
-                       [&](TensorIterator& iter, const DimWalk& walk) {
-                         median_stub(t.device(), iter, walk, ignore_nan);
-                       });
+TensorPair median_dim(const char* op, bool ignore_nan, const Tensor& t, int64_t dim, bool keepdim,
+                      const Tensor& values, const Tensor& indices) {
+  return dim_statistic(
+      op, t, dim, keepdim, values, indices, [&] { check_real(t, op, /*allow_bool=*/false); },
+      [&](TensorIterator& iter, const DimWalk& walk) {
+        median_stub(t.device(), iter, walk, ignore_nan);
+      });
 }
 
-Tensor quantile_impl(const char* op, bool ignore_nan, const Tensor& t,
-                     const std::vector<double>& q, bool q_is_vector, std::optional<int64_t> dim,
-                     bool keepdim, QuantileInterpolation mode, const Tensor& out) {
+Tensor quantile_impl(const char* op, bool ignore_nan, const Tensor& t, const std::vector<double>& q,
+                     bool q_is_vector, std::optional<int64_t> dim, bool keepdim,
+                     QuantileInterpolation mode, const Tensor& out) {
   EMBER_CHECK(t.numel() > 0, "[", op, "] ", op, "() input tensor must be non-empty");
-  EMBER_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, "[", op,
-              "] ", op, "() input tensor must be either float or double dtype");
+  EMBER_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, "[", op, "] ",
+              op, "() input tensor must be either float or double dtype");
   if (out.defined()) {
     EMBER_CHECK(out.dtype() == t.dtype(), "[", op, "] ", op,
                 "() out tensor must be same dtype as the input tensor");
@@ -137,8 +137,10 @@ Tensor quantile_impl(const char* op, bool ignore_nan, const Tensor& t,
   DimVector out_shape;
   if (dim && t.dim() > 0) {
     out_shape = DimVector(t.sizes());
-    if (keepdim) out_shape[d] = 1;
-    else out_shape.erase(d);
+    if (keepdim)
+      out_shape[d] = 1;
+    else
+      out_shape.erase(d);
   } else if (keepdim) {
     out_shape = DimVector(static_cast<size_t>(t.dim()), 1);
   }
@@ -167,8 +169,8 @@ Tensor quantile_impl(const char* op, bool ignore_nan, const Tensor& t,
 
 std::vector<double> q_values(const Tensor& t, const Tensor& q, const char* op) {
   EMBER_CHECK(q.dim() <= 1, "[", op, "] ", op, "() q must be a scalar or 1D tensor");
-  EMBER_CHECK(t.numel() == 0 || !(t.dtype() == ScalarType::Float32 ||
-                                  t.dtype() == ScalarType::Float64) ||
+  EMBER_CHECK(t.numel() == 0 ||
+                  !(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64) ||
                   q.dtype() == t.dtype(),
               "[", op, "] ", op, "() q tensor must be same dtype as the input tensor");
   Tensor qd = contiguous(to_dtype(q, ScalarType::Float64));
@@ -179,14 +181,15 @@ std::vector<double> q_values(const Tensor& t, const Tensor& q, const char* op) {
 Tensor quantile_scalar(const char* op, bool ignore_nan, const Tensor& t, double q,
                        std::optional<int64_t> dim, bool keepdim, QuantileInterpolation mode,
                        const Tensor& out) {
-  EMBER_CHECK(q >= 0 && q <= 1, "[", op, "] ", op, "() q must be in the range [0, 1] but got ",
-              q);
+  EMBER_CHECK(q >= 0 && q <= 1, "[", op, "] ", op, "() q must be in the range [0, 1] but got ", q);
   return quantile_impl(op, ignore_nan, t, {q}, false, dim, keepdim, mode, out);
 }
 
 }  // namespace
 
-Tensor median(const Tensor& t, const Tensor& out) { return median_all("median", false, t, out); }
+Tensor median(const Tensor& t, const Tensor& out) {
+  return median_all("median", false, t, out);
+}
 
 Tensor nanmedian(const Tensor& t, const Tensor& out) {
   return median_all("nanmedian", true, t, out);
@@ -204,14 +207,13 @@ TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v
 
 TensorPair mode(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                 const Tensor& indices) {
-  return dim_statistic("mode", t, dim, keepdim, values, indices,
-                       [&] {
-                         // PyTorch skips the dtype check for empty and 0-d inputs.
-                         if (t.numel() != 0 && t.dim() != 0) check_real(t, "mode", true);
-                       },
-                       [&](TensorIterator& iter, const DimWalk& walk) {
-                         mode_stub(t.device(), iter, walk);
-                       });
+  return dim_statistic(
+      "mode", t, dim, keepdim, values, indices,
+      [&] {
+        // PyTorch skips the dtype check for empty and 0-d inputs.
+        if (t.numel() != 0 && t.dim() != 0) check_real(t, "mode", true);
+      },
+      [&](TensorIterator& iter, const DimWalk& walk) { mode_stub(t.device(), iter, walk); });
 }
 
 QuantileInterpolation parse_quantile_interpolation(const std::string& name, const char* op) {
@@ -220,16 +222,18 @@ QuantileInterpolation parse_quantile_interpolation(const std::string& name, cons
   if (name == "higher") return QuantileInterpolation::Higher;
   if (name == "midpoint") return QuantileInterpolation::Midpoint;
   if (name == "nearest") return QuantileInterpolation::Nearest;
-  EMBER_THROW(Error, "[", op, "] ", op, "() interpolation must be one of linear, lower, higher, "
-              "midpoint or nearest, but got ", name);
+  EMBER_THROW(Error, "[", op, "] ", op,
+              "() interpolation must be one of linear, lower, higher, "
+              "midpoint or nearest, but got ",
+              name);
 }
 
 Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation, const Tensor& out) {
   const char* op = "quantile";
   EMBER_CHECK(t.numel() > 0, "[", op, "] ", op, "() input tensor must be non-empty");
-  return quantile_impl(op, false, t, q_values(t, q, op), q.dim() == 1, dim, keepdim,
-                       interpolation, out);
+  return quantile_impl(op, false, t, q_values(t, q, op), q.dim() == 1, dim, keepdim, interpolation,
+                       out);
 }
 
 Tensor quantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,
@@ -241,8 +245,8 @@ Tensor nanquantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim,
                    QuantileInterpolation interpolation, const Tensor& out) {
   const char* op = "nanquantile";
   EMBER_CHECK(t.numel() > 0, "[", op, "] ", op, "() input tensor must be non-empty");
-  return quantile_impl(op, true, t, q_values(t, q, op), q.dim() == 1, dim, keepdim,
-                       interpolation, out);
+  return quantile_impl(op, true, t, q_values(t, q, op), q.dim() == 1, dim, keepdim, interpolation,
+                       out);
 }
 
 Tensor nanquantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,

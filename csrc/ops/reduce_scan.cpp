@@ -18,7 +18,9 @@ EMBER_DEFINE_STUB(cummaxmin_stub, CumMaxMinFn);
 namespace {
 
 // A 0-d tensor scans as a 1-element 1-d one.
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? reshape(t, {1}) : t; }
+Tensor as_1d(const Tensor& t) {
+  return t.dim() == 0 ? reshape(t, {1}) : t;
+}
 
 // The tensor a scan writes: `out` (resized to the input's shape) or a new one.
 Tensor scan_output(const Tensor& t, ScalarType dtype, const Tensor& out, const char* op) {
@@ -32,12 +34,12 @@ Tensor scan_output(const Tensor& t, ScalarType dtype, const Tensor& out, const c
 
 using ScanStub = DispatchStub<ScanFn>;
 
-Tensor cum_op(const char* op, const ScanStub& stub, const Tensor& t, int64_t dim,
-              ScalarType dtype, const Tensor& out) {
+Tensor cum_op(const char* op, const ScanStub& stub, const Tensor& t, int64_t dim, ScalarType dtype,
+              const Tensor& out) {
   const int64_t d = wrap_dim(dim, t.dim(), op);
   ScalarType result = dtype;
   if (result == ScalarType::Undefined) {
-    result = out.defined() ? out.dtype()
+    result = out.defined()                                   ? out.dtype()
              : is_integral(t.dtype(), /*include_bool=*/true) ? ScalarType::Int64
                                                              : t.dtype();
   }

@@ -90,24 +90,29 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
     EMBER_CHECK(!t.is_complex() || is_complex(dtype), "[", op,
                 "] dtype should be complex for complex inputs, but got ", dtype_name(dtype));
     EMBER_CHECK(promote_types(t.dtype(), dtype) == dtype, "[", op, "] the dtype of the input (",
-                dtype_name(t.dtype()), ") should be convertible without narrowing to the "
-                "specified dtype (", dtype_name(dtype), ")");
+                dtype_name(t.dtype()),
+                ") should be convertible without narrowing to the "
+                "specified dtype (",
+                dtype_name(dtype), ")");
   }
   EMBER_CHECK(!std::isnan(p.p), "[", op, "] the order of the norm must not be nan");
   if (p.kind == NormOrder::Kind::Fro && dims) {
-    EMBER_CHECK(dims->size() <= 2, "[", op, "] the Frobenius norm takes one or two dims (a "
-                "matrix norm), but got ", dims->size());
+    EMBER_CHECK(dims->size() <= 2, "[", op,
+                "] the Frobenius norm takes one or two dims (a "
+                "matrix norm), but got ",
+                dims->size());
   }
   ReduceDims rd = make_reduce_dims(t, dims, op);
   if (p.kind == NormOrder::Kind::Inf || p.kind == NormOrder::Kind::NegInf) {
     // max/min have no identity: PyTorch refuses an empty reduction here.
     EMBER_CHECK(t.numel() != 0 || !rd.all || rd.specified, "[", op, "] cannot compute the ",
-                p.kind == NormOrder::Kind::Inf ? "inf" : "-inf", " norm on an empty tensor "
+                p.kind == NormOrder::Kind::Inf ? "inf" : "-inf",
+                " norm on an empty tensor "
                 "because the operation does not have an identity");
     for (int64_t d = 0; d < t.dim(); ++d) {
       EMBER_CHECK(!(rd.mask[d] && t.size(d) == 0), "[", op, "] cannot compute the ",
-                  p.kind == NormOrder::Kind::Inf ? "inf" : "-inf", " norm on the dimension ",
-                  d, " because this dimension is empty and the operation does not have an "
+                  p.kind == NormOrder::Kind::Inf ? "inf" : "-inf", " norm on the dimension ", d,
+                  " because this dimension is empty and the operation does not have an "
                   "identity");
     }
   }
@@ -121,9 +126,9 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
 Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
   const char* op = "logsumexp";
   if (out.defined()) {
-    EMBER_CHECK(is_floating(out.dtype()) || is_complex(out.dtype()), "[", op,
-                "] Expected floating point type for result tensor, but got: ",
-                dtype_name(out.dtype()));
+    EMBER_CHECK(
+        is_floating(out.dtype()) || is_complex(out.dtype()), "[", op,
+        "] Expected floating point type for result tensor, but got: ", dtype_name(out.dtype()));
   }
   // Integers and bool compute in the default float dtype, as PyTorch.
   Tensor in = t.is_floating_point() || t.is_complex() ? t : to_dtype(t, default_dtype());

@@ -51,7 +51,9 @@ def _structseq(name: str, fields: tuple[str, ...]) -> type:
         "n_unnamed_fields": 0,
     }
     for i, f in enumerate(fields):
-        namespace[f] = property(lambda self, i=i: tuple.__getitem__(self, i), doc=f"Alias for field {i}")
+        namespace[f] = property(
+            lambda self, i=i: tuple.__getitem__(self, i), doc=f"Alias for field {i}"
+        )
     return type(name, (tuple,), namespace)
 
 

@@ -81,7 +81,9 @@ def compare(tr, er, what):
     assert str(er.dtype).split(".")[-1] == str(tr.dtype).split(".")[-1], (
         f"{what}: dtype {er.dtype} vs torch {tr.dtype}"
     )
-    assert tuple(er.shape) == tuple(tr.shape), f"{what}: shape {tuple(er.shape)} vs {tuple(tr.shape)}"
+    assert tuple(er.shape) == tuple(tr.shape), (
+        f"{what}: shape {tuple(er.shape)} vs {tuple(tr.shape)}"
+    )
     a, b = to_np(tr), to_np(er)
     if a.dtype.kind == "c":  # compare parts: inf + 1j vs inf + 1.0000001j must pass
         a, b = np.stack([a.real, a.imag]), np.stack([b.real, b.imag])
@@ -95,6 +97,9 @@ def compare(tr, er, what):
 
 
 def run_case(fn_t, fn_e, what):
+    """fn_t / fn_e: (callable, args, kwargs) for torch and ember."""
+    fn_t = _bind(*fn_t)
+    fn_e = _bind(*fn_e)
     try:
         tr = fn_t()
     except Exception as ex:  # noqa: BLE001
@@ -106,6 +111,10 @@ def run_case(fn_t, fn_e, what):
         return
     er = fn_e()
     compare(tr, er, what)
+
+
+def _bind(f, args, kwargs):
+    return lambda: f(*args, **kwargs)
 
 
 def dims_for(ndim):
@@ -182,8 +191,8 @@ def test_dim_list_ops(name, variants, dtype):
             if dim is not None:
                 kwargs["dim"] = dim
             what = f"{name}({shape}, {dtype}, {layout}, {kwargs})"
-            run_case(lambda: getattr(torch, name)(t, **kwargs),
-                     lambda: getattr(ember, name)(e, **kwargs), what)
+            run_case((getattr(torch, name), (t,), kwargs), (getattr(ember, name), (e,), kwargs),
+                     what)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -197,8 +206,8 @@ def test_single_dim_ops(name, variants, dtype):
         t, e = both(make_data(shape, dtype, rng, special), dtype, layout)
         for dim, kw in itertools.product(single_dims(len(shape)), variants):
             what = f"{name}({shape}, {dtype}, {layout}, dim={dim}, {kw})"
-            run_case(lambda: getattr(torch, name)(t, dim, **kw),
-                     lambda: getattr(ember, name)(e, dim, **kw), what)
+            run_case((getattr(torch, name), (t, dim), kw), (getattr(ember, name), (e, dim), kw),
+                     what)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -209,7 +218,7 @@ def test_all_element_ops(name, dtype):
         if special and dtype not in ("float32", "float64"):
             continue
         t, e = both(make_data(shape, dtype, rng, special), dtype)
-        run_case(lambda: getattr(torch, name)(t), lambda: getattr(ember, name)(e),
+        run_case((getattr(torch, name), (t,), {}), (getattr(ember, name), (e,), {}),
                  f"{name}({shape}, {dtype}, special={special})")
 
 
@@ -227,13 +236,9 @@ def test_quantile(name, dtype):
             qt = torch.tensor(q, dtype=t.dtype) if isinstance(q, list) else q
             qe = ember.tensor(q, dtype=e.dtype) if isinstance(q, list) else q
             what = f"{name}({shape}, q={q}, dim={dim}, keepdim={keepdim}, {interp})"
-            run_case(
-                lambda: getattr(torch, name)(t, qt, dim=dim, keepdim=keepdim,
-                                             interpolation=interp),
-                lambda: getattr(ember, name)(e, qe, dim=dim, keepdim=keepdim,
-                                             interpolation=interp),
-                what,
-            )
+            kw = {"dim": dim, "keepdim": keepdim, "interpolation": interp}
+            run_case((getattr(torch, name), (t, qt), kw), (getattr(ember, name), (e, qe), kw),
+                     what)
 
 
 def test_dtype_argument():
@@ -245,8 +250,8 @@ def test_dtype_argument():
             for dim in ([None, 1] if name not in ("cumsum", "cumprod") else [1]):
                 kw = {"dtype": td} if dim is None else {"dim": dim, "dtype": td}
                 kwe = {"dtype": ed} if dim is None else {"dim": dim, "dtype": ed}
-                run_case(lambda: getattr(torch, name)(t, **kw),
-                         lambda: getattr(ember, name)(e, **kwe), f"{name}({src}, {kw})")
+                run_case((getattr(torch, name), (t,), kw), (getattr(ember, name), (e,), kwe),
+                         f"{name}({src}, {kw})")
         if src in ("float32", "float64", "complex64"):
-            run_case(lambda: torch.norm(t, dtype=td), lambda: ember.norm(e, dtype=ed),
+            run_case((torch.norm, (t,), {"dtype": td}), (ember.norm, (e,), {"dtype": ed}),
                      f"norm({src}, dtype={dst})")

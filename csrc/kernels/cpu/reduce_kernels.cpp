@@ -1,7 +1,7 @@
 // Sum, mean, nansum, prod and element counts.
+#include "ops/reduce_kernels.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
-#include "ops/reduce_kernels.h"
 
 namespace ember {
 namespace {
@@ -17,9 +17,8 @@ void sum_impl(TensorIterator& iter) {
 void sum_kernel(TensorIterator& iter) {
   const ScalarType in = iter.dtype(1), out = iter.dtype(0);
   if (out == ScalarType::Int64 && is_integral(in, /*include_bool=*/true)) {
-    dispatch_dtype<kIntegralAndBool>(in, "sum", [&](auto tag) {
-      sum_impl<typename decltype(tag)::type, int64_t>(iter);
-    });
+    dispatch_dtype<kIntegralAndBool>(
+        in, "sum", [&](auto tag) { sum_impl<typename decltype(tag)::type, int64_t>(iter); });
     return;
   }
   dispatch_dtype<kAllTypes>(in, "sum", [&](auto tag) {

@@ -43,7 +43,8 @@ Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
   if (stride != static_cast<int64_t>(sizeof(In))) {
     // Strided runs are rare and memory-bound: a pairwise split keeps them accurate.
     if (n <= kBlock) {
-      for (int64_t i = 0; i < n; ++i) lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
+      for (int64_t i = 0; i < n; ++i)
+        lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
     } else {
       const int64_t half = n / 2;
       return cascade_sum<Acc, In>(in, stride, half, map) +
@@ -216,7 +217,9 @@ inline int64_t chunk_begin(int64_t n, int64_t nchunks, int64_t c) {
   return (n / nchunks) * c + std::min(c, n % nchunks);
 }
 
-inline int usable_threads() { return in_parallel_region() ? 1 : get_num_threads(); }
+inline int usable_threads() {
+  return in_parallel_region() ? 1 : get_num_threads();
+}
 
 template <typename Ops>
 void write_out(const Ops& ops, const ReduceGeometry& g, int64_t off0, int64_t off1,
@@ -285,7 +288,8 @@ void reduce_inner(const Ops& ops, const ReduceGeometry& g) {
     Walker w(g.keep_sizes, {&g.keep_in, &g.keep_out[0], &g.keep_out[1]});
     w.seek(b);
     for (int64_t k = b; k < e; ++k, w.next()) {
-      write_out(ops, g, w.offset(1), w.offset(2), reduce_range(ops, g, g.in + w.offset(0), 0, g.n_red));
+      write_out(ops, g, w.offset(1), w.offset(2),
+                reduce_range(ops, g, g.in + w.offset(0), 0, g.n_red));
     }
   });
 }
@@ -294,8 +298,8 @@ void reduce_inner(const Ops& ops, const ReduceGeometry& g) {
 // into acc[0, len), which the caller has set to identity. Floating sums fold 64-row chunks and
 // merge the chunks pairwise.
 template <typename Ops>
-void fold_strip(const Ops& ops, const ReduceGeometry& g, const char* base, int64_t si,
-                int64_t len, typename Ops::acc_t* acc, int64_t r0, int64_t r1,
+void fold_strip(const Ops& ops, const ReduceGeometry& g, const char* base, int64_t si, int64_t len,
+                typename Ops::acc_t* acc, int64_t r0, int64_t r1,
                 AccBuffer<typename Ops::acc_t>& scratch) {
   using A = typename Ops::acc_t;
   constexpr int64_t kChunkRows = 64;
@@ -335,7 +339,7 @@ void fold_strip(const Ops& ops, const ReduceGeometry& g, const char* base, int64
 // How the outer plan splits keep dim 0 (length m) into strips of `width` accumulators.
 struct StripPlan {
   int64_t m = 0, n_outer = 0, width = 0, nstrips = 0, ntasks = 0;
-  bool big = false;        // worth running on several threads
+  bool big = false;         // worth running on several threads
   bool split_rows = false;  // too few strips to share: threads split the reduced rows instead
   DimVector outer_sizes, outer_in, outer_o0, outer_o1;  // keep dims 1.. (strides in bytes)
 };
@@ -459,7 +463,8 @@ struct ReduceOpsBase {
       const In* __restrict x = reinterpret_cast<const In*>(row);
       for (int64_t j = 0; j < n; ++j) acc[j] = d.fold(acc[j], x[j]);
     } else {
-      for (int64_t j = 0; j < n; ++j) acc[j] = d.fold(acc[j], *reinterpret_cast<const In*>(row + j * stride));
+      for (int64_t j = 0; j < n; ++j)
+        acc[j] = d.fold(acc[j], *reinterpret_cast<const In*>(row + j * stride));
     }
   }
 

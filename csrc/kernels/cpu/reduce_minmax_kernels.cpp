@@ -31,9 +31,15 @@ void minmax_kernel(TensorIterator& iter, MinMaxKind kind) {
   dispatch_dtype<kRealAndBool>(iter.dtype(iter.noutputs()), "amax", [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (kind) {
-      case MinMaxKind::Max: run_reduction(iter, ExtremumOps<T, true>{}); break;
-      case MinMaxKind::Min: run_reduction(iter, ExtremumOps<T, false>{}); break;
-      case MinMaxKind::MinMax: run_reduction(iter, MinMaxOps<T>{}); break;
+      case MinMaxKind::Max:
+        run_reduction(iter, ExtremumOps<T, true>{});
+        break;
+      case MinMaxKind::Min:
+        run_reduction(iter, ExtremumOps<T, false>{});
+        break;
+      case MinMaxKind::MinMax:
+        run_reduction(iter, MinMaxOps<T>{});
+        break;
     }
   });
 }
@@ -107,8 +113,8 @@ ArgResult<T> arg_run(const char* p, int64_t stride, int64_t n) {
 
 // Folds rows [r0, r1) of a strip into (vals, idx); r0 == 0 initialises from the first row.
 template <typename T, bool IsMax>
-void arg_rows(const char* base, int64_t row_stride, int64_t si, int64_t len, int64_t r0,
-              int64_t r1, acc_type<T>* __restrict vals, int64_t* __restrict idx) {
+void arg_rows(const char* base, int64_t row_stride, int64_t si, int64_t len, int64_t r0, int64_t r1,
+              acc_type<T>* __restrict vals, int64_t* __restrict idx) {
   using A = acc_type<T>;
   for (int64_t r = r0; r < r1; ++r) {
     const char* row = base + r * row_stride;
@@ -201,7 +207,8 @@ void arg_reduce_impl(TensorIterator& iter) {
   const DimVector& outer_ox = io == 0 ? sp.outer_o0 : sp.outer_o1;
   auto write_strip = [&](int64_t off_v, int64_t off_i, int64_t j0, int64_t len, const A* vals,
                          const int64_t* idx) {
-    for (int64_t j = 0; j < len; ++j) store(off_v + (j0 + j) * sv, off_i + (j0 + j) * sx, vals[j], idx[j]);
+    for (int64_t j = 0; j < len; ++j)
+      store(off_v + (j0 + j) * sv, off_i + (j0 + j) * sx, vals[j], idx[j]);
   };
   if (sp.split_rows) {
     const int64_t nchunks = std::min<int64_t>(nt, R);
@@ -213,10 +220,9 @@ void arg_reduce_impl(TensorIterator& iter) {
         w.seek(0);
         for (int64_t o = 0; o < sp.n_outer; ++o, w.next()) {
           const size_t at = static_cast<size_t>(c * g.n_keep + o * sp.m);
-          arg_rows<T, IsMax>(g.in + w.offset(0), rs, si, sp.m,
-                             reduce_detail::chunk_begin(R, nchunks, c),
-                             reduce_detail::chunk_begin(R, nchunks, c + 1), vals.data() + at,
-                             idx.data() + at);
+          arg_rows<T, IsMax>(
+              g.in + w.offset(0), rs, si, sp.m, reduce_detail::chunk_begin(R, nchunks, c),
+              reduce_detail::chunk_begin(R, nchunks, c + 1), vals.data() + at, idx.data() + at);
         }
       }
     });
@@ -232,8 +238,7 @@ void arg_reduce_impl(TensorIterator& iter) {
     Walker w(sp.outer_sizes, {&sp.outer_o0, &outer_ox});
     w.seek(0);
     for (int64_t o = 0; o < sp.n_outer; ++o, w.next()) {
-      write_strip(w.offset(0), w.offset(1), 0, sp.m, vals.data() + o * sp.m,
-                  idx.data() + o * sp.m);
+      write_strip(w.offset(0), w.offset(1), 0, sp.m, vals.data() + o * sp.m, idx.data() + o * sp.m);
     }
     return;
   }
@@ -246,8 +251,7 @@ void arg_reduce_impl(TensorIterator& iter) {
       const int64_t o = t / sp.nstrips, j0 = (t % sp.nstrips) * sp.width;
       const int64_t len = std::min(sp.width, sp.m - j0);
       w.seek(o);
-      arg_rows<T, IsMax>(g.in + w.offset(0) + j0 * si, rs, si, len, 0, R, vals.data(),
-                         idx.data());
+      arg_rows<T, IsMax>(g.in + w.offset(0) + j0 * si, rs, si, len, 0, R, vals.data(), idx.data());
       write_strip(w.offset(1), w.offset(2), j0, len, vals.data(), idx.data());
     }
   });

@@ -141,10 +141,17 @@ void quantile_impl(TensorIterator& iter, const DimWalk& walk, const std::vector<
         rank = has_nan ? static_cast<double>(size - 1) : q * static_cast<double>(size - 1);
       }
       switch (mode) {
-        case QuantileInterpolation::Lower: rank = std::floor(rank); break;
-        case QuantileInterpolation::Higher: rank = std::ceil(rank); break;
-        case QuantileInterpolation::Nearest: rank = std::nearbyint(rank); break;  // half-even
-        default: break;
+        case QuantileInterpolation::Lower:
+          rank = std::floor(rank);
+          break;
+        case QuantileInterpolation::Higher:
+          rank = std::ceil(rank);
+          break;
+        case QuantileInterpolation::Nearest:
+          rank = std::nearbyint(rank);
+          break;  // half-even
+        default:
+          break;
       }
       const int64_t below = static_cast<int64_t>(rank);
       T result = line[below];

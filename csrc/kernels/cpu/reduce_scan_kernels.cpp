@@ -97,8 +97,12 @@ void cum_kernel(TensorIterator& iter, const DimWalk& walk) {
   });
 }
 
-void cumsum_kernel(TensorIterator& iter, const DimWalk& walk) { cum_kernel<false>(iter, walk); }
-void cumprod_kernel(TensorIterator& iter, const DimWalk& walk) { cum_kernel<true>(iter, walk); }
+void cumsum_kernel(TensorIterator& iter, const DimWalk& walk) {
+  cum_kernel<false>(iter, walk);
+}
+void cumprod_kernel(TensorIterator& iter, const DimWalk& walk) {
+  cum_kernel<true>(iter, walk);
+}
 
 // log(1 + z) without cancellation for small |z| (std has no complex log1p).
 template <typename R>

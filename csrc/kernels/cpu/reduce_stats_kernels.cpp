@@ -157,11 +157,13 @@ void norm_impl(TensorIterator& iter, NormOrder p) {
   using K = NormOrder::Kind;
   switch (p.kind) {
     case K::Fro:
-      run_map_sum<T, R, Out>(iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
-                             [](R a) { return convert<Out>(std::sqrt(a)); });
+      run_map_sum<T, R, Out>(
+          iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
+          [](R a) { return convert<Out>(std::sqrt(a)); });
       return;
     case K::Zero:
-      run_map_sum<T, R, Out>(iter, [](T x) { return R(convert<bool>(x)); }, out);
+      run_map_sum<T, R, Out>(
+          iter, [](T x) { return R(convert<bool>(x)); }, out);
       return;
     case K::Inf:
       run_reduction(iter, AbsExtremumOps<T, true, Out>{});
@@ -171,23 +173,25 @@ void norm_impl(TensorIterator& iter, NormOrder p) {
       return;
     case K::P:
       if (p.p == 1.0) {
-        run_map_sum<T, R, Out>(iter, [](T x) { return abs_of(x); }, out);
+        run_map_sum<T, R, Out>(
+            iter, [](T x) { return abs_of(x); }, out);
       } else if (p.p == 2.0) {
-        run_map_sum<T, R, Out>(iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
-                               [](R a) { return convert<Out>(std::sqrt(a)); });
+        run_map_sum<T, R, Out>(
+            iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
+            [](R a) { return convert<Out>(std::sqrt(a)); });
       } else {
         const R e = static_cast<R>(p.p), inv = static_cast<R>(1.0 / p.p);
-        run_map_sum<T, R, Out>(iter, [e](T x) { return std::pow(abs_of(x), e); },
-                               [inv](R a) { return convert<Out>(std::pow(a, inv)); });
+        run_map_sum<T, R, Out>(
+            iter, [e](T x) { return std::pow(abs_of(x), e); },
+            [inv](R a) { return convert<Out>(std::pow(a, inv)); });
       }
       return;
   }
 }
 
 void norm_kernel(TensorIterator& iter, NormOrder p) {
-  dispatch_dtype<kFloatingAndComplex>(iter.dtype(1), "norm", [&](auto tag) {
-    norm_impl<typename decltype(tag)::type>(iter, p);
-  });
+  dispatch_dtype<kFloatingAndComplex>(
+      iter.dtype(1), "norm", [&](auto tag) { norm_impl<typename decltype(tag)::type>(iter, p); });
 }
 
 // ---- logsumexp ---------------------------------------------------------------------------
