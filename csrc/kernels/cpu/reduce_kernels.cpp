@@ -10,7 +10,7 @@ template <typename In, typename Out>
 void sum_impl(TensorIterator& iter) {
   using Acc = sum_acc_t<In>;
   run_map_sum<In, Acc, Out>(
-      iter, [](In x) { return to_acc<Acc>(x); }, [](Acc a) { return from_acc<Out>(a); });
+      iter, [](auto x) { return to_acc<Acc>(x); }, [](Acc a) { return from_acc<Out>(a); });
 }
 
 // Bool and integer inputs may sum straight into int64; otherwise input and output agree.
@@ -35,7 +35,7 @@ void mean_kernel(TensorIterator& iter, int64_t count) {
     // Divides (not multiplies by 1/n) like PyTorch; an empty mean is 0/0 = nan.
     const Acc n = Acc(static_cast<Real>(count));
     run_map_sum<T, Acc, T>(
-        iter, [](T x) { return convert<Acc>(x); }, [n](Acc a) { return convert<T>(a / n); });
+        iter, [](auto x) { return load<Acc>(x); }, [n](Acc a) { return convert<T>(a / n); });
   });
 }
 
@@ -50,8 +50,8 @@ void nansum_kernel(TensorIterator& iter) {
     using Acc = acc_type<T>;
     run_map_sum<T, Acc, T>(
         iter,
-        [](T x) {
-          const Acc v = static_cast<Acc>(x);
+        [](auto x) {
+          const Acc v = load<Acc>(x);
           return v != v ? Acc(0) : v;
         },
         [](Acc a) { return convert<T>(a); });
@@ -64,14 +64,14 @@ void count_kernel(TensorIterator& iter, CountKind kind) {
     dispatch_dtype<kFloatingTypes>(iter.dtype(1), "count", [&](auto tag) {
       using T = typename decltype(tag)::type;
       run_map_sum<T, uint64_t, int64_t>(
-          iter, [](T x) { return uint64_t(!is_nan_value(x)); }, project);
+          iter, [](auto x) { return uint64_t(!is_nan_value(x)); }, project);
     });
     return;
   }
   dispatch_dtype<kAllTypes>(iter.dtype(1), "count_nonzero", [&](auto tag) {
     using T = typename decltype(tag)::type;
     run_map_sum<T, uint64_t, int64_t>(
-        iter, [](T x) { return uint64_t(convert<bool>(x)); }, project);
+        iter, [](auto x) { return uint64_t(nonzero(x)); }, project);
   });
 }
 

@@ -11,7 +11,7 @@ template <typename T, typename Out, bool IsAll>
 struct LogicalOps : ReduceOpsBase<LogicalOps<T, Out, IsAll>, T, uint8_t, Out> {
   uint8_t identity() const { return IsAll ? 1 : 0; }
   uint8_t fold(uint8_t a, T x) const {
-    const uint8_t v = convert<bool>(x) ? 1 : 0;
+    const uint8_t v = nonzero(x) ? 1 : 0;
     return IsAll ? (a & v) : (a | v);
   }
   uint8_t combine(uint8_t a, uint8_t b) const { return IsAll ? (a & b) : (a | b); }

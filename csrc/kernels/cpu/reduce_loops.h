@@ -12,6 +12,7 @@
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
 #include "kernels/cpu/convert.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace ember {
 
@@ -26,7 +27,8 @@ constexpr int64_t reduce_lanes() {
 // Sums map(x) over n elements at `in` (stride in bytes) into an Acc. Contiguous input is cut
 // into 1024-element blocks summed by reduce_lanes() independent accumulators; the blocks' lane
 // vectors merge pairwise (a binary counter), so the loop vectorises and the rounding error grows
-// like log n instead of n.
+// like log n instead of n. float16 blocks are converted to float first (F16C), so `map` must
+// accept float as well as Half for Half input (a generic lambda).
 template <typename Acc, typename In = Acc, typename Map>
 Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
   constexpr int64_t kLanes = reduce_lanes<Acc>();
@@ -59,8 +61,16 @@ Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
       for (; i + kBlock <= n; i += kBlock) {
         Acc block[kLanes];
         for (int64_t l = 0; l < kLanes; ++l) block[l] = Acc(0);
-        for (int64_t j = i; j < i + kBlock; j += kLanes) {
-          for (int64_t l = 0; l < kLanes; ++l) block[l] += map(p[j + l]);
+        if constexpr (std::is_same_v<In, Half>) {
+          float f[kBlock];
+          half_bits_to_float_block(reinterpret_cast<const uint16_t*>(p + i), f, kBlock);
+          for (int64_t j = 0; j < kBlock; j += kLanes) {
+            for (int64_t l = 0; l < kLanes; ++l) block[l] += map(f[j + l]);
+          }
+        } else {
+          for (int64_t j = i; j < i + kBlock; j += kLanes) {
+            for (int64_t l = 0; l < kLanes; ++l) block[l] += map(p[j + l]);
+          }
         }
         int k = 0;
         for (uint64_t c = count++; c & 1; c >>= 1, ++k) {
@@ -87,7 +97,7 @@ Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
 
 template <typename Acc, typename In = Acc>
 Acc cascade_sum(const char* in, int64_t stride, int64_t n) {
-  return cascade_sum<Acc, In>(in, stride, n, [](In x) { return convert<Acc>(x); });
+  return cascade_sum<Acc, In>(in, stride, n, [](auto x) { return convert<Acc>(x); });
 }
 
 // Note [Reduction Driver]

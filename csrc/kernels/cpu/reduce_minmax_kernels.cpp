@@ -95,14 +95,14 @@ ArgResult<T> arg_run(const char* p, int64_t stride, int64_t n) {
       }
     }
     for (int64_t i = best_block; i < e; ++i) {
-      if (static_cast<A>(x[i]) == best) return {best, i};
+      if (load<A>(x[i]) == best) return {best, i};
     }
     return {best, best_block};  // unreachable: best is one of the block's elements
   }
-  A best = static_cast<A>(*reinterpret_cast<const T*>(p));
+  A best = load<A>(*reinterpret_cast<const T*>(p));
   int64_t idx = 0;
   for (int64_t i = 1; i < n; ++i) {
-    const A v = static_cast<A>(*reinterpret_cast<const T*>(p + i * stride));
+    const A v = load<A>(*reinterpret_cast<const T*>(p + i * stride));
     if (Rules::better(v, best)) {
       best = v;
       idx = i;
@@ -120,7 +120,7 @@ void arg_rows(const char* base, int64_t row_stride, int64_t si, int64_t len, int
     const char* row = base + r * row_stride;
     if (r == r0) {
       for (int64_t j = 0; j < len; ++j) {
-        vals[j] = static_cast<A>(*reinterpret_cast<const T*>(row + j * si));
+        vals[j] = load<A>(*reinterpret_cast<const T*>(row + j * si));
         idx[j] = r;
       }
       continue;
@@ -128,14 +128,14 @@ void arg_rows(const char* base, int64_t row_stride, int64_t si, int64_t len, int
     if (si == static_cast<int64_t>(sizeof(T))) {
       const T* __restrict x = reinterpret_cast<const T*>(row);
       for (int64_t j = 0; j < len; ++j) {
-        const A v = static_cast<A>(x[j]);
+        const A v = load<A>(x[j]);
         const bool take = ArgRules<T, IsMax>::better(v, vals[j]);
         vals[j] = take ? v : vals[j];
         idx[j] = take ? r : idx[j];
       }
     } else {
       for (int64_t j = 0; j < len; ++j) {
-        const A v = static_cast<A>(*reinterpret_cast<const T*>(row + j * si));
+        const A v = load<A>(*reinterpret_cast<const T*>(row + j * si));
         if (ArgRules<T, IsMax>::better(v, vals[j])) {
           vals[j] = v;
           idx[j] = r;

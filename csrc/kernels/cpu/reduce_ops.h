@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/reduce_loops.h"
+#include "kernels/cpu/vec_math.h"
 
 namespace ember {
 
@@ -22,6 +23,27 @@ struct RealOf<std::complex<R>> {
 template <typename T>
 using real_of_t = typename RealOf<T>::type;
 
+// Reads an input element into compute type A. float16 goes through the branch-free conversion
+// so that the reduction loops vectorise (core's Half -> float conversion branches).
+template <typename A, typename T>
+inline A load(T x) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return convert<A>(half_bits_to_float_fast(x.bits));
+  } else {
+    return convert<A>(x);
+  }
+}
+
+// x != 0 (for complex: either part), as a conversion to bool.
+template <typename T>
+inline bool nonzero(T x) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return half_bits_to_float_fast(x.bits) != 0.0f;
+  } else {
+    return convert<bool>(x);
+  }
+}
+
 // Integers accumulate in uint64: wrap-around is then defined behaviour and, cast back to int64,
 // gives exactly PyTorch's two's-complement results. 16-bit floats accumulate in float.
 template <typename T>
@@ -32,7 +54,7 @@ inline Acc to_acc(In x) {
   if constexpr (std::is_same_v<Acc, uint64_t>) {
     return static_cast<uint64_t>(static_cast<int64_t>(x));
   } else {
-    return convert<Acc>(x);
+    return load<Acc>(x);
   }
 }
 
@@ -50,7 +72,7 @@ inline bool is_nan_value(T x) {
   if constexpr (is_complex_v<T>) {
     return std::isnan(x.real()) || std::isnan(x.imag());
   } else if constexpr (is_floating_v<T>) {
-    const acc_type<T> v = static_cast<acc_type<T>>(x);
+    const acc_type<T> v = load<acc_type<T>>(x);
     return v != v;
   } else {
     return false;
@@ -98,7 +120,7 @@ struct ExtremumOps : ReduceOpsBase<ExtremumOps<T, IsMax>, T, acc_type<T>, T> {
       return (IsMax ? x > a : x < a) ? x : a;
     }
   }
-  A fold(A a, T x) const { return pick(a, static_cast<A>(x)); }
+  A fold(A a, T x) const { return pick(a, load<A>(x)); }
   A combine(A a, A b) const { return pick(a, b); }
   T project(A a) const { return static_cast<T>(a); }
 };

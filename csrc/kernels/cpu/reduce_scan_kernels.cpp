@@ -155,7 +155,7 @@ void logcumsumexp_kernel(TensorIterator& iter, const DimWalk& walk) {
     using Acc = scan_acc_t<T>;
     using R = real_of_t<Acc>;
     const Acc init = Acc(-std::numeric_limits<R>::infinity());
-    scan_loop<T, T>(iter, walk, init, [](Acc a, T x) { return log_add_exp(convert<Acc>(x), a); });
+    scan_loop<T, T>(iter, walk, init, [](Acc a, T x) { return log_add_exp(load<Acc>(x), a); });
   });
 }
 
@@ -180,10 +180,10 @@ void cummaxmin_impl(TensorIterator& iter, const DimWalk& walk) {
           char* v = data[0] + k * strides[0];
           char* ix = data[1] + k * strides[1];
           const char* in = data[2] + k * strides[2];
-          A best = static_cast<A>(*reinterpret_cast<const T*>(in));
+          A best = load<A>(*reinterpret_cast<const T*>(in));
           int64_t best_i = 0;
           for (int64_t r = 0; r < R; ++r) {
-            const A x = static_cast<A>(*reinterpret_cast<const T*>(in + r * si));
+            const A x = load<A>(*reinterpret_cast<const T*>(in + r * si));
             // Once NaN, the value stays NaN; later NaNs still move the index.
             if (take(x, best)) {
               best = x;

@@ -52,7 +52,7 @@ struct VarOps : ReduceOpsBase<VarOps<T>, T, WelfordAcc<T>, real_out_t<T>> {
 
   Acc identity() const { return Acc{}; }
   Acc fold(Acc a, T x) const {
-    const M v = M(convert<C>(x));
+    const M v = M(load<C>(x));
     a.n += 1;
     const M delta = v - a.mean;
     a.mean += delta / a.n;
@@ -83,10 +83,11 @@ struct VarOps : ReduceOpsBase<VarOps<T>, T, WelfordAcc<T>, real_out_t<T>> {
     const T* x = reinterpret_cast<const T*>(p);
     for (int64_t i = 0; i < n; i += kBlock) {
       const int64_t len = std::min(kBlock, n - i);
-      const C bmean = cascade_sum<C, T>(reinterpret_cast<const char*>(x + i), sizeof(T), len) /
+      const C bmean = cascade_sum<C, T>(reinterpret_cast<const char*>(x + i), sizeof(T), len,
+                                        [](auto v) { return load<C>(v); }) /
                       C(static_cast<RC>(len));
       const RC bm2 = cascade_sum<RC, T>(reinterpret_cast<const char*>(x + i), sizeof(T), len,
-                                        [bmean](T v) { return abs2(convert<C>(v) - bmean); });
+                                        [bmean](auto v) { return abs2(load<C>(v) - bmean); });
       Acc b;
       b.n = static_cast<double>(len);
       b.mean = M(bmean);
@@ -134,7 +135,7 @@ inline real_t<T> abs_of(T x) {
   if constexpr (is_complex_v<T>) {
     return std::abs(x);
   } else {
-    return std::abs(static_cast<acc_type<T>>(x));
+    return std::abs(load<acc_type<T>>(x));
   }
 }
 
@@ -158,12 +159,12 @@ void norm_impl(TensorIterator& iter, NormOrder p) {
   switch (p.kind) {
     case K::Fro:
       run_map_sum<T, R, Out>(
-          iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
+          iter, [](auto x) { return abs2(load<acc_type<T>>(x)); },
           [](R a) { return convert<Out>(std::sqrt(a)); });
       return;
     case K::Zero:
       run_map_sum<T, R, Out>(
-          iter, [](T x) { return R(convert<bool>(x)); }, out);
+          iter, [](auto x) { return R(nonzero(x)); }, out);
       return;
     case K::Inf:
       run_reduction(iter, AbsExtremumOps<T, true, Out>{});
@@ -174,15 +175,15 @@ void norm_impl(TensorIterator& iter, NormOrder p) {
     case K::P:
       if (p.p == 1.0) {
         run_map_sum<T, R, Out>(
-            iter, [](T x) { return abs_of(x); }, out);
+            iter, [](auto x) { return abs_of(x); }, out);
       } else if (p.p == 2.0) {
         run_map_sum<T, R, Out>(
-            iter, [](T x) { return abs2(convert<acc_type<T>>(x)); },
+            iter, [](auto x) { return abs2(load<acc_type<T>>(x)); },
             [](R a) { return convert<Out>(std::sqrt(a)); });
       } else {
         const R e = static_cast<R>(p.p), inv = static_cast<R>(1.0 / p.p);
         run_map_sum<T, R, Out>(
-            iter, [e](T x) { return std::pow(abs_of(x), e); },
+            iter, [e](auto x) { return std::pow(abs_of(x), e); },
             [inv](R a) { return convert<Out>(std::pow(a, inv)); });
       }
       return;
@@ -235,7 +236,7 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
   Acc identity() const { return Acc{}; }
   Acc fold(Acc a, T x) const {
     Acc b;
-    const S v = convert<S>(x);
+    const S v = load<S>(x);
     b.m = real_of(v);
     if (is_nan_value(v)) return nan_acc();
     if (b.m == -std::numeric_limits<R>::infinity()) return a;
@@ -264,13 +265,13 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
         }
         const float m = run.m;
         run.s = cascade_sum<float, T>(p, stride, n,
-                                      [m](T v) { return vexpf(static_cast<float>(v) - m); });
+                                      [m](auto v) { return vexpf(load<float>(v) - m); });
         return combine(acc, run);
       }
     }
     Acc run;
     for (int64_t i = 0; i < n; ++i) {
-      const S v = convert<S>(*reinterpret_cast<const T*>(p + i * stride));
+      const S v = load<S>(*reinterpret_cast<const T*>(p + i * stride));
       if (is_nan_value(v)) return nan_acc();
       run.m = std::max(run.m, real_of(v));
     }
@@ -280,7 +281,7 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
     }
     const S shift = S(run.m);
     for (int64_t i = 0; i < n; ++i) {
-      run.s += std::exp(convert<S>(*reinterpret_cast<const T*>(p + i * stride)) - shift);
+      run.s += std::exp(load<S>(*reinterpret_cast<const T*>(p + i * stride)) - shift);
     }
     return combine(acc, run);
   }
