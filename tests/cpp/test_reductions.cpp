@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -145,4 +146,20 @@ TEST_CASE("argmax finds the first maximum on every plan", "[reductions][driver]"
     CHECK(idx.data<int64_t>()[0] == 0);
   }
   set_num_threads(old);
+}
+
+TEST_CASE("branch-free float16 conversion is exact for every value", "[reductions][vec_math]") {
+  std::vector<uint16_t> all(65536);
+  for (uint32_t b = 0; b < 65536; ++b) all[b] = static_cast<uint16_t>(b);
+  std::vector<float> block(65536);
+  half_bits_to_float_block(all.data(), block.data(), 65536);
+  int mismatches = 0;
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const float want = static_cast<float>(Half::from_bits(static_cast<uint16_t>(b)));
+    const float got = half_bits_to_float_fast(static_cast<uint16_t>(b));
+    const bool same = (std::isnan(want) && std::isnan(got) && std::isnan(block[b])) ||
+                      (std::memcmp(&want, &got, 4) == 0 && std::memcmp(&want, &block[b], 4) == 0);
+    mismatches += same ? 0 : 1;
+  }
+  CHECK(mismatches == 0);
 }
