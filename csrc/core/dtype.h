@@ -96,6 +96,16 @@ struct AccType<BFloat16> {
 template <typename T>
 using acc_type = typename AccType<T>::type;
 
+// The real type of a (possibly complex) element type: complex<float> -> float.
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+
 template <typename T>
 constexpr bool is_complex_v = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 template <typename T>

@@ -66,8 +66,8 @@ using UniqueFn = void (*)(const Tensor& rows, bool sort, std::vector<int64_t>& o
                           std::vector<int64_t>& group_start);
 EMBER_DECLARE_STUB(unique_stub, UniqueFn);
 // (min, max) of a floating tensor as doubles; NaN if any element is NaN.
-using MinMaxFn = std::pair<double, double> (*)(const Tensor& self);
-EMBER_DECLARE_STUB(minmax_stub, MinMaxFn);
+using HistRangeFn = std::pair<double, double> (*)(const Tensor& self);
+EMBER_DECLARE_STUB(hist_range_stub, HistRangeFn);
 // hist (float64, bins) += weights of self's elements falling in [edges[i], edges[i+1]) (the last
 // bin closed). How a bin is found, as PyTorch's three algorithms (results differ at edges):
 enum class BinSearch {

@@ -12,7 +12,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(minmax_stub, MinMaxFn);
+EMBER_DEFINE_STUB(hist_range_stub, HistRangeFn);
 EMBER_DEFINE_STUB(histogram_stub, HistogramFn);
 EMBER_DEFINE_STUB(bincount_stub, BincountFn);
 EMBER_DEFINE_STUB(searchsorted_stub, SearchsortedFn);
@@ -39,7 +39,7 @@ std::pair<double, double> histogram_range(const Tensor& t, double lo, double hi,
                                           const char* op) {
   if (!given) {
     if (t.numel() > 0) {
-      auto mm = minmax_stub(t.device(), t);
+      auto mm = hist_range_stub(t.device(), t);
       lo = mm.first;
       hi = mm.second;
     } else {

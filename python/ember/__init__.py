@@ -30,6 +30,7 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from ._functional import broadcast_shapes  # noqa: E402,F401
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._elementwise import where  # noqa: E402,F401
+from . import return_types  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401
 from . import cuda, random, utils  # noqa: E402,F401
 

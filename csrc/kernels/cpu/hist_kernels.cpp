@@ -167,7 +167,7 @@ void searchsorted_kernel(const Tensor& out, const Tensor& boundaries, const Tens
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(minmax_stub, CPU, minmax_kernel);
+EMBER_REGISTER_KERNEL(hist_range_stub, CPU, minmax_kernel);
 EMBER_REGISTER_KERNEL(histogram_stub, CPU, histogram_kernel);
 EMBER_REGISTER_KERNEL(bincount_stub, CPU, bincount_kernel);
 EMBER_REGISTER_KERNEL(searchsorted_stub, CPU, searchsorted_kernel);

@@ -12,14 +12,6 @@
 namespace ember {
 
 template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<std::complex<T>> {
-  using type = T;
-};
-template <typename T>
 using real_of_t = typename RealOf<T>::type;
 
 // Calls f(first_value, count, block) for every block j of the op: values
