@@ -1,4 +1,5 @@
-"""A short tour of Ember: creation, views, arithmetic, reductions, printing and NumPy interop.
+"""A short tour of Ember: creation, views, arithmetic, reductions, ordering, indexing, matmul,
+random numbers, printing and NumPy interop.
 
 Run it with an installed Ember (`pip install .`) or against the build tree:
 
@@ -59,6 +60,36 @@ print("column + row broadcast:\n", ember.ones(3, 1) + ember.tensor([0.0, 10.0]))
 section("reductions")
 print("a.sum():", a.sum(), " a.sum(1):", a.sum(1), " a.sum(0, keepdim=True):", a.sum(0, True))
 print("bool sums count:", ember.tensor([True, False, True]).sum())
+
+section("elementwise math, reductions with indices, ordering")
+x = ember.linspace(-2, 2, 5)
+print("exp:", x.exp(), " clamp:", x.clamp(min=-1, max=1).tolist())
+m = ember.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, 4.0]])
+print(m.max(dim=1))
+print("mean", m.mean().item(), " std(dim=0)", m.std(dim=0).tolist())
+print("sort:", m.sort(dim=1, descending=True).values.tolist(), " topk:", m.flatten().topk(2).values)
+print("cat / stack:", ember.cat([m, m]).shape, ember.stack([m, m]).shape)
+
+section("advanced indexing")
+idx = ember.tensor([1, 0, 1])
+print("m[idx]:", m[idx].tolist())
+print("m[m > 2]:", m[m > 2])
+print("gather:", m.gather(1, ember.tensor([[2], [0]])).tolist())
+print("where:", ember.where(m > 2, m, ember.zeros_like(m)).tolist())
+
+section("matmul family")
+w = ember.arange(6, dtype=ember.float32).reshape(3, 2)
+print("m @ w:", (m @ w).tolist())
+same = ember.einsum("ij,jk->ik", m, w).tolist() == (m @ w).tolist()
+print("einsum('ij,jk->ik') equals matmul:", same)
+print("batched:", ember.matmul(ember.ones(4, 2, 3), w).shape)
+
+section("random numbers (Philox, reproducible)")
+ember.manual_seed(0)
+r1 = ember.rand(3)
+ember.manual_seed(0)
+print("sort:", m.sort(dim=1, descending=True).values.tolist())
+print("topk:", m.flatten().topk(2).values)
 
 section("NumPy interop (zero-copy both ways)")
 n = np.arange(6.0).reshape(2, 3)
