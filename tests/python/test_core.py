@@ -115,3 +115,25 @@ def test_fresh_results_start_at_version_zero():
     a.zero_()
     a += 1
     assert a._version == 3
+
+
+def test_large_outputs_use_streaming_stores_correctly():
+    # Outputs of 16 MiB and more take the non-temporal store path (Note [Streaming Stores]):
+    # check it with an unaligned out= view, odd lengths, in-place, and several element sizes.
+    rng = np.random.default_rng(2)
+    n = 4_194_304 + 3  # 16 MiB of float32 plus a tail
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    ea, eb = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+    np.testing.assert_array_equal((ea[1:] + eb[:-1]).numpy(), a[1:] + b[:-1])
+    big = ember.zeros(n + 7)
+    out = big[3 : 3 + n - 1]  # starts 12 bytes past a cache line
+    ember.add(ea[1:], eb[:-1], out=out)
+    np.testing.assert_array_equal(out.numpy(), a[1:] + b[:-1])
+    assert big[:3].abs().sum().item() == 0 and big[3 + n - 1 :].abs().sum().item() == 0
+    ea.mul_(2)
+    np.testing.assert_array_equal(ea.numpy(), a * 2)
+    d = rng.standard_normal(n)  # float64: 32 MiB
+    np.testing.assert_allclose(ember.from_numpy(d).exp().numpy(), np.exp(d), rtol=1e-14)
+    i8 = rng.integers(-100, 100, 4 * n).astype(np.int8)  # 16 MiB of int8
+    np.testing.assert_array_equal((ember.from_numpy(i8) + 1).numpy(), (i8 + 1).astype(np.int8))
