@@ -27,6 +27,22 @@ void init_tensor_class(py::module_& m) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   py::object size_type = py::module_::import("ember._size").attr("Size");
 
+  // ember.Tensor(...) as torch.Tensor(...): sizes give an uninitialised tensor of the default
+  // dtype, data gives a copy converted to the default dtype, a Tensor gives an alias, nothing
+  // gives an empty 1-D tensor.
+  cls.def(py::init([](py::args args) -> TensorImplPtr {
+    const ScalarType dt = default_dtype();
+    if (args.size() == 0) return empty({0}, dt).impl_ptr();
+    if (args.size() == 1 && is_tensor(args[0])) return alias(args[0].cast<Tensor>()).impl_ptr();
+    bool all_ints = true;
+    for (py::handle a : args) all_ints = all_ints && PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr());
+    if (all_ints) return empty(parse_shape(args, "Tensor"), dt).impl_ptr();
+    if (args.size() == 1) {
+      py::object made = py::module_::import("ember").attr("tensor")(args[0], py::arg("dtype") = dt);
+      return made.cast<Tensor>().impl_ptr();
+    }
+    throw py::type_error("[Tensor] expected sizes (ints), a sequence of data, or a Tensor");
+  }));
   cls.def_property_readonly("shape", [size_type](const Tensor& t) {
         return size_type(shape_tuple(t.sizes()));
       })

@@ -137,3 +137,14 @@ def test_large_outputs_use_streaming_stores_correctly():
     np.testing.assert_allclose(ember.from_numpy(d).exp().numpy(), np.exp(d), rtol=1e-14)
     i8 = rng.integers(-100, 100, 4 * n).astype(np.int8)  # 16 MiB of int8
     np.testing.assert_array_equal((ember.from_numpy(i8) + 1).numpy(), (i8 + 1).astype(np.int8))
+
+
+def test_tensor_class_constructor_follows_torch_tensor():
+    assert ember.Tensor([1, 2]).dtype is ember.float32  # data converts to the default dtype
+    np.testing.assert_array_equal(ember.Tensor([1, 2]).numpy(), [1.0, 2.0])
+    assert ember.Tensor(2, 3).shape == (2, 3) and ember.Tensor(2, 3).dtype is ember.float32
+    assert ember.Tensor().shape == (0,)
+    t = ember.ones(2)
+    assert ember.Tensor(t)._is_view_of(t)
+    with pytest.raises(TypeError):
+        ember.Tensor("x")
