@@ -148,3 +148,22 @@ def test_tensor_class_constructor_follows_torch_tensor():
     assert ember.Tensor(t)._is_view_of(t)
     with pytest.raises(TypeError):
         ember.Tensor("x")
+
+
+def test_outer_reductions_split_rows_across_threads():
+    # Few, narrow outputs and many reduced rows: the reduction splits the rows between threads
+    # (plan_strips in reduce_loops.cpp). Results must match one thread and NumPy.
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((20000, 300))
+    t = ember.from_numpy(a)
+    old = ember.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            results.append((t.sum(0).numpy().copy(), t.amax(0).numpy().copy()))
+    finally:
+        ember.set_num_threads(old)
+    for s, m in results:
+        np.testing.assert_allclose(s, a.sum(0), rtol=1e-10, atol=1e-9)
+        np.testing.assert_array_equal(m, a.max(0))
