@@ -7,13 +7,10 @@
 
 namespace ember {
 
-// Runs an op with the GIL released when it reads enough elements for other Python threads to
-// gain from it (tiny ops keep it: releasing costs more than they do). f touches no Python object.
+// Runs an op with the GIL released when it is large enough (see with_gil_released_if).
 template <typename F>
 auto nogil(int64_t work, F&& f) {
-  if (work < (int64_t(1) << 16)) return f();
-  py::gil_scoped_release release;
-  return f();
+  return with_gil_released_if(work, std::forward<F>(f));
 }
 
 inline ScalarType opt_dtype(py::handle h) {
@@ -60,5 +57,29 @@ py::object return_type(const char* name, const TensorPair& p, bool is_out = fals
 void init_reductions_minmax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_reductions_scan(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+
+// Binds a reduction over `dim` with keepdim and out= (all, any, amax, amin): the function form
+// ember.name(input, dim, keepdim, *, out) and the method form. `default_dim` is None for
+// all/any and () for amax/amin, as in PyTorch.
+using DimReductionFn = Tensor (*)(const Tensor&, const DimList&, bool, const Tensor&);
+inline void def_dim_reduction(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls,
+                              const char* name, DimReductionFn f, py::object default_dim) {
+  m.def(
+      name,
+      [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
+        DimList dims = parse_dims(dim, name);
+        Tensor o = opt_tensor(out, name);
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, o); });
+      },
+      py::arg("input"), py::arg("dim") = default_dim, py::arg("keepdim") = false, py::kw_only(),
+      py::arg("out") = py::none());
+  cls.def(
+      name,
+      [f, name](const Tensor& t, py::handle dim, bool keepdim) {
+        DimList dims = parse_dims(dim, name);
+        return nogil(t.numel(), [&] { return f(t, dims, keepdim, Tensor()); });
+      },
+      py::arg("dim") = default_dim, py::arg("keepdim") = false);
+}
 
 }  // namespace ember

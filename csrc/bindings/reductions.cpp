@@ -41,28 +41,6 @@ void def_sum_like(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       py::arg("dtype") = py::none());
 }
 
-using Logical = Tensor (*)(const Tensor&, const DimList&, bool, const Tensor&);
-
-void def_logical(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
-                 Logical f) {
-  m.def(
-      name,
-      [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
-        DimList dims = parse_dims(dim, name);
-        Tensor o = opt_tensor(out, name);
-        return nogil(t.numel(), [&] { return f(t, dims, keepdim, o); });
-      },
-      py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-      py::arg("out") = py::none());
-  cls.def(
-      name,
-      [f, name](const Tensor& t, py::handle dim, bool keepdim) {
-        DimList dims = parse_dims(dim, name);
-        return nogil(t.numel(), [&] { return f(t, dims, keepdim, Tensor()); });
-      },
-      py::arg("dim") = py::none(), py::arg("keepdim") = false);
-}
-
 }  // namespace
 
 void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
@@ -89,8 +67,8 @@ void init_reductions(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
       py::arg("dtype") = py::none());
 
-  def_logical(m, cls, "all", &all);
-  def_logical(m, cls, "any", &any);
+  def_dim_reduction(m, cls, "all", &all, py::none());
+  def_dim_reduction(m, cls, "any", &any, py::none());
 
   auto count_fn = [](const Tensor& t, py::handle dim) {
     DimList dims = parse_dims(dim, "count_nonzero");

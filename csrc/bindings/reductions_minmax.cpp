@@ -62,28 +62,6 @@ void def_extremum(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, co
       py::arg("dim"), py::arg("keepdim") = false);
 }
 
-using AMaxFn = Tensor (*)(const Tensor&, const DimList&, bool, const Tensor&);
-
-void def_amax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
-              AMaxFn f) {
-  m.def(
-      name,
-      [f, name](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
-        DimList dims = parse_dims(dim, name);
-        Tensor o = opt_tensor(out, name);
-        return nogil(t.numel(), [&] { return f(t, dims, keepdim, o); });
-      },
-      py::arg("input"), py::arg("dim") = py::tuple(), py::arg("keepdim") = false, py::kw_only(),
-      py::arg("out") = py::none());
-  cls.def(
-      name,
-      [f, name](const Tensor& t, py::handle dim, bool keepdim) {
-        DimList dims = parse_dims(dim, name);
-        return nogil(t.numel(), [&] { return f(t, dims, keepdim, Tensor()); });
-      },
-      py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-}
-
 using ArgFn = Tensor (*)(const Tensor&, std::optional<int64_t>, bool, const Tensor&);
 
 void def_arg(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
@@ -111,8 +89,8 @@ void def_arg(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const c
 void init_reductions_minmax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   def_extremum(m, cls, "max", true);
   def_extremum(m, cls, "min", false);
-  def_amax(m, cls, "amax", &amax);
-  def_amax(m, cls, "amin", &amin);
+  def_dim_reduction(m, cls, "amax", &amax, py::tuple());
+  def_dim_reduction(m, cls, "amin", &amin, py::tuple());
   def_arg(m, cls, "argmax", &argmax);
   def_arg(m, cls, "argmin", &argmin);
 
