@@ -34,7 +34,8 @@ TEST_CASE("vexpf matches std::exp within 2 ulp", "[reductions][vec_math]") {
 TEST_CASE("cascade_sum is accurate and agrees with a double reference", "[reductions]") {
   std::mt19937 gen(0);
   std::uniform_real_distribution<float> dist(0.1f, 1.0f);
-  for (int64_t n : {0, 1, 7, 63, 64, 1023, 1024, 1025, 100000, 3000001}) {
+  for (int64_t n :
+       {0, 1, 7, 63, 64, 65, 95, 96, 100, 127, 1000, 1023, 1024, 1025, 1032, 100000, 3000001}) {
     std::vector<float> v(static_cast<size_t>(n));
     double want = 0;
     for (auto& x : v) {
