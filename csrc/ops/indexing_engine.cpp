@@ -140,8 +140,7 @@ void check_writable(const Tensor& t, const char* op) {
 }
 
 void prepare_out(const Tensor& out, ScalarType dtype, IntArrayRef sizes, const char* op) {
-  EMBER_CHECK(out.dtype() == dtype, "[", op, "] Expected out tensor to have dtype ",
-              dtype_name(dtype), ", but got ", dtype_name(out.dtype()), " instead");
+  check_out_dtype(out, dtype, op);
   check_writable(out, op);
   resize_output(out, sizes, op);
 }

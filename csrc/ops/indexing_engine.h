@@ -24,6 +24,7 @@
 #include "core/tensor.h"
 #include "dispatch/copy.h"
 #include "dispatch/stub.h"
+#include "ops/shape_util.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -135,8 +136,7 @@ void prepare_out(const Tensor& out, ScalarType dtype, IntArrayRef sizes, const c
 template <typename F>
 Tensor functional_from_inplace(const Tensor& self, const Tensor& out, const char* op, F&& inplace) {
   if (out.defined()) {
-    EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] Expected out tensor to have dtype ",
-                dtype_name(self.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+    check_out_dtype(out, self.dtype(), op);
   }
   Tensor r = clone(self);
   inplace(r);

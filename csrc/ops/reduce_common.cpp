@@ -4,6 +4,7 @@
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "ops/creation.h"
+#include "ops/shape_util.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -64,8 +65,7 @@ DimVector reduced_shape(IntArrayRef sizes, const ReduceDims& dims, bool keepdim)
 }
 
 void check_reduction_out_dtype(const Tensor& out, ScalarType expected, const char* op) {
-  EMBER_CHECK(out.dtype() == expected, "[", op, "] Expected out tensor to have dtype ",
-              dtype_name(expected), ", but got ", dtype_name(out.dtype()), " instead");
+  check_out_dtype(out, expected, op);
 }
 
 namespace {
