@@ -24,6 +24,17 @@ constexpr int64_t reduce_lanes() {
   return sizeof(Acc) >= 16 ? 8 : 32;
 }
 
+// Tree-combines kLanes accumulators into lanes[0]. Unrolled so each step is one vector add of
+// constant width (as a loop, GCC added the lanes one scalar at a time through memory).
+template <int64_t kLanes, typename Acc>
+inline Acc combine_lanes(Acc* lanes) {
+#pragma GCC unroll 8
+  for (int64_t w = kLanes / 2; w > 0; w /= 2) {
+    for (int64_t l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+  }
+  return lanes[0];
+}
+
 // Lane-wise sum of a contiguous run shorter than a cascade block, combined to one value. Kept
 // apart from cascade_sum so the lanes live in registers for the whole call (inside it GCC
 // spilled them around the block path; measured 10% of 1000-element row sums).
@@ -44,13 +55,7 @@ inline Acc lane_sum(const In* p, int64_t n, const Map& map) {
     for (int64_t l = 0; l < kLanes; ++l) tail[l] = l < rem ? Acc(map(p[i + l])) : Acc(0);
     for (int64_t l = 0; l < kLanes; ++l) lanes[l] += tail[l];
   }
-  // Unrolled so each step is one vector add of constant width (as a loop, GCC added the lanes
-  // one scalar at a time through memory).
-#pragma GCC unroll 8
-  for (int64_t w = kLanes / 2; w > 0; w /= 2) {
-    for (int64_t l = 0; l < w; ++l) lanes[l] += lanes[l + w];
-  }
-  return lanes[0];
+  return combine_lanes<kLanes>(lanes);
 }
 
 // Sums map(x) over n elements at `in` (stride in bytes) into an Acc. Contiguous input is cut
@@ -69,69 +74,52 @@ Acc cascade_sum(const char* in, int64_t stride, int64_t n, const Map& map) {
     for (int64_t i = 0; i < n; ++i) s += map(*reinterpret_cast<const In*>(in + i * stride));
     return s;
   }
-  if (stride == static_cast<int64_t>(sizeof(In)) && n < kBlock) {
-    return lane_sum<Acc, In>(reinterpret_cast<const In*>(in), n, map);
-  }
-  Acc lanes[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = Acc(0);
+  const In* p = reinterpret_cast<const In*>(in);
   if (stride != static_cast<int64_t>(sizeof(In))) {
     // Strided runs are rare and memory-bound: a pairwise split keeps them accurate.
-    if (n <= kBlock) {
-      for (int64_t i = 0; i < n; ++i)
-        lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
-    } else {
+    if (n > kBlock) {
       const int64_t half = n / 2;
       return cascade_sum<Acc, In>(in, stride, half, map) +
              cascade_sum<Acc, In>(in + half * stride, stride, n - half, map);
     }
-  } else {
-    const In* p = reinterpret_cast<const In*>(in);
-    int64_t i = 0;
-    if (n >= kBlock) {
-      Acc levels[kLevels][kLanes];  // slot k holds the sum of 2^k blocks (see `count`)
-      uint64_t count = 0;
-      for (; i + kBlock <= n; i += kBlock) {
-        Acc block[kLanes];
-        for (int64_t l = 0; l < kLanes; ++l) block[l] = Acc(0);
-        if constexpr (std::is_same_v<In, Half>) {
-          float f[kBlock];
-          half_bits_to_float_block(reinterpret_cast<const uint16_t*>(p + i), f, kBlock);
-          for (int64_t j = 0; j < kBlock; j += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) block[l] += map(f[j + l]);
-          }
-        } else {
-          for (int64_t j = i; j < i + kBlock; j += kLanes) {
-            for (int64_t l = 0; l < kLanes; ++l) block[l] += map(p[j + l]);
-          }
-        }
-        int k = 0;
-        for (uint64_t c = count++; c & 1; c >>= 1, ++k) {
-          for (int64_t l = 0; l < kLanes; ++l) block[l] = levels[k][l] + block[l];
-        }
-        for (int64_t l = 0; l < kLanes; ++l) levels[k][l] = block[l];
+    Acc lanes[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] = Acc(0);
+    for (int64_t i = 0; i < n; ++i)
+      lanes[i % kLanes] += map(*reinterpret_cast<const In*>(in + i * stride));
+    return combine_lanes<kLanes>(lanes);
+  }
+  if (n < kBlock) return lane_sum<Acc, In>(p, n, map);
+  Acc levels[kLevels][kLanes];  // slot k holds the sum of 2^k blocks (see `count`)
+  uint64_t count = 0;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    Acc block[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) block[l] = Acc(0);
+    if constexpr (std::is_same_v<In, Half>) {
+      float f[kBlock];
+      half_bits_to_float_block(reinterpret_cast<const uint16_t*>(p + i), f, kBlock);
+      for (int64_t j = 0; j < kBlock; j += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) block[l] += map(f[j + l]);
       }
-      for (int k = kLevels - 1; k >= 0; --k) {
-        if ((count >> k) & 1) {
-          for (int64_t l = 0; l < kLanes; ++l) lanes[l] += levels[k][l];
-        }
+    } else {
+      for (int64_t j = i; j < i + kBlock; j += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) block[l] += map(p[j + l]);
       }
     }
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) lanes[l] += map(p[i + l]);
+    int k = 0;
+    for (uint64_t c = count++; c & 1; c >>= 1, ++k) {
+      for (int64_t l = 0; l < kLanes; ++l) block[l] = levels[k][l] + block[l];
     }
-    if (i < n) {  // zero-padded tail, as in lane_sum
-      Acc tail[kLanes];
-      const int64_t rem = n - i;
-      for (int64_t l = 0; l < kLanes; ++l) tail[l] = l < rem ? Acc(map(p[i + l])) : Acc(0);
-      for (int64_t l = 0; l < kLanes; ++l) lanes[l] += tail[l];
+    for (int64_t l = 0; l < kLanes; ++l) levels[k][l] = block[l];
+  }
+  Acc lanes[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = Acc(0);
+  for (int k = kLevels - 1; k >= 0; --k) {
+    if ((count >> k) & 1) {
+      for (int64_t l = 0; l < kLanes; ++l) lanes[l] += levels[k][l];
     }
   }
-  // Tree-combine the lanes (unrolled, as in lane_sum).
-#pragma GCC unroll 8
-  for (int64_t w = kLanes / 2; w > 0; w /= 2) {
-    for (int64_t l = 0; l < w; ++l) lanes[l] += lanes[l + w];
-  }
-  return lanes[0];
+  return combine_lanes<kLanes>(lanes) + lane_sum<Acc, In>(p + i, n - i, map);
 }
 
 template <typename Acc, typename In = Acc>
