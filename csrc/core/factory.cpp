@@ -36,8 +36,11 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType d
 }
 
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), sizes, strides, storage_offset,
-                                           t.impl()->version_counter()));
+  auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), sizes, strides, storage_offset,
+                                         t.impl()->version_counter());
+  const auto& base = t.impl()->view_base();
+  impl->set_view_base(base ? base : t.impl_ptr());
+  return Tensor(std::move(impl));
 }
 
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/dtype.h"
+#include "core/grad_state.h"
 #include "core/intrusive_ptr.h"
 #include "core/small_vector.h"
 #include "core/storage.h"
@@ -69,6 +70,14 @@ class TensorImpl : public RefCounted {
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
+  // The tensor this one is a view of (the root: never itself a view), or null. Autograd uses it
+  // to route gradients of in-place writes through views (CopySlices); Python shows it as _base.
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
+  // Made while inference mode was on: such a tensor can never join an autograd graph.
+  bool is_inference() const { return inference_; }
+
  private:
   void refresh_cached_fields();
 
@@ -80,11 +89,13 @@ class TensorImpl : public RefCounted {
   int64_t numel_ = 0;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
   ScalarType dtype_;
   // Invariant: is_contiguous_ == compute_is_contiguous(sizes_, strides_), i.e. for every dim i
   // with sizes_[i] > 1, strides_[i] == product of sizes_[i+1:] (or the tensor is empty).
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
+  bool inference_ = grad_state::flags().inference;
 };
 
 }  // namespace ember

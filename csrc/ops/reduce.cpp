@@ -7,6 +7,9 @@
 #include "ops/reduce_kernels.h"
 #include "ops/views.h"
 
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/variable.h"
+
 namespace ember {
 
 EMBER_DEFINE_STUB(sum_stub, ReduceFn);
@@ -49,6 +52,7 @@ Tensor sum_like(const char* op, const SumLikeStub& stub, const Tensor& t, const 
 
 Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
            const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::sum(t, dims, keepdim, dtype, out);
   return sum_like("sum", sum_stub, t, dims, keepdim, dtype, out);
 }
 
@@ -64,6 +68,7 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
 
 Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
             const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::mean(t, dims, keepdim, dtype, out);
   const char* op = "mean";
   if (dtype != ScalarType::Undefined) {
     EMBER_CHECK_T(NotImplementedError, is_floating(dtype) || is_complex(dtype), "[", op,

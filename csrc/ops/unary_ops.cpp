@@ -9,6 +9,8 @@
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
 #include "ops/views.h"
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/variable.h"
 
 namespace ember {
 
@@ -27,7 +29,15 @@ Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& st
   Tensor name(const Tensor& a, const Tensor& out) {                           \
     return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
   }
-EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_FLOAT_UNARY_OP)
+// The differentiable ones record their node first (autograd/derivatives/unary.cpp).
+#define EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP(name)                            \
+  Tensor name(const Tensor& a, const Tensor& out) {                           \
+    if (autograd::should_record(a)) return derivatives::name(a, out);         \
+    return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
+  }
+EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP)
+EMBER_DEFINE_FLOAT_UNARY_OP(digamma)
+#undef EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP
 #undef EMBER_DEFINE_FLOAT_UNARY_OP
 
 // Ops without special checks that keep the input's dtype.
@@ -73,6 +83,7 @@ Tensor signbit(const Tensor& a, const Tensor& out) {
 }
 
 Tensor neg(const Tensor& a, const Tensor& out) {
+  if (autograd::should_record(a)) return derivatives::neg(a, out);
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -87,6 +98,7 @@ Tensor sign(const Tensor& a, const Tensor& out) {
 }
 
 Tensor abs(const Tensor& a, const Tensor& out) {
+  if (autograd::should_record(a)) return derivatives::abs(a, out);
   if (a.is_complex()) {
     EMBER_CHECK(!out.is_same(a), "[abs] In-place abs is not supported for complex tensors.");
     auto iter = build_elementwise_typed("abs", to_real(a.dtype()), out, {a});

@@ -6,13 +6,29 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/variable.h"
+#include "autograd/grad_mode.h"
 
 namespace ember {
+
+// Recording for views (Note [Views and Autograd] in docs/design/autograd.md): the view is
+// computed with recording off, then its node is attached.
+#define EMBER_RECORD_VIEW(record_call, compute)      \
+  if (autograd::should_record(t)) {                  \
+    Tensor r_;                                       \
+    {                                                \
+      autograd::NoGradGuard no_grad_;                \
+      r_ = compute;                                  \
+    }                                                \
+    return record_call;                              \
+  }
 
 Tensor alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
 
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
                   std::optional<int64_t> storage_offset) {
+  EMBER_RECORD_VIEW(derivatives::view_generic("AsStridedBackward0", t, r_), as_strided(t, sizes, strides, storage_offset))
   const char* op = "as_strided";
   EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] mismatch in length of strides (",
               strides.size(), ") and shape (", sizes.size(), ")");
@@ -88,6 +104,7 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
 }
 
 Tensor view(const Tensor& t, IntArrayRef shape) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape("ViewBackward0", t, r_), view(t, shape))
   const char* op = "view";
   DimVector target = infer_size(shape, t.numel(), op);
   int64_t bad = -1;
@@ -106,6 +123,7 @@ Tensor view(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef shape) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape(r_.is_same(t) ? "ViewBackward0" : "ReshapeAliasBackward0", t, r_), reshape(t, shape))
   DimVector target = infer_size(shape, t.numel(), "reshape");
   if (auto strides = compute_view_strides(t.sizes(), t.strides(), target)) {
     return make_view(t, target, *strides, t.storage_offset());
@@ -115,6 +133,7 @@ Tensor reshape(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape("ViewBackward0", t, r_), flatten(t, start_dim, end_dim))
   const char* op = "flatten";
   if (t.dim() == 0) return reshape(t, {1});
   int64_t s = wrap_dim(start_dim, t.dim(), op), e = wrap_dim(end_dim, t.dim(), op);
@@ -131,6 +150,13 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  if (autograd::should_record(t) && t.dim() > 0) {
+    std::vector<int64_t> perm(static_cast<size_t>(t.dim()));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[static_cast<size_t>(wrap_dim(dim0, t.dim(), "transpose"))],
+              perm[static_cast<size_t>(wrap_dim(dim1, t.dim(), "transpose"))]);
+    EMBER_RECORD_VIEW(derivatives::view_permuted("TransposeBackward0", t, r_, perm), transpose(t, dim0, dim1))
+  }
   int64_t n = t.dim();
   int64_t a = wrap_dim(dim0, n, "transpose"), b = wrap_dim(dim1, n, "transpose");
   if (n == 0) return alias(t);
@@ -141,6 +167,11 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor permute(const Tensor& t, IntArrayRef dims) {
+  if (autograd::should_record(t)) {
+    std::vector<int64_t> perm;
+    for (int64_t d : dims) perm.push_back(wrap_dim(d, t.dim(), "permute"));
+    EMBER_RECORD_VIEW(derivatives::view_permuted("PermuteBackward0", t, r_, perm), permute(t, dims))
+  }
   const char* op = "permute";
   int64_t n = t.dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n, "[permute] number of dims don't match in "
@@ -158,6 +189,7 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
+  EMBER_RECORD_VIEW(derivatives::view_expanded(t, r_), expand(t, sizes))
   const int64_t n = static_cast<int64_t>(sizes.size());
   EMBER_CHECK(n >= t.dim(), "[expand] the number of sizes provided (", n, ") must be greater or "
               "equal to the number of dimensions in the tensor (", t.dim(), ")");
@@ -190,6 +222,7 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
 }
 
 Tensor squeeze(const Tensor& t) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape("SqueezeBackward0", t, r_), squeeze(t))
   DimVector sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) != 1) {
@@ -201,6 +234,7 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape("SqueezeBackward1", t, r_), squeeze(t, dims))
   std::vector<bool> drop(std::max<int64_t>(t.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, t.dim(), "squeeze");
@@ -217,6 +251,7 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  EMBER_RECORD_VIEW(derivatives::view_like_reshape("UnsqueezeBackward0", t, r_), unsqueeze(t, dim))
   int64_t d = wrap_dim(dim, t.dim() + 1, "unsqueeze");
   DimVector sizes(t.sizes()), strides(t.strides());
   int64_t st = d < t.dim() ? t.size(d) * t.stride(d) : 1;
@@ -226,6 +261,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  EMBER_RECORD_VIEW(derivatives::view_generic("SelectBackward0", t, r_), select(t, dim, index))
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[select] select() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "select");
   int64_t size = t.size(d);
@@ -239,6 +275,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  EMBER_RECORD_VIEW(derivatives::view_generic("NarrowBackward0", t, r_), narrow(t, dim, start, length))
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
   int64_t size = t.size(d);
@@ -252,6 +289,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> end, int64_t step) {
+  EMBER_RECORD_VIEW(derivatives::view_generic("SliceBackward0", t, r_), slice(t, dim, start, end, step))
   EMBER_CHECK_T(ValueError, step > 0, "[slice] step must be greater than zero");
   int64_t d = wrap_dim(dim, t.dim(), "slice");
   int64_t size = t.size(d);
@@ -274,6 +312,7 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone(const Tensor& t) {
+  if (autograd::should_record(t)) return derivatives::clone(t);
   // Dense non-overlapping inputs keep their layout (e.g. a transposed tensor clones transposed).
   DimVector perm(t.dim());
   std::iota(perm.begin(), perm.end(), 0);
@@ -294,6 +333,7 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
+  if ((t.dtype() != dtype || copy) && autograd::should_record(t)) return derivatives::to_dtype(t, dtype, copy);
   if (t.dtype() == dtype && !copy) return t;
   Tensor out = empty_tensor(t.sizes(), dtype, t.device(), "to");
   copy_into(out, t, "to", /*bump_version=*/false);
@@ -301,6 +341,7 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
+  if (!dst.is_same(src) && autograd::should_record(dst, src)) return derivatives::copy_(dst, src);
   if (dst.is_same(src)) return dst;
   copy_into(dst, src, "copy_");
   return dst;

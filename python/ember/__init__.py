@@ -35,3 +35,12 @@ from . import __config__  # noqa: E402,F401
 from . import cuda, random, utils  # noqa: E402,F401
 
 __version__ = "0.1.0"
+from . import autograd  # noqa: E402,F401
+from .autograd.grad_mode import (  # noqa: E402,F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)

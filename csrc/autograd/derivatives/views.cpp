@@ -1,0 +1,105 @@
+// Derivatives of views, copies and dtype conversion.
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/record.h"
+#include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/indexing.h"
+#include "ops/range_factories.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace derivatives {
+
+using autograd::FunctionNode;
+using autograd::variable_list;
+
+namespace {
+
+Tensor finish_view(const std::shared_ptr<FunctionNode>& node, const Tensor& result) {
+  autograd::attach_trace(*node);
+  autograd::set_history(result, node);
+  return result;
+}
+
+}  // namespace
+
+Tensor view_like_reshape(const char* name, const Tensor& t, const Tensor& result) {
+  const DimVector in_sizes(t.sizes());
+  auto node = autograd::new_node(name, {t}, [in_sizes](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::reshape(g[0], in_sizes)};
+  });
+  return finish_view(node, result);
+}
+
+Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
+                     const std::vector<int64_t>& perm) {
+  // result dim i is input dim perm[i]; the gradient goes back through the inverse permutation.
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  auto node = autograd::new_node(name, {t}, [inverse](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::permute(g[0], inverse)};
+  });
+  return finish_view(node, result);
+}
+
+Tensor view_expanded(const Tensor& t, const Tensor& result) {
+  // The engine sums the expanded gradient back to the input's shape.
+  auto node = autograd::new_node("ExpandBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{g[0]};
+  });
+  return finish_view(node, result);
+}
+
+Tensor view_generic(const char* name, const Tensor& t, const Tensor& result) {
+  // Any strided view: scatter-add the gradient into a zero gradient laid out like the input
+  // (index_add handles views whose elements overlap).
+  const DimVector in_sizes(t.sizes()), in_strides(t.strides());
+  const DimVector v_sizes(result.sizes()), v_strides(result.strides());
+  const int64_t rel = result.storage_offset() - t.storage_offset();
+  auto node = autograd::new_node(
+      name, {t}, [in_sizes, in_strides, v_sizes, v_strides, rel](FunctionNode&, const variable_list& g) {
+        int64_t extent = 1;
+        for (size_t d = 0; d < in_sizes.size(); ++d) {
+          if (in_sizes[d] == 0) extent = 0;
+          if (extent) extent += (in_sizes[d] - 1) * in_strides[d];
+        }
+        Tensor flat = ember::zeros({extent}, TensorOptions(g[0].dtype()));
+        Tensor idx = scalar_tensor(Scalar(rel), ScalarType::Int64);
+        for (size_t d = 0; d < v_sizes.size(); ++d) {
+          Tensor steps = arange(0, v_sizes[d], 1, TensorOptions(ScalarType::Int64));
+          steps = ember::mul(steps, scalar_tensor(Scalar(v_strides[d]), ScalarType::Int64));
+          idx = ember::add(ember::unsqueeze(idx, -1), steps);
+        }
+        flat = ember::index_add(flat, 0, ember::reshape(idx, {-1}), ember::reshape(g[0], {-1}));
+        return variable_list{ember::as_strided(flat, in_sizes, in_strides, 0)};
+      });
+  return finish_view(node, result);
+}
+
+Tensor clone(const Tensor& t) {
+  auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{g[0]};
+  });
+  return autograd::record(node, {t}, Tensor(), "clone", [&] { return ember::clone(t); });
+}
+
+Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
+  auto node = autograd::new_node("ToCopyBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{g[0]};  // the engine casts it back to the input's dtype
+  });
+  return autograd::record(node, {t}, Tensor(), "to", [&] { return ember::to_dtype(t, dtype, copy); });
+}
+
+Tensor& copy_(Tensor& dst, const Tensor& src) {
+  auto node = autograd::new_node("CopyBackwards", {dst, src}, [](FunctionNode& n, const variable_list& g) {
+    variable_list r(2);
+    if (n.should_compute_output(0)) r[0] = ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()));
+    if (n.should_compute_output(1)) r[1] = g[0];
+    return r;
+  });
+  autograd::record(node, {dst, src}, dst, "copy_", [&]() -> Tensor { return ember::copy_(dst, src); });
+  return dst;
+}
+
+}  // namespace derivatives
+}  // namespace ember

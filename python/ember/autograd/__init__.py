@@ -1,0 +1,158 @@
+"""Reverse-mode automatic differentiation (``torch.autograd``). The engine is C++
+(csrc/autograd); this package is its Python face."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ember
+from ember._C import _autograd as _ag
+from ember.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__all__ = [
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, ember.Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """The gradients to start from: ``grads`` where given, ones for scalar outputs."""
+    new = []
+    for out, g in zip(outputs, grads):
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not (out.is_floating_point() or out.is_complex()):
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{out.dtype}"
+                )
+            new.append(ember.ones_like(out))
+        else:
+            if not isinstance(g, ember.Tensor):
+                g = ember.tensor(g, dtype=out.dtype)
+            if tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    "Mismatch in shape: grad_output[0] has a shape of "
+                    f"{ember.Size(g.shape)} and output[0] has a shape of {ember.Size(out.shape)}."
+                )
+            new.append(g)
+    return new
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
+    """Accumulates gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _as_tuple(tensors)
+    inputs = _as_tuple(inputs)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    else:
+        grad_tensors = list(_as_tuple(grad_tensors))
+        if len(grad_tensors) != len(tensors):
+            raise RuntimeError(
+                f"got {len(grad_tensors)} gradients for {len(tensors)} tensors"
+            )
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _ag.run_backward(
+        list(tensors), grads, bool(retain_graph), bool(create_graph), list(inputs), True, True
+    )
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+):
+    """The gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    one_input = isinstance(inputs, ember.Tensor)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = list(_as_tuple(grad_outputs))
+        if len(grad_outputs) != len(outputs):
+            raise RuntimeError(
+                f"grad_outputs has {len(grad_outputs)} tensors for {len(outputs)} outputs"
+            )
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = _ag.run_backward(
+        list(outputs),
+        grads,
+        bool(retain_graph),
+        bool(create_graph),
+        list(inputs),
+        bool(allow_unused),
+        False,
+    )
+    if materialize_grads:
+        result = tuple(
+            ember.zeros_like(i) if r is None else r for r, i in zip(result, inputs)
+        )
+    del one_input
+    return tuple(result)
+
+
+def _tensor_backward(
+    self, gradient=None, retain_graph=None, create_graph=False, inputs=None
+) -> None:
+    """Tensor.backward: see ember.autograd.backward."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+ember.Tensor.backward = _tensor_backward
+
+from ember.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+
+__all__ += ["gradcheck", "gradgradcheck"]
