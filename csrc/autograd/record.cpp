@@ -8,11 +8,6 @@ namespace autograd {
 
 std::shared_ptr<FunctionNode> new_node(std::string name, const std::vector<Tensor>& inputs,
                                        FunctionNode::Formula formula) {
-  for (const Tensor& t : inputs) {
-    EMBER_CHECK(!t.defined() || !t.impl()->is_inference() || !requires_grad(t),
-                "Inference tensors cannot be saved for backward. To work around you can make a "
-                "clone to get a normal tensor and use it in autograd.");
-  }
   auto node = std::make_shared<FunctionNode>(std::move(name), std::move(formula));
   node->set_next_edges(collect_next_edges(inputs));
   return node;

@@ -334,7 +334,6 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     return py::module_::import("builtins").attr("object").attr("__format__")(self, spec);
   });
 
-  cls.def("detach_", [](py::object self) { return self; });
   cls.def("is_signed", [](const Tensor& self) { return is_signed(self.dtype()); });
 
   // Storage and pickling. A pickle holds each storage once (pickle's memo sees the same

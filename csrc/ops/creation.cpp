@@ -7,6 +7,9 @@
 #include "dispatch/tensor_iterator.h"
 #include "ops/kernel_stubs.h"
 
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/variable.h"
+
 namespace ember {
 
 EMBER_DEFINE_STUB(fill_stub, FillFn);
@@ -65,6 +68,7 @@ Tensor& fill_fresh(Tensor& t, const Scalar& value) {
 }
 
 Tensor& fill_(Tensor& t, const Scalar& value) {
+  if (autograd::should_record(t)) return derivatives::fill_(t, value);
   fill_fresh(t, value);
   t.bump_version();
   return t;
@@ -80,6 +84,7 @@ Tensor& zero_fresh(Tensor& t) {
 }
 
 Tensor& zero_(Tensor& t) {
+  if (autograd::should_record(t)) return derivatives::zero_(t);
   zero_fresh(t);
   t.bump_version();
   return t;

@@ -14,6 +14,8 @@
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
 #include "ops/views.h"
+#include "autograd/derivatives/derivatives.h"
+#include "autograd/record.h"
 
 namespace ember {
 
@@ -324,9 +326,85 @@ std::vector<TensorIndex> aten_to_python_index(const std::vector<Tensor>& indices
   return out;
 }
 
+// The gradient of self[index] with respect to self: g scattered (summed) into zeros.
+// TODO(autograd): written with internal kernels, so it is not itself differentiable (no double
+// backward through advanced indexing yet).
+Tensor index_backward(IntArrayRef self_sizes, const std::vector<TensorIndex>& index,
+                      const Tensor& g) {
+  Tensor z = zeros(self_sizes, TensorOptions(g.dtype()));
+  if (is_full_mask(z, index)) return masked_scatter(z, index[0].tensor, g);
+  BasicResult r = apply_basic(z, index, "index", /*ints_as_select=*/true);
+  put_advanced(r.view, r.advanced, g, /*accumulate=*/true, "index");
+  return z;
+}
+
+Tensor getitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index) {
+  Tensor r;
+  bool basic = false;
+  {
+    autograd::NoGradGuard no_grad;
+    basic = !is_full_mask(self, index) &&
+            !apply_basic(self, index, "index", /*ints_as_select=*/true).has_advanced;
+    r = getitem(self, index);
+  }
+  if (basic) {
+    bool only_ints = !index.empty();
+    for (const TensorIndex& i : index) only_ints = only_ints && i.kind == TensorIndex::Kind::Integer;
+    return derivatives::view_generic(only_ints ? "SelectBackward0" : "SliceBackward0", self, r);
+  }
+  const DimVector sizes(self.sizes());
+  auto node = autograd::new_node("IndexBackward0", {self},
+                                 [sizes, index](autograd::FunctionNode&, const autograd::variable_list& g) {
+                                   return autograd::variable_list{index_backward(sizes, index, g[0])};
+                                 });
+  autograd::attach_trace(*node);
+  autograd::set_history(r, node);
+  return r;
+}
+
+// self[index] = value while recording: basic indices write through a view (the base's history
+// gains a CopySlices); advanced ones record IndexPutBackward0 on self.
+void setitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
+                      const Tensor& value) {
+  const char* op = "index_put_";
+  autograd::check_inplace(self);
+  if (!is_full_mask(self, index)) {
+    BasicResult r;
+    {
+      autograd::NoGradGuard no_grad;
+      r = apply_basic(self, index, op, /*ints_as_select=*/true);
+    }
+    if (!r.has_advanced) {
+      check_writable(r.view, op);
+      Tensor v = strip_leading_ones(value, r.view.dim());
+      if (shares_storage(v, r.view)) v = clone(v);
+      Tensor dst = r.view;
+      copy_(dst, expand(v, r.view.sizes()));
+      return;
+    }
+  }
+  Tensor v = value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype());
+  auto node = autograd::new_node(
+      "IndexPutBackward0", {self, v},
+      [index](autograd::FunctionNode& n, const autograd::variable_list& g) {
+        autograd::variable_list out(2);
+        if (n.should_compute_output(0)) {
+          out[0] = clone(g[0]);
+          setitem(out[0], index, Scalar(0.0));
+        }
+        if (n.should_compute_output(1)) out[1] = getitem(g[0], index);
+        return out;
+      });
+  autograd::record(node, {self, v}, self, op, [&]() -> Tensor {
+    setitem(self, index, v);
+    return self;
+  });
+}
+
 }  // namespace
 
 Tensor getitem(const Tensor& self, const std::vector<TensorIndex>& index) {
+  if (autograd::should_record(self)) return getitem_recorded(self, index);
   if (is_full_mask(self, index)) return masked_select(self, index[0].tensor);
   BasicResult r = apply_basic(self, index, "index", /*ints_as_select=*/true);
   if (!r.has_advanced) {
@@ -337,6 +415,10 @@ Tensor getitem(const Tensor& self, const std::vector<TensorIndex>& index) {
 }
 
 void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Tensor& value) {
+  if (autograd::should_record(self, value)) {
+    setitem_recorded(self, index, value);
+    return;
+  }
   const char* op = "index_put_";
   BasicResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
   if (!r.has_advanced) {
@@ -351,6 +433,10 @@ void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Te
 }
 
 void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Scalar& value) {
+  if (autograd::should_record(self)) {
+    setitem_recorded(self, index, scalar_tensor(value, self.dtype()));
+    return;
+  }
   const char* op = "index_put_";
   if (is_full_mask(self, index)) {
     Tensor s = self;

@@ -46,6 +46,8 @@ Tensor view_expanded(const Tensor& t, const Tensor& result);
 Tensor clone(const Tensor& t);
 Tensor& copy_(Tensor& dst, const Tensor& src);
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy);
+Tensor& fill_(Tensor& t, const Scalar& value);
+Tensor& zero_(Tensor& t);
 
 }  // namespace derivatives
 }  // namespace ember

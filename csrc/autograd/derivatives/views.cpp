@@ -103,3 +103,26 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 }  // namespace derivatives
 }  // namespace ember
+
+namespace ember {
+namespace derivatives {
+
+Tensor& fill_(Tensor& t, const Scalar& value) {
+  // The old values are overwritten: no gradient flows to them.
+  auto node = autograd::new_node("FillBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()))};
+  });
+  autograd::record(node, {t}, t, "fill_", [&]() -> Tensor { return ember::fill_(t, value); });
+  return t;
+}
+
+Tensor& zero_(Tensor& t) {
+  auto node = autograd::new_node("ZeroBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()))};
+  });
+  autograd::record(node, {t}, t, "zero_", [&]() -> Tensor { return ember::zero_(t); });
+  return t;
+}
+
+}  // namespace derivatives
+}  // namespace ember
