@@ -7,7 +7,7 @@
 #include "dispatch/tensor_iterator.h"
 #include "ops/kernel_stubs.h"
 
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/views.h"
 #include "autograd/variable.h"
 
 namespace ember {

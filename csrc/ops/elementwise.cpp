@@ -3,7 +3,7 @@
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
 
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/elementwise.h"
 #include "autograd/variable.h"
 
 namespace ember {

@@ -14,7 +14,7 @@
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
 #include "ops/views.h"
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/views.h"
 #include "autograd/record.h"
 
 namespace ember {

@@ -7,7 +7,7 @@
 #include "ops/reduce_kernels.h"
 #include "ops/views.h"
 
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/reductions.h"
 #include "autograd/variable.h"
 
 namespace ember {

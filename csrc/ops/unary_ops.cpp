@@ -9,7 +9,7 @@
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
 #include "ops/views.h"
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/elementwise.h"
 #include "autograd/variable.h"
 
 namespace ember {

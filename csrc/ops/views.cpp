@@ -6,7 +6,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/views.h"
 #include "autograd/variable.h"
 #include "autograd/grad_mode.h"
 

@@ -147,7 +147,18 @@ class OpInfo:
     dtypes: list
     sample: Callable  # (dtype, rng) -> list[Sample]
     ember_fn: Callable | None = None
-    differentiable: bool = False
+    # Autograd (Note [Gradcheck Entries] below): True: gradcheck runs over grad_samples (float64,
+    # and complex128 when grad_complex); False: the op must record no grad_fn; None: not yet
+    # declared, which test_op_db_grad.py reports as a failure for ops with floating dtypes.
+    differentiable: bool | None = None
+    # (dtype, rng) -> samples for gradcheck; defaults to the small, finite float64 samples of
+    # `sample` (no NaN/inf, at most 40 elements per tensor).
+    grad_sample: Callable | None = None
+    grad_complex: bool = False  # also gradcheck complex128 (PyTorch differentiates it)
+    gradgrad: bool = False  # also gradgradcheck (common ops)
+    # Which positional args get gradients (indices); default: every floating/complex tensor.
+    grad_args: tuple | None = None
+    grad_tol: tuple = (1e-3, 1e-5)  # gradcheck (rtol, atol)
     # Compare dtype of the result with this ember dtype (callable of the input dtype) if given.
     result_dtype: Callable | None = None
     tol: dict = dataclasses.field(default_factory=dict)
@@ -211,3 +222,92 @@ def run_op(op: OpInfo, dtype, seed=0):
     assert samples, f"{op.name} has no samples for {dtype}"
     for s in samples:
         check_sample(op, dtype, s)
+
+
+# Note [Gradcheck Entries]
+# Every OpInfo with floating dtypes declares `differentiable`. For True, test_op_db_grad.py runs
+# gradcheck (float64 central differences against the engine) on its grad samples, and
+# gradgradcheck when `gradgrad`; for False it checks the op records no grad_fn, as in PyTorch
+# (argmax, comparisons, ...). An undeclared op fails the suite, so a new op cannot skip this.
+
+
+def _small_finite(sample: Sample) -> bool:
+    for a in sample.args:
+        if isinstance(a, ember.Tensor):
+            if a.numel() > 40:
+                return False
+            if (a.is_floating_point() or a.is_complex()) and a.numel():
+                if not bool(ember.isfinite(a).all()):
+                    return False
+    return True
+
+
+def grad_samples(op: OpInfo, dtype, rng):
+    """Samples for gradcheck in `dtype` (float64 or complex128)."""
+    if op.grad_sample is not None:
+        samples = op.grad_sample(dtype, rng)
+    else:
+        samples = [s for s in op.sample(dtype, rng) if _small_finite(s)]
+    return samples
+
+
+def _grad_positions(op: OpInfo, sample: Sample):
+    if op.grad_args is not None:
+        return list(op.grad_args)
+    return [
+        i
+        for i, a in enumerate(sample.args)
+        if isinstance(a, ember.Tensor) and (a.is_floating_point() or a.is_complex())
+    ]
+
+
+def _grad_inputs(op: OpInfo, sample: Sample):
+    """Copies of the sample's args with fresh leaves that require grad at the grad positions."""
+    pos = _grad_positions(op, sample)
+    args = list(sample.args)
+    for i in pos:
+        args[i] = args[i].detach().clone().requires_grad_()
+    return args, pos
+
+
+def run_gradcheck(op: OpInfo, dtype, seed=0, gradgrad=False):
+    from ember.autograd import gradcheck, gradgradcheck
+
+    rng = np.random.default_rng(seed)
+    samples = grad_samples(op, dtype, rng)
+    assert samples, f"{op.name} has no gradcheck samples for {dtype}"
+    rtol, atol = op.grad_tol
+    checked = 0
+    for s in samples:
+        args, pos = _grad_inputs(op, s)
+        if not pos:
+            continue
+
+        def fn(*leaves, _args=args, _pos=pos, _kw=s.kwargs):
+            call = list(_args)
+            for i, leaf in zip(_pos, leaves):
+                call[i] = leaf
+            out = op.fn()(*call, **_kw)
+            outs = _as_tuple(out)
+            return tuple(
+                o for o in outs
+                if isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex())
+            )
+
+        leaves = [args[i] for i in pos]
+        check = gradgradcheck if gradgrad else gradcheck
+        assert check(fn, leaves, rtol=rtol, atol=atol), f"{op.name} {s.name}"
+        checked += 1
+    assert checked, f"{op.name}: no sample had a differentiable input"
+
+
+def run_no_grad_check(op: OpInfo, dtype, seed=0):
+    """A non-differentiable op must not record a grad_fn for inputs that require grad."""
+    rng = np.random.default_rng(seed)
+    for s in op.sample(dtype, rng)[:3]:
+        args, pos = _grad_inputs(op, s)
+        if not pos:
+            continue
+        for o in _as_tuple(op.fn()(*args, **s.kwargs)):
+            if isinstance(o, ember.Tensor):
+                assert o.grad_fn is None, f"{op.name} recorded {o.grad_fn.name()}"

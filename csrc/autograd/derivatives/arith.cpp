@@ -1,6 +1,6 @@
 // Derivatives of add, sub, mul, div. Broadcast gradients are summed back to each input's shape
 // and cast to its dtype by the engine (validate_outputs).
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/elementwise.h"
 #include "autograd/record.h"
 #include "ops/complex_ops.h"
 #include "ops/creation.h"

@@ -2,7 +2,7 @@
 // gradient is grad * conj(f'(z)).
 #include <cmath>
 
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/elementwise.h"
 #include "autograd/record.h"
 #include "ops/binary_ops.h"
 #include "ops/complex_ops.h"

@@ -1,5 +1,5 @@
 // Derivatives of views, copies and dtype conversion.
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/views.h"
 #include "autograd/record.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"

@@ -1,7 +1,7 @@
 // Derivatives of reductions.
 #include <algorithm>
 
-#include "autograd/derivatives/derivatives.h"
+#include "autograd/derivatives/reductions.h"
 #include "autograd/record.h"
 #include "core/shape.h"
 #include "ops/creation.h"

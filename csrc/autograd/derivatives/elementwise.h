@@ -1,14 +1,11 @@
-// The derivative table: for each differentiable op, a wrapper that records the op's node and
-// holds its backward formula. The public op (ops/*.cpp) calls its wrapper when recording is on
-// (autograd::should_record); the wrapper runs the op again with recording off. Formulas use
+// Derivatives of elementwise ops (arith.cpp, unary.cpp).
+// The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
+// public op (ops/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
+// wrapper re-runs the op with recording off and attaches the op's node, whose formula uses
 // public ops only, so create_graph=True gives higher-order gradients.
-// See docs/design/autograd.md.
 #pragma once
-#include <optional>
-
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "ops/reduce.h"
 
 namespace ember {
 namespace derivatives {
@@ -30,24 +27,6 @@ EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DECLARE_DERIVATIVE_UNARY)
 Tensor neg(const Tensor& a, const Tensor& out);
 #undef EMBER_DECLARE_DERIVATIVE_UNARY
 Tensor abs(const Tensor& a, const Tensor& out);
-
-// ---- reductions (reduce.cpp) ----
-Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype, const Tensor& out);
-Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
-            const Tensor& out);
-
-// ---- views and copies (views.cpp) ----
-// Records a view op: `forward` (run with recording off) returns a view of `t`.
-Tensor view_like_reshape(const char* name, const Tensor& t, const Tensor& result);
-Tensor view_generic(const char* name, const Tensor& t, const Tensor& result);
-Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
-                     const std::vector<int64_t>& perm);
-Tensor view_expanded(const Tensor& t, const Tensor& result);
-Tensor clone(const Tensor& t);
-Tensor& copy_(Tensor& dst, const Tensor& src);
-Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy);
-Tensor& fill_(Tensor& t, const Scalar& value);
-Tensor& zero_(Tensor& t);
 
 }  // namespace derivatives
 }  // namespace ember
