@@ -23,6 +23,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_indexing_ops(m, cls);
   ember::init_view_extras(m, cls);
   ember::init_autograd(m, cls);
+  ember::init_autograd_function(m);
   ember::init_config(m);
   ember::init_fast_paths(m);  // last: wraps the bindings above
 }

@@ -152,6 +152,7 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
 void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 // Must run last: replaces hot entry points installed by the other init_* functions.
 void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_autograd_function(py::module_& m);
 void init_fast_paths(py::module_& m);
 py::dtype numpy_dtype_for(ScalarType t);
 std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt);

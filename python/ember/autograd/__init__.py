@@ -156,3 +156,12 @@ ember.Tensor.backward = _tensor_backward
 from ember.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 __all__ += ["gradcheck", "gradgradcheck"]
+
+from ember.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: E402
+
+__all__ += ["Function", "FunctionCtx", "once_differentiable"]
+
+from ember.autograd import functional  # noqa: E402,F401
+from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+
+__all__ += ["functional", "detect_anomaly", "set_detect_anomaly"]

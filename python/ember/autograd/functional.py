@@ -1,0 +1,232 @@
+"""Higher-level autograd functions (``torch.autograd.functional``): jacobian, hessian, vjp,
+jvp, hvp, vhp, built on ``autograd.grad`` (jvp and hvp use the double-vjp trick)."""
+
+from __future__ import annotations
+
+import ember
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _as_tuple(x, name="inputs"):
+    if isinstance(x, tuple):
+        out, was_tuple = x, True
+    elif isinstance(x, list):
+        out, was_tuple = tuple(x), True
+    else:
+        out, was_tuple = (x,), False
+    for i, t in enumerate(out):
+        if not isinstance(t, ember.Tensor):
+            raise TypeError(
+                f"The {name} given to the function must be either a Tensor or a tuple of "
+                f"Tensors but the value at index {i} has type {type(t)}."
+            )
+    return was_tuple, out
+
+
+def _grad_preprocess(inputs, create_graph):
+    """Inputs to differentiate with respect to: fresh leaves, or (create_graph) differentiable
+    aliases of inputs that already require grad, so the result stays connected to them."""
+    if create_graph:
+        return tuple(
+            x.view_as(x) if x.requires_grad else x.detach().requires_grad_() for x in inputs
+        )
+    return tuple(x.detach().requires_grad_() for x in inputs)
+
+
+def _grad_postprocess(outputs, create_graph):
+    if create_graph:
+        return outputs
+    return tuple(None if o is None else o.detach() for o in outputs)
+
+
+def _fill_none(grads, refs, strict, what):
+    out = []
+    for i, (g, r) in enumerate(zip(grads, refs)):
+        if g is None:
+            if strict:
+                raise RuntimeError(
+                    f"The output of the user-provided function is independent of input {i}. "
+                    f"This is not allowed in strict mode{what}."
+                )
+            g = ember.zeros_like(r)
+        out.append(g)
+    return tuple(out)
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    diff = [(i, o) for i, o in enumerate(outputs) if o.requires_grad]
+    if not diff:
+        return (None,) * len(inputs)
+    outs = [o for _, o in diff]
+    gos = None if grad_outputs is None else [grad_outputs[i] for i, _ in diff]
+    return ember.autograd.grad(outs, inputs, gos, create_graph=create_graph,
+                               retain_graph=retain_graph, allow_unused=True)
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T J)."""
+    with ember.enable_grad():
+        is_tuple, inputs = _as_tuple(inputs)
+        inputs = _grad_preprocess(inputs, create_graph)
+        out = func(*inputs)
+        out_tuple, outputs = _as_tuple(out, "outputs of the user-provided function")
+        if v is not None:
+            _, v = _as_tuple(v, "v")
+            if len(v) != len(outputs):
+                raise RuntimeError(
+                    f"v is a tuple of invalid length: should be {len(outputs)} but got {len(v)}."
+                )
+            for vi, o in zip(v, outputs):
+                if tuple(vi.shape) != tuple(o.shape):
+                    raise RuntimeError(
+                        "Mismatch in shape: v has a shape of "
+                        f"{ember.Size(vi.shape)} and output has a shape of {ember.Size(o.shape)}."
+                    )
+        else:
+            if len(outputs) != 1 or outputs[0].numel() != 1:
+                raise RuntimeError(
+                    "The vector v can only be None if the user-provided function returns a "
+                    "single Tensor with a single element."
+                )
+            v = (ember.ones_like(outputs[0]),)
+        grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        grads = _fill_none(grads, inputs, strict, "")
+    outputs = _grad_postprocess(outputs, create_graph)
+    grads = _grad_postprocess(grads, create_graph)
+    return (outputs if out_tuple else outputs[0]), (grads if is_tuple else grads[0])
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J v), via the double-vjp trick."""
+    with ember.enable_grad():
+        is_tuple, inputs = _as_tuple(inputs)
+        inputs = _grad_preprocess(inputs, create_graph)
+        if v is not None:
+            _, v = _as_tuple(v, "v")
+            if len(v) != len(inputs):
+                raise RuntimeError(
+                    f"v is a tuple of invalid length: should be {len(inputs)} but got {len(v)}."
+                )
+            for vi, i in zip(v, inputs):
+                if tuple(vi.shape) != tuple(i.shape):
+                    raise RuntimeError(
+                        "Mismatch in shape: v has a shape of "
+                        f"{ember.Size(vi.shape)} and input has a shape of {ember.Size(i.shape)}."
+                    )
+        else:
+            if len(inputs) != 1 or inputs[0].numel() != 1:
+                raise RuntimeError(
+                    "The vector v can only be None if the input to the user-provided function "
+                    "is a single Tensor with a single element."
+                )
+            v = (ember.ones_like(inputs[0]),)
+        out = func(*inputs)
+        out_tuple, outputs = _as_tuple(out, "outputs of the user-provided function")
+        dummies = tuple(ember.zeros_like(o).requires_grad_() for o in outputs)
+        g = _autograd_grad(outputs, inputs, dummies, create_graph=True)
+        g = tuple(ember.zeros_like(i) if gi is None else gi for gi, i in zip(g, inputs))
+        jv = _autograd_grad(g, dummies, v, create_graph=create_graph)
+        jv = _fill_none(jv, outputs, strict, "")
+    outputs = _grad_postprocess(outputs, create_graph)
+    jv = _grad_postprocess(jv, create_graph)
+    return (outputs if out_tuple else outputs[0]), (jv if out_tuple else jv[0])
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """d func / d inputs: for outputs o_i and inputs x_j, entry [i][j] has shape
+    o_i.shape + x_j.shape (tuples collapse where func/inputs were single tensors)."""
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    with ember.enable_grad():
+        is_tuple, inputs = _as_tuple(inputs)
+        inputs = _grad_preprocess(inputs, create_graph)
+        out = func(*inputs)
+        out_tuple, outputs = _as_tuple(out, "outputs of the user-provided function")
+        jac = []
+        for i, o in enumerate(outputs):
+            rows = [[] for _ in inputs]
+            flat = o.reshape(-1)
+            for k in range(flat.numel()):
+                g = _autograd_grad((flat[k],), inputs, None, create_graph=create_graph,
+                                   retain_graph=True)
+                for j, (gj, x) in enumerate(zip(g, inputs)):
+                    if gj is None:
+                        if strict:
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {j}. This is not allowed in strict mode."
+                            )
+                        gj = ember.zeros_like(x)
+                    rows[j].append(gj)
+            per_input = []
+            for j, x in enumerate(inputs):
+                if rows[j]:
+                    stacked = ember.stack(rows[j])
+                else:
+                    stacked = ember.zeros((0,) + tuple(x.shape), dtype=x.dtype)
+                per_input.append(stacked.reshape(tuple(o.shape) + tuple(x.shape)))
+            jac.append(tuple(_grad_postprocess(tuple(per_input), create_graph)))
+    if out_tuple:
+        return tuple(j if is_tuple else j[0] for j in jac)
+    return jac[0] if is_tuple else jac[0][0]
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """Second derivatives of a scalar function."""
+    is_tuple, inputs_t = _as_tuple(inputs)
+
+    def jac_func(*inp):
+        j = jacobian(func, inp, create_graph=True, strict=strict)
+        return j if isinstance(j, tuple) else (j,)
+
+    def check_scalar(*inp):
+        out = func(*inp)
+        if not isinstance(out, ember.Tensor) or out.numel() != 1:
+            raise RuntimeError(
+                "The function given to hessian should return a single Tensor with a single "
+                "element."
+            )
+        return out
+
+    check_scalar(*inputs_t)
+    res = jacobian(jac_func, inputs_t, create_graph=create_graph, strict=strict)
+    if not is_tuple:
+        return res[0][0] if isinstance(res[0], tuple) else res[0]
+    return res
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T H) for a scalar func."""
+    with ember.enable_grad():
+        is_tuple, inputs = _as_tuple(inputs)
+        inputs = _grad_preprocess(inputs, create_graph)
+        if v is None:
+            if len(inputs) != 1 or inputs[0].numel() != 1:
+                raise RuntimeError(
+                    "The vector v can only be None if the input to the user-provided function "
+                    "is a single Tensor with a single element."
+                )
+            v = (ember.ones_like(inputs[0]),)
+        else:
+            _, v = _as_tuple(v, "v")
+        out = func(*inputs)
+        if not isinstance(out, ember.Tensor) or out.numel() != 1:
+            raise RuntimeError(
+                "The function given to vhp should return a single Tensor with a single element."
+            )
+        g = _autograd_grad((out,), inputs, None, create_graph=True)
+        g = tuple(ember.zeros_like(i).requires_grad_() if gi is None else gi
+                  for gi, i in zip(g, inputs))
+        res = _autograd_grad(g, inputs, v, create_graph=create_graph)
+        res = _fill_none(res, inputs, strict, "")
+    out = _grad_postprocess((out,), create_graph)[0]
+    res = _grad_postprocess(res, create_graph)
+    return out, (res if is_tuple else res[0])
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H v) for a scalar func (H is symmetric, so this equals vhp)."""
+    return vhp(func, inputs, v, create_graph=create_graph, strict=strict)
