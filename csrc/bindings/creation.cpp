@@ -35,7 +35,7 @@ void def_sized_factory(py::module_& m, const char* name,
                        Tensor (*make)(IntArrayRef, TensorOptions)) {
   m.def(name, [name, make](py::args args, py::kwargs kw) {
     FactoryKwargs f = parse_factory_kwargs(kw, name);
-    check_requires_grad(f.requires_grad, name);
+    RequiresGradRequest requires_grad_request(f.requires_grad, name);
     DimVector shape = factory_shape(args, f, name);
     TensorOptions o = factory_options(f.dtype, f.device, f.out, name);
     return finish_factory(make(shape, o), f.out, name);
@@ -77,7 +77,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "full",
       [](py::object size, py::object fill_value, py::object out, py::object dtype,
          py::object device, py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "full");
+        RequiresGradRequest requires_grad_request(requires_grad, "full");
         if (!PySequence_Check(size.ptr())) {
           throw py::type_error(
               str_cat("full(): argument 'size' (position 1) must be tuple of "
@@ -98,7 +98,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "empty_strided",
       [](py::object size, py::object stride, py::object dtype, py::object device,
          py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "empty_strided");
+        RequiresGradRequest requires_grad_request(requires_grad, "empty_strided");
         return empty_strided(parse_int_sequence(size, "empty_strided", "size"),
                              parse_int_sequence(stride, "empty_strided", "stride"),
                              parse_options(dtype, device, "empty_strided"));
@@ -111,7 +111,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "scalar_tensor",
       [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad, py::object,
          py::object) {
-        check_requires_grad(requires_grad, "scalar_tensor");
+        RequiresGradRequest requires_grad_request(requires_grad, "scalar_tensor");
         TensorOptions o = parse_options(dtype, device, "scalar_tensor");
         return full({}, s, TensorOptions(o.dtype_or(default_dtype()), o.device));
       },
@@ -126,7 +126,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         name,
         [name, fill](const Tensor& t, py::object dtype, py::object device, py::object requires_grad,
                      py::object, py::object memory_format, py::object) {
-          check_requires_grad(requires_grad, name);
+          RequiresGradRequest requires_grad_request(requires_grad, name);
           Tensor out = empty_like(t, like_options(t, dtype, device, name),
                                   parse_preserve_format(memory_format, name));
           return fill ? fill(out) : out;
@@ -143,7 +143,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "full_like",
       [](const Tensor& t, py::object fill_value, py::object dtype, py::object device,
          py::object requires_grad, py::object, py::object memory_format, py::object) {
-        check_requires_grad(requires_grad, "full_like");
+        RequiresGradRequest requires_grad_request(requires_grad, "full_like");
         const Scalar v = parse_number(fill_value, "full_like", "fill_value");
         Tensor out = empty_like(t, like_options(t, dtype, device, "full_like"),
                                 parse_preserve_format(memory_format, "full_like"));
@@ -158,7 +158,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   auto def_new = [&](const char* name, Tensor (*make)(IntArrayRef, TensorOptions)) {
     cls.def(name, [name, make](const Tensor& self, py::args size, py::kwargs kw) {
       FactoryKwargs f = parse_factory_kwargs(kw, name);
-      check_requires_grad(f.requires_grad, name);
+      RequiresGradRequest requires_grad_request(f.requires_grad, name);
       return make(factory_shape(size, f, name), like_options(self, f.dtype, f.device, name));
     });
   };
@@ -169,7 +169,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "new_full",
       [](const Tensor& self, py::object size, py::object fill_value, py::object dtype,
          py::object device, py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "new_full");
+        RequiresGradRequest requires_grad_request(requires_grad, "new_full");
         const Scalar v = parse_number(fill_value, "new_full", "fill_value");
         return full(parse_int_sequence(size, "new_full", "size"), v,
                     like_options(self, dtype, device, "new_full"));
@@ -181,7 +181,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "new_empty_strided",
       [](const Tensor& self, py::object size, py::object stride, py::object dtype,
          py::object device, py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "new_empty_strided");
+        RequiresGradRequest requires_grad_request(requires_grad, "new_empty_strided");
         return empty_strided(parse_int_sequence(size, "new_empty_strided", "size"),
                              parse_int_sequence(stride, "new_empty_strided", "stride"),
                              like_options(self, dtype, device, "new_empty_strided"));
@@ -208,7 +208,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   auto def_range = [&](const char* name, bool inclusive) {
     m.def(name, [name, inclusive](py::args args, py::kwargs kw) {
       FactoryKwargs f = parse_factory_kwargs(kw, name, {"start", "end", "step"});
-      check_requires_grad(f.requires_grad, name);
+      RequiresGradRequest requires_grad_request(f.requires_grad, name);
       std::vector<py::object> pos;
       for (py::handle a : args) pos.push_back(py::reinterpret_borrow<py::object>(a));
       py::object start, end, step;
@@ -260,7 +260,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "linspace",
       [](py::object start, py::object end, py::object steps, py::object out, py::object dtype,
          py::object device, py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "linspace");
+        RequiresGradRequest requires_grad_request(requires_grad, "linspace");
         const Scalar s = spaced_endpoint(start, "linspace", "start", end);
         const Scalar e = spaced_endpoint(end, "linspace", "end", start);
         const int64_t n = parse_int(steps, "linspace", "steps");
@@ -275,7 +275,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "logspace",
       [](py::object start, py::object end, py::object steps, double base, py::object out,
          py::object dtype, py::object device, py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "logspace");
+        RequiresGradRequest requires_grad_request(requires_grad, "logspace");
         const Scalar s = spaced_endpoint(start, "logspace", "start", end);
         const Scalar e = spaced_endpoint(end, "logspace", "end", start);
         const int64_t n = parse_int(steps, "logspace", "steps");
@@ -291,7 +291,7 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "eye",
       [](py::object n, py::object m_cols, py::object out, py::object dtype, py::object device,
          py::object requires_grad, py::object, py::object) {
-        check_requires_grad(requires_grad, "eye");
+        RequiresGradRequest requires_grad_request(requires_grad, "eye");
         const int64_t rows = parse_int(n, "eye", "n");
         const int64_t cols = m_cols.is_none() ? rows : parse_int(m_cols, "eye", "m");
         TensorOptions o = factory_options(dtype, device, out, "eye");

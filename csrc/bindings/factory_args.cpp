@@ -1,6 +1,9 @@
 #include "bindings/factory_args.h"
 
 #include <cstring>
+#include <exception>
+
+#include "autograd/variable.h"
 
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -24,11 +27,29 @@ TensorOptions parse_options(py::handle dtype, py::handle device, const char* op)
   return o;
 }
 
-void check_requires_grad(py::handle requires_grad, const char* op) {
-  if (requires_grad.is_none() || !PyObject_IsTrue(requires_grad.ptr())) return;
-  EMBER_THROW(Error, "[", op,
-              "] requires_grad=True needs the autograd engine, which this build "
-              "of Ember does not include yet");
+// The request is pending from here: the first tensor converted to Python afterwards is the
+// factory's result, whether the binding converts it itself (a py::object result) or pybind11
+// does on return. An exception cancels it.
+RequiresGradRequest::RequiresGradRequest(py::handle requires_grad, const char* op)
+    : op_(op),
+      on_(!requires_grad.is_none() && PyObject_IsTrue(requires_grad.ptr())),
+      uncaught_(std::uncaught_exceptions()) {
+  if (on_) pending_requires_grad() = op_;
+}
+
+RequiresGradRequest::~RequiresGradRequest() {
+  if (on_ && std::uncaught_exceptions() != uncaught_) pending_requires_grad() = nullptr;
+}
+
+const char*& pending_requires_grad() {
+  thread_local const char* op = nullptr;
+  return op;
+}
+
+void apply_pending_requires_grad(const Tensor& t) {
+  const char* op = pending_requires_grad();
+  pending_requires_grad() = nullptr;
+  autograd::set_requires_grad(t, true, op);
 }
 
 bool parse_preserve_format(py::handle memory_format, const char* op) {

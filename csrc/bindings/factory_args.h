@@ -14,8 +14,20 @@ namespace ember {
 // build raises RuntimeError naming `op`.
 TensorOptions parse_options(py::handle dtype, py::handle device, const char* op);
 
-// requires_grad=True cannot be honoured until the autograd engine lands; False is accepted.
-void check_requires_grad(py::handle requires_grad, const char* op);
+// requires_grad=True: the tensor the factory returns becomes a leaf that requires grad. Declare
+// one at the start of a factory binding; it takes effect only if the binding returns normally.
+class RequiresGradRequest {
+ public:
+  RequiresGradRequest(py::handle requires_grad, const char* op);
+  ~RequiresGradRequest();
+  RequiresGradRequest(const RequiresGradRequest&) = delete;
+  RequiresGradRequest& operator=(const RequiresGradRequest&) = delete;
+
+ private:
+  const char* op_;
+  bool on_;
+  int uncaught_;
+};
 
 // memory_format=None / ember.preserve_format -> true; ember.contiguous_format -> false.
 bool parse_preserve_format(py::handle memory_format, const char* op);

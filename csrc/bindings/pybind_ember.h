@@ -64,6 +64,14 @@ Tensor wrap_scalar_for_binding(const Scalar& s);
 
 }  // namespace ember
 
+namespace ember {
+// Factories called with requires_grad=True: the flag is set when the factory's binding returns
+// normally (RequiresGradRequest in factory_args.h) and consumed by the Tensor caster on the
+// returned tensor.
+const char*& pending_requires_grad();
+void apply_pending_requires_grad(const Tensor& t);
+}  // namespace ember
+
 namespace pybind11::detail {
 
 // Fast Tensor caster: reads the intrusive holder straight out of the pybind11 instance and creates
@@ -83,6 +91,7 @@ struct type_caster<ember::Tensor> {
   }
   static handle cast(const ember::Tensor& t, return_value_policy, handle) {
     if (!t.defined()) return none().release();
+    if (ember::pending_requires_grad()) ember::apply_pending_requires_grad(t);
     static const type_info* tinfo = get_type_info(typeid(ember::TensorImpl));
     return type_caster_generic::cast(t.impl(), return_value_policy::take_ownership, {}, tinfo,
                                      nullptr, nullptr, &t.impl_ptr());

@@ -69,7 +69,7 @@ DimVector sized(const py::args& args, const FactoryKwargs& f, const char* op) {
 // dtype is an error), out is resized and filled in place.
 template <typename Make>
 py::object sample_factory(const FactoryKwargs& f, const char* op, const Make& make) {
-  check_requires_grad(f.requires_grad, op);
+  RequiresGradRequest requires_grad_request(f.requires_grad, op);
   TensorOptions o = factory_options(f.dtype, f.device, f.out, op);
   Generator* gen = parse_generator(f.generator, op);
   Tensor r = nogil([&] { return make(o, gen); });
@@ -187,7 +187,7 @@ void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
 
   // *_like: dtype / device / layout from the input.
   auto like = [](const Tensor& t, const FactoryKwargs& f, const char* op) {
-    check_requires_grad(f.requires_grad, op);
+    RequiresGradRequest requires_grad_request(f.requires_grad, op);
     TensorOptions o = parse_options(f.dtype, f.device, op);
     if (o.dtype == ScalarType::Undefined) o.dtype = t.dtype();
     if (f.device.is_none()) o.device = t.device();
@@ -245,7 +245,7 @@ void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
          py::object dtype, py::object device, py::object requires_grad, py::object,
          py::object) -> py::object {
         const char* op = "normal";
-        check_requires_grad(requires_grad, op);
+        RequiresGradRequest requires_grad_request(requires_grad, op);
         Generator* g = parse_generator(generator, op);
         const bool mean_t = is_tensor(mean), std_t = is_tensor(std);
         Tensor r;

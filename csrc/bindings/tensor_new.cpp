@@ -316,7 +316,7 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       "tensor",
       [](py::handle data, py::object dtype, py::object device, py::object requires_grad,
          py::object) {
-        check_requires_grad(requires_grad, "tensor");
+        RequiresGradRequest requires_grad_request(requires_grad, "tensor");
         TensorOptions o = parse_options(dtype, device, "tensor");
         return tensor_from_data(data, optional_dtype(o), o.device, true, "tensor");
       },
@@ -344,7 +344,7 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       [](py::handle obj, py::object dtype_h, py::object device_h, py::object copy_h,
          py::object requires_grad) -> Tensor {
         const char* op = "asarray";
-        check_requires_grad(requires_grad, op);
+        RequiresGradRequest requires_grad_request(requires_grad, op);
         TensorOptions o = parse_options(dtype_h, device_h, op);
         const std::optional<ScalarType> dtype = optional_dtype(o);
         const std::optional<bool> copy =
@@ -389,7 +389,7 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       "new_tensor",
       [](const Tensor& self, py::handle data, py::object dtype, py::object device,
          py::object requires_grad) {
-        check_requires_grad(requires_grad, "new_tensor");
+        RequiresGradRequest requires_grad_request(requires_grad, "new_tensor");
         TensorOptions o = parse_options(dtype, device, "new_tensor");
         return tensor_from_data(data, o.dtype_or(self.dtype()),
                                 device.is_none() ? self.device() : o.device, true, "new_tensor");

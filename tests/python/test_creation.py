@@ -541,11 +541,26 @@ def test_complex_and_polar():
         ember.polar(ember.tensor([2], dtype=ember.float64), ember.tensor([1.0]))
 
 
-def test_requires_grad_needs_autograd():
-    # requires_grad=False is accepted everywhere; True waits for the autograd engine.
-    assert ember.zeros(2, requires_grad=False).shape == (2,)
-    for call in (lambda: ember.zeros(2, requires_grad=True),
-                 lambda: ember.tensor([1.0], requires_grad=True),
-                 lambda: ember.rand(2, requires_grad=True)):
-        with pytest.raises(RuntimeError, match="requires_grad=True needs the autograd engine"):
-            call()
+def test_requires_grad_argument():
+    # Every factory takes requires_grad=; True makes a leaf that requires grad.
+    assert not ember.zeros(2, requires_grad=False).requires_grad
+    made = [
+        ember.zeros(2, requires_grad=True),
+        ember.ones(2, 3, requires_grad=True),
+        ember.empty(2, requires_grad=True),
+        ember.full((2,), 1.5, requires_grad=True),
+        ember.tensor([1.0], requires_grad=True),
+        ember.rand(2, requires_grad=True),
+        ember.randn(2, requires_grad=True),
+        ember.arange(3.0, requires_grad=True),
+        ember.linspace(0, 1, 3, requires_grad=True),
+        ember.eye(2, requires_grad=True),
+        ember.zeros_like(ember.ones(2), requires_grad=True),
+        ember.ones(1).new_zeros(2, requires_grad=True),
+    ]
+    for t in made:
+        assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    with pytest.raises(RuntimeError, match=r"\[zeros\] only Tensors of floating point"):
+        ember.zeros(2, dtype=ember.int64, requires_grad=True)
+    # A failed request leaves nothing behind for the next factory.
+    assert not ember.zeros(2).requires_grad
