@@ -375,8 +375,7 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& grads
               grads.size(), " gradients");
   bool any_root = false;
   for (const Edge& e : roots) any_root = any_root || e.is_valid();
-  EMBER_CHECK(any_root,
-              "element 0 of tensors does not require grad and does not have a grad_fn");
+  EMBER_CHECK(any_root, "element 0 of tensors does not require grad and does not have a grad_fn");
   variable_list root_grads = grads;
   validate_outputs(roots, root_grads, "backward");
   auto root = std::make_shared<GraphRoot>(roots, root_grads);

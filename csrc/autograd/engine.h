@@ -45,8 +45,8 @@ class ReadyQueue {
 // backward(inputs=...)): `needed` on a path to a requested input; `captures` for autograd.grad.
 struct ExecInfo {
   struct Capture {
-    uint32_t input_nr;   // which input of the node carries the requested gradient
-    size_t output_idx;   // where it goes in the result
+    uint32_t input_nr;  // which input of the node carries the requested gradient
+    size_t output_idx;  // where it goes in the result
   };
   bool needed = false;
   std::vector<Capture> captures;

@@ -70,7 +70,9 @@ GraphRoot::GraphRoot(edge_list roots, variable_list grads)
   }
 }
 
-variable_list FunctionNode::apply(variable_list&& grads) { return formula_(*this, grads); }
+variable_list FunctionNode::apply(variable_list&& grads) {
+  return formula_(*this, grads);
+}
 
 void FunctionNode::release_variables() {
   for (SavedVariable& s : saved_) s.reset_data();
@@ -81,7 +83,9 @@ size_t FunctionNode::save(const Tensor& t, bool is_output) {
   return saved_.size() - 1;
 }
 
-Tensor FunctionNode::saved(size_t i) { return saved_.at(i).unpack(shared_from_this()); }
+Tensor FunctionNode::saved(size_t i) {
+  return saved_.at(i).unpack(shared_from_this());
+}
 
 // ---- views ----------------------------------------------------------------------------------
 
@@ -126,8 +130,9 @@ variable_list CopySlices::apply(variable_list&& grads) {
   variable_list out(num_outputs());
   const Tensor& grad = grads.at(0);
   if (!grad.defined()) return out;
-  EMBER_CHECK(fn_, "Trying to backward through the graph a second time (CopySlices was freed); "
-                   "specify retain_graph=True");
+  EMBER_CHECK(fn_,
+              "Trying to backward through the graph a second time (CopySlices was freed); "
+              "specify retain_graph=True");
   // The base's gradient laid out like the base, so the view's geometry addresses it.
   Tensor flat = zeros({storage_extent(base_)}, TensorOptions(grad.dtype()));
   Tensor result = as_strided(flat, base_.sizes, base_.strides, 0);

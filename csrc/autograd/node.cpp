@@ -48,7 +48,9 @@ Node::~Node() {
   for (Edge& e : next_edges_) release_node(std::move(e.function));
 }
 
-std::string Node::name() const { return "Node"; }
+std::string Node::name() const {
+  return "Node";
+}
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   InputMetadata m;
@@ -106,7 +108,9 @@ void Node::set_retains_grad_hook(uint32_t input_nr, TensorHook h) {
   retains_grad_hooks_[input_nr] = std::move(h);
 }
 
-void Node::clear_retains_grad_hook(uint32_t input_nr) { retains_grad_hooks_.erase(input_nr); }
+void Node::clear_retains_grad_hook(uint32_t input_nr) {
+  retains_grad_hooks_.erase(input_nr);
+}
 
 bool Node::remove_hook(uint64_t id) {
   if (pre_hooks_.hooks.erase(id)) return true;

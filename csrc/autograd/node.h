@@ -108,7 +108,9 @@ class Node : public std::enable_shared_from_this<Node> {
   const HookList<FunctionPostHook>& post_hooks() const { return post_hooks_; }
   // Runs the tensor pre-hooks and retains-grad hooks on `grads` (in place).
   void run_tensor_pre_hooks(variable_list& grads) const;
-  bool has_tensor_hooks() const { return !tensor_pre_hooks_.empty() || !retains_grad_hooks_.empty(); }
+  bool has_tensor_hooks() const {
+    return !tensor_pre_hooks_.empty() || !retains_grad_hooks_.empty();
+  }
 
   // Anomaly mode: the forward stack trace where this node was created (empty when off).
   const std::string& forward_trace() const { return forward_trace_; }

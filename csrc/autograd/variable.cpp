@@ -11,7 +11,9 @@ namespace autograd {
 
 AutogradMeta::AutogradMeta() : grad_slot(std::make_shared<GradSlot>()) {}
 
-AutogradMeta::~AutogradMeta() { release_node(std::move(grad_fn)); }
+AutogradMeta::~AutogradMeta() {
+  release_node(std::move(grad_fn));
+}
 
 AutogradMeta& materialize_meta(const Tensor& t) {
   EMBER_CHECK(t.defined(), "[autograd] undefined tensor");
@@ -45,7 +47,8 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
   if (!m) return nullptr;
   if (m->grad_fn && view_needs_regeneration(t, *m)) {
     const Tensor base(t.impl()->view_base());
-    auto fn = std::make_shared<AsStridedBackward>(geometry_of(*base.impl()), geometry_of(*t.impl()));
+    auto fn =
+        std::make_shared<AsStridedBackward>(geometry_of(*base.impl()), geometry_of(*t.impl()));
     fn->set_next_edges({gradient_edge(base)});
     fn->add_input_metadata(t);
     release_node(std::move(m->grad_fn));
@@ -170,8 +173,7 @@ void check_inplace(const Tensor& t) {
   if (!GradMode::is_enabled()) return;
   const AutogradMeta* m = meta_of(t);
   if (m && m->requires_grad && !m->grad_fn) {
-    throw Error(
-        "a leaf Variable that requires grad is being used in an in-place operation.");
+    throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
   }
   const auto& base = t.impl()->view_base();
   if (base) {

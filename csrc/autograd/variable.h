@@ -21,12 +21,12 @@ struct AutogradMeta : AutogradMetaInterface {
   AutogradMeta();
   ~AutogradMeta() override;
 
-  std::shared_ptr<Node> grad_fn;           // null for leaves
-  std::weak_ptr<Node> grad_accumulator;    // leaves that require grad: their AccumulateGrad
-  std::shared_ptr<GradSlot> grad_slot;     // never null
-  bool requires_grad = false;              // meaningful for leaves only
+  std::shared_ptr<Node> grad_fn;         // null for leaves
+  std::weak_ptr<Node> grad_accumulator;  // leaves that require grad: their AccumulateGrad
+  std::shared_ptr<GradSlot> grad_slot;   // never null
+  bool requires_grad = false;            // meaningful for leaves only
   bool retains_grad = false;
-  uint32_t output_nr = 0;                  // which output of grad_fn this tensor is
+  uint32_t output_nr = 0;  // which output of grad_fn this tensor is
   // Views: the version of the storage when grad_fn was last set; if the version moved on (an
   // in-place write through some alias), grad_fn is regenerated from the base.
   uint32_t attr_version = 0;

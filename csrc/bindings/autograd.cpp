@@ -102,26 +102,27 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
                                }
                                return t;
                              })
-      .def_property_readonly("variable",
-                             [](const ag::Node& n) -> py::object {
-                               if (auto* acc = dynamic_cast<const ag::AccumulateGrad*>(&n)) {
-                                 return py::cast(acc->variable());
-                               }
-                               throw py::attribute_error("'" + n.name() +
-                                                         "' object has no attribute 'variable'");
-                             })
+      .def_property_readonly(
+          "variable",
+          [](const ag::Node& n) -> py::object {
+            if (auto* acc = dynamic_cast<const ag::AccumulateGrad*>(&n)) {
+              return py::cast(acc->variable());
+            }
+            throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+          })
       .def("register_hook",
            [](ag::Node& n, py::object f) {
              auto fn = hold(std::move(f));
              HookHandle h;
              h.node = n.shared_from_this();
-             h.id = n.add_post_hook([fn](const ag::variable_list& gi, const ag::variable_list& go)
-                                        -> std::optional<ag::variable_list> {
-               py::gil_scoped_acquire gil;
-               py::object r = (*fn)(py::cast(gi), py::cast(go));
-               if (r.is_none()) return std::nullopt;
-               return as_tensor_list(r);
-             });
+             h.id = n.add_post_hook(
+                 [fn](const ag::variable_list& gi,
+                      const ag::variable_list& go) -> std::optional<ag::variable_list> {
+                   py::gil_scoped_acquire gil;
+                   py::object r = (*fn)(py::cast(gi), py::cast(go));
+                   if (r.is_none()) return std::nullopt;
+                   return as_tensor_list(r);
+                 });
              return h;
            })
       .def("register_prehook",
@@ -129,12 +130,13 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
              auto fn = hold(std::move(f));
              HookHandle h;
              h.node = n.shared_from_this();
-             h.id = n.add_pre_hook([fn](const ag::variable_list& go) -> std::optional<ag::variable_list> {
-               py::gil_scoped_acquire gil;
-               py::object r = (*fn)(py::cast(go));
-               if (r.is_none()) return std::nullopt;
-               return as_tensor_list(r);
-             });
+             h.id = n.add_pre_hook(
+                 [fn](const ag::variable_list& go) -> std::optional<ag::variable_list> {
+                   py::gil_scoped_acquire gil;
+                   py::object r = (*fn)(py::cast(go));
+                   if (r.is_none()) return std::nullopt;
+                   return as_tensor_list(r);
+                 });
              return h;
            })
       .def("__call__",
@@ -145,7 +147,10 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
            })
       .def("__repr__", [](py::object self) {
         return "<" + self.cast<ag::Node&>().name() + " object at " +
-               py::str(py::module_::import("builtins").attr("hex")(py::module_::import("builtins").attr("id")(self))).cast<std::string>() + ">";
+               py::str(py::module_::import("builtins")
+                           .attr("hex")(py::module_::import("builtins").attr("id")(self)))
+                   .cast<std::string>() +
+               ">";
       });
 
   cls.def_property(
@@ -158,11 +163,13 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         return t;
       },
       py::arg("requires_grad") = true);
-  cls.def_property("grad", [](const Tensor& t) { return ag::grad(t); },
-                   [](const Tensor& t, py::object g) {
-                     ag::set_grad(t, g.is_none() ? Tensor() : g.cast<Tensor>());
-                   });
-  cls.def_property_readonly("grad_fn", [](const Tensor& t) { return node_or_none(ag::grad_fn(t)); });
+  cls.def_property(
+      "grad", [](const Tensor& t) { return ag::grad(t); },
+      [](const Tensor& t, py::object g) {
+        ag::set_grad(t, g.is_none() ? Tensor() : g.cast<Tensor>());
+      });
+  cls.def_property_readonly("grad_fn",
+                            [](const Tensor& t) { return node_or_none(ag::grad_fn(t)); });
   cls.def_property_readonly("is_leaf", [](const Tensor& t) { return ag::is_leaf(t); });
   cls.def_property_readonly("output_nr", [](const Tensor& t) { return ag::output_nr(t); });
   cls.def_property_readonly("retains_grad", [](const Tensor& t) {
@@ -180,7 +187,8 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     if (!b) return py::none();
     return py::cast(Tensor(b));
   });
-  cls.def_property_readonly("is_inference", [](const Tensor& t) { return t.impl()->is_inference(); });
+  cls.def_property_readonly("is_inference",
+                            [](const Tensor& t) { return t.impl()->is_inference(); });
   cls.def("register_hook", [](const Tensor& t, py::object f) {
     EMBER_CHECK(ag::requires_grad(t),
                 "cannot register a hook on a tensor that doesn't require gradient");
@@ -229,8 +237,10 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     grad_state::flags().inference = inference;
     grad_state::flags().grad_enabled = grad_enabled;
   });
-  am.def("set_anomaly_enabled", [](bool on, bool check_nan) { ag::AnomalyMode::set_enabled(on, check_nan); },
-         py::arg("enabled"), py::arg("check_nan") = true);
+  am.def(
+      "set_anomaly_enabled",
+      [](bool on, bool check_nan) { ag::AnomalyMode::set_enabled(on, check_nan); },
+      py::arg("enabled"), py::arg("check_nan") = true);
   am.def("is_anomaly_enabled", [] { return ag::AnomalyMode::is_enabled(); });
   am.def("is_anomaly_check_nan_enabled", [] { return ag::AnomalyMode::should_check_nan(); });
   am.def(
@@ -248,7 +258,8 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         ag::edge_list outputs;
         for (size_t i = 0; i < inputs.size(); ++i) {
           const Tensor& t = inputs[i];
-          EMBER_CHECK(ag::requires_grad(t), "One of the differentiated Tensors does not require grad");
+          EMBER_CHECK(ag::requires_grad(t),
+                      "One of the differentiated Tensors does not require grad");
           ag::Edge e = ag::gradient_edge(t);
           outputs.push_back(std::move(e));
         }

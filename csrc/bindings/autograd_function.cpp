@@ -46,14 +46,15 @@ class PyFunctionNode : public ag::Node {
       py_grads[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
     }
     py::object result = (*backward_)(py_grads);
-    py::tuple res = py::isinstance<py::tuple>(result) ? result.cast<py::tuple>()
-                                                      : py::make_tuple(result);
+    py::tuple res =
+        py::isinstance<py::tuple>(result) ? result.cast<py::tuple>() : py::make_tuple(result);
     size_t expected = is_tensor_arg_.size();
     // Extra trailing Nones are allowed, as in PyTorch.
     size_t given = res.size();
     while (given > expected && res[given - 1].is_none()) --given;
-    EMBER_CHECK(given == expected, "function ", name_, " returned an incorrect number of gradients (expected ",
-                expected, ", got ", res.size(), ")");
+    EMBER_CHECK(given == expected, "function ", name_,
+                " returned an incorrect number of gradients (expected ", expected, ", got ",
+                res.size(), ")");
     ag::variable_list out;
     for (size_t i = 0; i < expected; ++i) {
       py::handle g = res[i];
@@ -134,8 +135,9 @@ void init_autograd_function(py::module_& m) {
              return t;
            })
       .def("node", [](const NodeRef& r) -> std::shared_ptr<ag::Node> { return r.node.lock(); })
-      .def("set_materialize_grads",
-           [](const NodeRef& r, bool v) { r.lock("set_materialize_grads")->materialize_grads = v; });
+      .def("set_materialize_grads", [](const NodeRef& r, bool v) {
+        r.lock("set_materialize_grads")->materialize_grads = v;
+      });
 
   // Builds the node of one Function.apply call: next edges from the tensor args.
   am.def("_make_function_node", [](const std::string& name, py::object backward, py::list args) {
@@ -154,24 +156,24 @@ void init_autograd_function(py::module_& m) {
 
   // Attaches the node to the outputs of forward. kinds[i]: 0 plain, 1 dirty (an input modified
   // in place), 2 non-differentiable.
-  am.def("_set_function_outputs", [](const NodeRef& ref, const std::vector<Tensor>& outputs,
-                                     const std::vector<int>& kinds) {
-    auto node = ref.lock("apply");
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const Tensor& t = outputs[i];
-      const bool differentiable = is_floating(t.dtype()) || ember::is_complex(t.dtype());
-      if (kinds[i] == 2 || !differentiable) {
-        node->add_input_metadata_undefined();
-        continue;
-      }
-      if (kinds[i] == 1) {
-        ag::check_inplace(t);
-        ag::rebase_history(t, node);
-      } else {
-        ag::set_history(t, node);
-      }
-    }
-  });
+  am.def("_set_function_outputs",
+         [](const NodeRef& ref, const std::vector<Tensor>& outputs, const std::vector<int>& kinds) {
+           auto node = ref.lock("apply");
+           for (size_t i = 0; i < outputs.size(); ++i) {
+             const Tensor& t = outputs[i];
+             const bool differentiable = is_floating(t.dtype()) || ember::is_complex(t.dtype());
+             if (kinds[i] == 2 || !differentiable) {
+               node->add_input_metadata_undefined();
+               continue;
+             }
+             if (kinds[i] == 1) {
+               ag::check_inplace(t);
+               ag::rebase_history(t, node);
+             } else {
+               ag::set_history(t, node);
+             }
+           }
+         });
 
   am.def("_save_for_backward", [](const NodeRef& ref, const std::vector<py::object>& tensors,
                                   const std::vector<Tensor>& outputs) {
@@ -182,7 +184,8 @@ void init_autograd_function(py::module_& m) {
         node->saved_.emplace_back();
         continue;
       }
-      EMBER_CHECK_T(TypeError, is_tensor(o), "save_for_backward can only save variables, but argument is of type ",
+      EMBER_CHECK_T(TypeError, is_tensor(o),
+                    "save_for_backward can only save variables, but argument is of type ",
                     py::str(py::type::of(o).attr("__name__")).cast<std::string>());
       Tensor t = o.cast<Tensor>();
       bool is_output = false;

@@ -287,3 +287,31 @@ def test_complex_gradients_follow_conjugate_convention():
     (z.abs().sum()).backward()
     zn = z.detach().numpy()
     np.testing.assert_allclose(z.grad.numpy(), zn / np.abs(zn))
+
+
+def test_memory_is_flat_over_many_iterations_and_saved_tensors_are_freed():
+    stats = ember._C._allocator_stats
+    x = leaf(256)
+    w = leaf(256)
+
+    def step():
+        y = ((x * w).exp() * x).sum()
+        y.backward()
+
+    for _ in range(50):  # warm up: .grad buffers exist from here on
+        step()
+    before = stats()["current_bytes"]
+    for _ in range(10_000):
+        step()
+    after = stats()["current_bytes"]
+    assert after == before
+
+    big = ember.zeros(1 << 16, dtype=ember.float64)
+    base = stats()["current_bytes"]
+    y = ((big + x.sum()) * (big + x.sum()).exp()).sum()
+    held = stats()["current_bytes"]
+    assert held - base >= 2 * (1 << 19)  # mul saves both 512 KiB operands
+    y.backward()
+    del y
+    freed = stats()["current_bytes"]
+    assert freed - base < (1 << 16)

@@ -49,19 +49,21 @@ int64_t reduced_count(IntArrayRef sizes, const std::vector<int64_t>& rdims) {
 
 }  // namespace
 
-Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype, const Tensor& out) {
+Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
+           const Tensor& out) {
   const DimVector in_sizes(t.sizes());
   const std::vector<int64_t> rdims = reduced_dims(t.sizes(), dims);
-  auto node = autograd::new_node(
-      "SumBackward" + std::string(dims ? "1" : "0"), {t},
-      [in_sizes, rdims, keepdim](FunctionNode&, const variable_list& g) {
-        return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
-      });
+  auto node =
+      autograd::new_node("SumBackward" + std::string(dims ? "1" : "0"), {t},
+                         [in_sizes, rdims, keepdim](FunctionNode&, const variable_list& g) {
+                           return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
+                         });
   return autograd::record(node, {t}, out, "sum",
                           [&] { return ember::sum(t, dims, keepdim, dtype, out); });
 }
 
-Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype, const Tensor& out) {
+Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
+            const Tensor& out) {
   const DimVector in_sizes(t.sizes());
   const std::vector<int64_t> rdims = reduced_dims(t.sizes(), dims);
   const int64_t count = reduced_count(t.sizes(), rdims);

@@ -19,11 +19,21 @@ using autograd::variable_list;
 
 namespace {
 
-Tensor num(double v) { return wrap_scalar(Scalar(v)); }
-Tensor times(const Tensor& a, const Tensor& b) { return ember::mul(a, b); }
-Tensor over(const Tensor& a, const Tensor& b) { return ember::div(a, b); }
-Tensor plus(const Tensor& a, double v) { return ember::add(a, num(v)); }
-Tensor sq(const Tensor& a) { return ember::mul(a, a); }
+Tensor num(double v) {
+  return wrap_scalar(Scalar(v));
+}
+Tensor times(const Tensor& a, const Tensor& b) {
+  return ember::mul(a, b);
+}
+Tensor over(const Tensor& a, const Tensor& b) {
+  return ember::div(a, b);
+}
+Tensor plus(const Tensor& a, double v) {
+  return ember::add(a, num(v));
+}
+Tensor sq(const Tensor& a) {
+  return ember::mul(a, a);
+}
 
 // f'(x) given the input x and the result y; the gradient is g * conj(f'(x)).
 using Deriv = Tensor (*)(const Tensor& x, const Tensor& y);
@@ -32,11 +42,12 @@ enum class Needs { Input, Result };
 
 Tensor record_unary(const char* node_name, const char* op, const Tensor& a, const Tensor& out,
                     Needs needs, Deriv deriv, Tensor (*forward)(const Tensor&, const Tensor&)) {
-  auto node = autograd::new_node(node_name, {a}, [deriv, needs](FunctionNode& n, const variable_list& g) {
-    const Tensor s = n.saved(0);
-    const Tensor d = needs == Needs::Input ? deriv(s, Tensor()) : deriv(Tensor(), s);
-    return variable_list{times(g[0], conj(d))};
-  });
+  auto node =
+      autograd::new_node(node_name, {a}, [deriv, needs](FunctionNode& n, const variable_list& g) {
+        const Tensor s = n.saved(0);
+        const Tensor d = needs == Needs::Input ? deriv(s, Tensor()) : deriv(Tensor(), s);
+        return variable_list{times(g[0], conj(d))};
+      });
   if (needs == Needs::Input) {
     node->save(out.defined() && out.is_same(a) ? ember::clone(a) : a);
   }
@@ -52,15 +63,16 @@ constexpr double kSqrtPiOverTwo = 0.88622692545275801365;
 
 }  // namespace
 
-#define EMBER_UNARY_DERIVATIVE(name, Node, needs, expr)                                        \
-  Tensor name(const Tensor& a, const Tensor& out) {                                           \
-    return record_unary(Node, #name, a, out, Needs::needs,                                    \
-                        [](const Tensor& x, const Tensor& y) -> Tensor {                      \
-                          (void)x;                                                            \
-                          (void)y;                                                            \
-                          return expr;                                                        \
-                        },                                                                    \
-                        [](const Tensor& t, const Tensor& o) { return ember::name(t, o); }); \
+#define EMBER_UNARY_DERIVATIVE(name, Node, needs, expr)                      \
+  Tensor name(const Tensor& a, const Tensor& out) {                          \
+    return record_unary(                                                     \
+        Node, #name, a, out, Needs::needs,                                   \
+        [](const Tensor& x, const Tensor& y) -> Tensor {                     \
+          (void)x;                                                           \
+          (void)y;                                                           \
+          return expr;                                                       \
+        },                                                                   \
+        [](const Tensor& t, const Tensor& o) { return ember::name(t, o); }); \
   }
 
 EMBER_UNARY_DERIVATIVE(exp, "ExpBackward0", Result, y)
@@ -86,8 +98,7 @@ EMBER_UNARY_DERIVATIVE(tanh, "TanhBackward0", Result, ember::sub(num(1), sq(y)))
 EMBER_UNARY_DERIVATIVE(asinh, "AsinhBackward0", Input, ember::rsqrt(plus(sq(x), 1)))
 EMBER_UNARY_DERIVATIVE(acosh, "AcoshBackward0", Input,
                        ember::reciprocal(times(ember::sqrt(plus(x, -1)), ember::sqrt(plus(x, 1)))))
-EMBER_UNARY_DERIVATIVE(atanh, "AtanhBackward0", Input,
-                       ember::reciprocal(ember::sub(num(1), sq(x))))
+EMBER_UNARY_DERIVATIVE(atanh, "AtanhBackward0", Input, ember::reciprocal(ember::sub(num(1), sq(x))))
 EMBER_UNARY_DERIVATIVE(sigmoid, "SigmoidBackward0", Result, times(y, ember::sub(num(1), y)))
 EMBER_UNARY_DERIVATIVE(erf, "ErfBackward0", Input,
                        times(num(kTwoOverSqrtPi), ember::exp(ember::neg(sq(x)))))

@@ -35,7 +35,8 @@ Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
                      const std::vector<int64_t>& perm) {
   // result dim i is input dim perm[i]; the gradient goes back through the inverse permutation.
   std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   auto node = autograd::new_node(name, {t}, [inverse](FunctionNode&, const variable_list& g) {
     return variable_list{ember::permute(g[0], inverse)};
   });
@@ -57,7 +58,8 @@ Tensor view_generic(const char* name, const Tensor& t, const Tensor& result) {
   const DimVector v_sizes(result.sizes()), v_strides(result.strides());
   const int64_t rel = result.storage_offset() - t.storage_offset();
   auto node = autograd::new_node(
-      name, {t}, [in_sizes, in_strides, v_sizes, v_strides, rel](FunctionNode&, const variable_list& g) {
+      name, {t},
+      [in_sizes, in_strides, v_sizes, v_strides, rel](FunctionNode&, const variable_list& g) {
         int64_t extent = 1;
         for (size_t d = 0; d < in_sizes.size(); ++d) {
           if (in_sizes[d] == 0) extent = 0;
@@ -87,17 +89,21 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
   auto node = autograd::new_node("ToCopyBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};  // the engine casts it back to the input's dtype
   });
-  return autograd::record(node, {t}, Tensor(), "to", [&] { return ember::to_dtype(t, dtype, copy); });
+  return autograd::record(node, {t}, Tensor(), "to",
+                          [&] { return ember::to_dtype(t, dtype, copy); });
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
-  auto node = autograd::new_node("CopyBackwards", {dst, src}, [](FunctionNode& n, const variable_list& g) {
-    variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()));
-    if (n.should_compute_output(1)) r[1] = g[0];
-    return r;
-  });
-  autograd::record(node, {dst, src}, dst, "copy_", [&]() -> Tensor { return ember::copy_(dst, src); });
+  auto node =
+      autograd::new_node("CopyBackwards", {dst, src}, [](FunctionNode& n, const variable_list& g) {
+        variable_list r(2);
+        if (n.should_compute_output(0))
+          r[0] = ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()));
+        if (n.should_compute_output(1)) r[1] = g[0];
+        return r;
+      });
+  autograd::record(node, {dst, src}, dst, "copy_",
+                   [&]() -> Tensor { return ember::copy_(dst, src); });
   return dst;
 }
 
