@@ -40,6 +40,21 @@ bool view_needs_regeneration(const Tensor& t, const AutogradMeta& m) {
   return bm && bm->grad_fn;
 }
 
+// retain_grad's hook: stores the gradient into .grad (the slot is held weakly).
+TensorHook retain_grad_hook(const AutogradMeta& m) {
+  std::weak_ptr<GradSlot> slot = m.grad_slot;
+  return [slot](const Tensor& g) -> std::optional<Tensor> {
+    if (auto s = slot.lock()) {
+      if (!s->grad.defined()) {
+        s->grad = clone(g);
+      } else {
+        s->grad = add(s->grad, g);
+      }
+    }
+    return std::nullopt;
+  };
+}
+
 }  // namespace
 
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
@@ -137,9 +152,12 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
               "Inference tensors cannot be saved for backward. To work around you can make a "
               "clone to get a normal tensor and use it in autograd.");
   AutogradMeta& m = materialize_meta(t);
+  // An in-place op gives t a new grad_fn: retain_grad's hook moves with it.
+  if (m.retains_grad && m.grad_fn) m.grad_fn->clear_retains_grad_hook(m.output_nr);
   m.output_nr = fn->add_input_metadata(t);
   release_node(std::move(m.grad_fn));
   m.grad_fn = fn;
+  if (m.retains_grad) fn->set_retains_grad_hook(m.output_nr, retain_grad_hook(m));
   m.requires_grad = false;
   m.attr_version = t.impl()->version();
 }
@@ -206,17 +224,7 @@ void retain_grad(const Tensor& t) {
   EMBER_CHECK(requires_grad(t), "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = materialize_meta(t);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep .grad anyway
-  std::weak_ptr<GradSlot> slot = m.grad_slot;
-  grad_fn(t)->set_retains_grad_hook(m.output_nr, [slot](const Tensor& g) -> std::optional<Tensor> {
-    if (auto s = slot.lock()) {
-      if (!s->grad.defined()) {
-        s->grad = clone(g);
-      } else {
-        s->grad = add(s->grad, g);
-      }
-    }
-    return std::nullopt;
-  });
+  grad_fn(t)->set_retains_grad_hook(m.output_nr, retain_grad_hook(m));
   m.retains_grad = true;
 }
 

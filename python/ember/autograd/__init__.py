@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import ember
 from ember._C import _autograd as _ag
 from ember.autograd.grad_mode import (
@@ -112,7 +110,6 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    one_input = isinstance(inputs, ember.Tensor)
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("grad requires non-empty inputs.")
@@ -140,7 +137,6 @@ def grad(
         result = tuple(
             ember.zeros_like(i) if r is None else r for r, i in zip(result, inputs)
         )
-    del one_input
     return tuple(result)
 
 
