@@ -102,6 +102,18 @@ back[1, 2] = -1.0
 print("numpy() shares memory:", x[1, 2].item() == -1.0)
 print("mixed dtypes:", ember.from_numpy(np.arange(3, dtype=np.int16)) * 1.5)
 
+section("autograd")
+w = ember.tensor([1.0, -2.0, 0.5], requires_grad=True)
+loss = ((w * w).exp() * w).sum()
+loss.backward()
+print("loss:", loss)
+print("d loss / d w:", w.grad)
+(g,) = ember.autograd.grad((w * w * w).sum(), w, create_graph=True)
+(h,) = ember.autograd.grad(g.sum(), w)
+print("second derivative of w**3:", h.tolist())
+with ember.no_grad():
+    print("under no_grad, requires_grad:", (w * 2).requires_grad)
+
 section("printing follows PyTorch")
 print(ember.tensor([1e-8, 1.0, 1e8]))
 print(ember.tensor([[True, False]]))
