@@ -3,32 +3,35 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/derivatives/views.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
-#include "autograd/derivatives/views.h"
-#include "autograd/variable.h"
-#include "autograd/grad_mode.h"
 
 namespace ember {
 
 // Recording for views (Note [Views and Autograd] in docs/design/autograd.md): the view is
 // computed with recording off, then its node is attached.
-#define EMBER_RECORD_VIEW(record_call, compute)      \
-  if (autograd::should_record(t)) {                  \
-    Tensor r_;                                       \
-    {                                                \
-      autograd::NoGradGuard no_grad_;                \
-      r_ = compute;                                  \
-    }                                                \
-    return record_call;                              \
+#define EMBER_RECORD_VIEW(record_call, compute) \
+  if (autograd::should_record(t)) {             \
+    Tensor r_;                                  \
+    {                                           \
+      autograd::NoGradGuard no_grad_;           \
+      r_ = compute;                             \
+    }                                           \
+    return record_call;                         \
   }
 
-Tensor alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
+Tensor alias(const Tensor& t) {
+  return make_view(t, t.sizes(), t.strides(), t.storage_offset());
+}
 
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
                   std::optional<int64_t> storage_offset) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("AsStridedBackward0", t, r_), as_strided(t, sizes, strides, storage_offset))
+  EMBER_RECORD_VIEW(derivatives::view_generic("AsStridedBackward0", t, r_),
+                    as_strided(t, sizes, strides, storage_offset))
   const char* op = "as_strided";
   EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] mismatch in length of strides (",
               strides.size(), ") and shape (", sizes.size(), ")");
@@ -39,8 +42,8 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
   int64_t last = offset;
   bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(strides[i] >= 0, "[", op, "] negative strides are not supported, got ",
-                strides[i], " at dim ", i);
+    EMBER_CHECK(strides[i] >= 0, "[", op, "] negative strides are not supported, got ", strides[i],
+                " at dim ", i);
     if (sizes[i] == 0) empty = true;
     int64_t span;
     EMBER_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
@@ -111,19 +114,24 @@ Tensor view(const Tensor& t, IntArrayRef shape) {
   auto strides = compute_view_strides(t.sizes(), t.strides(), target, &bad);
   if (!strides) {
     bad = std::clamp<int64_t>(bad, 1, t.dim() - 1);
-    EMBER_THROW(Error, "[view] view size is not compatible with input tensor's size and stride "
+    EMBER_THROW(Error,
+                "[view] view size is not compatible with input tensor's size and stride "
                 "(at least one dimension spans across two contiguous subspaces): a tensor of "
-                "shape ", shape_str(t.sizes()), " and strides ", shape_str(t.strides()),
-                " cannot be viewed as shape ", shape_str(target), " because dimension ",
-                bad - 1, " (stride ", t.stride(bad - 1), ") is not contiguous with dimension ",
-                bad, " (size ", t.size(bad), ", stride ", t.stride(bad),
+                "shape ",
+                shape_str(t.sizes()), " and strides ", shape_str(t.strides()),
+                " cannot be viewed as shape ", shape_str(target), " because dimension ", bad - 1,
+                " (stride ", t.stride(bad - 1), ") is not contiguous with dimension ", bad,
+                " (size ", t.size(bad), ", stride ", t.stride(bad),
                 "). Use .reshape(...) instead.");
   }
   return make_view(t, target, *strides, t.storage_offset());
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef shape) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape(r_.is_same(t) ? "ViewBackward0" : "ReshapeAliasBackward0", t, r_), reshape(t, shape))
+  EMBER_RECORD_VIEW(
+      derivatives::view_like_reshape(
+          r_.storage() == t.storage() ? "ViewBackward0" : "UnsafeViewBackward0", t, r_),
+      reshape(t, shape))
   DimVector target = infer_size(shape, t.numel(), "reshape");
   if (auto strides = compute_view_strides(t.sizes(), t.strides(), target)) {
     return make_view(t, target, *strides, t.storage_offset());
@@ -133,7 +141,10 @@ Tensor reshape(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape("ViewBackward0", t, r_), flatten(t, start_dim, end_dim))
+  EMBER_RECORD_VIEW(
+      derivatives::view_like_reshape(
+          r_.storage() == t.storage() ? "ViewBackward0" : "UnsafeViewBackward0", t, r_),
+      flatten(t, start_dim, end_dim))
   const char* op = "flatten";
   if (t.dim() == 0) return reshape(t, {1});
   int64_t s = wrap_dim(start_dim, t.dim(), op), e = wrap_dim(end_dim, t.dim(), op);
@@ -155,7 +166,8 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
     std::iota(perm.begin(), perm.end(), 0);
     std::swap(perm[static_cast<size_t>(wrap_dim(dim0, t.dim(), "transpose"))],
               perm[static_cast<size_t>(wrap_dim(dim1, t.dim(), "transpose"))]);
-    EMBER_RECORD_VIEW(derivatives::view_permuted("TransposeBackward0", t, r_, perm), transpose(t, dim0, dim1))
+    EMBER_RECORD_VIEW(derivatives::view_permuted("TransposeBackward0", t, r_, perm),
+                      transpose(t, dim0, dim1))
   }
   int64_t n = t.dim();
   int64_t a = wrap_dim(dim0, n, "transpose"), b = wrap_dim(dim1, n, "transpose");
@@ -174,8 +186,10 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
   }
   const char* op = "permute";
   int64_t n = t.dim();
-  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n, "[permute] number of dims don't match in "
-              "permute: input has ", n, " dims but ", dims.size(), " were given");
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
+              "[permute] number of dims don't match in "
+              "permute: input has ",
+              n, " dims but ", dims.size(), " were given");
   DimVector sizes(n), strides(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
@@ -191,8 +205,10 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
   EMBER_RECORD_VIEW(derivatives::view_expanded(t, r_), expand(t, sizes))
   const int64_t n = static_cast<int64_t>(sizes.size());
-  EMBER_CHECK(n >= t.dim(), "[expand] the number of sizes provided (", n, ") must be greater or "
-              "equal to the number of dimensions in the tensor (", t.dim(), ")");
+  EMBER_CHECK(n >= t.dim(), "[expand] the number of sizes provided (", n,
+              ") must be greater or "
+              "equal to the number of dimensions in the tensor (",
+              t.dim(), ")");
   DimVector out_sizes(n), out_strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t td = i - (n - t.dim());
@@ -275,7 +291,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("NarrowBackward0", t, r_), narrow(t, dim, start, length))
+  EMBER_RECORD_VIEW(derivatives::view_generic("NarrowBackward0", t, r_),
+                    narrow(t, dim, start, length))
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
   int64_t size = t.size(d);
@@ -287,9 +304,10 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   return slice(t, d, start, start + length, 1);
 }
 
-Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
-             std::optional<int64_t> end, int64_t step) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("SliceBackward0", t, r_), slice(t, dim, start, end, step))
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
+  EMBER_RECORD_VIEW(derivatives::view_generic("SliceBackward0", t, r_),
+                    slice(t, dim, start, end, step))
   EMBER_CHECK_T(ValueError, step > 0, "[slice] step must be greater than zero");
   int64_t d = wrap_dim(dim, t.dim(), "slice");
   int64_t size = t.size(d);
@@ -333,7 +351,8 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
-  if ((t.dtype() != dtype || copy) && autograd::should_record(t)) return derivatives::to_dtype(t, dtype, copy);
+  if ((t.dtype() != dtype || copy) && autograd::should_record(t))
+    return derivatives::to_dtype(t, dtype, copy);
   if (t.dtype() == dtype && !copy) return t;
   Tensor out = empty_tensor(t.sizes(), dtype, t.device(), "to");
   copy_into(out, t, "to", /*bump_version=*/false);
