@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/derivatives/matmul.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -68,6 +70,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
     rshape.push_back(b.size(d));
     pb *= b.size(d);
   }
+  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, op);
   Tensor a2 = reshape(permute(a, perm_a), {pa, k});
   Tensor b2 = reshape(permute(b, perm_b), {k, pb});
   return finish_out(view(mm(a2, b2), rshape), out, op);
@@ -109,6 +112,7 @@ Tensor kron(const Tensor& a, const Tensor& b, const Tensor& out) {
     sb.push_back(y);
     result.push_back(x * y);
   }
+  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, "kron");
   Tensor prod = mul(reshape(a, sa), reshape(b, sb));
   return finish_out(reshape(prod, result), out, "kron");
 }
@@ -139,6 +143,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[cross] \"linalg_cross\" not implemented for 'Bool'");
+  if (autograd::should_record(a, b)) return derivatives::cross(a, b, d, out);
   Tensor target = output_target(out, shape, a.dtype(), {&a, &b}, op);
   if (target.numel() > 0) {
     cross_stub(a.device(), target, expand(a, shape), expand(b, shape), d);
@@ -163,6 +168,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   EMBER_CHECK(x1.dtype() == x2.dtype(), "[cdist] expected scalar type ",
               torch_type_name(x1.dtype()), " but found ", torch_type_name(x2.dtype()));
   EMBER_CHECK(p >= 0, "[cdist] cdist only supports non-negative p values");
+  if (autograd::should_record(x1, x2)) return derivatives::cdist(x1, x2, p, compute_mode);
   int mode = 0;
   if (compute_mode) {
     if (*compute_mode == "use_mm_for_euclid_dist")
