@@ -150,8 +150,7 @@ std::vector<Tensor> atleast_all(const std::vector<Tensor>& tensors, int n, const
 Tensor cat_recorded(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
                     const char* op) {
   if (autograd::should_record_list(tensors)) {
-    return derivatives::cat(tensors, dim, out, op,
-                            [&] { return cat_impl(tensors, dim, out, op); });
+    return derivatives::cat(tensors, dim, out, op, [&] { return cat_impl(tensors, dim, out, op); });
   }
   return cat_impl(tensors, dim, out, op);
 }

@@ -18,7 +18,9 @@ using autograd::variable_list;
 namespace {
 
 // A dim given relative to a result of rank `nd` (negative values count from the end).
-int64_t wrap_for(int64_t dim, int64_t nd) { return dim < 0 ? dim + nd : dim; }
+int64_t wrap_for(int64_t dim, int64_t nd) {
+  return dim < 0 ? dim + nd : dim;
+}
 
 std::vector<DimVector> sizes_of(const std::vector<Tensor>& tensors) {
   std::vector<DimVector> s;
@@ -33,48 +35,46 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out, c
            const Forward& forward) {
   // out= is refused before the in-place rules could see an input passed as out.
   if (out.defined()) autograd::check_out_arg(out, tensors, op);
-  auto node = autograd::new_node(
-      "CatBackward0", tensors,
-      [sizes = sizes_of(tensors), dim](FunctionNode& n, const variable_list& g) {
-        variable_list r(sizes.size());
-        const int64_t d = wrap_for(dim, g[0].dim());
-        int64_t offset = 0;
-        for (size_t i = 0; i < sizes.size(); ++i) {
-          // A 1-D tensor of shape (0,) joins any cat without taking part (the legacy rule).
-          if (sizes[i].size() == 1 && sizes[i][0] == 0) {
-            if (n.should_compute_output(i)) r[i] = zeros({0}, TensorOptions(g[0].dtype()));
-            continue;
-          }
-          const int64_t len = sizes[i][d];
-          if (n.should_compute_output(i)) r[i] = ember::narrow(g[0], d, offset, len);
-          offset += len;
-        }
-        return r;
-      });
+  auto formula = [sizes = sizes_of(tensors), dim](FunctionNode& n, const variable_list& g) {
+    variable_list r(sizes.size());
+    const int64_t d = wrap_for(dim, g[0].dim());
+    int64_t offset = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      // A 1-D tensor of shape (0,) joins any cat without taking part (the legacy rule).
+      if (sizes[i].size() == 1 && sizes[i][0] == 0) {
+        if (n.should_compute_output(i)) r[i] = zeros({0}, TensorOptions(g[0].dtype()));
+        continue;
+      }
+      const int64_t len = sizes[i][d];
+      if (n.should_compute_output(i)) r[i] = ember::narrow(g[0], d, offset, len);
+      offset += len;
+    }
+    return r;
+  };
+  auto node = autograd::new_node("CatBackward0", tensors, formula);
   return autograd::record(node, tensors, Tensor(), op, forward);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
              const Forward& forward) {
   if (out.defined()) autograd::check_out_arg(out, tensors, "stack");
-  auto node = autograd::new_node(
-      "StackBackward0", tensors,
-      [count = tensors.size(), dim](FunctionNode& n, const variable_list& g) {
-        variable_list r(count);
-        const int64_t d = wrap_for(dim, g[0].dim());
-        for (size_t i = 0; i < count; ++i) {
-          if (n.should_compute_output(i)) r[i] = ember::select(g[0], d, static_cast<int64_t>(i));
-        }
-        return r;
-      });
+  auto formula = [count = tensors.size(), dim](FunctionNode& n, const variable_list& g) {
+    variable_list r(count);
+    const int64_t d = wrap_for(dim, g[0].dim());
+    for (size_t i = 0; i < count; ++i) {
+      if (n.should_compute_output(i)) r[i] = ember::select(g[0], d, static_cast<int64_t>(i));
+    }
+    return r;
+  };
+  auto node = autograd::new_node("StackBackward0", tensors, formula);
   return autograd::record(node, tensors, Tensor(), "stack", forward);
 }
 
 Tensor flip(const Tensor& t, IntArrayRef dims) {
-  auto node = autograd::new_node("FlipBackward0", {t},
-                                 [dims = DimVector(dims)](FunctionNode&, const variable_list& g) {
-                                   return variable_list{ember::flip(g[0], dims)};
-                                 });
+  auto formula = [dims = DimVector(dims)](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::flip(g[0], dims)};
+  };
+  auto node = autograd::new_node("FlipBackward0", {t}, formula);
   return autograd::record(node, {t}, Tensor(), "flip", [&] { return ember::flip(t, dims); });
 }
 
@@ -110,25 +110,22 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
     split.push_back(k >= 0 ? t.size(k) : 1);
     repeat_dims.push_back(2 * i);
   }
-  auto node = autograd::new_node(
-      "RepeatBackward0", {t},
-      [in_sizes, split, repeat_dims](FunctionNode&, const variable_list& g) {
-        Tensor s = ember::sum(ember::reshape(g[0], split), repeat_dims);
-        return variable_list{ember::reshape(s, in_sizes)};
-      });
-  return autograd::record(node, {t}, Tensor(), "repeat",
-                          [&] { return ember::repeat(t, repeats); });
+  auto formula = [in_sizes, split, repeat_dims](FunctionNode&, const variable_list& g) {
+    Tensor s = ember::sum(ember::reshape(g[0], split), repeat_dims);
+    return variable_list{ember::reshape(s, in_sizes)};
+  };
+  auto node = autograd::new_node("RepeatBackward0", {t}, formula);
+  return autograd::record(node, {t}, Tensor(), "repeat", [&] { return ember::repeat(t, repeats); });
 }
 
 Tensor index_select_slices(const Tensor& t, int64_t dim, const Tensor& index,
                            const Forward& forward) {
   const DimVector in_sizes(t.sizes());
-  auto node = autograd::new_node(
-      "IndexSelectBackward0", {t},
-      [in_sizes, dim, index](FunctionNode&, const variable_list& g) {
-        Tensor z = zeros(in_sizes, TensorOptions(g[0].dtype()));
-        return variable_list{ember::index_add(z, dim, index, g[0])};
-      });
+  auto formula = [in_sizes, dim, index](FunctionNode&, const variable_list& g) {
+    Tensor z = zeros(in_sizes, TensorOptions(g[0].dtype()));
+    return variable_list{ember::index_add(z, dim, index, g[0])};
+  };
+  auto node = autograd::new_node("IndexSelectBackward0", {t}, formula);
   return autograd::record(node, {t}, Tensor(), "repeat_interleave", forward);
 }
 

@@ -45,9 +45,10 @@ namespace {
 
 Tensor tri(const Tensor& t, int64_t diagonal, const Tensor& out, bool lower) {
   const char* name = lower ? "TrilBackward0" : "TriuBackward0";
-  auto node = autograd::new_node(name, {t}, [diagonal, lower](FunctionNode&, const variable_list& g) {
-    return variable_list{lower ? ember::tril(g[0], diagonal) : ember::triu(g[0], diagonal)};
-  });
+  auto node =
+      autograd::new_node(name, {t}, [diagonal, lower](FunctionNode&, const variable_list& g) {
+        return variable_list{lower ? ember::tril(g[0], diagonal) : ember::triu(g[0], diagonal)};
+      });
   return autograd::record(node, {t}, out, lower ? "tril" : "triu", [&] {
     return lower ? ember::tril(t, diagonal, out) : ember::triu(t, diagonal, out);
   });
@@ -79,21 +80,22 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = t.dim() + 1;
   const int64_t d1 = dim1 < 0 ? dim1 + nd : dim1, d2 = dim2 < 0 ? dim2 + nd : dim2;
   const bool scalar = t.dim() == 0;
-  auto node = autograd::new_node(
-      "DiagEmbedBackward0", {t}, [offset, d1, d2, scalar](FunctionNode&, const variable_list& g) {
-        Tensor r = diagonal_recorded(g[0], offset, d1, d2);
-        return variable_list{scalar ? ember::reshape(r, {}) : r};
-      });
+  auto formula = [offset, d1, d2, scalar](FunctionNode&, const variable_list& g) {
+    Tensor r = diagonal_recorded(g[0], offset, d1, d2);
+    return variable_list{scalar ? ember::reshape(r, {}) : r};
+  };
+  auto node = autograd::new_node("DiagEmbedBackward0", {t}, formula);
   return autograd::record(node, {t}, Tensor(), "diag_embed",
                           [&] { return ember::diag_embed(t, offset, dim1, dim2); });
 }
 
 Tensor trace(const Tensor& t) {
   const DimVector sizes(t.sizes());
-  auto node = autograd::new_node("TraceBackward0", {t}, [sizes](FunctionNode&, const variable_list& g) {
+  auto formula = [sizes](FunctionNode&, const variable_list& g) {
     const int64_t n = std::min(sizes[0], sizes[1]);
     return variable_list{diagonal_backward(ember::expand(g[0], {n}), sizes, 0, 0, 1)};
-  });
+  };
+  auto node = autograd::new_node("TraceBackward0", {t}, formula);
   return autograd::record(node, {t}, Tensor(), "trace", [&] { return ember::trace(t); });
 }
 

@@ -19,7 +19,9 @@ using autograd::variable_list;
 
 namespace {
 
-bool is_one(const Scalar& s) { return s.to_complex() == std::complex<double>(1.0, 0.0); }
+bool is_one(const Scalar& s) {
+  return s.to_complex() == std::complex<double>(1.0, 0.0);
+}
 
 // grad * conj(s): the gradient through a multiplication by the scalar s.
 Tensor scaled(const Tensor& g, const Scalar& s) {
@@ -29,7 +31,9 @@ Tensor scaled(const Tensor& g, const Scalar& s) {
 }
 
 // The conjugate transpose of the last two dims.
-Tensor adj(const Tensor& t) { return ember::conj(ember::transpose(t, -2, -1)); }
+Tensor adj(const Tensor& t) {
+  return ember::conj(ember::transpose(t, -2, -1));
+}
 
 // For in-place forms, an input the formula needs may be the output the op overwrites.
 Tensor original(const Tensor& t, const Tensor& out) {
@@ -120,8 +124,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (da == 2 && db == 2) return ember::mm(a, b);
   const int64_t n = da > 1 ? a.size(da - 2) : 1, k1 = a.size(da - 1);
   const int64_t k2 = db > 1 ? b.size(db - 2) : b.size(0), p = db > 1 ? b.size(db - 1) : 1;
-  EMBER_CHECK(k1 == k2, "[matmul] mat1 and mat2 shapes cannot be multiplied (", n, "x", k1,
-              " and ", k2, "x", p, ")");
+  EMBER_CHECK(k1 == k2, "[matmul] mat1 and mat2 shapes cannot be multiplied (", n, "x", k1, " and ",
+              k2, "x", p, ")");
   if (da >= 3 && db <= 2) {
     // a's batch dims fold into its rows: one mm / mv instead of a batch of small products.
     DimVector shape(a.sizes());
@@ -147,10 +151,10 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   bshape.push_back(p);
   if (da > 1) rshape.push_back(n);
   if (db > 1) rshape.push_back(p);
-  Tensor a3 = ember::reshape(ember::expand(da == 1 ? ember::unsqueeze(a, 0) : a, ashape),
-                             {nb, n, k1});
-  Tensor b3 = ember::reshape(ember::expand(db == 1 ? ember::unsqueeze(b, 1) : b, bshape),
-                             {nb, k2, p});
+  Tensor a3 =
+      ember::reshape(ember::expand(da == 1 ? ember::unsqueeze(a, 0) : a, ashape), {nb, n, k1});
+  Tensor b3 =
+      ember::reshape(ember::expand(db == 1 ? ember::unsqueeze(b, 1) : b, bshape), {nb, k2, p});
   return ember::view(ember::bmm(a3, b3), rshape);
 }
 
@@ -174,15 +178,16 @@ std::shared_ptr<FunctionNode> add_product_node(const char* name, const Tensor& i
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha, const Tensor& out) {
-  auto node = add_product_node(
-      "AddmmBackward0", input, m1, m2, out,
-      [beta, alpha](FunctionNode& n, const variable_list& g) {
-        variable_list r(3);
-        if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
-        if (n.should_compute_output(1)) r[1] = scaled(ember::mm(g[0], adj(n.saved(1))), alpha);
-        if (n.should_compute_output(2)) r[2] = scaled(ember::mm(adj(n.saved(0)), g[0]), alpha);
-        return r;
-      });
+  auto node = add_product_node("AddmmBackward0", input, m1, m2, out,
+                               [beta, alpha](FunctionNode& n, const variable_list& g) {
+                                 variable_list r(3);
+                                 if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
+                                 if (n.should_compute_output(1))
+                                   r[1] = scaled(ember::mm(g[0], adj(n.saved(1))), alpha);
+                                 if (n.should_compute_output(2))
+                                   r[2] = scaled(ember::mm(adj(n.saved(0)), g[0]), alpha);
+                                 return r;
+                               });
   return autograd::record(node, {input, m1, m2}, out, "addmm",
                           [&] { return ember::addmm(input, m1, m2, beta, alpha, out); });
 }
@@ -207,33 +212,36 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha, const Tensor& out) {
   const int64_t batch = b1.dim() > 0 ? b1.size(0) : 0;  // the forward checks b1 is 3-D
-  auto node = add_product_node(
-      "AddbmmBackward0", input, b1, b2, out,
-      [beta, alpha, batch](FunctionNode& n, const variable_list& g) {
-        variable_list r(3);
-        if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
-        // Every batch's product received the same gradient.
-        const Tensor gb =
-            ember::expand(ember::unsqueeze(g[0], 0), {batch, g[0].size(0), g[0].size(1)});
-        if (n.should_compute_output(1)) r[1] = scaled(ember::bmm(gb, adj(n.saved(1))), alpha);
-        if (n.should_compute_output(2)) r[2] = scaled(ember::bmm(adj(n.saved(0)), gb), alpha);
-        return r;
-      });
+  auto node = add_product_node("AddbmmBackward0", input, b1, b2, out,
+                               [beta, alpha, batch](FunctionNode& n, const variable_list& g) {
+                                 variable_list r(3);
+                                 if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
+                                 // Every batch's product received the same gradient.
+                                 const Tensor gb =
+                                     ember::expand(ember::unsqueeze(g[0], 0),
+                                                   {batch, g[0].size(0), g[0].size(1)});
+                                 if (n.should_compute_output(1))
+                                   r[1] = scaled(ember::bmm(gb, adj(n.saved(1))), alpha);
+                                 if (n.should_compute_output(2))
+                                   r[2] = scaled(ember::bmm(adj(n.saved(0)), gb), alpha);
+                                 return r;
+                               });
   return autograd::record(node, {input, b1, b2}, out, "addbmm",
                           [&] { return ember::addbmm(input, b1, b2, beta, alpha, out); });
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha, const Tensor& out) {
-  auto node = add_product_node(
-      "BaddbmmBackward0", input, b1, b2, out,
-      [beta, alpha](FunctionNode& n, const variable_list& g) {
-        variable_list r(3);
-        if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
-        if (n.should_compute_output(1)) r[1] = scaled(ember::bmm(g[0], adj(n.saved(1))), alpha);
-        if (n.should_compute_output(2)) r[2] = scaled(ember::bmm(adj(n.saved(0)), g[0]), alpha);
-        return r;
-      });
+  auto node = add_product_node("BaddbmmBackward0", input, b1, b2, out,
+                               [beta, alpha](FunctionNode& n, const variable_list& g) {
+                                 variable_list r(3);
+                                 if (n.should_compute_output(0)) r[0] = scaled(g[0], beta);
+                                 if (n.should_compute_output(1))
+                                   r[1] = scaled(ember::bmm(g[0], adj(n.saved(1))), alpha);
+                                 if (n.should_compute_output(2))
+                                   r[2] = scaled(ember::bmm(adj(n.saved(0)), g[0]), alpha);
+                                 return r;
+                               });
   return autograd::record(node, {input, b1, b2}, out, "baddbmm",
                           [&] { return ember::baddbmm(input, b1, b2, beta, alpha, out); });
 }

@@ -51,8 +51,12 @@ namespace {
 // Elements of the pairwise-difference block formed at once (about 32 MiB of float64).
 constexpr int64_t kPairwiseBlock = int64_t(1) << 22;
 
-Tensor as_mask(const Tensor& b, ScalarType dtype) { return ember::to_dtype(b, dtype); }
-Tensor zero_scalar() { return wrap_scalar(Scalar(0.0)); }
+Tensor as_mask(const Tensor& b, ScalarType dtype) {
+  return ember::to_dtype(b, dtype);
+}
+Tensor zero_scalar() {
+  return wrap_scalar(Scalar(0.0));
+}
 
 // d with its zeros replaced by ones (a safe divisor), and the mask of its non-zeros.
 std::pair<Tensor, Tensor> safe_and_mask(const Tensor& d) {
@@ -148,11 +152,10 @@ variable_list cdist_backward(FunctionNode& n, const Tensor& g, const Tensor& x1,
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
              const std::optional<std::string>& compute_mode) {
-  auto node = autograd::new_node("CdistBackward0", {x1, x2},
-                                 [p](FunctionNode& n, const variable_list& g) {
-                                   return cdist_backward(n, g[0], n.saved(0), n.saved(1),
-                                                         n.saved(2), p);
-                                 });
+  auto node =
+      autograd::new_node("CdistBackward0", {x1, x2}, [p](FunctionNode& n, const variable_list& g) {
+        return cdist_backward(n, g[0], n.saved(0), n.saved(1), n.saved(2), p);
+      });
   node->save(x1);
   node->save(x2);
   Tensor r = autograd::record(node, {x1, x2}, Tensor(), "cdist",

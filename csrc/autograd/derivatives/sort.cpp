@@ -1,12 +1,12 @@
 // Derivatives of the value-selecting ordering ops: sort, topk, kthvalue. The values output is
 // differentiable, the indices are not; the gradient of each value goes back to the position its
 // index names (ties: the position the op picked, as PyTorch).
+#include "ops/sort.h"
 #include "autograd/derivatives/join.h"
 #include "autograd/record.h"
 #include "ops/creation.h"
 #include "ops/indexing.h"
 #include "ops/range_factories.h"
-#include "ops/sort.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -68,7 +68,8 @@ std::tuple<Tensor, Tensor> record_pair(const std::shared_ptr<FunctionNode>& node
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable,
                                 const Tensor& values_out, const Tensor& indices_out) {
   auto node = autograd::new_node(
-      "SortBackward0", {t}, [dim, sizes = DimVector(t.sizes())](FunctionNode& n, const variable_list& g) {
+      "SortBackward0", {t},
+      [dim, sizes = DimVector(t.sizes())](FunctionNode& n, const variable_list& g) {
         return variable_list{value_selecting_backward(g[0], dim, n.saved(0), sizes, true)};
       });
   return record_pair(node, t, values_out, indices_out, "sort", [&] {
@@ -81,7 +82,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_
                                 const Tensor& indices_out) {
   const int64_t d = dim.value_or(-1);
   auto node = autograd::new_node(
-      "TopkBackward0", {t}, [d, sizes = DimVector(t.sizes())](FunctionNode& n, const variable_list& g) {
+      "TopkBackward0", {t},
+      [d, sizes = DimVector(t.sizes())](FunctionNode& n, const variable_list& g) {
         return variable_list{value_selecting_backward(g[0], d, n.saved(0), sizes, true)};
       });
   return record_pair(node, t, values_out, indices_out, "topk", [&] {
@@ -98,9 +100,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
       [d, keepdim, sizes = DimVector(t.sizes())](FunctionNode& n, const variable_list& g) {
         return variable_list{value_selecting_backward(g[0], d, n.saved(0), sizes, keepdim)};
       });
-  return record_pair(node, t, values_out, indices_out, "kthvalue", [&] {
-    return ember::kthvalue(t, k, dim, keepdim, values_out, indices_out);
-  });
+  return record_pair(node, t, values_out, indices_out, "kthvalue",
+                     [&] { return ember::kthvalue(t, k, dim, keepdim, values_out, indices_out); });
 }
 
 }  // namespace derivatives
