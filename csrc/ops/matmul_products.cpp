@@ -21,6 +21,7 @@ namespace ember {
 EMBER_DEFINE_STUB(cross_stub, CrossFn);
 EMBER_DEFINE_STUB(cdist_stub, CdistFn);
 EMBER_DEFINE_STUB(cdist_mm_finish_stub, CdistFinishFn);
+EMBER_DEFINE_STUB(cdist_backward_stub, CdistBackwardFn);
 
 Tensor outer(const Tensor& a, const Tensor& b, const Tensor& out) {
   EMBER_CHECK(a.dim() == 1, "[outer] outer: Expected 1-D argument self, but got ", a.dim(), "-D");
@@ -205,6 +206,30 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   } else {
     cdist_stub(x1.device(), r3, a, b, p);
   }
+  return result;
+}
+
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist) {
+  const char* op = "cdist_backward";
+  const int64_t nd = dist.dim();
+  EMBER_CHECK(nd >= 2 && grad.sizes().equals(dist.sizes()), "[cdist_backward] grad ",
+              torch_shape_str(grad.sizes()), " and dist ", torch_shape_str(dist.sizes()),
+              " must have one shape of at least 2 dims");
+  const int64_t P = dist.size(nd - 2), R = dist.size(nd - 1), M = x1.size(x1.dim() - 1);
+  DimVector s1(dist.sizes()), s2(dist.sizes());
+  s1[nd - 1] = M;
+  s2[nd - 2] = R;
+  s2[nd - 1] = M;
+  Tensor result = zeros(s1, TensorOptions(x1.dtype(), x1.device()));
+  if (p == 0.0 || result.numel() == 0 || R == 0) return result;
+  Tensor a = contiguous(merge_batch_dims(expand(x1, s1)));
+  Tensor b = contiguous(merge_batch_dims(expand(x2, s2)));
+  Tensor g = contiguous(merge_batch_dims(grad));
+  Tensor d = contiguous(merge_batch_dims(dist));
+  EMBER_CHECK(g.dtype() == a.dtype() && d.dtype() == a.dtype() && b.dtype() == a.dtype(), "[", op,
+              "] expected one floating dtype for all inputs");
+  cdist_backward_stub(x1.device(), view(result, {a.size(0), P, M}), g, a, b, d, p);
   return result;
 }
 

@@ -5,7 +5,9 @@
 // gradient. p = 2 needs no pairwise tensor: with w = grad / dist,
 //   grad_x1 = x1 * rowsum(w) - w @ x2,   grad_x2 = x2 * colsum(w) - w^T @ x1.
 // Other p need the (.., P, R, M) coordinate differences; they are formed for a block of x1's
-// rows at a time so memory stays bounded. Everything is public ops, so double backward works.
+// rows at a time so memory stays bounded. Everything is public ops, so double backward works;
+// when no graph is being built (the usual backward), one fused kernel pass (cdist_backward)
+// replaces them.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -118,6 +120,16 @@ variable_list cdist_backward(FunctionNode& n, const Tensor& g, const Tensor& x1,
     if (n.should_compute_output(1)) {
       Tensor col = ember::unsqueeze(ember::sum(w, std::vector<int64_t>{nd - 2}), -1);
       r[1] = ember::sub(ember::mul(x2, col), ember::matmul(ember::transpose(w, -2, -1), x1));
+    }
+    return r;
+  }
+  if (!autograd::GradMode::is_enabled()) {
+    // No double backward is being built: one fused pass per input (PyTorch's _cdist_backward);
+    // x2's gradient is x1's with the roles swapped (every case is odd in the difference).
+    if (n.should_compute_output(0)) r[0] = ember::cdist_backward(g, x1, x2, p, dist);
+    if (n.should_compute_output(1)) {
+      r[1] = ember::cdist_backward(ember::transpose(g, -2, -1), x2, x1, p,
+                                   ember::transpose(dist, -2, -1));
     }
     return r;
   }
