@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "autograd/derivatives/join.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "ops/creation.h"
+#include "ops/indexing.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
 
@@ -142,10 +145,20 @@ std::vector<Tensor> atleast_all(const std::vector<Tensor>& tensors, int n, const
   return r;
 }
 
+// cat_impl, recorded (CatBackward0) when an input requires grad: cat and the *stack ops whose
+// pieces are views of the inputs (recorded views themselves).
+Tensor cat_recorded(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
+                    const char* op) {
+  if (autograd::should_record_list(tensors)) {
+    return derivatives::cat(tensors, dim, out, op, [&] { return cat_impl(tensors, dim, out, op); });
+  }
+  return cat_impl(tensors, dim, out, op);
+}
+
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
-  return cat_impl(tensors, dim, out, "cat");
+  return cat_recorded(tensors, dim, out, "cat");
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
@@ -160,30 +173,34 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
                 torch_shape_str(tensors[i].sizes()), " at entry ", i);
   }
   const int64_t d = wrap_dim(dim, ref.dim() + 1, op);
-  std::vector<Tensor> parts;
-  parts.reserve(tensors.size());
-  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
-  return cat_impl(parts, d, out, op);
+  auto stacked = [&] {
+    std::vector<Tensor> parts;
+    parts.reserve(tensors.size());
+    for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
+    return cat_impl(parts, d, out, op);
+  };
+  if (autograd::should_record_list(tensors)) return derivatives::stack(tensors, d, out, stacked);
+  return stacked();
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors, const Tensor& out) {
   auto parts = atleast_all(tensors, 1, "hstack");
-  return cat_impl(parts, parts[0].dim() == 1 ? 0 : 1, out, "hstack");
+  return cat_recorded(parts, parts[0].dim() == 1 ? 0 : 1, out, "hstack");
 }
 
 Tensor vstack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  return cat_impl(atleast_all(tensors, 2, "vstack"), 0, out, "vstack");
+  return cat_recorded(atleast_all(tensors, 2, "vstack"), 0, out, "vstack");
 }
 
 Tensor dstack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  return cat_impl(atleast_all(tensors, 3, "dstack"), 2, out, "dstack");
+  return cat_recorded(atleast_all(tensors, 3, "dstack"), 2, out, "dstack");
 }
 
 Tensor column_stack(const std::vector<Tensor>& tensors, const Tensor& out) {
   EMBER_CHECK(!tensors.empty(), "[column_stack] column_stack expects a non-empty TensorList");
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) parts.push_back(t.dim() <= 1 ? reshape(t, {t.numel(), 1}) : t);
-  return cat_impl(parts, 1, out, "column_stack");
+  return cat_recorded(parts, 1, out, "column_stack");
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
@@ -255,7 +272,9 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     count = static_cast<int64_t>(next);
   }
   checked_numel({count, r}, op);
-  if (count == 0) return empty_tensor({0, r}, t.dtype(), t.device(), op);
+  if (count == 0 && !autograd::should_record(t)) {
+    return empty_tensor({0, r}, t.dtype(), t.device(), op);
+  }
   // Index tuples in lexicographic order: strictly increasing, or non-decreasing with replacement.
   std::vector<int64_t> flat;
   flat.reserve(static_cast<size_t>(count * r));
@@ -269,6 +288,11 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     if (j < 0) break;
     ++idx[j];
     for (int64_t k = j + 1; k < r; ++k) idx[k] = with_replacement ? idx[j] : idx[k - 1] + 1;
+  }
+  if (autograd::should_record(t)) {
+    // Recorded as advanced indexing with a (count, r) index (IndexBackward0, as PyTorch).
+    Tensor index = view(int64_tensor(flat), {count, r});
+    return getitem(t, {TensorIndex::tensor_index(index)});
   }
   Tensor g = gather_slices(t, 0, flat, op);
   return view(g, {count, r});

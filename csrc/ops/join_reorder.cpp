@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "autograd/derivatives/join.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -66,6 +68,7 @@ Tensor repeat_each(const Tensor& t, int64_t d, int64_t repeats, const char* op) 
 }  // namespace
 
 Tensor flip(const Tensor& t, IntArrayRef dims) {
+  if (autograd::should_record(t)) return derivatives::flip(t, dims);
   std::vector<bool> mask(std::max<int64_t>(t.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, t.dim(), "flip");
@@ -86,6 +89,7 @@ Tensor flipud(const Tensor& t) {
 }
 
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  if (autograd::should_record(t)) return derivatives::roll(t, shifts, dims);
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
     Tensor flat = reshape(t, {-1});
@@ -102,6 +106,7 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
 }
 
 Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
+  if (autograd::should_record(t)) return derivatives::rot90(t, k, dims);
   const char* op = "rot90";
   EMBER_CHECK(dims.size() == 2,
               "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
@@ -123,6 +128,7 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
+  if (autograd::should_record(t)) return derivatives::repeat(t, repeats);
   const char* op = "repeat";
   const int64_t n = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(n >= t.dim(),
@@ -164,6 +170,21 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   EMBER_CHECK(repeats >= 0, "[repeat_interleave] Repeats must be non-negative");
   Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
   const int64_t d = dim ? wrap_dim(*dim, t.dim(), op) : 0;
+  if (autograd::should_record(in)) {
+    // Recorded as PyTorch's composite: each slice broadcast `repeats` times along a new dim,
+    // copied, and the pair of dims merged (ViewBackward0 <- CloneBackward0 <- ExpandBackward0).
+    DimVector shape(in.sizes()), split(in.sizes());
+    int64_t total;
+    EMBER_CHECK(!__builtin_mul_overflow(shape[d], repeats, &total), "[", op,
+                "] output size overflows int64");
+    shape[d] = total;
+    split.insert(d + 1, repeats);
+    if (output_size) {
+      EMBER_CHECK(*output_size == total, "[repeat_interleave] Invalid output_size, expected ",
+                  total, " but got ", *output_size);
+    }
+    return reshape(clone(expand(unsqueeze(in, d + 1), split)), shape);
+  }
   Tensor out = repeat_each(in, d, repeats, op);
   if (output_size) {
     EMBER_CHECK(*output_size == out.size(d), "[repeat_interleave] Invalid output_size, expected ",
@@ -206,6 +227,10 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
   }
   index.reserve(total);
   for (int64_t i = 0; i < r64.numel(); ++i) index.insert(index.end(), rp[i], i);
+  if (autograd::should_record(in)) {
+    return derivatives::index_select_slices(in, d, int64_tensor(index),
+                                            [&] { return gather_slices(in, d, index, op); });
+  }
   return gather_slices(in, d, index, op);
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "autograd/derivatives/matmul.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -228,19 +230,24 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const Tensor& out, bool conj, 
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autograd::should_record(a, b)) return derivatives::mm(a, b, out);
   return mm_impl(a, b, out, "mm");
 }
 Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
+  if (autograd::should_record(mat, vec)) return derivatives::mv(mat, vec, out);
   return mv_impl(mat, vec, out, "mv");
 }
 Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autograd::should_record(a, b)) return derivatives::dot(a, b, out);
   return dot_impl(a, b, out, false, "dot");
 }
 Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autograd::should_record(a, b)) return derivatives::vdot(a, b, out);
   return dot_impl(a, b, out, true, "vdot");
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autograd::should_record(a, b)) return derivatives::bmm(a, b, out);
   const char* op = "bmm";
   EMBER_CHECK(a.dim() == 3, "[bmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "[bmm] batch2 must be a 3D tensor");
@@ -263,6 +270,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
               "[matmul] both arguments to matmul need to be at least 1D, but "
               "they are ",
               da, "D and ", db, "D");
+  if (autograd::should_record(a, b)) return derivatives::matmul(a, b, out);
   if (da == 1 && db == 1) return dot_impl(a, b, out, false, op);
   if (da == 2 && db == 1) return mv_impl(a, b, out, op);
   if (da == 1 && db == 2) {

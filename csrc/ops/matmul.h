@@ -49,5 +49,10 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = {},
 // "donot_use_mm_for_euclid_dist".
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0,
              const std::optional<std::string>& compute_mode = {});
+// PyTorch's _cdist_backward: the gradient of dist = cdist(x1, x2, p) with respect to x1 (batch
+// dims of x1 and x2 broadcast to dist's), for grad of dist's shape. One fused pass, no graph:
+// the derivative table uses it when no double backward is being built.
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist);
 
 }  // namespace ember

@@ -4,6 +4,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "dispatch/stub.h"
 
 namespace ember {
 
@@ -29,5 +30,11 @@ void check_matmul_dtype(ScalarType t, const char* op);
 // Rejects a complex alpha/beta for a real dtype (PyTorch: "value cannot be converted").
 void check_scalar_for(const Scalar& s, ScalarType t, const char* op);
 bool scalar_is_zero(const Scalar& s);
+
+// Kernel of cdist_backward: out (B, P, M) <- the gradient of cdist for x1 (B, P, M) given x2
+// (B, R, M), grad and dist (B, P, R); all contiguous, float32/float64, p > 0.
+using CdistBackwardFn = void (*)(const Tensor& out, const Tensor& grad, const Tensor& x1,
+                                 const Tensor& x2, const Tensor& dist, double p);
+EMBER_DECLARE_STUB(cdist_backward_stub, CdistBackwardFn);
 
 }  // namespace ember

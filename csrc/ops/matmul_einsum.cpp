@@ -1,12 +1,14 @@
 // einsum: parses the equation, takes diagonals for repeated subscripts, sums subscripts that
 // appear in one operand only, then contracts operands pairwise with one batched GEMM per pair
-// (permute + reshape to (batch, left, contracted) @ (batch, contracted, right)). The pair to
-// contract next is the one with the smallest result (greedy), which avoids the huge
-// intermediates a fixed left-to-right order can create.
+// (permute + reshape to (batch, left, contracted) @ (batch, contracted, right)). Every step is a
+// public op that records itself (views, sum, mul, bmm, a recorded diagonal), so einsum needs no
+// derivative of its own. The pair to contract next is the one with the smallest result
+// (greedy), which avoids the huge intermediates a fixed left-to-right order can create.
 #include <algorithm>
 #include <array>
 #include <numeric>
 
+#include "autograd/derivatives/join.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "ops/creation.h"
@@ -159,8 +161,7 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
     r = mul(view(a3, {nb, nl, 1}), view(b3, {nb, 1, nr}));
   } else {
     check_matmul_dtype(dtype, "einsum");
-    r = empty_tensor({nb, nl, nr}, dtype, a.t.device(), "einsum");
-    gemm_into(r, a3, b3, 1, 0, "einsum");
+    r = bmm(a3, b3);
   }
   Operand out;
   out.labels = batch;
@@ -244,7 +245,8 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
                       char_of(o.labels[d1]), " is repeated for operand ", i,
                       " but the sizes don't match, ", o.t.size(d2), " != ", o.t.size(d1));
           const int l = o.labels[d1];
-          o.t = diagonal_view(o.t, 0, d1, d2);
+          o.t = derivatives::diagonal_recorded(o.t, 0, static_cast<int64_t>(d1),
+                                               static_cast<int64_t>(d2));
           o.labels.erase(o.labels.begin() + d2);
           o.labels.erase(o.labels.begin() + d1);
           o.labels.push_back(l);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/derivatives/matmul.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -19,6 +21,7 @@ namespace ember {
 EMBER_DEFINE_STUB(cross_stub, CrossFn);
 EMBER_DEFINE_STUB(cdist_stub, CdistFn);
 EMBER_DEFINE_STUB(cdist_mm_finish_stub, CdistFinishFn);
+EMBER_DEFINE_STUB(cdist_backward_stub, CdistBackwardFn);
 
 Tensor outer(const Tensor& a, const Tensor& b, const Tensor& out) {
   EMBER_CHECK(a.dim() == 1, "[outer] outer: Expected 1-D argument self, but got ", a.dim(), "-D");
@@ -68,6 +71,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
     rshape.push_back(b.size(d));
     pb *= b.size(d);
   }
+  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, op);
   Tensor a2 = reshape(permute(a, perm_a), {pa, k});
   Tensor b2 = reshape(permute(b, perm_b), {k, pb});
   return finish_out(view(mm(a2, b2), rshape), out, op);
@@ -109,6 +113,7 @@ Tensor kron(const Tensor& a, const Tensor& b, const Tensor& out) {
     sb.push_back(y);
     result.push_back(x * y);
   }
+  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, "kron");
   Tensor prod = mul(reshape(a, sa), reshape(b, sb));
   return finish_out(reshape(prod, result), out, "kron");
 }
@@ -139,6 +144,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[cross] \"linalg_cross\" not implemented for 'Bool'");
+  if (autograd::should_record(a, b)) return derivatives::cross(a, b, d, out);
   Tensor target = output_target(out, shape, a.dtype(), {&a, &b}, op);
   if (target.numel() > 0) {
     cross_stub(a.device(), target, expand(a, shape), expand(b, shape), d);
@@ -163,6 +169,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   EMBER_CHECK(x1.dtype() == x2.dtype(), "[cdist] expected scalar type ",
               torch_type_name(x1.dtype()), " but found ", torch_type_name(x2.dtype()));
   EMBER_CHECK(p >= 0, "[cdist] cdist only supports non-negative p values");
+  if (autograd::should_record(x1, x2)) return derivatives::cdist(x1, x2, p, compute_mode);
   int mode = 0;
   if (compute_mode) {
     if (*compute_mode == "use_mm_for_euclid_dist")
@@ -199,6 +206,30 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   } else {
     cdist_stub(x1.device(), r3, a, b, p);
   }
+  return result;
+}
+
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist) {
+  const char* op = "cdist_backward";
+  const int64_t nd = dist.dim();
+  EMBER_CHECK(nd >= 2 && grad.sizes().equals(dist.sizes()), "[cdist_backward] grad ",
+              torch_shape_str(grad.sizes()), " and dist ", torch_shape_str(dist.sizes()),
+              " must have one shape of at least 2 dims");
+  const int64_t P = dist.size(nd - 2), R = dist.size(nd - 1), M = x1.size(x1.dim() - 1);
+  DimVector s1(dist.sizes()), s2(dist.sizes());
+  s1[nd - 1] = M;
+  s2[nd - 2] = R;
+  s2[nd - 1] = M;
+  Tensor result = zeros(s1, TensorOptions(x1.dtype(), x1.device()));
+  if (p == 0.0 || result.numel() == 0 || R == 0) return result;
+  Tensor a = contiguous(merge_batch_dims(expand(x1, s1)));
+  Tensor b = contiguous(merge_batch_dims(expand(x2, s2)));
+  Tensor g = contiguous(merge_batch_dims(grad));
+  Tensor d = contiguous(merge_batch_dims(dist));
+  EMBER_CHECK(g.dtype() == a.dtype() && d.dtype() == a.dtype() && b.dtype() == a.dtype(), "[", op,
+              "] expected one floating dtype for all inputs");
+  cdist_backward_stub(x1.device(), view(result, {a.size(0), P, M}), g, a, b, d, p);
   return result;
 }
 

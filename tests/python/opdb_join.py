@@ -85,6 +85,29 @@ def _np_column_stack(tensors):
     return np.column_stack(tensors)
 
 
+def _listwise(fn_name):
+    """ember.<fn_name> called with a list (the op database samples) or with the tensors as
+    separate positional arguments (gradcheck samples: the harness differentiates tensor args)."""
+    def call(*args, **kwargs):
+        fn = getattr(ember, fn_name)
+        if args and isinstance(args[0], (list, tuple)):
+            return fn(*args, **kwargs)
+        return fn(list(args), **kwargs)
+    return call
+
+
+def _spread(sample_fn):
+    """Gradcheck samples of a list op: each list sample's tensors as positional arguments."""
+    def samples(dtype, rng):
+        out = []
+        for s in sample_fn(dtype, rng):
+            ts = s.args[0]
+            if all(t.numel() <= 40 for t in ts):
+                out.append(Sample(tuple(ts), s.kwargs, name=s.name))
+        return out
+    return samples
+
+
 # ---- reordering -----------------------------------------------------------------------------
 
 def flip_samples(dtype, rng):
@@ -609,65 +632,84 @@ def _np_cdist(x1, x2, p=2.0, compute_mode=None):
 LOOSE = {ember.float16: (1e-2, 1e-2), ember.bfloat16: (3e-2, 5e-2), ember.float32: (1e-5, 1e-4),
          ember.complex64: (1e-5, 1e-4)}
 
+# Gradients (Note [Gradcheck Entries] in opinfo.py): D = differentiable with complex support and
+# double backward; the ordering ops are real-only (PyTorch's CPU sort has no complex support).
+D = {"differentiable": True, "grad_complex": True, "gradgrad": True}
+REAL_D = {"differentiable": True, "gradgrad": True}
+NOGRAD = {"differentiable": False}
+
+
+def _list_op(name, ref, sample, **kw):
+    """An OpInfo for a list-taking op, gradchecked with the tensors passed separately."""
+    return OpInfo(name, ref=ref, dtypes=ALL, sample=sample, ember_fn=_listwise(name),
+                  grad_sample=_spread(sample), **D, **kw)
+
+
 OP_DB = [
-    OpInfo("cat", ref=_np_cat, dtypes=ALL, sample=cat_samples),
-    OpInfo("concat", ref=_np_cat, dtypes=ALL, sample=cat_samples),
-    OpInfo("concatenate", ref=_np_cat, dtypes=ALL, sample=cat_samples),
-    OpInfo("stack", ref=lambda t, dim=0: np.stack(t, axis=dim), dtypes=ALL, sample=stack_samples),
-    OpInfo("hstack", ref=np.hstack, dtypes=ALL, sample=multi_stack_samples),
-    OpInfo("vstack", ref=np.vstack, dtypes=ALL, sample=multi_stack_samples),
-    OpInfo("row_stack", ref=np.vstack, dtypes=ALL, sample=multi_stack_samples),
-    OpInfo("dstack", ref=np.dstack, dtypes=ALL, sample=multi_stack_samples),
-    OpInfo("column_stack", ref=_np_column_stack, dtypes=ALL, sample=multi_stack_samples),
+    _list_op("cat", _np_cat, cat_samples),
+    _list_op("concat", _np_cat, cat_samples),
+    _list_op("concatenate", _np_cat, cat_samples),
+    _list_op("stack", lambda t, dim=0: np.stack(t, axis=dim), stack_samples),
+    _list_op("hstack", np.hstack, multi_stack_samples),
+    _list_op("vstack", np.vstack, multi_stack_samples),
+    _list_op("row_stack", np.vstack, multi_stack_samples),
+    _list_op("dstack", np.dstack, multi_stack_samples),
+    _list_op("column_stack", _np_column_stack, multi_stack_samples),
     OpInfo("flip", ref=lambda a, dims: np.flip(a, axis=dims) if a.ndim else a.copy(), dtypes=ALL,
-           sample=flip_samples),
+           sample=flip_samples, **D),
     OpInfo("fliplr", ref=np.fliplr, dtypes=ALL,
-           sample=lambda dt, rng: [Sample((_t((3, 4), dt, rng, "transposed"),))]),
+           sample=lambda dt, rng: [Sample((_t((3, 4), dt, rng, "transposed"),))], **D),
     OpInfo("flipud", ref=np.flipud, dtypes=ALL,
-           sample=lambda dt, rng: [Sample((_t((3, 4), dt, rng, "strided"),))]),
-    OpInfo("roll", ref=_np_roll, dtypes=ALL, sample=roll_samples),
-    OpInfo("rot90", ref=_np_rot90, dtypes=ALL, sample=rot90_samples),
+           sample=lambda dt, rng: [Sample((_t((3, 4), dt, rng, "strided"),))], **D),
+    OpInfo("roll", ref=_np_roll, dtypes=ALL, sample=roll_samples, **D),
+    OpInfo("rot90", ref=_np_rot90, dtypes=ALL, sample=rot90_samples, **D),
     OpInfo("Tensor.repeat", ref=np.tile, dtypes=ALL, sample=repeat_samples,
-           ember_fn=lambda t, reps: t.repeat(*reps)),
-    OpInfo("tile", ref=np.tile, dtypes=ALL, sample=tile_samples),
+           ember_fn=lambda t, reps: t.repeat(*reps), **D),
+    OpInfo("tile", ref=np.tile, dtypes=ALL, sample=tile_samples, **D),
+    # The repeats-tensor form's backward is an index_add, whose own derivative belongs to the
+    # indexing family: no double backward here.
     OpInfo("repeat_interleave", ref=_np_repeat_interleave, dtypes=ALL,
-           sample=repeat_interleave_samples),
-    OpInfo("tril", ref=np.tril, dtypes=ALL, sample=tri_samples),
-    OpInfo("triu", ref=np.triu, dtypes=ALL, sample=tri_samples),
+           sample=repeat_interleave_samples, differentiable=True, grad_complex=True),
+    OpInfo("tril", ref=np.tril, dtypes=ALL, sample=tri_samples, **D),
+    OpInfo("triu", ref=np.triu, dtypes=ALL, sample=tri_samples, **D),
     OpInfo("Tensor.tril_", ref=np.tril, dtypes=ALL, sample=tri_samples,
-           ember_fn=lambda t, d: t.clone().tril_(d)),
+           ember_fn=lambda t, d: t.clone().tril_(d), **D),
     OpInfo("Tensor.triu_", ref=np.triu, dtypes=ALL, sample=tri_samples,
-           ember_fn=lambda t, d: t.clone().triu_(d)),
-    OpInfo("diag", ref=np.diag, dtypes=ALL, sample=diag_samples),
-    OpInfo("diag_embed", ref=_np_diag_embed, dtypes=ALL, sample=diag_embed_samples),
-    OpInfo("diagflat", ref=np.diagflat, dtypes=ALL, sample=diagflat_samples),
+           ember_fn=lambda t, d: t.clone().triu_(d), **D),
+    OpInfo("diag", ref=np.diag, dtypes=ALL, sample=diag_samples, **D),
+    OpInfo("diag_embed", ref=_np_diag_embed, dtypes=ALL, sample=diag_embed_samples, **D),
+    OpInfo("diagflat", ref=np.diagflat, dtypes=ALL, sample=diagflat_samples, **D),
     OpInfo("trace", ref=_np_trace, dtypes=NUMERIC, sample=trace_samples,
-           result_dtype=lambda d: ember.int64 if d in INTEGRAL else d),
-    OpInfo("sort", ref=_np_sort, dtypes=SORTABLE, sample=sort_samples),
+           result_dtype=lambda d: ember.int64 if d in INTEGRAL else d, **D),
+    OpInfo("sort", ref=_np_sort, dtypes=SORTABLE, sample=sort_samples, **REAL_D),
     OpInfo("argsort", ref=lambda a, **kw: _np_sort(a, **kw)[1], dtypes=SORTABLE,
-           sample=sort_samples),
+           sample=sort_samples, **NOGRAD),
     OpInfo("msort", ref=lambda a: np.sort(a, axis=0), dtypes=SORTABLE,
-           sample=lambda dt, rng: [Sample((_t((4, 3), dt, rng, "transposed"),))]),
-    OpInfo("topk", ref=_np_topk, dtypes=REAL, sample=topk_samples),
-    OpInfo("kthvalue", ref=_np_kthvalue, dtypes=REAL, sample=kthvalue_samples),
-    OpInfo("unique", ref=_np_unique, dtypes=SORTABLE, sample=unique_samples),
+           sample=lambda dt, rng: [Sample((_t((4, 3), dt, rng, "transposed"),))], **REAL_D),
+    OpInfo("topk", ref=_np_topk, dtypes=REAL, sample=topk_samples, **REAL_D),
+    OpInfo("kthvalue", ref=_np_kthvalue, dtypes=REAL, sample=kthvalue_samples, **REAL_D),
+    OpInfo("unique", ref=_np_unique, dtypes=SORTABLE, sample=unique_samples, **NOGRAD),
     OpInfo("unique_consecutive", ref=_np_unique_consecutive, dtypes=SORTABLE,
-           sample=unique_consecutive_samples),
-    OpInfo("bincount", ref=_np_bincount, dtypes=INTEGRAL, sample=bincount_samples),
-    OpInfo("histc", ref=_np_histc, dtypes=FLOATING, sample=histc_samples),
+           sample=unique_consecutive_samples, **NOGRAD),
+    OpInfo("bincount", ref=_np_bincount, dtypes=INTEGRAL, sample=bincount_samples, **NOGRAD),
+    OpInfo("histc", ref=_np_histc, dtypes=FLOATING, sample=histc_samples, **NOGRAD),
     OpInfo("histogram", ref=_np_histogram, dtypes=[ember.float32, ember.float64],
-           sample=histogram_samples),
-    OpInfo("searchsorted", ref=_np_searchsorted, dtypes=REAL, sample=searchsorted_samples),
-    OpInfo("bucketize", ref=_np_bucketize, dtypes=REAL, sample=bucketize_samples),
-    OpInfo("meshgrid", ref=_np_meshgrid, dtypes=ALL, sample=meshgrid_samples),
-    OpInfo("cartesian_prod", ref=_np_cartesian, dtypes=ALL, sample=cartesian_samples),
-    OpInfo("combinations", ref=_np_combinations, dtypes=ALL, sample=combinations_samples),
-    OpInfo("outer", ref=np.outer, dtypes=ALL, sample=outer_samples, tol=LOOSE),
-    OpInfo("ger", ref=np.outer, dtypes=ALL, sample=outer_samples, tol=LOOSE),
-    OpInfo("cross", ref=_np_cross, dtypes=NUMERIC, sample=cross_samples, tol=LOOSE),
-    OpInfo("kron", ref=np.kron, dtypes=ALL, sample=kron_samples, tol=LOOSE),
-    OpInfo("tensordot", ref=_np_tensordot, dtypes=NUMERIC, sample=tensordot_samples, tol=LOOSE),
-    OpInfo("einsum", ref=_np_einsum, dtypes=NUMERIC, sample=einsum_samples, tol=LOOSE),
+           sample=histogram_samples, **NOGRAD),
+    OpInfo("searchsorted", ref=_np_searchsorted, dtypes=REAL, sample=searchsorted_samples,
+           **NOGRAD),
+    OpInfo("bucketize", ref=_np_bucketize, dtypes=REAL, sample=bucketize_samples, **NOGRAD),
+    OpInfo("meshgrid", ref=_np_meshgrid, dtypes=ALL, sample=meshgrid_samples, **D),
+    OpInfo("cartesian_prod", ref=_np_cartesian, dtypes=ALL, sample=cartesian_samples, **D),
+    # Recorded as advanced indexing (IndexBackward0), whose formula is not itself recorded yet.
+    OpInfo("combinations", ref=_np_combinations, dtypes=ALL, sample=combinations_samples,
+           differentiable=True, grad_complex=True),
+    OpInfo("outer", ref=np.outer, dtypes=ALL, sample=outer_samples, tol=LOOSE, **D),
+    OpInfo("ger", ref=np.outer, dtypes=ALL, sample=outer_samples, tol=LOOSE, **D),
+    OpInfo("cross", ref=_np_cross, dtypes=NUMERIC, sample=cross_samples, tol=LOOSE, **D),
+    OpInfo("kron", ref=np.kron, dtypes=ALL, sample=kron_samples, tol=LOOSE, **D),
+    OpInfo("tensordot", ref=_np_tensordot, dtypes=NUMERIC, sample=tensordot_samples, tol=LOOSE,
+           **D),
+    OpInfo("einsum", ref=_np_einsum, dtypes=NUMERIC, sample=einsum_samples, tol=LOOSE, **D),
     OpInfo("cdist", ref=_np_cdist, dtypes=[ember.float32, ember.float64], sample=cdist_samples,
-           tol={ember.float32: (1e-4, 1e-4), ember.float64: (1e-7, 1e-7)}),
+           tol={ember.float32: (1e-4, 1e-4), ember.float64: (1e-7, 1e-7)}, **REAL_D),
 ]

@@ -179,6 +179,8 @@ def baddbmm_samples(dtype, rng):
                _scale(dtype), name="basic"),
         Sample((_t((2, 4), dtype, rng), _t((3, 2, 3), dtype, rng, "transposed"),
                 _t((3, 3, 4), dtype, rng)), name="broadcast-input"),
+        Sample((_t((2, 2, 3), dtype, rng), _t((2, 2, 4), dtype, rng, "transposed"),
+                _t((2, 4, 3), dtype, rng)), _scale(dtype), name="small"),
     ]
 
 
@@ -203,33 +205,48 @@ def np_baddbmm(inp, a, b, beta=1, alpha=1):
     return narrow_like(res, a)
 
 
+# Every product is differentiable, for complex inputs too, with a double backward (Note
+# [Gradcheck Entries] in opinfo.py).
+D = {"differentiable": True, "grad_complex": True, "gradgrad": True}
+
 OP_DB = [
     OpInfo("matmul", ref=lambda a, b: narrow_like(wide(a) @ wide(b), a), dtypes=NUMERIC,
-           sample=matmul_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=matmul_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("mm", ref=lambda a, b: narrow_like(wide(a) @ wide(b), a), dtypes=NUMERIC,
-           sample=mm_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=mm_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("bmm", ref=lambda a, b: narrow_like(wide(a) @ wide(b), a), dtypes=NUMERIC,
-           sample=bmm_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=bmm_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("mv", ref=lambda a, b: narrow_like(wide(a) @ wide(b), a), dtypes=NUMERIC,
-           sample=mv_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=mv_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("dot", ref=lambda a, b: narrow_like(np.dot(wide(a), wide(b)), a), dtypes=NUMERIC,
-           sample=dot_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=dot_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("vdot", ref=lambda a, b: narrow_like(np.vdot(wide(a), wide(b)), a), dtypes=NUMERIC,
-           sample=dot_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=dot_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("inner", ref=lambda a, b: narrow_like(np.inner(wide(a), wide(b)), a), dtypes=NUMERIC,
-           sample=inner_samples, tol=GEMM_TOL, result_dtype=lambda d: d),
+           sample=inner_samples, tol=GEMM_TOL, result_dtype=lambda d: d, **D),
     OpInfo("addmm", ref=np_addmm, dtypes=NUMERIC, sample=addmm_samples, tol=GEMM_TOL,
-           result_dtype=lambda d: d),
+           result_dtype=lambda d: d, **D),
     OpInfo("addmv", ref=np_addmm, dtypes=NUMERIC, sample=addmv_samples, tol=GEMM_TOL,
-           result_dtype=lambda d: d),
+           result_dtype=lambda d: d, **D),
     OpInfo("addbmm", ref=np_addbmm, dtypes=NUMERIC, sample=addbmm_samples, tol=GEMM_TOL,
-           result_dtype=lambda d: d),
+           result_dtype=lambda d: d, **D),
     OpInfo("baddbmm", ref=np_baddbmm, dtypes=NUMERIC, sample=baddbmm_samples, tol=GEMM_TOL,
-           result_dtype=lambda d: d),
+           result_dtype=lambda d: d, **D),
     # Method and operator forms run through the same samples.
     OpInfo("Tensor.__matmul__", ref=lambda a, b: narrow_like(wide(a) @ wide(b), a),
-           dtypes=NUMERIC, sample=matmul_samples, tol=GEMM_TOL, ember_fn=lambda a, b: a @ b),
+           dtypes=NUMERIC, sample=matmul_samples, tol=GEMM_TOL, ember_fn=lambda a, b: a @ b, **D),
     OpInfo("Tensor.addmm_", ref=np_addmm, dtypes=NUMERIC,
            sample=lambda dt, rng: [s for s in addmm_samples(dt, rng) if s.args[0].shape == (2, 4)],
-           tol=GEMM_TOL, ember_fn=lambda i, a, b, **kw: i.clone().addmm_(a, b, **kw)),
+           tol=GEMM_TOL, ember_fn=lambda i, a, b, **kw: i.clone().addmm_(a, b, **kw), **D),
+    OpInfo("Tensor.addmv_", ref=np_addmm, dtypes=NUMERIC,
+           sample=lambda dt, rng: [s for s in addmv_samples(dt, rng) if s.args[0].shape == (2,)],
+           tol=GEMM_TOL, ember_fn=lambda i, a, b, **kw: i.clone().addmv_(a, b, **kw), **D),
+    OpInfo("Tensor.addbmm_", ref=np_addbmm, dtypes=NUMERIC,
+           sample=lambda dt, rng: [s for s in addbmm_samples(dt, rng)
+                                   if s.args[0].shape == (2, 4)],
+           tol=GEMM_TOL, ember_fn=lambda i, a, b, **kw: i.clone().addbmm_(a, b, **kw), **D),
+    OpInfo("Tensor.baddbmm_", ref=np_baddbmm, dtypes=NUMERIC,
+           sample=lambda dt, rng: [s for s in baddbmm_samples(dt, rng)
+                                   if s.args[0].dim() == 3],
+           tol=GEMM_TOL, ember_fn=lambda i, a, b, **kw: i.clone().baddbmm_(a, b, **kw), **D),
 ]
