@@ -324,6 +324,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
+  if (autograd::should_record(t)) return derivatives::contiguous(t);
   Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "contiguous");
   copy_into(out, t, "contiguous", /*bump_version=*/false);
   return out;

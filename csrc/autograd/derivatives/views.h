@@ -20,6 +20,7 @@ Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
                      const std::vector<int64_t>& perm);
 Tensor view_expanded(const Tensor& t, const Tensor& result);
 Tensor clone(const Tensor& t);
+Tensor contiguous(const Tensor& t);  // CloneBackward0, as PyTorch
 Tensor& copy_(Tensor& dst, const Tensor& src);
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy);
 Tensor& fill_(Tensor& t, const Scalar& value);

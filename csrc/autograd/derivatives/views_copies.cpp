@@ -85,6 +85,13 @@ Tensor clone(const Tensor& t) {
   return autograd::record(node, {t}, Tensor(), "clone", [&] { return ember::clone(t); });
 }
 
+Tensor contiguous(const Tensor& t) {
+  auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{g[0]};
+  });
+  return autograd::record(node, {t}, Tensor(), "contiguous", [&] { return ember::contiguous(t); });
+}
+
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
   auto node = autograd::new_node("ToCopyBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};  // the engine casts it back to the input's dtype

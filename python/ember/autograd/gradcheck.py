@@ -21,7 +21,12 @@ def _as_tuple(x):
 
 
 def _differentiable_outputs(out):
-    return tuple(o for o in _as_tuple(out) if isinstance(o, ember.Tensor) and o.requires_grad)
+    """Floating and complex outputs, whether or not they require grad: an output that should
+    depend on the inputs but has no graph must fail the check, not be skipped."""
+    return tuple(
+        o for o in _as_tuple(out)
+        if isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex())
+    )
 
 
 def _set(t, idx, value):
@@ -34,7 +39,7 @@ def _set(t, idx, value):
 def _outputs_numpy(fn, inputs):
     outs = _as_tuple(fn(*inputs))
     return [o.detach().numpy().astype(np.complex128).reshape(-1) for o in outs
-            if isinstance(o, ember.Tensor) and o.requires_grad]
+            if isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex())]
 
 
 def _numerical_derivatives(fn, inputs, inp, eps):
@@ -64,6 +69,9 @@ def _analytical_vjp_rows(fn, inputs, diff_inputs, out_index, v):
     out = _differentiable_outputs(fn(*inputs))[out_index]
     rows = []
     for m in range(out.numel()):
+        if not out.requires_grad:  # no graph: the analytical Jacobian is zero
+            rows.append([np.zeros(i.numel(), dtype=np.complex128) for i in diff_inputs])
+            continue
         g = ember.zeros(tuple(out.shape), dtype=out.dtype)  # contiguous: view(-1) below
         g.view(-1)[m] = v
         grads = ember.autograd.grad(out, diff_inputs, g, retain_graph=True, allow_unused=True)
@@ -171,9 +179,11 @@ def gradgradcheck(
 
     def first_derivative(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = _differentiable_outputs(func(*ins))
+        pairs = [(o, go) for o, go in zip(_differentiable_outputs(func(*ins)), gos)
+                 if o.requires_grad]
         diff = [i for i in ins if isinstance(i, ember.Tensor) and i.requires_grad]
-        grads = ember.autograd.grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        grads = ember.autograd.grad([o for o, _ in pairs], diff, [go for _, go in pairs],
+                                    create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(
