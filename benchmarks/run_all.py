@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import bench_autograd
 import bench_elementwise
 import bench_overhead
 import ember
@@ -85,6 +86,7 @@ def main(argv=None) -> int:
     results = []
     results += bench_overhead.run(threads=(1,), **({"repeat": repeat} if repeat else {}))
     results += bench_elementwise.run(threads=(1, 2), **({"repeat": repeat} if repeat else {}))
+    results += bench_autograd.run(threads=(1,), **({"repeat": repeat} if repeat else {}))
     ember.set_num_threads(1)
     rows = [r.as_dict() for r in results]
     out = {"environment": environment(), "seconds": round(time.time() - start, 1), "results": rows}
