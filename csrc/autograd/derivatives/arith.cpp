@@ -62,8 +62,8 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
 Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
   auto node = autograd::new_node("MulBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
     variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = ember::mul(g[0], conj(n.saved(1)));
-    if (n.should_compute_output(1)) r[1] = ember::mul(g[0], conj(n.saved(0)));
+    if (n.should_compute_output(0)) r[0] = ember::mul(g[0], ember::conj(n.saved(1)));
+    if (n.should_compute_output(1)) r[1] = ember::mul(g[0], ember::conj(n.saved(0)));
     return r;
   });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
@@ -74,10 +74,10 @@ Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
   auto node = autograd::new_node("DivBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
     variable_list r(2);
-    const Tensor bc = conj(n.saved(1));
+    const Tensor bc = ember::conj(n.saved(1));
     if (n.should_compute_output(0)) r[0] = ember::div(g[0], bc);
     if (n.should_compute_output(1)) {
-      const Tensor ac = conj(n.saved(0));
+      const Tensor ac = ember::conj(n.saved(0));
       r[1] = ember::neg(ember::div(ember::mul(g[0], ac), ember::mul(bc, bc)));
     }
     return r;
