@@ -1,5 +1,7 @@
 // Derivatives of add, sub, mul, div. Broadcast gradients are summed back to each input's shape
 // and cast to its dtype by the engine (validate_outputs).
+#include <complex>
+
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/record.h"
 #include "ops/complex_ops.h"
@@ -24,6 +26,8 @@ Scalar negated(const Scalar& s) {
   if (s.is_floating()) return Scalar(-s.to_double());
   return Scalar(-s.to_int64());
 }
+// The gradient of `other` is grad * conj(alpha) (PyTorch's convention for complex alpha).
+Scalar conjugated(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s; }
 
 // For in-place forms, an input the formula needs is modified by the op: save a copy.
 Tensor original(const Tensor& t, const Tensor& out) {
@@ -38,7 +42,8 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
                                    variable_list r(2);
                                    if (n.should_compute_output(0)) r[0] = g[0];
                                    if (n.should_compute_output(1)) {
-                                     r[1] = is_one(alpha) ? g[0] : ember::mul(g[0], scalar_of(alpha));
+                                     r[1] = is_one(alpha) ? g[0]
+                                                         : ember::mul(g[0], scalar_of(conjugated(alpha)));
                                    }
                                    return r;
                                  });
@@ -52,7 +57,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
                                    if (n.should_compute_output(0)) r[0] = g[0];
                                    if (n.should_compute_output(1)) {
                                      r[1] = is_one(alpha) ? ember::neg(g[0])
-                                                         : ember::mul(g[0], scalar_of(negated(alpha)));
+                                                         : ember::mul(g[0], scalar_of(negated(conjugated(alpha))));
                                    }
                                    return r;
                                  });

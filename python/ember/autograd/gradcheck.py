@@ -64,7 +64,7 @@ def _analytical_vjp_rows(fn, inputs, diff_inputs, out_index, v):
     out = _differentiable_outputs(fn(*inputs))[out_index]
     rows = []
     for m in range(out.numel()):
-        g = ember.zeros_like(out)
+        g = ember.zeros(tuple(out.shape), dtype=out.dtype)  # contiguous: view(-1) below
         g.view(-1)[m] = v
         grads = ember.autograd.grad(out, diff_inputs, g, retain_graph=True, allow_unused=True)
         rows.append([
