@@ -79,7 +79,8 @@ void def_clamp_one(py::module_& m, TensorClass& cls, const char* name, bool is_m
   auto run = [is_min, name](const Tensor& a, py::object bound, const Tensor& out) {
     Bound b = parse_bound(bound, name);
     NoGilIfLarge nogil(a.numel());
-    if (b.tensor.defined()) return is_min ? clamp_min(a, b.tensor, out) : clamp_max(a, b.tensor, out);
+    if (b.tensor.defined())
+      return is_min ? clamp_min(a, b.tensor, out) : clamp_max(a, b.tensor, out);
     if (b.scalar) return is_min ? clamp_min(a, *b.scalar, out) : clamp_max(a, *b.scalar, out);
     return clamp(a, std::optional<Scalar>(), std::optional<Scalar>(), out);  // raises: no bound
   };

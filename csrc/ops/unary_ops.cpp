@@ -35,13 +35,13 @@ EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP)
 #undef EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP
 
 // Piecewise-constant ops that keep the input's dtype: recorded with zero gradients, as PyTorch.
-#define EMBER_DEFINE_STEP_UNARY_OP(name, node)                                                    \
-  Tensor name(const Tensor& a, const Tensor& out) {                                               \
-    if (autograd::should_record(a)) {                                                             \
-      return derivatives::zero_gradient(node, #name, a, out,                                      \
-                                        [](const Tensor& t, const Tensor& o) { return name(t, o); }); \
-    }                                                                                             \
-    return run_unary(#name, ResultKind::Promote, name##_stub, a, out);                            \
+#define EMBER_DEFINE_STEP_UNARY_OP(name, node)                                               \
+  Tensor name(const Tensor& a, const Tensor& out) {                                          \
+    if (autograd::should_record(a)) {                                                        \
+      return derivatives::zero_gradient(                                                     \
+          node, #name, a, out, [](const Tensor& t, const Tensor& o) { return name(t, o); }); \
+    }                                                                                        \
+    return run_unary(#name, ResultKind::Promote, name##_stub, a, out);                       \
   }
 EMBER_DEFINE_STEP_UNARY_OP(floor, "FloorBackward0")
 EMBER_DEFINE_STEP_UNARY_OP(ceil, "CeilBackward0")

@@ -26,7 +26,6 @@ from elementwise_refs import (
     erfinv_ref,
     f64,
     float_result,
-    grad_binary,
     grad_unary,
     lerp_ref,
     lgamma_ref,

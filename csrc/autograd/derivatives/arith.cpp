@@ -27,7 +27,9 @@ Scalar negated(const Scalar& s) {
   return Scalar(-s.to_int64());
 }
 // The gradient of `other` is grad * conj(alpha) (PyTorch's convention for complex alpha).
-Scalar conjugated(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s; }
+Scalar conjugated(const Scalar& s) {
+  return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s;
+}
 
 // For in-place forms, an input the formula needs is modified by the op: save a copy.
 Tensor original(const Tensor& t, const Tensor& out) {
@@ -42,8 +44,9 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
                                    variable_list r(2);
                                    if (n.should_compute_output(0)) r[0] = g[0];
                                    if (n.should_compute_output(1)) {
-                                     r[1] = is_one(alpha) ? g[0]
-                                                         : ember::mul(g[0], scalar_of(conjugated(alpha)));
+                                     r[1] = is_one(alpha)
+                                                ? g[0]
+                                                : ember::mul(g[0], scalar_of(conjugated(alpha)));
                                    }
                                    return r;
                                  });
@@ -56,8 +59,10 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
                                    variable_list r(2);
                                    if (n.should_compute_output(0)) r[0] = g[0];
                                    if (n.should_compute_output(1)) {
-                                     r[1] = is_one(alpha) ? ember::neg(g[0])
-                                                         : ember::mul(g[0], scalar_of(negated(conjugated(alpha))));
+                                     r[1] = is_one(alpha)
+                                                ? ember::neg(g[0])
+                                                : ember::mul(g[0],
+                                                             scalar_of(negated(conjugated(alpha))));
                                    }
                                    return r;
                                  });

@@ -20,10 +20,11 @@ Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out);
 
 // The float unary ops (ops/elementwise_stubs.h), all differentiable (unary.cpp).
-#define EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(_)                                                  \
-  _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal) _(sin) \
-  _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh) _(atanh)       \
-  _(sigmoid) _(erf) _(erfc) _(erfinv) _(lgamma) _(digamma)
+#define EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(_)                                                    \
+  _(exp)                                                                                           \
+  _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal) _(sin) _(cos)   \
+      _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh) _(atanh) _(sigmoid) \
+          _(erf) _(erfc) _(erfinv) _(lgamma) _(digamma)
 #define EMBER_DECLARE_DERIVATIVE_UNARY(name) Tensor name(const Tensor& a, const Tensor& out);
 EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DECLARE_DERIVATIVE_UNARY)
 Tensor neg(const Tensor& a, const Tensor& out);
@@ -75,10 +76,10 @@ Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<doub
 
 // ---- complex (elementwise_complex.cpp) ----
 Tensor angle(const Tensor& a, const Tensor& out);
-Tensor conj(const Tensor& a);                               // complex a only
-Tensor conj_physical(const Tensor& a, const Tensor& out);   // complex a only
-Tensor real(const Tensor& a);                               // complex a only (a view)
-Tensor imag(const Tensor& a);                               // (a view)
+Tensor conj(const Tensor& a);                              // complex a only
+Tensor conj_physical(const Tensor& a, const Tensor& out);  // complex a only
+Tensor real(const Tensor& a);                              // complex a only (a view)
+Tensor imag(const Tensor& a);                              // (a view)
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out);
 Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out);
 

@@ -2,6 +2,8 @@
 // maximum / fmin / fmax, hypot, logaddexp(2), xlogy, copysign, remainder, fmod, div with a
 // rounding mode, lerp. Formulas as PyTorch's derivatives.yaml; complex inputs get
 // grad * conj(df/dz). Broadcasting and dtype are undone by the engine (validate_outputs).
+#include <complex>
+
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
 #include "ops/binary_ops.h"
@@ -26,11 +28,10 @@ Tensor exponent_minus_one(const Scalar& e) {
 // part for complex b), as PyTorch's pow_backward_exponent.
 Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& exponent,
                          const Tensor& result) {
-  Tensor non_negative =
-      exponent.is_complex()
-          ? ember::logical_and(ember::eq(ember::imag(exponent), num(0.0)),
-                               ember::ge(ember::real(exponent), num(0.0)))
-          : ember::ge(exponent, num(0.0));
+  Tensor non_negative = exponent.is_complex()
+                            ? ember::logical_and(ember::eq(ember::imag(exponent), num(0.0)),
+                                                 ember::ge(ember::real(exponent), num(0.0)))
+                            : ember::ge(exponent, num(0.0));
   Tensor zero_base = ember::logical_and(ember::eq(base, num(0.0)), non_negative);
   // The logarithm in the result's dtype (a real base with a complex exponent has a complex
   // logarithm; a Python-number base is taken at full precision).
@@ -52,8 +53,8 @@ variable_list split_select(FunctionNode& n, const Tensor& g, const Tensor& zero_
 
 enum class Pick { Max, Min, FMax, FMin };
 
-Tensor record_select(const char* name, const char* op, Pick pick, const Tensor& a,
-                     const Tensor& b, const Tensor& out,
+Tensor record_select(const char* name, const char* op, Pick pick, const Tensor& a, const Tensor& b,
+                     const Tensor& out,
                      Tensor (*forward)(const Tensor&, const Tensor&, const Tensor&)) {
   auto node = autograd::new_node(name, {a, b}, [pick](FunctionNode& n, const variable_list& g) {
     const Tensor x = n.saved(0), y = n.saved(1);
@@ -75,8 +76,8 @@ Tensor record_select(const char* name, const char* op, Pick pick, const Tensor& 
       }
     }
   });
-  node->save(original(a, out));
-  node->save(original(b, out));
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
   return autograd::record(node, {a, b}, out, op, [&] { return forward(a, b, out); });
 }
 
@@ -96,16 +97,16 @@ Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out) {
         if (n.should_compute_output(1)) r[1] = pow_exponent_grad(g[0], x, e, n.saved(2));
         return r;
       });
-  node->save(original(a, out));
-  node->save(original(b, out));
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
   Tensor result = autograd::record(node, {a, b}, out, "pow", [&] { return ember::pow(a, b, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }
 
 Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
-  auto node = autograd::new_node(
-      "PowBackward0", {a}, [exponent](FunctionNode& n, const variable_list& g) {
+  auto node =
+      autograd::new_node("PowBackward0", {a}, [exponent](FunctionNode& n, const variable_list& g) {
         const Tensor x = n.saved(0);
         if (!exponent.is_complex() && exponent.to_double() == 0.0) {
           return variable_list{zeros_like_grad(g[0])};
@@ -118,61 +119,60 @@ Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
 }
 
 Tensor atan2(const Tensor& a, const Tensor& b, const Tensor& out) {
-  auto node = autograd::new_node("Atan2Backward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
-    const Tensor y = n.saved(0), x = n.saved(1);
-    const Tensor denom = ember::add(ember::mul(y, y), ember::mul(x, x));
-    // At the origin both partial derivatives are taken as 0 (PyTorch's atan2_backward).
-    const Tensor recip = zero_where(ember::eq(denom, num(0.0)), ember::reciprocal(denom));
-    const Tensor scaled = ember::mul(g[0], recip);
-    variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = ember::mul(scaled, x);
-    if (n.should_compute_output(1)) r[1] = ember::mul(scaled, ember::neg(y));
-    return r;
-  });
-  node->save(original(a, out));
-  node->save(original(b, out));
+  auto node =
+      autograd::new_node("Atan2Backward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
+        const Tensor y = n.saved(0), x = n.saved(1);
+        const Tensor denom = ember::add(ember::mul(y, y), ember::mul(x, x));
+        // At the origin both partial derivatives are taken as 0 (PyTorch's atan2_backward).
+        const Tensor recip = zero_where(ember::eq(denom, num(0.0)), ember::reciprocal(denom));
+        const Tensor scaled = ember::mul(g[0], recip);
+        variable_list r(2);
+        if (n.should_compute_output(0)) r[0] = ember::mul(scaled, x);
+        if (n.should_compute_output(1)) r[1] = ember::mul(scaled, ember::neg(y));
+        return r;
+      });
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
   return autograd::record(node, {a, b}, out, "atan2", [&] { return ember::atan2(a, b, out); });
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_select("MaximumBackward0", "maximum", Pick::Max, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::maximum(x, y, o);
-                       });
+  return record_select(
+      "MaximumBackward0", "maximum", Pick::Max, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::maximum(x, y, o); });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_select("MinimumBackward0", "minimum", Pick::Min, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::minimum(x, y, o);
-                       });
+  return record_select(
+      "MinimumBackward0", "minimum", Pick::Min, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::minimum(x, y, o); });
 }
 
 Tensor fmax(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_select("FmaxBackward0", "fmax", Pick::FMax, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::fmax(x, y, o);
-                       });
+  return record_select(
+      "FmaxBackward0", "fmax", Pick::FMax, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmax(x, y, o); });
 }
 
 Tensor fmin(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_select("FminBackward0", "fmin", Pick::FMin, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::fmin(x, y, o);
-                       });
+  return record_select(
+      "FminBackward0", "fmin", Pick::FMin, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmin(x, y, o); });
 }
 
 Tensor hypot(const Tensor& a, const Tensor& b, const Tensor& out) {
-  auto node = autograd::new_node("HypotBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
-    const Tensor scaled = ember::div(g[0], n.saved(2));
-    variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = ember::mul(scaled, n.saved(0));
-    if (n.should_compute_output(1)) r[1] = ember::mul(scaled, n.saved(1));
-    return r;
-  });
-  node->save(original(a, out));
-  node->save(original(b, out));
-  Tensor result = autograd::record(node, {a, b}, out, "hypot", [&] { return ember::hypot(a, b, out); });
+  auto node =
+      autograd::new_node("HypotBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
+        const Tensor scaled = ember::div(g[0], n.saved(2));
+        variable_list r(2);
+        if (n.should_compute_output(0)) r[0] = ember::mul(scaled, n.saved(0));
+        if (n.should_compute_output(1)) r[1] = ember::mul(scaled, n.saved(1));
+        return r;
+      });
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
+  Tensor result =
+      autograd::record(node, {a, b}, out, "hypot", [&] { return ember::hypot(a, b, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }
@@ -193,24 +193,22 @@ Tensor record_logaddexp(const char* name, const char* op, bool base2, const Tens
     if (n.should_compute_output(1)) r[1] = share(ember::sub(x, y));
     return r;
   });
-  node->save(original(a, out));
-  node->save(original(b, out));
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
   return autograd::record(node, {a, b}, out, op, [&] { return forward(a, b, out); });
 }
 }  // namespace
 
 Tensor logaddexp(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_logaddexp("LogaddexpBackward0", "logaddexp", false, a, b, out,
-                          [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                            return ember::logaddexp(x, y, o);
-                          });
+  return record_logaddexp(
+      "LogaddexpBackward0", "logaddexp", false, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::logaddexp(x, y, o); });
 }
 
 Tensor logaddexp2(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_logaddexp("Logaddexp2Backward0", "logaddexp2", true, a, b, out,
-                          [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                            return ember::logaddexp2(x, y, o);
-                          });
+  return record_logaddexp(
+      "Logaddexp2Backward0", "logaddexp2", true, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::logaddexp2(x, y, o); });
 }
 
 Tensor xlogy(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -228,26 +226,27 @@ Tensor xlogy(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::div(ember::mul(g[0], x), y);
     return r;
   });
-  node->save(original(a, out));
-  node->save(original(b, out));
+  node->save(saved_operand(a, b, out));
+  node->save(saved_operand(b, a, out));
   return autograd::record(node, {a, b}, out, "xlogy", [&] { return ember::xlogy(a, b, out); });
 }
 
 Tensor copysign(const Tensor& a, const Tensor& b, const Tensor& out) {
-  auto node = autograd::new_node(
-      is_number(b) ? "CopysignBackward1" : "CopysignBackward0", {a, b},
-      [](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        if (n.should_compute_output(0)) {
-          // +-1 where the sign flipped or not; 0 at a == 0 (either sign of zero).
-          const Tensor x = n.saved(0);
-          const Tensor ratio = zero_where(ember::eq(x, num(0.0)), ember::div(n.saved(1), x));
-          r[0] = ember::mul(g[0], ratio);
-        }
-        if (n.should_compute_output(1)) r[1] = zeros_like_grad(g[0]);
-        return r;
-      });
-  node->save(original(a, out));
+  auto node = autograd::new_node(is_number(b) ? "CopysignBackward1" : "CopysignBackward0", {a, b},
+                                 [](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   if (n.should_compute_output(0)) {
+                                     // +-1 where the sign flipped or not; 0 at a == 0 (either sign
+                                     // of zero).
+                                     const Tensor x = n.saved(0);
+                                     const Tensor ratio = zero_where(ember::eq(x, num(0.0)),
+                                                                     ember::div(n.saved(1), x));
+                                     r[0] = ember::mul(g[0], ratio);
+                                   }
+                                   if (n.should_compute_output(1)) r[1] = zeros_like_grad(g[0]);
+                                   return r;
+                                 });
+  node->save(saved_operand(a, b, out));
   Tensor result =
       autograd::record(node, {a, b}, out, "copysign", [&] { return ember::copysign(a, b, out); });
   node->save(result, /*is_output=*/true);
@@ -268,36 +267,34 @@ Tensor record_modulo(const char* name, const char* op, RoundingMode mode, const 
     return r;
   });
   const bool need_inputs = node->should_compute_output(1);
-  node->save(need_inputs ? original(a, out) : Tensor());
-  node->save(need_inputs ? original(b, out) : Tensor());
+  node->save(need_inputs ? saved_operand(a, b, out) : Tensor());
+  node->save(need_inputs ? saved_operand(b, a, out) : Tensor());
   return autograd::record(node, {a, b}, out, op, [&] { return forward(a, b, out); });
 }
 }  // namespace
 
 Tensor remainder(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_modulo(is_number(b) ? "RemainderBackward0" : "RemainderBackward1", "remainder",
-                       RoundingMode::Floor, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::remainder(x, y, o);
-                       });
+  return record_modulo(
+      is_number(b) ? "RemainderBackward0" : "RemainderBackward1", "remainder", RoundingMode::Floor,
+      a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::remainder(x, y, o); });
 }
 
 Tensor fmod(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_modulo(is_number(b) ? "FmodBackward0" : "FmodBackward1", "fmod",
-                       RoundingMode::Trunc, a, b, out,
-                       [](const Tensor& x, const Tensor& y, const Tensor& o) {
-                         return ember::fmod(x, y, o);
-                       });
+  return record_modulo(
+      is_number(b) ? "FmodBackward0" : "FmodBackward1", "fmod", RoundingMode::Trunc, a, b, out,
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmod(x, y, o); });
 }
 
 Tensor div_rounding(const Tensor& a, const Tensor& b, bool trunc, const Tensor& out) {
   // A rounded quotient is piecewise constant: PyTorch gives zero gradients to both inputs.
-  auto node = autograd::new_node("DivBackward2", {a, b}, [](FunctionNode& n, const variable_list& g) {
-    variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = zeros_like_grad(g[0]);
-    if (n.should_compute_output(1)) r[1] = zeros_like_grad(g[0]);
-    return r;
-  });
+  auto node =
+      autograd::new_node("DivBackward2", {a, b}, [](FunctionNode& n, const variable_list& g) {
+        variable_list r(2);
+        if (n.should_compute_output(0)) r[0] = zeros_like_grad(g[0]);
+        if (n.should_compute_output(1)) r[1] = zeros_like_grad(g[0]);
+        return r;
+      });
   const RoundingMode mode = trunc ? RoundingMode::Trunc : RoundingMode::Floor;
   return autograd::record(node, {a, b}, out, "div", [&] { return ember::div(a, b, mode, out); });
 }
@@ -325,16 +322,20 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const 
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const Tensor& out) {
-  auto node = autograd::new_node(
-      "LerpBackward0", {start, end}, [weight](FunctionNode& n, const variable_list& g) {
-        const Tensor w = wrap_scalar(weight);
-        variable_list r(2);
-        if (n.should_compute_output(0)) {
-          r[0] = ember::mul(g[0], ember::conj(ember::sub(num(1.0), w)));
-        }
-        if (n.should_compute_output(1)) r[1] = ember::mul(g[0], ember::conj(w));
-        return r;
-      });
+  // conj(1 - w) and conj(w) as Python numbers (exact, and they keep the gradient's dtype).
+  const bool cplx = weight.is_complex();
+  const Scalar w_conj = cplx ? Scalar(std::conj(weight.to_complex())) : Scalar(weight.to_double());
+  const Scalar rest_conj =
+      cplx ? Scalar(std::conj(1.0 - weight.to_complex())) : Scalar(1.0 - weight.to_double());
+  auto node = autograd::new_node("LerpBackward0", {start, end},
+                                 [w_conj, rest_conj](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   if (n.should_compute_output(0))
+                                     r[0] = ember::mul(g[0], wrap_scalar(rest_conj));
+                                   if (n.should_compute_output(1))
+                                     r[1] = ember::mul(g[0], wrap_scalar(w_conj));
+                                   return r;
+                                 });
   return autograd::record(node, {start, end}, out, "lerp",
                           [&] { return ember::lerp(start, end, weight, out); });
 }

@@ -7,6 +7,7 @@
 #include "autograd/record.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "dispatch/tensor_iterator.h"
 #include "ops/compare_ops.h"
 #include "ops/creation.h"
 #include "ops/views.h"
@@ -19,8 +20,12 @@ using autograd::FunctionNode;
 using autograd::variable_list;
 
 // A Python number (a wrapped 0-d tensor: it does not change the other operand's dtype).
-inline Tensor num(double v) { return wrap_scalar(Scalar(v)); }
-inline Tensor imaginary_unit() { return wrap_scalar(Scalar(std::complex<double>(0.0, 1.0))); }
+inline Tensor num(double v) {
+  return wrap_scalar(Scalar(v));
+}
+inline Tensor imaginary_unit() {
+  return wrap_scalar(Scalar(std::complex<double>(0.0, 1.0)));
+}
 
 // The value of input `t` before the op: for an in-place op (`out` is `t`) a copy, since the op
 // overwrites it.
@@ -43,7 +48,17 @@ inline Tensor zeros_like_grad(const Tensor& g) {
 
 // Whether `t` is a Python number wrapped as a 0-d tensor (PyTorch's Scalar overloads: their
 // nodes have other names, e.g. PowBackward0 for x ** 2).
-inline bool is_number(const Tensor& t) { return t.defined() && t.impl()->is_wrapped_number(); }
+inline bool is_number(const Tensor& t) {
+  return t.defined() && t.impl()->is_wrapped_number();
+}
+
+// An operand as a formula uses it: the input before an in-place op overwrote it, and a Python
+// number as an ordinary 0-d tensor of the op's dtype (a wrapped number computes in the default
+// dtype when it meets only other numbers, e.g. log(2.0) or 2.0 * 2.0 would be float32).
+inline Tensor saved_operand(const Tensor& t, const Tensor& other, const Tensor& out) {
+  if (is_number(t)) return ember::to_dtype(t, result_type({t, other}), /*copy=*/true);
+  return original(t, out);
+}
 
 }  // namespace detail
 }  // namespace derivatives

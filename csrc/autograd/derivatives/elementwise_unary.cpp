@@ -18,15 +18,17 @@ using namespace detail;  // NOLINT(build/namespaces): num, original, keep_where,
 
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor& out) {
   // The condition is not differentiable: it is saved, not an input of the node.
-  auto node = autograd::new_node("WhereBackward0", {x, y}, [](FunctionNode& n, const variable_list& g) {
-    const Tensor c = n.saved(0);
-    variable_list r(2);
-    if (n.should_compute_output(0)) r[0] = keep_where(c, g[0]);
-    if (n.should_compute_output(1)) r[1] = zero_where(c, g[0]);
-    return r;
-  });
+  auto node =
+      autograd::new_node("WhereBackward0", {x, y}, [](FunctionNode& n, const variable_list& g) {
+        const Tensor c = n.saved(0);
+        variable_list r(2);
+        if (n.should_compute_output(0)) r[0] = keep_where(c, g[0]);
+        if (n.should_compute_output(1)) r[1] = zero_where(c, g[0]);
+        return r;
+      });
   node->save(cond.dtype() == ScalarType::Bool ? cond : ember::to_dtype(cond, ScalarType::Bool));
-  return autograd::record(node, {x, y}, out, "where", [&] { return ember::where(cond, x, y, out); });
+  return autograd::record(node, {x, y}, out, "where",
+                          [&] { return ember::where(cond, x, y, out); });
 }
 
 Tensor clamp(const char* name, const Tensor& a, const std::optional<Scalar>& min,
@@ -82,8 +84,10 @@ variable_list clamp_one_grads(FunctionNode& n, const Tensor& g, bool is_min) {
   const Tensor x = n.saved(0), b = n.saved(1);
   const Tensor split = ember::where(ember::eq(x, b), ember::mul(g, num(0.5)), g);
   variable_list r(2);
-  if (n.should_compute_output(0)) r[0] = zero_where(is_min ? ember::lt(x, b) : ember::gt(x, b), split);
-  if (n.should_compute_output(1)) r[1] = zero_where(is_min ? ember::gt(x, b) : ember::lt(x, b), split);
+  if (n.should_compute_output(0))
+    r[0] = zero_where(is_min ? ember::lt(x, b) : ember::gt(x, b), split);
+  if (n.should_compute_output(1))
+    r[1] = zero_where(is_min ? ember::gt(x, b) : ember::lt(x, b), split);
   return r;
 }
 
@@ -106,7 +110,8 @@ Tensor clamp(const char* name, const Tensor& a, const Tensor& min, const Tensor&
     });
   }
   for (const Tensor& t : inputs) node->save(original(t, out));
-  return autograd::record(node, inputs, out, "clamp", [&] { return ember::clamp(a, min, max, out); });
+  return autograd::record(node, inputs, out, "clamp",
+                          [&] { return ember::clamp(a, min, max, out); });
 }
 
 Tensor zero_gradient(const char* name, const char* op, const Tensor& a, const Tensor& out,
@@ -152,24 +157,26 @@ Tensor frac(const Tensor& a, const Tensor& out) {
 
 Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out) {
   // 1 / (x (1 - x)) on [eps, 1 - eps] and 0 outside (the clamped part is constant); without
-  // eps, NaN outside [0, 1].
-  auto node = autograd::new_node("LogitBackward0", {a}, [eps](FunctionNode& n, const variable_list& g) {
-    const Tensor x = n.saved(0);
-    const double lo = eps ? *eps : 0.0, hi = eps ? 1.0 - *eps : 1.0;
-    const Tensor inside = ember::logical_and(ember::ge(x, num(lo)), ember::le(x, num(hi)));
-    const Tensor d = ember::div(g[0], ember::mul(x, ember::sub(num(1.0), x)));
-    const double outside = eps ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-    return variable_list{ember::where(inside, d, num(outside))};
-  });
+  // eps, NaN outside [0, 1]. A NaN input gets a NaN gradient.
+  auto node =
+      autograd::new_node("LogitBackward0", {a}, [eps](FunctionNode& n, const variable_list& g) {
+        const Tensor x = n.saved(0);
+        const double lo = eps ? *eps : 0.0, hi = eps ? 1.0 - *eps : 1.0;
+        const Tensor outside = ember::logical_or(ember::lt(x, num(lo)), ember::gt(x, num(hi)));
+        const Tensor d = ember::div(g[0], ember::mul(x, ember::sub(num(1.0), x)));
+        const double outside_value = eps ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+        return variable_list{ember::where(outside, num(outside_value), d)};
+      });
   node->save(original(a, out));
   return autograd::record(node, {a}, out, "logit", [&] { return ember::logit(a, eps, out); });
 }
 
 Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf, const Tensor& out) {
-  auto node = autograd::new_node("NanToNumBackward0", {a}, [](FunctionNode& n, const variable_list& g) {
-    return variable_list{ember::mul(g[0], ember::isfinite(n.saved(0)))};
-  });
+  auto node =
+      autograd::new_node("NanToNumBackward0", {a}, [](FunctionNode& n, const variable_list& g) {
+        return variable_list{ember::mul(g[0], ember::isfinite(n.saved(0)))};
+      });
   node->save(original(a, out));
   return autograd::record(node, {a}, out, "nan_to_num",
                           [&] { return ember::nan_to_num(a, nan, posinf, neginf, out); });

@@ -119,7 +119,8 @@ double calc_polygamma(int64_t n, double x, const std::vector<double>& reflection
   const bool odd_n = n % 2 == 1;
   if (std::isnan(x)) return x;
   if (x == std::numeric_limits<double>::infinity()) return odd_n ? 0.0 : -0.0;
-  if (x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
+  if (x == -std::numeric_limits<double>::infinity())
+    return std::numeric_limits<double>::quiet_NaN();
   if (x <= 0 && x == std::floor(x)) {  // a pole: the sign of the (n+1)-fold pole's n! / x^(n+1)
     return odd_n ? std::numeric_limits<double>::infinity()
                  : -std::numeric_limits<double>::infinity();
