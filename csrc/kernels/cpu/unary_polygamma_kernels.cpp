@@ -3,14 +3,15 @@
 //   psi_n(x) = (-1)^(n+1) n! zeta(n+1, x),   zeta(s, x) = sum_{k>=0} (x + k)^-s  (Hurwitz)
 //
 // zeta is summed directly until x + k reaches s + 10, and the rest by the Euler-Maclaurin
-// formula (from there its terms shrink at least 20-fold each, so twelve of them reach double
-// precision). Every term is scaled by m^s, m = the smallest |x + k|, so that neither n! nor the
+// formula (from there each of its terms is at most about 1/8 of the previous one, so twelve of
+// them reach double precision). Every term is scaled by m^s, m = the smallest |x + k|, so that neither n! nor the
 // powers overflow on the way: the result only overflows when psi_n(x) itself does (PyTorch
 // computes n! separately and gives inf for polygamma(200, 30), which is finite). Negative x uses
 // the reflection formula psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) cot^(n)(pi x), with the n-th
 // derivative of cot as a polynomial in cot (its coefficients are computed once per call).
 // Computation is in double for every dtype.
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -51,6 +52,20 @@ std::vector<double> cot_derivative_polynomial(int64_t n) {
   return q;
 }
 
+// r^s for an integral s >= 1, by squaring: a few multiplications instead of std::pow (most
+// orders are small), within log2(s) roundings.
+double integral_power(double r, double s) {
+  if (s > 1024) return std::pow(r, s);
+  auto e = static_cast<uint32_t>(s);
+  double result = 1;
+  while (e) {
+    if (e & 1) result *= r;
+    r *= r;
+    e >>= 1;
+  }
+  return result;
+}
+
 // sum_{k>=0} sign(x + k)^s (m / |x + k|)^s for integer s >= 2, x not a non-positive integer, and
 // m = min_k |x + k|; i.e. zeta(s, x) * m^s.
 double scaled_zeta(double s, double x, double* m_out) {
@@ -60,7 +75,7 @@ double scaled_zeta(double s, double x, double* m_out) {
   const double m = std::fabs(x + start);
   *m_out = m;
   auto term = [&](double base) {
-    const double t = std::pow(m / std::fabs(base), s);
+    const double t = integral_power(m / std::fabs(base), s);
     return base < 0 && odd ? -t : t;
   };
   // A bound of the sum of the terms after one of magnitude |t| at |base| (terms decrease).
@@ -81,7 +96,7 @@ double scaled_zeta(double s, double x, double* m_out) {
   }
   // Euler-Maclaurin tail from a: a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) a^(1-s-2j),
   // all times m^s.
-  const double scale = std::pow(m / a, s);
+  const double scale = integral_power(m / a, s);
   if (scale == 0) return sum;
   double tail = a / (s - 1) + 0.5;
   double fac = s / a;  // (s)_(2j-1) a^(1-2j)
