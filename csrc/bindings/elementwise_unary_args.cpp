@@ -76,9 +76,13 @@ void def_clamp(py::module_& m, TensorClass& cls, const char* name) {
 
 // clamp_min / clamp_max: one required bound.
 void def_clamp_one(py::module_& m, TensorClass& cls, const char* name, bool is_min) {
-  auto run = [is_min](const Tensor& a, py::object bound, const Tensor& out) {
-    py::object none = py::none();
-    return is_min ? clamp_any(a, bound, none, out) : clamp_any(a, none, bound, out);
+  auto run = [is_min, name](const Tensor& a, py::object bound, const Tensor& out) {
+    Bound b = parse_bound(bound, name);
+    NoGilIfLarge nogil(a.numel());
+    if (b.tensor.defined())
+      return is_min ? clamp_min(a, b.tensor, out) : clamp_max(a, b.tensor, out);
+    if (b.scalar) return is_min ? clamp_min(a, *b.scalar, out) : clamp_max(a, *b.scalar, out);
+    return clamp(a, std::optional<Scalar>(), std::optional<Scalar>(), out);  // raises: no bound
   };
   const char* arg = is_min ? "min" : "max";
   m.def(
@@ -146,6 +150,35 @@ void init_elementwise_unary_args(py::module_& m, TensorClass& cls) {
         return self;
       },
       py::arg("eps") = py::none());
+
+  // polygamma(n, input, *, out=None); Tensor.polygamma(n), Tensor.polygamma_(n)
+  m.def(
+      "polygamma",
+      [](int64_t n, const Tensor& a, py::object out) {
+        Tensor o = out_arg(out, "polygamma");
+        NoGilIfLarge nogil(a.numel());
+        return polygamma(n, a, o);
+      },
+      py::arg("n"), py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
+      "The n-th derivative of the digamma function (n >= 0; real dtypes).");
+  cls.def(
+      "polygamma",
+      [](const Tensor& a, int64_t n) {
+        NoGilIfLarge nogil(a.numel());
+        return polygamma(n, a);
+      },
+      py::arg("n"));
+  cls.def(
+      "polygamma_",
+      [](py::object self, int64_t n) {
+        Tensor t = self.cast<Tensor>();
+        {
+          NoGilIfLarge nogil(t.numel());
+          polygamma(n, t, t);
+        }
+        return self;
+      },
+      py::arg("n"));
 
   // nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None)
   m.def(

@@ -1,5 +1,7 @@
 #include "ops/complex_ops.h"
 
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/variable.h"
 #include "ops/unary_ops.h"
 
 namespace ember {
@@ -17,17 +19,22 @@ Tensor component_view(const Tensor& a, int part) {
 }  // namespace
 
 Tensor real(const Tensor& a) {
-  return a.is_complex() ? component_view(a, 0) : a;
+  if (!a.is_complex()) return a;
+  if (autograd::should_record(a)) return derivatives::real(a);
+  return component_view(a, 0);
 }
 
 Tensor imag(const Tensor& a) {
   EMBER_CHECK_T(TypeError, a.is_complex(),
                 "[imag] imag is not implemented for tensors with non-complex dtypes.");
+  if (autograd::should_record(a)) return derivatives::imag(a);
   return component_view(a, 1);
 }
 
 Tensor conj(const Tensor& a) {
-  return a.is_complex() ? conj_physical(a) : a;
+  if (!a.is_complex()) return a;
+  if (autograd::should_record(a)) return derivatives::conj(a);
+  return conj_physical(a);
 }
 
 }  // namespace ember

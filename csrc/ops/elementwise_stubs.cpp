@@ -17,6 +17,7 @@ EMBER_DEFINE_STUB(lerp_stub, IterFn);
 EMBER_DEFINE_STUB(lerp_scalar_stub, IterScalarFn);
 EMBER_DEFINE_STUB(pow_scalar_stub, IterScalarFn);
 EMBER_DEFINE_STUB(round_decimals_stub, RoundDecimalsFn);
+EMBER_DEFINE_STUB(polygamma_stub, PolygammaFn);
 EMBER_DEFINE_STUB(logit_stub, LogitFn);
 EMBER_DEFINE_STUB(nan_to_num_stub, NanToNumFn);
 EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn);

@@ -52,6 +52,9 @@ EMBER_DECLARE_STUB(pow_scalar_stub, IterScalarFn);
 // round(x, decimals).
 using RoundDecimalsFn = void (*)(TensorIterator& iter, int64_t decimals);
 EMBER_DECLARE_STUB(round_decimals_stub, RoundDecimalsFn);
+// polygamma(n, x) for n >= 1 (n = 0 is digamma).
+using PolygammaFn = void (*)(TensorIterator& iter, int64_t n);
+EMBER_DECLARE_STUB(polygamma_stub, PolygammaFn);
 // logit(x, eps): eps < 0 means no clamping.
 using LogitFn = void (*)(TensorIterator& iter, double eps);
 EMBER_DECLARE_STUB(logit_stub, LogitFn);

@@ -33,5 +33,12 @@ Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optio
              const Tensor& out = {});
 // clamp with tensor bounds (either may be undefined, not both); broadcasting applies.
 Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out = {});
+// One bound (their own ops, with their own autograd nodes).
+Tensor clamp_min(const Tensor& a, const Scalar& min, const Tensor& out = {});
+Tensor clamp_max(const Tensor& a, const Scalar& max, const Tensor& out = {});
+Tensor clamp_min(const Tensor& a, const Tensor& min, const Tensor& out = {});
+Tensor clamp_max(const Tensor& a, const Tensor& max, const Tensor& out = {});
+// polygamma(n, x): the n-th derivative of digamma (n >= 0); integers promote to float.
+Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out = {});
 
 }  // namespace ember

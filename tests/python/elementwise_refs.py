@@ -177,6 +177,33 @@ def _digamma_scalar(x):
 
 digamma_ref = vectorize_math(_digamma_scalar)
 
+# B2k / (2k)! for the asymptotic polygamma series.
+_POLYGAMMA_SERIES = [1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160,
+                     -691 / 1307674368000, 1 / 74724249600]
+
+
+def _polygamma_scalar(n, x):
+    """psi_n(x) for n >= 1: the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1) moves x
+    past 30 + n (negative x included), then the asymptotic series
+    (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1)) + sum_k B2k (2k+n-1)!/((2k)! x^(2k+n))]."""
+    if x <= 0 and x == math.floor(x):
+        return math.inf if n % 2 else -math.inf
+    sign = 1.0 if n % 2 else -1.0
+    shift = []
+    while x < 30 + n:
+        shift.append(math.factorial(n) / x ** (n + 1))
+        x += 1
+    series = math.factorial(n - 1) / x**n + math.factorial(n) / (2 * x ** (n + 1))
+    for k, c in enumerate(_POLYGAMMA_SERIES, start=1):
+        series += c * math.factorial(2 * k + n - 1) / x ** (2 * k + n)
+    return sign * (math.fsum(shift) + series)
+
+
+def polygamma_ref(n, a):
+    fn = digamma_ref if n == 0 else vectorize_math(lambda x: _polygamma_scalar(n, x))
+    r = fn(wide(a))
+    return round_to(r, narrow_dtype(np.asarray(a)))
+
 
 def sign_ref(a):
     """PyTorch's sign: NaN gives 0; bool is itself."""
@@ -319,4 +346,51 @@ def scalar_rhs(dtype, rng, values, *, low=-3.0, high=3.0):
     for v in values:
         a = make_tensor(make_array((3, 4), dtype, rng, low=low, high=high), dtype)
         out.append(Sample((a, v), name=f"scalar-{v!r}"))
+    return out
+
+
+# --- gradcheck samples (Note [Gradcheck Entries] in opinfo.py) -------------------------------
+
+
+def _signed(arr, rng):
+    """arr with random signs (magnitudes stay away from zero when arr's do)."""
+    return arr * np.where(rng.random(arr.shape) < 0.5, -1, 1).astype(arr.dtype)
+
+
+def grad_unary(dtype, rng, *, low=-3.0, high=3.0, signed=False, kwargs=None):
+    """Small finite samples for gradcheck: 0-d, 1-d and a transposed 2-d tensor with values in
+    [low, high] (either sign when `signed`, so that e.g. abs never sees 0)."""
+    out = []
+    for name, shape, layout in (("0d", (), "contiguous"), ("1d", (5,), "contiguous"),
+                                ("2d-transposed", (3, 4), "transposed")):
+        arr = make_array(shape, dtype, rng, low=low, high=high)
+        if signed:
+            arr = _signed(arr, rng)
+        out.append(Sample((make_tensor(arr, dtype, layout=layout),), dict(kwargs or {}), name=name))
+    return out
+
+
+def grad_binary(dtype, rng, *, low=-3.0, high=3.0, rhs_low=None, rhs_high=None, signed=False,
+                rhs_signed=False, kwargs=None):
+    """Small finite binary samples for gradcheck: same shape, broadcast both ways, 0-d
+    right-hand side and a non-contiguous pair."""
+    rl = low if rhs_low is None else rhs_low
+    rh = high if rhs_high is None else rhs_high
+
+    def lhs(shape):
+        arr = make_array(shape, dtype, rng, low=low, high=high)
+        return _signed(arr, rng) if signed else arr
+
+    def rhs(shape):
+        arr = make_array(shape, dtype, rng, low=rl, high=rh)
+        return _signed(arr, rng) if rhs_signed else arr
+
+    out = []
+    for name, sa, sb in (("same", (3, 4), (3, 4)), ("broadcast", (3, 1), (1, 4)),
+                         ("0d-rhs", (2, 3), ())):
+        out.append(Sample((make_tensor(lhs(sa), dtype), make_tensor(rhs(sb), dtype)),
+                          dict(kwargs or {}), name=name))
+    a = make_tensor(lhs((4, 3)), dtype, layout="transposed")
+    b = make_tensor(rhs((4, 3)), dtype, layout="strided")
+    out.append(Sample((a, b), dict(kwargs or {}), name="noncontiguous"))
     return out

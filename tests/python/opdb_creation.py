@@ -111,17 +111,24 @@ def _same(dt):
     return dt
 
 
+# Factories take no tensor inputs: nothing to differentiate.
 OP_DB = [
     OpInfo("arange", ref=_np_arange, dtypes=REAL_NO_BOOL, sample=_arange_samples,
-           result_dtype=_same),
+           result_dtype=_same, differentiable=False),
     OpInfo("linspace", ref=_np_linspace, dtypes=NUMERIC_NO_BOOL, sample=_linspace_samples,
-           result_dtype=_same, tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (2e-2, 2e-2)}),
+           result_dtype=_same, tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (2e-2, 2e-2)},
+           differentiable=False),
     OpInfo("logspace", ref=_np_logspace, dtypes=NUMERIC_NO_BOOL, sample=_logspace_samples,
            result_dtype=_same,
            tol={ember.float32: (1e-5, 1e-5), ember.complex64: (1e-5, 1e-5),
-                ember.float16: (2e-3, 2e-3), ember.bfloat16: (2e-2, 2e-2)}),
-    OpInfo("eye", ref=_np_eye, dtypes=ALL, sample=_eye_samples, result_dtype=_same),
-    OpInfo("full", ref=_np_full, dtypes=ALL, sample=_full_samples, result_dtype=_same),
-    OpInfo("zeros", ref=_np_sized(0), dtypes=ALL, sample=_sized_samples, result_dtype=_same),
-    OpInfo("ones", ref=_np_sized(1), dtypes=ALL, sample=_sized_samples, result_dtype=_same),
+                ember.float16: (2e-3, 2e-3), ember.bfloat16: (2e-2, 2e-2)},
+           differentiable=False),
+    OpInfo("eye", ref=_np_eye, dtypes=ALL, sample=_eye_samples, result_dtype=_same,
+           differentiable=False),
+    OpInfo("full", ref=_np_full, dtypes=ALL, sample=_full_samples, result_dtype=_same,
+           differentiable=False),
+    OpInfo("zeros", ref=_np_sized(0), dtypes=ALL, sample=_sized_samples, result_dtype=_same,
+           differentiable=False),
+    OpInfo("ones", ref=_np_sized(1), dtypes=ALL, sample=_sized_samples, result_dtype=_same,
+           differentiable=False),
 ]

@@ -17,6 +17,7 @@ from elementwise_refs import (
     bool_result,
     f64,
     float_result,
+    grad_binary,
     nonzero,
     quiet,
     same_result,
@@ -154,69 +155,115 @@ def _equal_ref(a, b):
 
 
 def _compare(name, np_fn, dtypes=ALL_TYPES):
+    # Bool results: PyTorch records no gradient.
     return OpInfo(name, ref=quiet(np_fn), dtypes=dtypes,
                   sample=lambda dt, rng: binary(dt, rng, special=True) +
                   scalar_rhs(dt, rng, [1, 0.5] if dt not in BOOL else [True]),
-                  result_dtype=bool_result)
+                  result_dtype=bool_result, differentiable=False)
 
 
-def _float_binary(name, np_fn, dtypes, **kw):
+def _float_binary(name, np_fn, dtypes, grad=None, **kw):
+    """`grad`: grad_binary keywords (value ranges where the derivative is moderate)."""
     return OpInfo(name, ref=f64(np_fn), dtypes=dtypes,
                   sample=lambda dt, rng: binary(dt, rng, special=True, **kw),
-                  result_dtype=float_result)
+                  result_dtype=float_result, differentiable=True, gradgrad=True,
+                  grad_sample=lambda dt, rng: grad_binary(dt, rng, **(grad or {})))
+
+
+def _grad(**kw):
+    """Gradcheck settings: grad_binary samples with these keywords."""
+    return dict(differentiable=True, gradgrad=True,
+                grad_sample=lambda dt, rng: grad_binary(dt, rng, **kw))
+
+
+# Right-hand sides away from 0 (division, remainders).
+_RHS_AWAY_FROM_ZERO = dict(rhs_low=0.5, rhs_high=3.0, rhs_signed=True)
+
+
+def _pow_grad_samples(dt, rng):
+    # Positive bases (the derivative in the exponent is a ** b * log(a)); Python-number
+    # exponents take the PowBackward0 path.
+    out = grad_binary(dt, rng, low=0.5, high=2.5, rhs_low=-2.0, rhs_high=2.0)
+    for e in (2, 3, 0.5, -1, 2.5, 0, 1j if dt.is_complex else -2.5):
+        a = make_tensor(make_array((3, 4), dt, rng, low=0.5, high=2.5), dt)
+        out.append(Sample((a, e), name=f"scalar-{e!r}"))
+    return out
+
+
+def _scalar_base_grad_samples(dt, rng):
+    out = []
+    for base in (2, 0.5, 3.5) if not dt.is_complex else (2, 1j + 1):
+        e = make_tensor(make_array((3, 4), dt, rng, low=-2, high=2), dt)
+        out.append(Sample((base, e), name=f"base-{base!r}"))
+    return out
 
 
 OP_DB = [
     # --- division and remainders ---
     OpInfo("true_divide", ref=f64(np.true_divide), dtypes=ALL_TYPES, sample=_div_samples,
-           result_dtype=float_result),
+           result_dtype=float_result, grad_complex=True, **_grad(**_RHS_AWAY_FROM_ZERO)),
     OpInfo("divide", ref=f64(np.true_divide), dtypes=ALL_TYPES, sample=_div_samples,
-           result_dtype=float_result),
+           result_dtype=float_result, grad_complex=True, **_grad(**_RHS_AWAY_FROM_ZERO)),
+    # A rounded quotient is piecewise constant: recorded with zero gradients, as PyTorch.
     OpInfo("div_trunc", ref=_div_trunc, dtypes=REAL, sample=_div_samples,
-           ember_fn=lambda a, b: ember.div(a, b, rounding_mode="trunc"), result_dtype=same_result),
+           ember_fn=lambda a, b: ember.div(a, b, rounding_mode="trunc"), result_dtype=same_result,
+           **_grad(**_RHS_AWAY_FROM_ZERO)),
     OpInfo("div_floor", ref=_int_or_float(np.floor_divide), dtypes=REAL, sample=_div_samples,
-           ember_fn=lambda a, b: ember.div(a, b, rounding_mode="floor"), result_dtype=same_result),
+           ember_fn=lambda a, b: ember.div(a, b, rounding_mode="floor"), result_dtype=same_result,
+           **_grad(**_RHS_AWAY_FROM_ZERO)),
+    # PyTorch records floor_divide with a node that raises in backward; Ember records none.
     OpInfo("floor_divide", ref=_int_or_float(np.floor_divide), dtypes=REAL, sample=_div_samples,
-           result_dtype=same_result),
+           result_dtype=same_result, differentiable=False),
     OpInfo("remainder", ref=_int_or_float(np.remainder), dtypes=REAL, sample=_div_samples,
-           result_dtype=same_result),
+           result_dtype=same_result, **_grad(**_RHS_AWAY_FROM_ZERO)),
     OpInfo("fmod", ref=_int_or_float(np.fmod), dtypes=REAL, sample=_div_samples,
-           result_dtype=same_result),
+           result_dtype=same_result, **_grad(**_RHS_AWAY_FROM_ZERO)),
     # Complex NaN / inf products differ between libraries (PyTorch's a - b of complex(nan, 0) is
     # nan+nanj, NumPy's keeps the imaginary part): specials only for real dtypes.
     OpInfo("multiply", ref=_int_or_float(np.multiply), dtypes=NUMERIC_TYPES,
            sample=lambda dt, rng: binary(dt, rng, special=dt not in COMPLEX),
-           result_dtype=same_result),
+           result_dtype=same_result, grad_complex=True, **_grad()),
     OpInfo("subtract", ref=_int_or_float(np.subtract), dtypes=NUMERIC_TYPES,
            sample=lambda dt, rng: binary(dt, rng, special=dt not in COMPLEX),
-           result_dtype=same_result),
+           result_dtype=same_result, grad_complex=True, **_grad()),
     # --- powers ---
     OpInfo("pow", ref=_pow_ref, dtypes=NUMERIC_TYPES, sample=_pow_samples,
-           tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (3e-2, 3e-2)}),
+           tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (3e-2, 3e-2)},
+           differentiable=True, grad_sample=_pow_grad_samples, grad_complex=True, gradgrad=True),
     OpInfo("pow_scalar_base", ref=_scalar_base_ref, dtypes=NUMERIC_TYPES,
            sample=_scalar_base_samples, ember_fn=ember.pow,
-           tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (3e-2, 3e-2)}),
+           tol={ember.float16: (2e-3, 2e-3), ember.bfloat16: (3e-2, 3e-2)},
+           differentiable=True, grad_sample=_scalar_base_grad_samples, grad_complex=True,
+           gradgrad=True),
     OpInfo("float_power", ref=_float_power_ref, dtypes=NUMERIC_TYPES,
            sample=lambda dt, rng: binary(dt, rng, low=0.1, high=3.0, rhs_low=-2, rhs_high=3),
-           result_dtype=lambda dt: ember.complex128 if dt in COMPLEX else ember.float64),
+           result_dtype=lambda dt: ember.complex128 if dt in COMPLEX else ember.float64,
+           grad_complex=True, **_grad(low=0.5, high=2.5, rhs_low=-2.0, rhs_high=2.0)),
     # --- floating binary functions ---
     _float_binary("atan2", np.arctan2, REAL_AND_BOOL),
     _float_binary("arctan2", np.arctan2, FLOATING),
     _float_binary("hypot", np.hypot, FLOATING),
     _float_binary("logaddexp", np.logaddexp, FLOATING),
     _float_binary("logaddexp2", np.logaddexp2, FLOATING),
-    _float_binary("copysign", np.copysign, REAL_AND_BOOL),
+    # copysign's derivative jumps at 0: magnitudes away from it.
+    _float_binary("copysign", np.copysign, REAL_AND_BOOL,
+                  grad=dict(low=0.5, high=3.0, signed=True)),
     OpInfo("xlogy", ref=xlogy_ref, dtypes=REAL_AND_BOOL,
            sample=lambda dt, rng: binary(dt, rng, special=True, low=-1, high=3, rhs_low=0),
-           result_dtype=float_result),
+           result_dtype=float_result, **_grad(low=-1.0, high=3.0, rhs_low=0.5, rhs_high=3.0)),
+    # Random values never tie (test_autograd_elementwise.py checks ties and NaN).
     OpInfo("minimum", ref=quiet(np.minimum), dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result),
+           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result,
+           **_grad()),
     OpInfo("maximum", ref=quiet(np.maximum), dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result),
+           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result,
+           **_grad()),
     OpInfo("fmin", ref=quiet(np.fmin), dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result),
+           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result,
+           **_grad()),
     OpInfo("fmax", ref=quiet(np.fmax), dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result),
+           sample=lambda dt, rng: binary(dt, rng, special=True), result_dtype=same_result,
+           **_grad()),
     # --- comparisons (complex only for == and !=) ---
     _compare("eq", np.equal),
     _compare("ne", np.not_equal),
@@ -245,7 +292,9 @@ OP_DB = [
            result_dtype=same_result),
     # --- closeness and equality ---
     OpInfo("isclose", ref=_isclose_ref, dtypes=ALL_TYPES, sample=_isclose_samples,
-           result_dtype=bool_result),
-    OpInfo("allclose", ref=_allclose_ref, dtypes=ALL_TYPES, sample=_isclose_samples),
-    OpInfo("equal", ref=_equal_ref, dtypes=ALL_TYPES, sample=_equal_samples),
+           result_dtype=bool_result, differentiable=False),
+    OpInfo("allclose", ref=_allclose_ref, dtypes=ALL_TYPES, sample=_isclose_samples,
+           differentiable=False),
+    OpInfo("equal", ref=_equal_ref, dtypes=ALL_TYPES, sample=_equal_samples,
+           differentiable=False),
 ]

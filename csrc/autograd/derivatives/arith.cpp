@@ -1,5 +1,7 @@
 // Derivatives of add, sub, mul, div. Broadcast gradients are summed back to each input's shape
 // and cast to its dtype by the engine (validate_outputs).
+#include <complex>
+
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/record.h"
 #include "ops/complex_ops.h"
@@ -28,6 +30,10 @@ Scalar negated(const Scalar& s) {
   if (s.is_floating()) return Scalar(-s.to_double());
   return Scalar(-s.to_int64());
 }
+// The gradient of `other` is grad * conj(alpha) (PyTorch's convention for complex alpha).
+Scalar conjugated(const Scalar& s) {
+  return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s;
+}
 
 // For in-place forms, an input the formula needs is modified by the op: save a copy.
 Tensor original(const Tensor& t, const Tensor& out) {
@@ -42,7 +48,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         variable_list r(2);
         if (n.should_compute_output(0)) r[0] = g[0];
         if (n.should_compute_output(1)) {
-          r[1] = is_one(alpha) ? g[0] : ember::mul(g[0], scalar_of(alpha));
+          r[1] = is_one(alpha) ? g[0] : ember::mul(g[0], scalar_of(conjugated(alpha)));
         }
         return r;
       });
@@ -55,7 +61,8 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         variable_list r(2);
         if (n.should_compute_output(0)) r[0] = g[0];
         if (n.should_compute_output(1)) {
-          r[1] = is_one(alpha) ? ember::neg(g[0]) : ember::mul(g[0], scalar_of(negated(alpha)));
+          r[1] = is_one(alpha) ? ember::neg(g[0])
+                               : ember::mul(g[0], scalar_of(negated(conjugated(alpha))));
         }
         return r;
       });
@@ -66,8 +73,8 @@ Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
   auto node =
       autograd::new_node("MulBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
         variable_list r(2);
-        if (n.should_compute_output(0)) r[0] = ember::mul(g[0], conj(n.saved(1)));
-        if (n.should_compute_output(1)) r[1] = ember::mul(g[0], conj(n.saved(0)));
+        if (n.should_compute_output(0)) r[0] = ember::mul(g[0], ember::conj(n.saved(1)));
+        if (n.should_compute_output(1)) r[1] = ember::mul(g[0], ember::conj(n.saved(0)));
         return r;
       });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
@@ -79,10 +86,10 @@ Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
   auto node =
       autograd::new_node("DivBackward0", {a, b}, [](FunctionNode& n, const variable_list& g) {
         variable_list r(2);
-        const Tensor bc = conj(n.saved(1));
+        const Tensor bc = ember::conj(n.saved(1));
         if (n.should_compute_output(0)) r[0] = ember::div(g[0], bc);
         if (n.should_compute_output(1)) {
-          const Tensor ac = conj(n.saved(0));
+          const Tensor ac = ember::conj(n.saved(0));
           r[1] = ember::neg(ember::div(ember::mul(g[0], ac), ember::mul(bc, bc)));
         }
         return r;

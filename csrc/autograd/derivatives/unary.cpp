@@ -46,7 +46,7 @@ Tensor record_unary(const char* node_name, const char* op, const Tensor& a, cons
       autograd::new_node(node_name, {a}, [deriv, needs](FunctionNode& n, const variable_list& g) {
         const Tensor s = n.saved(0);
         const Tensor d = needs == Needs::Input ? deriv(s, Tensor()) : deriv(Tensor(), s);
-        return variable_list{times(g[0], conj(d))};
+        return variable_list{times(g[0], ember::conj(d))};
       });
   if (needs == Needs::Input) {
     node->save(out.defined() && out.is_same(a) ? ember::clone(a) : a);
@@ -107,6 +107,7 @@ EMBER_UNARY_DERIVATIVE(erfc, "ErfcBackward0", Input,
 EMBER_UNARY_DERIVATIVE(erfinv, "ErfinvBackward0", Result,
                        times(num(kSqrtPiOverTwo), ember::exp(sq(y))))
 EMBER_UNARY_DERIVATIVE(lgamma, "LgammaBackward0", Input, ember::digamma(x))
+EMBER_UNARY_DERIVATIVE(digamma, "DigammaBackward0", Input, ember::polygamma(1, x))
 #undef EMBER_UNARY_DERIVATIVE
 
 Tensor neg(const Tensor& a, const Tensor& out) {
