@@ -64,9 +64,13 @@ int64_t reduced_count(IntArrayRef sizes, const std::vector<int64_t>& rdims) {
   return n;
 }
 
-Tensor num(double v) { return wrap_scalar(Scalar(v)); }
+Tensor num(double v) {
+  return wrap_scalar(Scalar(v));
+}
 
-DimList as_dim_list(const std::vector<int64_t>& rdims) { return DimList(rdims); }
+DimList as_dim_list(const std::vector<int64_t>& rdims) {
+  return DimList(rdims);
+}
 
 Tensor scale_grad_by_count(const Tensor& g, const Tensor& mask, const std::vector<int64_t>& rdims) {
   const Tensor count = ember::sum(mask, as_dim_list(rdims), /*keepdim=*/true);
@@ -74,8 +78,8 @@ Tensor scale_grad_by_count(const Tensor& g, const Tensor& mask, const std::vecto
 }
 
 Tensor evenly_distribute(const Tensor& g, const Tensor& input, const Tensor& value) {
-  const bool value_is_nan = (value.is_floating_point() || value.is_complex()) &&
-                            item(ember::isnan(value)).to_bool();
+  const bool value_is_nan =
+      (value.is_floating_point() || value.is_complex()) && item(ember::isnan(value)).to_bool();
   const Tensor mask = value_is_nan ? ember::isnan(input) : ember::eq(input, value);
   return ember::mul(mask, ember::div(g, ember::sum(mask)));
 }
@@ -87,8 +91,8 @@ Tensor value_selecting_backward(const Tensor& g, const Tensor& indices, IntArray
   const Tensor ik = keepdim ? indices : ember::unsqueeze(indices, dim);
   DimVector line(in_sizes.size(), 1);
   line[dim] = in_sizes[dim];
-  const Tensor positions = ember::reshape(
-      arange(0, in_sizes[dim], 1, TensorOptions(ScalarType::Int64)), line);
+  const Tensor positions =
+      ember::reshape(arange(0, in_sizes[dim], 1, TensorOptions(ScalarType::Int64)), line);
   return ember::mul(gk, ember::eq(positions, ik));
 }
 
@@ -98,9 +102,13 @@ using namespace reduction;  // NOLINT(build/namespaces): the helpers above
 
 namespace {
 
-Tensor zero(const Tensor& t) { return ember::eq(t, num(0)); }
+Tensor zero(const Tensor& t) {
+  return ember::eq(t, num(0));
+}
 
-int64_t count_zeros(const Tensor& t) { return item(ember::sum(zero(t))).to_int64(); }
+int64_t count_zeros(const Tensor& t) {
+  return item(ember::sum(zero(t))).to_int64();
+}
 
 // PyTorch's prod_safe_zeros_backward: d prod / d x_k as the product of the exclusive prefix
 // and suffix products along dim, exact when x holds zeros.
@@ -146,28 +154,30 @@ Tensor prod_backward_dim(Tensor g, const Tensor& input, Tensor result, int64_t d
 
 }  // namespace
 
-Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype, const Tensor& out) {
+Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
+           const Tensor& out) {
   const DimVector in_sizes(t.sizes());
   const std::vector<int64_t> rdims = reduced_dims(t.sizes(), dims);
-  auto node = autograd::new_node(
-      "SumBackward" + std::string(dims ? "1" : "0"), {t},
-      [in_sizes, rdims, keepdim](FunctionNode&, const variable_list& g) {
-        return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
-      });
+  auto node =
+      autograd::new_node("SumBackward" + std::string(dims ? "1" : "0"), {t},
+                         [in_sizes, rdims, keepdim](FunctionNode&, const variable_list& g) {
+                           return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
+                         });
   return autograd::record(node, {t}, out, "sum",
                           [&] { return ember::sum(t, dims, keepdim, dtype, out); });
 }
 
-Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype, const Tensor& out) {
+Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
+            const Tensor& out) {
   const DimVector in_sizes(t.sizes());
   const std::vector<int64_t> rdims = reduced_dims(t.sizes(), dims);
   const int64_t count = reduced_count(t.sizes(), rdims);
-  auto node = autograd::new_node(
-      "MeanBackward" + std::string(dims ? "1" : "0"), {t},
-      [in_sizes, rdims, keepdim, count](FunctionNode&, const variable_list& g) {
-        const Tensor scaled = ember::div(g[0], num(static_cast<double>(count)));
-        return variable_list{expand_reduced(scaled, in_sizes, rdims, keepdim)};
-      });
+  auto node =
+      autograd::new_node("MeanBackward" + std::string(dims ? "1" : "0"), {t},
+                         [in_sizes, rdims, keepdim, count](FunctionNode&, const variable_list& g) {
+                           const Tensor scaled = ember::div(g[0], num(static_cast<double>(count)));
+                           return variable_list{expand_reduced(scaled, in_sizes, rdims, keepdim)};
+                         });
   return autograd::record(node, {t}, out, "mean",
                           [&] { return ember::mean(t, dims, keepdim, dtype, out); });
 }
@@ -179,8 +189,8 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
   auto node = autograd::new_node(
       "NansumBackward0", {t}, [in_sizes, rdims, keepdim](FunctionNode& n, const variable_list& g) {
         const Tensor x = n.saved(0);
-        const Tensor spread = expand_reduced(ember::to_dtype(g[0], x.dtype()), in_sizes, rdims,
-                                             keepdim);
+        const Tensor spread =
+            expand_reduced(ember::to_dtype(g[0], x.dtype()), in_sizes, rdims, keepdim);
         return variable_list{ember::mul(spread, ember::logical_not(ember::isnan(x)))};
       });
   node->save(t);

@@ -28,8 +28,8 @@ TensorPair max(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                const Tensor& indices);
 TensorPair min(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                const Tensor& indices);
-TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim,
-                   const Tensor& min_out, const Tensor& max_out);
+TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, const Tensor& min_out,
+                   const Tensor& max_out);
 Tensor median(const Tensor& t, const Tensor& out);  // all elements
 Tensor nanmedian(const Tensor& t, const Tensor& out);
 TensorPair median(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,

@@ -1,8 +1,8 @@
 // Derivative of quantile / nanquantile.
 //
 // PyTorch computes these as a composite (sort, gather, lerp; its grad_fn is the final squeeze).
-// Ember's forward is one kernel, so the gradient is one node that follows the composite step by
-// step: ranks q * (n - 1) in the input's dtype (n: the non-NaN count for nanquantile; a line
+// Ember's forward is one kernel, so the gradient is one node that follows the kernel step by
+// step: ranks q * (n - 1) in double (n: the non-NaN count for nanquantile; a line
 // holding NaN takes the last rank in quantile; negative ranks become 0 in nanquantile), rounded
 // per interpolation mode; the gradient goes to the original positions of the order statistics
 // below and above the rank, weighted 1 - w and w for linear interpolation (w = rank - floor(rank)),
@@ -48,7 +48,9 @@ Tensor gradient_per_line(const Tensor& g, const QuantileGeometry& geo, int64_t k
 }
 
 // Drops the trailing 1 of [k, lines..., 1] and moves k last: [lines..., k].
-Tensor k_last(const Tensor& t) { return ember::movedim(ember::squeeze(t, {-1}), {0}, {-1}); }
+Tensor k_last(const Tensor& t) {
+  return ember::movedim(ember::squeeze(t, {-1}), {0}, {-1});
+}
 
 struct Ranks {
   Tensor below, above;  // int64 [k, lines..., 1] positions in the sorted line
@@ -82,8 +84,11 @@ Ranks quantile_ranks(const Tensor& sorted, const Tensor& q, const QuantileGeomet
   r.below = ember::to_dtype(ranks, ScalarType::Int64);
   if (geo.mode == Mode::Linear || geo.mode == Mode::Midpoint) {
     r.above = ember::to_dtype(ember::ceil(ranks), ScalarType::Int64);
-    r.weight = geo.mode == Mode::Linear ? ember::sub(ranks, ember::to_dtype(r.below, ranks.dtype()))
-                                        : ember::full(ranks.sizes(), Scalar(0.5), TensorOptions(ranks.dtype()));
+    const Tensor weight =
+        geo.mode == Mode::Linear
+            ? ember::sub(ranks, ember::to_dtype(r.below, ranks.dtype()))
+            : ember::full(ranks.sizes(), Scalar(0.5), TensorOptions(ranks.dtype()));
+    r.weight = ember::to_dtype(weight, sorted.dtype());
   }
   if (geo.mode == Mode::Linear) r.dq_scale = scale;
   return r;
@@ -93,8 +98,8 @@ variable_list quantile_backward(FunctionNode& n, const Tensor& g, const Quantile
   const Tensor x = n.saved(0);
   const Tensor q_saved = n.saved(1);
   // The input as lines along the last dim.
-  const Tensor lines = geo.along_dim ? ember::movedim(x, {geo.axis}, {-1})
-                                     : ember::reshape(x, {-1});
+  const Tensor lines =
+      geo.along_dim ? ember::movedim(x, {geo.axis}, {-1}) : ember::reshape(x, {-1});
   const int64_t k = q_saved.numel();
   DimVector q_shape(static_cast<size_t>(lines.dim()) + 1, 1);
   q_shape[0] = k;
@@ -105,14 +110,16 @@ variable_list quantile_backward(FunctionNode& n, const Tensor& g, const Quantile
     const Tensor detached = ember::detach(lines);
     auto sorted = ember::sort(detached, -1, /*descending=*/false, /*stable=*/true);
     order = std::get<1>(sorted);
-    ranks = quantile_ranks(std::get<0>(sorted),
-                           ember::reshape(ember::to_dtype(q_saved, x.dtype()), q_shape), geo);
+    // As the forward kernel: q rounded to the input's dtype, ranks formed in double.
+    const Tensor q = ember::to_dtype(ember::to_dtype(q_saved, x.dtype()), ScalarType::Float64);
+    ranks = quantile_ranks(std::get<0>(sorted), ember::reshape(q, q_shape), geo);
   }
   DimVector expanded(lines.sizes());
   expanded.insert(0, k);
   const Tensor order_k = ember::expand(ember::unsqueeze(order, 0), expanded);
   const Tensor at_below = ember::gather(order_k, -1, ranks.below);  // original positions
-  const Tensor at_above = ranks.above.defined() ? ember::gather(order_k, -1, ranks.above) : Tensor();
+  const Tensor at_above =
+      ranks.above.defined() ? ember::gather(order_k, -1, ranks.above) : Tensor();
   const Tensor grad = gradient_per_line(g, geo, k);
 
   variable_list out(2);
@@ -127,8 +134,8 @@ variable_list quantile_backward(FunctionNode& n, const Tensor& g, const Quantile
     } else {
       gl = ember::scatter_add(zeros, -1, k_last(at_below), k_last(grad));
     }
-    out[0] = geo.along_dim ? ember::movedim(gl, {-1}, {geo.axis})
-                           : ember::reshape(gl, geo.in_sizes);
+    out[0] =
+        geo.along_dim ? ember::movedim(gl, {-1}, {geo.axis}) : ember::reshape(gl, geo.in_sizes);
   }
   if (n.should_compute_output(1) && ranks.dq_scale.defined()) {
     const Tensor lines_k = ember::expand(ember::unsqueeze(lines, 0), expanded);

@@ -113,7 +113,8 @@ Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& res
   if (g.dim() == 0 || g.numel() == 0) return g;
   if (g.is_complex()) {
     const Tensor log_grad = ember::log(conj(g));
-    return conj(ember::exp(ember::add(reversed_logcumsumexp(ember::sub(log_grad, result), dim), x)));
+    return conj(
+        ember::exp(ember::add(reversed_logcumsumexp(ember::sub(log_grad, result), dim), x)));
   }
   const Tensor grad_min = scalar_tensor(Scalar(lowest_of(g.dtype())), g.dtype());
   const Tensor log_abs_grad = ember::log(ember::abs(g));
@@ -127,21 +128,23 @@ Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& res
 }
 
 // A scan's dim wrapped for the input (0-d inputs scan dim 0 / -1).
-int64_t scan_dim(const Tensor& t, int64_t dim) { return single_dim(t.sizes(), dim); }
+int64_t scan_dim(const Tensor& t, int64_t dim) {
+  return single_dim(t.sizes(), dim);
+}
 
 TensorPair cum_extremum(const char* node_name, const char* op, bool is_max, const Tensor& t,
                         int64_t dim, const Tensor& values, const Tensor& indices) {
   const DimVector in_sizes(t.sizes());
   const int64_t d = scan_dim(t, dim);
-  auto node = autograd::new_node(node_name, {t}, [in_sizes, d](FunctionNode& n,
-                                                               const variable_list& g) {
-    if (!g[0].defined()) return variable_list{Tensor()};
-    if (in_sizes.empty()) return variable_list{g[0]};  // one element, index 0
-    const Tensor zeros = ember::zeros(in_sizes, TensorOptions(g[0].dtype()));
-    if (zeros.numel() == 0) return variable_list{zeros};
-    // Several outputs can share an index: their gradients add up.
-    return variable_list{ember::scatter_add(zeros, d, n.saved(0), g[0])};
-  });
+  auto node =
+      autograd::new_node(node_name, {t}, [in_sizes, d](FunctionNode& n, const variable_list& g) {
+        if (!g[0].defined()) return variable_list{Tensor()};
+        if (in_sizes.empty()) return variable_list{g[0]};  // one element, index 0
+        const Tensor zeros = ember::zeros(in_sizes, TensorOptions(g[0].dtype()));
+        if (zeros.numel() == 0) return variable_list{zeros};
+        // Several outputs can share an index: their gradients add up.
+        return variable_list{ember::scatter_add(zeros, d, n.saved(0), g[0])};
+      });
   TensorPair r = record_pair(node, {t}, values, indices, op, [&] {
     return is_max ? ember::cummax(t, dim, values, indices) : ember::cummin(t, dim, values, indices);
   });
@@ -154,10 +157,10 @@ TensorPair cum_extremum(const char* node_name, const char* op, bool is_max, cons
 Tensor cumsum(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out) {
   const int64_t d = scan_dim(t, dim);
   const ScalarType in_dtype = t.dtype();
-  auto node = autograd::new_node("CumsumBackward0", {t}, [d, in_dtype](FunctionNode&,
-                                                                       const variable_list& g) {
-    return variable_list{cumsum_backward(ember::to_dtype(g[0], in_dtype), d)};
-  });
+  auto node = autograd::new_node(
+      "CumsumBackward0", {t}, [d, in_dtype](FunctionNode&, const variable_list& g) {
+        return variable_list{cumsum_backward(ember::to_dtype(g[0], in_dtype), d)};
+      });
   return autograd::record(node, {t}, out, "cumsum",
                           [&] { return ember::cumsum(t, dim, dtype, out); });
 }
@@ -165,11 +168,11 @@ Tensor cumsum(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out)
 Tensor cumprod(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out) {
   const int64_t d = scan_dim(t, dim);
   const ScalarType in_dtype = t.dtype();
-  auto node = autograd::new_node("CumprodBackward0", {t}, [d, in_dtype](FunctionNode& n,
-                                                                        const variable_list& g) {
-    const Tensor grad = ember::to_dtype(g[0], in_dtype);
-    return variable_list{cumprod_backward(grad, n.saved(0), d, n.saved(1))};
-  });
+  auto node = autograd::new_node(
+      "CumprodBackward0", {t}, [d, in_dtype](FunctionNode& n, const variable_list& g) {
+        const Tensor grad = ember::to_dtype(g[0], in_dtype);
+        return variable_list{cumprod_backward(grad, n.saved(0), d, n.saved(1))};
+      });
   // In place (cumprod_), the input is overwritten: keep a copy.
   node->save(out.defined() && out.is_same(t) ? ember::clone(t) : t);
   Tensor r = autograd::record(node, {t}, out, "cumprod",
@@ -188,10 +191,10 @@ TensorPair cummin(const Tensor& t, int64_t dim, const Tensor& values, const Tens
 
 Tensor logcumsumexp(const Tensor& t, int64_t dim, const Tensor& out) {
   const int64_t d = scan_dim(t, dim);
-  auto node = autograd::new_node("LogcumsumexpBackward0", {t}, [d](FunctionNode& n,
-                                                                  const variable_list& g) {
-    return variable_list{logcumsumexp_backward(g[0], n.saved(0), n.saved(1), d)};
-  });
+  auto node = autograd::new_node(
+      "LogcumsumexpBackward0", {t}, [d](FunctionNode& n, const variable_list& g) {
+        return variable_list{logcumsumexp_backward(g[0], n.saved(0), n.saved(1), d)};
+      });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "logcumsumexp",
                               [&] { return ember::logcumsumexp(t, dim, out); });

@@ -91,9 +91,15 @@ TensorPair mode_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor
   return ember::mode(t, dim, keepdim, v, i);
 }
 
-Tensor max_all_forward(const Tensor& t, const Tensor& out) { return ember::max(t, out); }
-Tensor min_all_forward(const Tensor& t, const Tensor& out) { return ember::min(t, out); }
-Tensor median_all_forward(const Tensor& t, const Tensor& out) { return ember::median(t, out); }
+Tensor max_all_forward(const Tensor& t, const Tensor& out) {
+  return ember::max(t, out);
+}
+Tensor min_all_forward(const Tensor& t, const Tensor& out) {
+  return ember::min(t, out);
+}
+Tensor median_all_forward(const Tensor& t, const Tensor& out) {
+  return ember::median(t, out);
+}
 Tensor nanmedian_all_forward(const Tensor& t, const Tensor& out) {
   return ember::nanmedian(t, out);
 }
@@ -154,8 +160,8 @@ TensorPair mode(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values
                              indices);
 }
 
-TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim,
-                   const Tensor& min_out, const Tensor& max_out) {
+TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, const Tensor& min_out,
+                   const Tensor& max_out) {
   const DimVector in_sizes(t.sizes());
   const std::vector<int64_t> rdims =
       dim ? std::vector<int64_t>{single_dim(t.sizes(), *dim)} : reduced_dims(t.sizes(), {});

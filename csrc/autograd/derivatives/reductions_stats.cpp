@@ -79,7 +79,9 @@ Tensor add_defined(const Tensor& a, const Tensor& b) {
 
 // a + (a == 0): a with its zeros replaced by ones, for a division whose zero cases are masked
 // (PyTorch's masked_fill_(norm == 0, 0) after dividing).
-Tensor zeros_to_one(const Tensor& a) { return ember::add(a, ember::eq(a, num(0))); }
+Tensor zeros_to_one(const Tensor& a) {
+  return ember::add(a, ember::eq(a, num(0)));
+}
 
 // norm_backward for the vector norm of order p.
 Tensor norm_backward(Tensor g, const Tensor& x, const NormOrder& p, Tensor norm,
@@ -110,27 +112,27 @@ Tensor norm_backward(Tensor g, const Tensor& x, const NormOrder& p, Tensor norm,
   }
   // norm == 0 means x == 0 in the slice: the scaled term is 0 there and the scale stays finite.
   const Tensor scale = ember::div(g, ember::pow(zeros_to_one(norm), Scalar(order - 1.0)));
-  const Tensor scaled =
-      order < 2.0 ? ember::mul(ember::sgn(x), ember::pow(abs_x, Scalar(order - 1.0)))
-                  : ember::mul(x, ember::pow(abs_x, Scalar(order - 2.0)));
+  const Tensor scaled = order < 2.0
+                            ? ember::mul(ember::sgn(x), ember::pow(abs_x, Scalar(order - 1.0)))
+                            : ember::mul(x, ember::pow(abs_x, Scalar(order - 2.0)));
   return ember::mul(scaled, scale);
 }
 
 TensorPair var_std_mean(const char* node_name, const char* op, bool is_std, const Tensor& t,
-                        const DimList& dims, const std::optional<Scalar>& correction,
-                        bool keepdim, const Tensor& out0, const Tensor& out1) {
+                        const DimList& dims, const std::optional<Scalar>& correction, bool keepdim,
+                        const Tensor& out0, const Tensor& out1) {
   const Geometry geo = geometry(t, dims, keepdim);
   const double c = correction_of(correction);
-  auto node = autograd::new_node(node_name, {t}, [geo, c, is_std](FunctionNode& n,
-                                                                  const variable_list& g) {
-    const Tensor x = n.saved(0);
-    Tensor grad;
-    if (g[0].defined()) {
-      grad = is_std ? std_backward(g[0], n.saved(1), x, geo, c) : var_backward(g[0], x, geo, c);
-    }
-    if (g[1].defined()) grad = add_defined(grad, mean_backward(g[1], geo));
-    return variable_list{grad};
-  });
+  auto node =
+      autograd::new_node(node_name, {t}, [geo, c, is_std](FunctionNode& n, const variable_list& g) {
+        const Tensor x = n.saved(0);
+        Tensor grad;
+        if (g[0].defined()) {
+          grad = is_std ? std_backward(g[0], n.saved(1), x, geo, c) : var_backward(g[0], x, geo, c);
+        }
+        if (g[1].defined()) grad = add_defined(grad, mean_backward(g[1], geo));
+        return variable_list{grad};
+      });
   node->save(t);
   TensorPair r = record_pair(node, {t}, out0, out1, op, [&] {
     return is_std ? ember::std_mean(t, dims, correction, keepdim, out0, out1)
@@ -146,10 +148,10 @@ Tensor var(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
            bool keepdim, const Tensor& out) {
   const Geometry geo = geometry(t, dims, keepdim);
   const double c = correction_of(correction);
-  auto node = autograd::new_node("VarBackward0", {t}, [geo, c](FunctionNode& n,
-                                                               const variable_list& g) {
-    return variable_list{var_backward(g[0], n.saved(0), geo, c)};
-  });
+  auto node =
+      autograd::new_node("VarBackward0", {t}, [geo, c](FunctionNode& n, const variable_list& g) {
+        return variable_list{var_backward(g[0], n.saved(0), geo, c)};
+      });
   node->save(t);
   return autograd::record(node, {t}, out, "var",
                           [&] { return ember::var(t, dims, correction, keepdim, out); });
@@ -159,10 +161,10 @@ Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
            bool keepdim, const Tensor& out) {
   const Geometry geo = geometry(t, dims, keepdim);
   const double c = correction_of(correction);
-  auto node = autograd::new_node("StdBackward0", {t}, [geo, c](FunctionNode& n,
-                                                               const variable_list& g) {
-    return variable_list{std_backward(g[0], n.saved(1), n.saved(0), geo, c)};
-  });
+  auto node =
+      autograd::new_node("StdBackward0", {t}, [geo, c](FunctionNode& n, const variable_list& g) {
+        return variable_list{std_backward(g[0], n.saved(1), n.saved(0), geo, c)};
+      });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "std",
                               [&] { return ember::std(t, dims, correction, keepdim, out); });
@@ -200,13 +202,13 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
 
 Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
   const Geometry geo = geometry(t, dims, keepdim);
-  auto node = autograd::new_node("LogsumexpBackward0", {t}, [geo](FunctionNode& n,
-                                                                  const variable_list& g) {
-    const Tensor x = n.saved(0);
-    const Tensor grad = restore_reduced(g[0], geo.in_sizes, geo.rdims, geo.keepdim);
-    const Tensor result = restore_reduced(n.saved(1), geo.in_sizes, geo.rdims, geo.keepdim);
-    return variable_list{ember::mul(grad, conj(ember::exp(ember::sub(x, result))))};
-  });
+  auto node =
+      autograd::new_node("LogsumexpBackward0", {t}, [geo](FunctionNode& n, const variable_list& g) {
+        const Tensor x = n.saved(0);
+        const Tensor grad = restore_reduced(g[0], geo.in_sizes, geo.rdims, geo.keepdim);
+        const Tensor result = restore_reduced(n.saved(1), geo.in_sizes, geo.rdims, geo.keepdim);
+        return variable_list{ember::mul(grad, conj(ember::exp(ember::sub(x, result))))};
+      });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "logsumexp",
                               [&] { return ember::logsumexp(t, dims, keepdim, out); });

@@ -64,7 +64,9 @@ def _analytical_vjp_rows(fn, inputs, diff_inputs, out_index, v):
     out = _differentiable_outputs(fn(*inputs))[out_index]
     rows = []
     for m in range(out.numel()):
-        g = ember.zeros_like(out)
+        # Contiguous whatever out's layout (zeros_like keeps a transposed one, which view(-1)
+        # cannot flatten).
+        g = ember.zeros(tuple(out.shape), dtype=out.dtype)
         g.view(-1)[m] = v
         grads = ember.autograd.grad(out, diff_inputs, g, retain_graph=True, allow_unused=True)
         rows.append([
