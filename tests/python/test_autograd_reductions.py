@@ -519,3 +519,24 @@ def test_complex_gradients_match_torch(torch, name, fn):
         (a * a).sum().backward()
     np.testing.assert_allclose(xe.grad.numpy(), xt.grad.resolve_conj().numpy(), rtol=1e-10,
                                atol=1e-12)
+
+
+INPLACE_VIEWS = [
+    ("cumsum_row", lambda y: y[1].cumsum_(0)),
+    ("cumprod_cols", lambda y: y[:, 1:].cumprod_(1)),
+    ("cumprod_transposed", lambda y: y.t().cumprod_(0)),
+]
+
+
+@pytest.mark.parametrize("name,fn", INPLACE_VIEWS, ids=[c[0] for c in INPLACE_VIEWS])
+def test_inplace_scans_on_views_match_torch(torch, name, fn):
+    data = [[1.0, 2.0, 0.5], [3.0, -1.0, 0.0]]
+    grads = []
+    for m in (ember, torch):
+        x = leaf(data) if m is ember else torch.tensor(data, dtype=torch.float64,
+                                                       requires_grad=True)
+        y = x * 1
+        fn(y)
+        (y * y).sum().backward()
+        grads.append(np.asarray(x.grad.numpy()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)

@@ -10,8 +10,8 @@
 #include "ops/conversion.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
+#include "ops/indexing.h"
 #include "ops/join.h"
-#include "ops/range_factories.h"
 #include "ops/unary_ops.h"
 #include "ops/views.h"
 
@@ -87,13 +87,9 @@ Tensor evenly_distribute(const Tensor& g, const Tensor& input, const Tensor& val
 Tensor value_selecting_backward(const Tensor& g, const Tensor& indices, IntArrayRef in_sizes,
                                 int64_t dim, bool keepdim) {
   if (in_sizes.empty()) return ember::reshape(g, {});  // one element, index 0
-  const Tensor gk = keepdim ? g : ember::unsqueeze(g, dim);
-  const Tensor ik = keepdim ? indices : ember::unsqueeze(indices, dim);
-  DimVector line(in_sizes.size(), 1);
-  line[dim] = in_sizes[dim];
-  const Tensor positions =
-      ember::reshape(arange(0, in_sizes[dim], 1, TensorOptions(ScalarType::Int64)), line);
-  return ember::mul(gk, ember::eq(positions, ik));
+  const Tensor zeros = ember::zeros(in_sizes, TensorOptions(g.dtype()));
+  if (keepdim) return ember::scatter(zeros, dim, indices, g);
+  return ember::scatter(zeros, dim, ember::unsqueeze(indices, dim), ember::unsqueeze(g, dim));
 }
 
 }  // namespace reduction

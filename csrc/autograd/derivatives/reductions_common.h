@@ -47,8 +47,7 @@ Tensor scale_grad_by_count(const Tensor& g, const Tensor& mask, const std::vecto
 // median()) split evenly among the elements equal to the result (the NaNs when it is NaN).
 Tensor evenly_distribute(const Tensor& g, const Tensor& input, const Tensor& value);
 // PyTorch's value_selecting_reduction_backward: the gradient of (values, indices) = f(x, dim)
-// lands at the selected index of each slice. Written as a one-hot product rather than a
-// scatter: the same values, and differentiable with respect to g.
+// lands at the selected index of each slice (a scatter into zeros).
 Tensor value_selecting_backward(const Tensor& g, const Tensor& indices, IntArrayRef in_sizes,
                                 int64_t dim, bool keepdim);
 
