@@ -58,6 +58,7 @@ Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
 
 Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
               const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::nansum(t, dims, keepdim, dtype, out);
   // Integer inputs take sum's path whatever dtype says, as in PyTorch.
   EMBER_CHECK_T(NotImplementedError,
                 !t.is_complex() && !(t.is_floating_point() && is_complex(dtype)),
@@ -111,6 +112,7 @@ Tensor nanmean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dt
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarType dtype,
             const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::prod(t, dim, keepdim, dtype, out);
   const char* op = "prod";
   DimList dims;
   if (dim) dims = std::vector<int64_t>{*dim};

@@ -7,6 +7,9 @@
 #include "ops/reduce_kernels.h"
 #include "ops/views.h"
 
+#include "autograd/derivatives/reductions.h"
+#include "autograd/variable.h"
+
 namespace ember {
 
 EMBER_DEFINE_STUB(var_stub, VarFn);
@@ -45,21 +48,29 @@ TensorPair var_std(const char* op, bool take_sqrt, bool with_mean, const Tensor&
 
 Tensor var(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
            bool keepdim, const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::var(t, dims, correction, keepdim, out);
   return var_std("var", false, false, t, dims, correction, keepdim, out, {}).first;
 }
 
 Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
            bool keepdim, const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::std(t, dims, correction, keepdim, out);
   return var_std("std", true, false, t, dims, correction, keepdim, out, {}).first;
 }
 
 TensorPair var_mean(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
                     bool keepdim, const Tensor& out0, const Tensor& out1) {
+  if (autograd::should_record(t)) {
+    return derivatives::var_mean(t, dims, correction, keepdim, out0, out1);
+  }
   return var_std("var_mean", false, true, t, dims, correction, keepdim, out0, out1);
 }
 
 TensorPair std_mean(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
                     bool keepdim, const Tensor& out0, const Tensor& out1) {
+  if (autograd::should_record(t)) {
+    return derivatives::std_mean(t, dims, correction, keepdim, out0, out1);
+  }
   return var_std("std_mean", true, true, t, dims, correction, keepdim, out0, out1);
 }
 
@@ -78,6 +89,7 @@ NormOrder NormOrder::from_double(double p) {
 
 Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, ScalarType dtype,
             const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::norm(t, p, dims, keepdim, dtype, out);
   const char* op = "norm";
   EMBER_CHECK_T(NotImplementedError, t.is_floating_point() || t.is_complex(), "[", op,
                 "] Expected a floating point or complex tensor as input. Got ",
@@ -124,6 +136,7 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
 }
 
 Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::logsumexp(t, dims, keepdim, out);
   const char* op = "logsumexp";
   if (out.defined()) {
     EMBER_CHECK(

@@ -517,6 +517,50 @@ def nanquantile_samples(dtype, rng):
     return out
 
 
+# ---- gradcheck samples (Note [Gradcheck Entries] in opinfo.py) -----------------------------
+
+
+def _finite_small(sample):
+    """The default gradcheck filter: at most 40 elements per tensor, no NaN / inf."""
+    for a in sample.args:
+        if isinstance(a, ember.Tensor) and a.numel():
+            if a.numel() > 40 or not bool(ember.isfinite(a).all()):
+                return False
+    return True
+
+
+def var_grad_samples(dtype, rng):
+    # Finite results only: a variance of one element (0-d input) or with correction >= N is
+    # inf / nan, where the derivative is undefined.
+    return [s for s in var_samples(dtype, rng)
+            if _finite_small(s) and s.args[0].dim() > 0 and s.kwargs.get("correction", 1) < 5]
+
+
+def mode_grad_samples(dtype, rng):
+    # Ties make mode discontinuous; with distinct values the mode is the smallest value.
+    out = []
+    for shape, dim in [((), 0), ((9,), 0), ((4, 9), 1), ((9, 4), 0), ((2, 3, 9), -1)]:
+        t = make_tensor(_distinct(shape, dtype, rng), dtype)
+        for kd in (False, True):
+            out.append(Sample((t,), {"dim": dim, "keepdim": kd}, name=f"{shape}-{dim}-{kd}"))
+    return out
+
+
+def _interior_q(sample):
+    q = sample.args[1]
+    vals = q.tolist() if isinstance(q, ember.Tensor) else q
+    return all(0 < v < 1 for v in (vals if isinstance(vals, list) else [vals]))
+
+
+def quantile_grad_samples(samples_fn):
+    # q strictly inside (0, 1): gradcheck perturbs q, and q * (n - 1) is never an integer in
+    # these samples, so every interpolation mode is differentiable there.
+    def build(dtype, rng):
+        return [s for s in samples_fn(dtype, rng) if _finite_small(s) and _interior_q(s)]
+
+    return build
+
+
 def _same(dt):
     return dt
 
@@ -543,103 +587,126 @@ def _pair(f, g):
 
 OP_DB = [
     OpInfo("sum_all_forms", ref=ref_sum, dtypes=ALL, ember_fn=ember.sum,
-           sample=multi_dim_samples, result_dtype=_int64_for_ints, tol=SUM_TOL),
+           sample=multi_dim_samples, result_dtype=_int64_for_ints, tol=SUM_TOL,
+           differentiable=True, grad_complex=True, gradgrad=True),
     OpInfo("nansum", ref=ref_nansum, dtypes=BOOL + REAL, sample=multi_dim_samples,
-           result_dtype=_int64_for_ints, tol=SUM_TOL),
+           result_dtype=_int64_for_ints, tol=SUM_TOL, differentiable=True, gradgrad=True),
     OpInfo("mean", ref=ref_mean, dtypes=FLOAT_AND_COMPLEX, sample=multi_dim_samples,
-           result_dtype=_same, tol=SUM_TOL),
+           result_dtype=_same, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("nanmean", ref=ref_nanmean, dtypes=FLOATING, sample=multi_dim_samples,
-           result_dtype=_same, tol=SUM_TOL),
+           result_dtype=_same, tol=SUM_TOL, differentiable=True, gradgrad=True),
     OpInfo("prod", ref=ref_prod, dtypes=ALL,
            sample=lambda dt, rng: [s for s in single_dim_samples(dt, rng)]
            + all_elements_samples(dt, rng, empty=True),
-           result_dtype=_int64_for_ints, tol=SUM_TOL),
+           result_dtype=_int64_for_ints, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("amax", ref=ref_amax, dtypes=REAL_AND_BOOL,
            sample=lambda dt, rng: multi_dim_samples(dt, rng, nonempty_dims=True),
-           result_dtype=_same),
+           result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("amin", ref=ref_amin, dtypes=REAL_AND_BOOL,
            sample=lambda dt, rng: multi_dim_samples(dt, rng, nonempty_dims=True),
-           result_dtype=_same),
+           result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("max_dim", ref=ref_max_dim, dtypes=REAL_AND_BOOL, ember_fn=ember.max,
            sample=lambda dt, rng: [s for s in single_dim_samples(dt, rng, distinct=True)
                                    if s.name != "(3, 0)-0-False" and s.name != "(3, 0)-0-True"],
-           result_dtype=None),
+           result_dtype=None, differentiable=True, gradgrad=True),
     OpInfo("min_dim", ref=ref_min_dim, dtypes=REAL_AND_BOOL, ember_fn=ember.min,
            sample=lambda dt, rng: [s for s in single_dim_samples(dt, rng, distinct=True)
-                                   if not s.name.startswith("(3, 0)-0")]),
+                                   if not s.name.startswith("(3, 0)-0")],
+           differentiable=True, gradgrad=True),
     OpInfo("max", ref=lambda a: np.amax(a), dtypes=REAL_AND_BOOL,
-           sample=all_elements_samples, result_dtype=_same),
+           sample=all_elements_samples, result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("min", ref=lambda a: np.amin(a), dtypes=REAL_AND_BOOL,
-           sample=all_elements_samples, result_dtype=_same),
+           sample=all_elements_samples, result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("aminmax", ref=ref_aminmax, dtypes=REAL_AND_BOOL,
            sample=lambda dt, rng: all_elements_samples(dt, rng)
-           + [s for s in single_dim_samples(dt, rng) if not s.name.startswith("(3, 0)-0")]),
+           + [s for s in single_dim_samples(dt, rng) if not s.name.startswith("(3, 0)-0")],
+           differentiable=True, gradgrad=True),
     OpInfo("argmax", ref=ref_argmax, dtypes=REAL,
            sample=lambda dt, rng: all_elements_samples(dt, rng)
            + [Sample(s.args, {"keepdim": True}, name="keepdim-all")
               for s in all_elements_samples(dt, rng)[1:3]]
            + [s for s in single_dim_samples(dt, rng, distinct=True)
               if not s.name.startswith("(3, 0)-0")],
-           result_dtype=lambda dt: INT64),
+           result_dtype=lambda dt: INT64, differentiable=False),
     OpInfo("argmin", ref=ref_argmin, dtypes=REAL,
            sample=lambda dt, rng: all_elements_samples(dt, rng)
            + [s for s in single_dim_samples(dt, rng, distinct=True)
               if not s.name.startswith("(3, 0)-0")],
-           result_dtype=lambda dt: INT64),
+           result_dtype=lambda dt: INT64, differentiable=False),
     OpInfo("var", ref=ref_var, dtypes=FLOAT_AND_COMPLEX, sample=var_samples,
-           result_dtype=_real_of, tol=SUM_TOL),
+           result_dtype=_real_of, tol=SUM_TOL, differentiable=True, grad_sample=var_grad_samples,
+           grad_complex=True, gradgrad=True),
     OpInfo("std", ref=ref_std, dtypes=FLOAT_AND_COMPLEX, sample=var_samples,
-           result_dtype=_real_of, tol=SUM_TOL),
+           result_dtype=_real_of, tol=SUM_TOL, differentiable=True, grad_sample=var_grad_samples,
+           grad_complex=True, gradgrad=True),
     OpInfo("var_mean", ref=ref_var_mean, dtypes=FLOAT_AND_COMPLEX,
            sample=lambda dt, rng: [s for s in var_samples(dt, rng)
-                                   if not s.name.startswith("nan-inf")], tol=SUM_TOL),
+                                   if not s.name.startswith("nan-inf")], tol=SUM_TOL,
+           differentiable=True, grad_sample=var_grad_samples, grad_complex=True, gradgrad=True),
     OpInfo("std_mean", ref=ref_std_mean, dtypes=FLOAT_AND_COMPLEX,
            sample=lambda dt, rng: [s for s in var_samples(dt, rng)
-                                   if not s.name.startswith("nan-inf")], tol=SUM_TOL),
+                                   if not s.name.startswith("nan-inf")], tol=SUM_TOL,
+           differentiable=True, grad_sample=var_grad_samples, grad_complex=True, gradgrad=True),
     OpInfo("norm", ref=ref_norm, dtypes=FLOAT_AND_COMPLEX, sample=norm_samples,
-           result_dtype=_real_of, tol=SUM_TOL),
+           result_dtype=_real_of, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("logsumexp", ref=ref_logsumexp, dtypes=ALL,
            sample=lambda dt, rng: multi_dim_samples(dt, rng, dims_none=False,
                                                     special=not dt.is_complex),
-           result_dtype=_float_for_ints, tol=SUM_TOL),
-    OpInfo("all", ref=ref_all, dtypes=ALL, sample=multi_dim_samples, result_dtype=_logical_dtype),
-    OpInfo("any", ref=ref_any, dtypes=ALL, sample=multi_dim_samples, result_dtype=_logical_dtype),
+           result_dtype=_float_for_ints, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
+    OpInfo("all", ref=ref_all, dtypes=ALL, sample=multi_dim_samples, result_dtype=_logical_dtype,
+           differentiable=False),
+    OpInfo("any", ref=ref_any, dtypes=ALL, sample=multi_dim_samples, result_dtype=_logical_dtype,
+           differentiable=False),
     OpInfo("count_nonzero", ref=ref_count_nonzero, dtypes=ALL,
            sample=lambda dt, rng: _no_keepdim_without_dim(
                [Sample(s.args, {k: v for k, v in s.kwargs.items() if k != "keepdim"}, s.name)
                 for s in multi_dim_samples(dt, rng, keepdim=False)]),
-           result_dtype=lambda dt: INT64),
+           result_dtype=lambda dt: INT64, differentiable=False),
     OpInfo("cumsum", ref=ref_cumsum, dtypes=ALL,
            sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False),
-           result_dtype=_int64_for_ints, tol=SUM_TOL),
+           result_dtype=_int64_for_ints, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("cumprod", ref=ref_cumprod, dtypes=ALL,
            sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False),
-           result_dtype=_int64_for_ints, tol=SUM_TOL),
+           result_dtype=_int64_for_ints, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("cummax", ref=ref_cummax, dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False)),
+           sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False),
+           differentiable=True, gradgrad=True),
     OpInfo("cummin", ref=ref_cummin, dtypes=REAL_AND_BOOL,
-           sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False)),
+           sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False),
+           differentiable=True, gradgrad=True),
     OpInfo("logcumsumexp", ref=ref_logcumsumexp, dtypes=FLOAT_AND_COMPLEX,
            sample=lambda dt, rng: single_dim_samples(dt, rng, keepdim=False,
                                                      special=not dt.is_complex),
-           result_dtype=_same, tol=SUM_TOL),
+           result_dtype=_same, tol=SUM_TOL, differentiable=True, grad_complex=True,
+           gradgrad=True),
     OpInfo("median", ref=ref_median, dtypes=REAL,
            sample=lambda dt, rng: all_elements_samples(dt, rng, empty=dt.is_floating_point),
-           result_dtype=_same),
+           result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("nanmedian", ref=ref_nanmedian, dtypes=REAL,
            sample=lambda dt, rng: all_elements_samples(dt, rng, empty=dt.is_floating_point),
-           result_dtype=_same),
+           result_dtype=_same, differentiable=True, gradgrad=True),
     OpInfo("median_dim", ref=ref_median_dim, dtypes=REAL, ember_fn=ember.median,
            sample=lambda dt, rng: [s for s in median_samples(dt, rng)
-                                   if not s.name.startswith("(3, 0)-0")]),
+                                   if not s.name.startswith("(3, 0)-0")],
+           differentiable=True, gradgrad=True),
     OpInfo("nanmedian_dim", ref=ref_nanmedian_dim, dtypes=REAL, ember_fn=ember.nanmedian,
            sample=lambda dt, rng: [s for s in median_samples(dt, rng)
-                                   if not s.name.startswith("(3, 0)-0")]),
-    OpInfo("mode", ref=ref_mode, dtypes=REAL_AND_BOOL, sample=mode_samples),
+                                   if not s.name.startswith("(3, 0)-0")],
+           differentiable=True, gradgrad=True),
+    OpInfo("mode", ref=ref_mode, dtypes=REAL_AND_BOOL, sample=mode_samples, differentiable=True,
+           grad_sample=mode_grad_samples, gradgrad=True),
     OpInfo("quantile", ref=_ref_quantile(np.quantile), dtypes=[ember.float32, ember.float64],
-           sample=quantile_samples, result_dtype=_same),
+           sample=quantile_samples, result_dtype=_same, differentiable=True,
+           grad_sample=quantile_grad_samples(quantile_samples)),
     OpInfo("nanquantile", ref=_ref_quantile(np.nanquantile), dtypes=[ember.float32, ember.float64],
-           sample=nanquantile_samples, result_dtype=_same),
+           sample=nanquantile_samples, result_dtype=_same, differentiable=True,
+           grad_sample=quantile_grad_samples(nanquantile_samples)),
 ]
 
 # Keep the imports that document the dtype sets used above.
