@@ -193,6 +193,17 @@ void check_inplace(const Tensor& t) {
   if (m && m->requires_grad && !m->grad_fn) {
     throw Error("a leaf Variable that requires grad is being used in an in-place operation.");
   }
+  if (m && m->multi_output_view) {
+    // PyTorch names the view's op without its "Backward<N>" suffix here ("Output 0 of Split").
+    std::string op = m->grad_fn ? m->grad_fn->name() : std::string("a view op");
+    const size_t cut = op.rfind("Backward");
+    if (cut != std::string::npos && cut > 0) op.resize(cut);
+    throw Error("Output " + std::to_string(m->output_nr) + " of " + op +
+                " is a view and is being modified inplace. This view is the output of a function "
+                "that returns multiple views. Such functions do not allow the output views to be "
+                "modified inplace. You should replace the inplace operation by an out-of-place "
+                "one.");
+  }
   const auto& base = t.impl()->view_base();
   if (base) {
     const AutogradMeta* bm = static_cast<const AutogradMeta*>(base->autograd_meta());

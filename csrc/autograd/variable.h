@@ -30,6 +30,9 @@ struct AutogradMeta : AutogradMetaInterface {
   // Views: the version of the storage when grad_fn was last set; if the version moved on (an
   // in-place write through some alias), grad_fn is regenerated from the base.
   uint32_t attr_version = 0;
+  // A view returned by an op with several view outputs (split, chunk, unbind) while recording,
+  // or a view of one: modifying it in place raises, as PyTorch's CreationMeta::MULTI_OUTPUT_NODE.
+  bool multi_output_view = false;
   // Leaf hooks (run by AccumulateGrad before accumulating) and post-accumulate hooks.
   HookList<TensorHook> leaf_hooks;
   HookList<std::function<void(const Tensor&)>> post_accumulate_hooks;

@@ -14,8 +14,9 @@
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
 #include "ops/views.h"
-#include "autograd/derivatives/views.h"
-#include "autograd/record.h"
+#include "autograd/derivatives/indexing.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 
 namespace ember {
 
@@ -276,6 +277,9 @@ Tensor strip_leading_ones(const Tensor& v, int64_t target_dim) {
   int64_t drop = 0;
   while (v.dim() - drop > target_dim && v.size(drop) == 1) ++drop;
   if (drop == 0) return v;
+  if (autograd::should_record(v)) {  // a recorded view, so v keeps its history
+    return reshape(v, IntArrayRef(v.sizes().data() + drop, v.dim() - drop));
+  }
   DimVector sizes(v.dim() - drop), strides(v.dim() - drop);
   for (int64_t d = drop; d < v.dim(); ++d) {
     sizes[d - drop] = v.size(d);
@@ -326,79 +330,52 @@ std::vector<TensorIndex> aten_to_python_index(const std::vector<Tensor>& indices
   return out;
 }
 
-// The gradient of self[index] with respect to self: g scattered (summed) into zeros.
-// TODO(autograd): written with internal kernels, so it is not itself differentiable (no double
-// backward through advanced indexing yet).
-Tensor index_backward(IntArrayRef self_sizes, const std::vector<TensorIndex>& index,
-                      const Tensor& g) {
-  Tensor z = zeros(self_sizes, TensorOptions(g.dtype()));
-  if (is_full_mask(z, index)) return masked_scatter(z, index[0].tensor, g);
-  BasicResult r = apply_basic(z, index, "index", /*ints_as_select=*/true);
-  put_advanced(r.view, r.advanced, g, /*accumulate=*/true, "index");
-  return z;
-}
-
+// self[index] while recording, as PyTorch: the basic indices are view ops that record
+// themselves (SelectBackward0, SliceBackward0, UnsqueezeBackward0, ...); the advanced ones then
+// gather from that view and record IndexBackward0, whose formula is a recorded index_put
+// (accumulate=True), so x[idx] and x[mask] are differentiable any number of times.
 Tensor getitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index) {
+  if (is_full_mask(self, index)) {
+    Tensor r;
+    {
+      autograd::NoGradGuard no_grad;
+      r = masked_select(self, index[0].tensor);
+    }
+    return derivatives::index_recorded(self, {index[0].tensor}, r);
+  }
+  BasicResult b = apply_basic(self, index, "index", /*ints_as_select=*/true);
+  if (!b.has_advanced) return b.view.is_same(self) ? alias(self) : b.view;
   Tensor r;
-  bool basic = false;
   {
     autograd::NoGradGuard no_grad;
-    basic = !is_full_mask(self, index) &&
-            !apply_basic(self, index, "index", /*ints_as_select=*/true).has_advanced;
-    r = getitem(self, index);
+    r = gather_advanced(b.view, b.advanced, "index");
   }
-  if (basic) {
-    bool only_ints = !index.empty();
-    for (const TensorIndex& i : index) only_ints = only_ints && i.kind == TensorIndex::Kind::Integer;
-    return derivatives::view_generic(only_ints ? "SelectBackward0" : "SliceBackward0", self, r);
-  }
-  const DimVector sizes(self.sizes());
-  auto node = autograd::new_node("IndexBackward0", {self},
-                                 [sizes, index](autograd::FunctionNode&, const autograd::variable_list& g) {
-                                   return autograd::variable_list{index_backward(sizes, index, g[0])};
-                                 });
-  autograd::attach_trace(*node);
-  autograd::set_history(r, node);
-  return r;
+  return derivatives::index_recorded(b.view, b.advanced, r);
 }
 
-// self[index] = value while recording: basic indices write through a view (the base's history
-// gains a CopySlices); advanced ones record IndexPutBackward0 on self.
+// self[index] = value while recording, as PyTorch: the basic indices give a (recorded) view,
+// written with copy_ when no advanced index remains, else with a recorded index_put_. Writing
+// through a view gives the base a CopySlices history; writing into self itself records
+// IndexPutBackward0 (or CopyBackwards) on it.
 void setitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
                       const Tensor& value) {
   const char* op = "index_put_";
-  autograd::check_inplace(self);
-  if (!is_full_mask(self, index)) {
-    BasicResult r;
-    {
-      autograd::NoGradGuard no_grad;
-      r = apply_basic(self, index, op, /*ints_as_select=*/true);
-    }
-    if (!r.has_advanced) {
-      check_writable(r.view, op);
-      Tensor v = strip_leading_ones(value, r.view.dim());
-      if (shares_storage(v, r.view)) v = clone(v);
-      Tensor dst = r.view;
-      copy_(dst, expand(v, r.view.sizes()));
-      return;
-    }
-  }
   Tensor v = value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype());
-  auto node = autograd::new_node(
-      "IndexPutBackward0", {self, v},
-      [index](autograd::FunctionNode& n, const autograd::variable_list& g) {
-        autograd::variable_list out(2);
-        if (n.should_compute_output(0)) {
-          out[0] = clone(g[0]);
-          setitem(out[0], index, Scalar(0.0));
-        }
-        if (n.should_compute_output(1)) out[1] = getitem(g[0], index);
-        return out;
-      });
-  autograd::record(node, {self, v}, self, op, [&]() -> Tensor {
-    setitem(self, index, v);
-    return self;
-  });
+  if (is_full_mask(self, index)) {
+    Tensor s = self;
+    index_put_(s, {index[0].tensor}, v, /*accumulate=*/false);
+    return;
+  }
+  BasicResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
+  Tensor dst = r.view;
+  if (!r.has_advanced) {
+    check_writable(dst, op);
+    Tensor src = strip_leading_ones(v, dst.dim());
+    if (shares_storage(src, dst)) src = clone(src);
+    copy_(dst, expand(src, dst.sizes()));
+    return;
+  }
+  index_put_(dst, r.advanced, v, /*accumulate=*/false);
 }
 
 }  // namespace
@@ -456,11 +433,23 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   BasicResult r = apply_basic(self, aten_to_python_index(indices), "index",
                               /*ints_as_select=*/false);
   if (!r.has_advanced) return alias(r.view);
+  if (autograd::should_record(r.view)) {
+    Tensor out;
+    {
+      autograd::NoGradGuard no_grad;
+      out = gather_advanced(r.view, r.advanced, "index");
+    }
+    return derivatives::index_recorded(r.view, r.advanced, out);
+  }
   return gather_advanced(r.view, r.advanced, "index");
 }
 
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate) {
+  if (autograd::should_record(self, values)) {
+    derivatives::index_put(self, indices, values, accumulate, self);
+    return self;
+  }
   const char* op = "index_put_";
   EMBER_CHECK_T(IndexError, static_cast<int64_t>(indices.size()) <= self.dim(), "[", op,
                 "] too many indices for tensor of dimension ", self.dim(), " (got ", indices.size(),
@@ -494,6 +483,9 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate) {
+  if (autograd::should_record(self, values)) {
+    return derivatives::index_put(self, indices, values, accumulate, {});
+  }
   Tensor out = clone(self);
   index_put_(out, indices, values, accumulate);
   return out;

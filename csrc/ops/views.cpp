@@ -25,6 +25,7 @@ namespace ember {
   }
 
 Tensor alias(const Tensor& t) {
+  EMBER_RECORD_VIEW(derivatives::alias(t, r_), alias(t))
   return make_view(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
@@ -277,7 +278,15 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("SelectBackward0", t, r_), select(t, dim, index))
+  if (autograd::should_record(t)) {
+    Tensor r;
+    {
+      autograd::NoGradGuard no_grad;
+      r = select(t, dim, index);  // validates dim and index
+    }
+    const int64_t d = wrap_dim(dim, t.dim(), "select");
+    return derivatives::select(t, d, index < 0 ? index + t.size(d) : index, r);
+  }
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[select] select() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "select");
   int64_t size = t.size(d);
@@ -291,8 +300,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("NarrowBackward0", t, r_),
-                    narrow(t, dim, start, length))
+  // Recorded by slice (SliceBackward0, as PyTorch).
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
   int64_t size = t.size(d);
@@ -306,9 +314,8 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("SliceBackward0", t, r_),
-                    slice(t, dim, start, end, step))
   EMBER_CHECK_T(ValueError, step > 0, "[slice] step must be greater than zero");
+  EMBER_CHECK_T(IndexError, t.dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "slice");
   int64_t size = t.size(d);
   int64_t s = start.value_or(0), e = end.value_or(size);
@@ -316,6 +323,14 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   if (e < 0) e += size;
   s = std::clamp<int64_t>(s, 0, size);
   e = std::clamp<int64_t>(e, s, size);
+  if (autograd::should_record(t)) {
+    Tensor r;
+    {
+      autograd::NoGradGuard no_grad;
+      r = slice(t, d, s, e, step);
+    }
+    return derivatives::slice(t, d, s, step, r);
+  }
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[d] = (e - s + step - 1) / step;
   strides[d] = t.stride(d) * step;

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/derivatives/views.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/tensor_iterator.h"
@@ -26,12 +29,32 @@ std::string list_str(IntArrayRef v) {
   return s + "]";
 }
 
-Tensor conj_if_complex(const Tensor& t) {
-  if (!t.is_complex()) return t;
+Tensor conj_if_complex(const Tensor& t);
+
+Tensor conj_copy(const Tensor& t) {
   Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "conj");
   auto iter = TensorIteratorConfig().name("conj").add_output(out).add_input(t).build();
   if (iter.numel() > 0) conj_copy_stub(t.device(), iter);
   return out;
+}
+
+// Ember has no lazy conjugate bit: H / mH / adjoint of a complex tensor materialise the
+// conjugate (ConjBackward0 when recording, as PyTorch's conj() node).
+Tensor conj_if_complex(const Tensor& t) {
+  if (!t.is_complex()) return t;
+  if (autograd::should_record(t)) return derivatives::conj_copy(t, conj_if_complex);
+  return conj_copy(t);
+}
+
+// Runs `compute` with recording off (the view itself) and hands it to `record`.
+template <typename Compute, typename Record>
+Tensor recorded_view(Compute&& compute, Record&& record) {
+  Tensor r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = compute();
+  }
+  return record(r);
 }
 
 }  // namespace
@@ -72,6 +95,10 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
 Tensor matrix_t(const Tensor& t) {
   EMBER_CHECK(t.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is ", t.dim(),
               "D");
+  if (autograd::should_record(t)) {
+    return recorded_view([&] { return matrix_t(t); },
+                         [&](const Tensor& r) { return derivatives::matrix_t(t, r); });
+  }
   if (t.dim() < 2) return alias(t);
   return transpose(t, 0, 1);
 }
@@ -96,7 +123,8 @@ Tensor matrix_H(const Tensor& t) {
               "tensors). Got ",
               t.dim(), "-D tensor.",
               t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-  return conj_if_complex(t.dim() == 0 ? alias(t) : transpose(t, 0, 1));
+  if (t.dim() == 0) return t.is_complex() ? conj_if_complex(t) : t;  // PyTorch returns self
+  return conj_if_complex(transpose(t, 0, 1));
 }
 
 Tensor mH(const Tensor& t) {
@@ -164,6 +192,11 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   const char* op = "diagonal";
   int64_t d1 = wrap_dim(dim1, t.dim(), op), d2 = wrap_dim(dim2, t.dim(), op);
   EMBER_CHECK(d1 != d2, "[diagonal] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  if (autograd::should_record(t)) {
+    return recorded_view([&] { return diagonal(t, offset, d1, d2); }, [&](const Tensor& r) {
+      return derivatives::diagonal(t, offset, d1, d2, r);
+    });
+  }
   int64_t size;
   int64_t storage_offset = t.storage_offset();
   if (offset >= 0) {
@@ -191,6 +224,10 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
               dim_size, " but size is ", size);
   EMBER_CHECK(step > 0, "[unfold] step is ", step, " but must be > 0");
   EMBER_CHECK(size >= 0, "[unfold] size is ", size, " but must be >= 0");
+  if (autograd::should_record(t)) {
+    return recorded_view([&] { return unfold(t, d, size, step); },
+                         [&](const Tensor& r) { return derivatives::unfold(t, d, size, step, r); });
+  }
   if (t.dim() == 0) return make_view(t, {size}, {1}, t.storage_offset());
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[d] = (dim_size - size) / step + 1;

@@ -2,6 +2,9 @@
 // tensor_split and hsplit / vsplit / dsplit. Every piece shares the input's storage.
 #include <algorithm>
 
+#include "autograd/derivatives/views.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/views.h"
 
@@ -41,12 +44,23 @@ int64_t directional_dim(const Tensor& t, char which) {
   return which == 'v' ? 0 : 2;
 }
 
+// unbind / split / split_with_sizes while recording: the pieces are computed with recording off
+// and share one multi-output node (UnbindBackward0, SplitBackward0, SplitWithSizesBackward0).
+template <typename Compute>
+std::vector<Tensor> compute_pieces(Compute&& compute) {
+  autograd::NoGradGuard no_grad;
+  return compute();
+}
+
 }  // namespace
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[unbind] Dimension specified as ", dim,
                 " but tensor has no dimensions");
   int64_t d = wrap_dim(dim, t.dim(), "unbind");
+  if (autograd::should_record(t)) {
+    return derivatives::unbind(t, d, compute_pieces([&] { return unbind(t, d); }));
+  }
   std::vector<Tensor> out;
   out.reserve(t.size(d));
   for (int64_t i = 0; i < t.size(d); ++i) out.push_back(select(t, d, i));
@@ -65,6 +79,10 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
               "[split] split_size can only be 0 if dimension size "
               "is 0, but got dimension size of ",
               size);
+  if (autograd::should_record(t)) {
+    return derivatives::split_views("SplitBackward0", t, d,
+                                    compute_pieces([&] { return split(t, split_size, d); }));
+  }
   int64_t num_splits = 1;
   if (split_size > 0) num_splits = std::max<int64_t>((size + split_size - 1) / split_size, 1);
   std::vector<Tensor> out;
@@ -97,6 +115,11 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef split_sizes, i
               "), but got "
               "split_sizes=",
               list_str(split_sizes));
+  if (autograd::should_record(t)) {
+    return derivatives::split_views(
+        "SplitWithSizesBackward0", t, d,
+        compute_pieces([&] { return split_with_sizes(t, split_sizes, d); }));
+  }
   std::vector<Tensor> out;
   out.reserve(split_sizes.size());
   int64_t start = 0;

@@ -563,15 +563,50 @@ def _take_ref(a, idx):
 
 
 OP_DB = [
-    OpInfo("index_select", ref=_np_index_select, dtypes=ALL, sample=_index_select_samples),
-    OpInfo("gather", ref=_np_gather, dtypes=ALL, sample=_gather_samples),
-    OpInfo("take", ref=_take_ref, dtypes=ALL, sample=_take_samples),
-    OpInfo("take_along_dim", ref=_np_take_along, dtypes=ALL, sample=_take_along_samples),
+    OpInfo(
+        "index_select",
+        ref=_np_index_select,
+        dtypes=ALL,
+        sample=_index_select_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "gather",
+        ref=_np_gather,
+        dtypes=ALL,
+        sample=_gather_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "take",
+        ref=_take_ref,
+        dtypes=ALL,
+        sample=_take_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "take_along_dim",
+        ref=_np_take_along,
+        dtypes=ALL,
+        sample=_take_along_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
     OpInfo(
         "scatter",
         ref=_np_scatter,
         dtypes=ALL,
         sample=lambda dt, rng: _scatter_samples(dt, rng, dup=False, src_extra=1),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "scatter_value",
@@ -579,6 +614,16 @@ OP_DB = [
         ref=_np_scatter,
         dtypes=ALL,
         sample=lambda dt, rng: _scatter_samples(dt, rng, value=True, dup=True),
+        differentiable=True,
+        # The "noncontiguous" sample writes a src tensor through repeated indices (which write
+        # wins is unspecified, so no gradient exists there): only the value samples.
+        grad_sample=lambda dt, rng: [
+            s
+            for s in _scatter_samples(dt, rng, value=True, dup=True)
+            if not isinstance(s.args[3], ember.Tensor)
+        ],
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "scatter_reduce_add",
@@ -586,6 +631,9 @@ OP_DB = [
         ref=_np_scatter,
         dtypes=ALL,
         sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="add"),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "scatter_reduce_multiply",
@@ -593,12 +641,18 @@ OP_DB = [
         ref=_np_scatter,
         dtypes=ALL,
         sample=lambda dt, rng: _scatter_samples(dt, rng, reduce="multiply", value=True),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "scatter_add",
         ref=lambda a, d, i, s: _np_scatter_general(a, d, i, s, "add"),
         dtypes=ALL,
         sample=lambda dt, rng: _scatter_samples(dt, rng, dup=True, src_extra=1),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "scatter_reduce_sum",
@@ -606,6 +660,8 @@ OP_DB = [
         ref=_np_scatter_reduce,
         dtypes=ALL,
         sample=_scatter_reduce_samples("sum"),
+        differentiable=True,
+        gradgrad=True,
     ),
     OpInfo(
         "scatter_reduce_prod",
@@ -614,6 +670,8 @@ OP_DB = [
         dtypes=ALL,
         sample=_scatter_reduce_samples("prod"),
         tol={ember.bfloat16: (3e-2, 5e-2), ember.float16: (3e-3, 3e-3)},
+        differentiable=True,
+        gradgrad=True,
     ),
     OpInfo(
         "scatter_reduce_mean",
@@ -621,6 +679,8 @@ OP_DB = [
         ref=_np_scatter_reduce,
         dtypes=NUMERIC,
         sample=_scatter_reduce_samples("mean"),
+        differentiable=True,
+        gradgrad=True,
     ),
     OpInfo(
         "scatter_reduce_amax",
@@ -628,6 +688,8 @@ OP_DB = [
         ref=_np_scatter_reduce,
         dtypes=REAL + BOOL,
         sample=_scatter_reduce_samples("amax"),
+        differentiable=True,
+        gradgrad=True,
     ),
     OpInfo(
         "scatter_reduce_amin",
@@ -635,12 +697,17 @@ OP_DB = [
         ref=_np_scatter_reduce,
         dtypes=REAL + BOOL,
         sample=_scatter_reduce_samples("amin"),
+        differentiable=True,
+        gradgrad=True,
     ),
     OpInfo(
         "index_add",
         ref=_np_index_add,
         dtypes=ALL,
         sample=lambda dt, rng: _index_along_samples(dt, rng, unique=False),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "index_add_alpha",
@@ -648,19 +715,36 @@ OP_DB = [
         ref=_np_index_add,
         dtypes=INTEGRAL + [ember.float32, ember.float64] + COMPLEX,
         sample=_index_add_alpha_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "index_copy",
         ref=_np_index_copy,
         dtypes=ALL,
         sample=lambda dt, rng: _index_along_samples(dt, rng, unique=True),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
-    OpInfo("index_fill", ref=_np_index_fill, dtypes=ALL, sample=_index_fill_samples),
+    OpInfo(
+        "index_fill",
+        ref=_np_index_fill,
+        dtypes=ALL,
+        sample=_index_fill_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
     OpInfo(
         "index_put",
         ref=_np_index_put,
         dtypes=ALL,
         sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=False),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
     OpInfo(
         "index_put_accumulate",
@@ -668,17 +752,49 @@ OP_DB = [
         ref=_np_index_put,
         dtypes=ALL,
         sample=lambda dt, rng: _index_put_samples(dt, rng, accumulate=True),
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
     ),
-    OpInfo("masked_fill", ref=_np_masked_fill, dtypes=ALL, sample=_masked_fill_samples),
-    OpInfo("masked_select", ref=_np_masked_select, dtypes=ALL, sample=_masked_select_samples),
-    OpInfo("masked_scatter", ref=_np_masked_scatter, dtypes=ALL, sample=_masked_scatter_samples),
-    OpInfo("nonzero", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples),
+    OpInfo(
+        "masked_fill",
+        ref=_np_masked_fill,
+        dtypes=ALL,
+        sample=_masked_fill_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "masked_select",
+        ref=_np_masked_select,
+        dtypes=ALL,
+        sample=_masked_select_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "masked_scatter",
+        ref=_np_masked_scatter,
+        dtypes=ALL,
+        sample=_masked_scatter_samples,
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+    ),
+    OpInfo(
+        "nonzero", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False
+    ),
     OpInfo(
         "nonzero_as_tuple",
         ember_fn=lambda t: ember.nonzero(t, as_tuple=True),
         ref=_np_nonzero_tuple,
         dtypes=ALL,
         sample=_nonzero_samples,
+        differentiable=False,
     ),
-    OpInfo("argwhere", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples),
+    OpInfo(
+        "argwhere", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False
+    ),
 ]

@@ -75,6 +75,9 @@ def _np_unbind(a, dim=0):
 OP_DB = [
     OpInfo(
         "movedim",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a, s, d: np.moveaxis(a, s, d),
         dtypes=ALL,
         sample=_view_samples(
@@ -88,12 +91,18 @@ OP_DB = [
     ),
     OpInfo(
         "moveaxis",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a, s, d: np.moveaxis(a, s, d),
         dtypes=[ember.float32],
         sample=_view_samples([((2, 3, 4), ((0, -1), (-1, 0)), {}, "strided")]),
     ),
     OpInfo(
         "diagonal",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a, offset=0, dim1=0, dim2=1: np.diagonal(a, offset, dim1, dim2),
         dtypes=ALL,
         sample=_view_samples(
@@ -109,6 +118,9 @@ OP_DB = [
     ),
     OpInfo(
         "unfold",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ember_fn=lambda t, *a: t.unfold(*a),
         ref=_np_unfold,
         dtypes=ALL,
@@ -124,6 +136,9 @@ OP_DB = [
     ),
     OpInfo(
         "unflatten",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=_np_unflatten,
         dtypes=ALL,
         sample=_view_samples(
@@ -136,6 +151,9 @@ OP_DB = [
     ),
     OpInfo(
         "broadcast_to",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a, shape: np.broadcast_to(
             a,
             tuple(a.shape[i - len(shape) + a.ndim] if s == -1 else s for i, s in enumerate(shape)),
@@ -151,6 +169,9 @@ OP_DB = [
     ),
     OpInfo(
         "T",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ember_fn=lambda t: t.T,
         ref=lambda a: a.T,
         dtypes=ALL,
@@ -165,6 +186,9 @@ OP_DB = [
     ),
     OpInfo(
         "mT",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ember_fn=lambda t: t.mT,
         ref=lambda a: np.swapaxes(a, -1, -2),
         dtypes=ALL,
@@ -172,6 +196,9 @@ OP_DB = [
     ),
     OpInfo(
         "mH",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ember_fn=lambda t: t.mH,
         ref=lambda a: np.conj(np.swapaxes(a, -1, -2)),
         dtypes=ALL,
@@ -179,6 +206,9 @@ OP_DB = [
     ),
     OpInfo(
         "H",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ember_fn=lambda t: t.H,
         ref=lambda a: np.conj(a.T),
         dtypes=ALL,
@@ -186,12 +216,18 @@ OP_DB = [
     ),
     OpInfo(
         "adjoint",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a: np.conj(np.swapaxes(a, -1, -2)),
         dtypes=COMPLEX + [ember.float32],
         sample=_view_samples([((2, 3, 4), (), {}, "transposed")]),
     ),
     OpInfo(
         "t",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=lambda a: a.T,
         dtypes=ALL,
         sample=_view_samples(
@@ -204,12 +240,18 @@ OP_DB = [
     ),
     OpInfo(
         "swapaxes",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=np.swapaxes,
         dtypes=[ember.int32, ember.float64],
         sample=_view_samples([((2, 3, 4), (0, -1), {}, "contiguous")]),
     ),
     OpInfo(
         "unbind",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=_np_unbind,
         dtypes=ALL,
         sample=_view_samples(
@@ -222,6 +264,9 @@ OP_DB = [
     ),
     OpInfo(
         "split",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=_np_split,
         dtypes=ALL,
         sample=_view_samples(
@@ -235,6 +280,9 @@ OP_DB = [
     ),
     OpInfo(
         "chunk",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=_np_chunk,
         dtypes=ALL,
         sample=_view_samples(
@@ -248,6 +296,9 @@ OP_DB = [
     ),
     OpInfo(
         "tensor_split",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=_np_tensor_split,
         dtypes=ALL,
         sample=_view_samples(
@@ -263,6 +314,9 @@ OP_DB = [
     ),
     OpInfo(
         "hsplit",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=np.hsplit,
         dtypes=[ember.float32, ember.int64],
         sample=_view_samples(
@@ -275,6 +329,9 @@ OP_DB = [
     ),
     OpInfo(
         "vsplit",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=np.vsplit,
         dtypes=[ember.float32],
         sample=_view_samples(
@@ -283,6 +340,9 @@ OP_DB = [
     ),
     OpInfo(
         "dsplit",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
         ref=np.dsplit,
         dtypes=[ember.float32],
         sample=_view_samples(

@@ -4,6 +4,7 @@
 // wrapper re-runs the op with recording off and attaches the op's node, whose formula uses
 // public ops only, so create_graph=True gives higher-order gradients.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "core/scalar.h"
@@ -25,6 +26,31 @@ Tensor& copy_(Tensor& dst, const Tensor& src);
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy);
 Tensor& fill_(Tensor& t, const Scalar& value);
 Tensor& zero_(Tensor& t);
+
+// ---- views with their own gradient (views_shape.cpp) ----
+// `result` is the view, computed with recording off; dims and indices are already wrapped.
+Tensor alias(const Tensor& t, const Tensor& result);
+Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result);
+// result = t[start : start + result.size(dim) * step : step] along dim.
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Tensor& result);
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result);
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Tensor& result);
+Tensor matrix_t(const Tensor& t, const Tensor& result);  // Tensor.t(): TBackward0
+// A conjugating copy (H / mH / adjoint of a complex tensor): ConjBackward0. `conj_fn` computes
+// the conjugate (and is the formula too).
+Tensor conj_copy(const Tensor& t, const std::function<Tensor(const Tensor&)>& conj_fn);
+// Multi-output views: one node for all pieces, each piece marked so that modifying it in place
+// raises (PyTorch's rule). split_views: pieces are consecutive slices along dim.
+std::vector<Tensor> split_views(const char* name, const Tensor& t, int64_t dim,
+                                std::vector<Tensor> pieces);
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim, std::vector<Tensor> pieces);
+
+// See Note [Gradient of a strided view] (views_shape.cpp): zeros of `sizes` (g's dtype and
+// device) with g copied into view_of(zeros). Differentiable with respect to g.
+Tensor embed_into_zeros(IntArrayRef sizes, const Tensor& g,
+                        const std::function<Tensor(const Tensor&)>& view_of);
+// A view of a multi-output view is one too (its in-place modification raises as well).
+void propagate_view_creation(const Tensor& input, const Tensor& view);
 
 }  // namespace derivatives
 }  // namespace ember
