@@ -70,8 +70,7 @@ void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   cls.def("t", [](const Tensor& t) { return matrix_t(t); });
   cls.def("t_", [](py::object self) {
     Tensor t = self.cast<Tensor>();
-    Tensor r = matrix_t(t);
-    t.impl()->set_geometry(r.sizes(), r.strides(), r.storage_offset());
+    matrix_t_(t);
     return self;
   });
   cls.def_property_readonly("T", [](const Tensor& t) { return numpy_T(t); });

@@ -7,6 +7,9 @@
 // indices runs. See Note [Indexing through restrided views] in ops/indexing_engine.h.
 #include <algorithm>
 
+#include "autograd/derivatives/indexing.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -14,9 +17,6 @@
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
 #include "ops/views.h"
-#include "autograd/derivatives/indexing.h"
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
 
 namespace ember {
 
@@ -378,6 +378,43 @@ void setitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
   index_put_(dst, r.advanced, v, /*accumulate=*/false);
 }
 
+// self[index] = number while recording, in PyTorch's two special forms (same values as the
+// general path, and the same history): one bool mask over leading dims is masked_fill_
+// (MaskedFillBackward0), and one int64 index tensor among basic indices is index_fill_ along
+// its dim (IndexFillBackward0). Returns false for every other index.
+bool setitem_scalar_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
+                             const Scalar& value) {
+  using K = TensorIndex::Kind;
+  const TensorIndex* tensor_index = nullptr;
+  for (const TensorIndex& it : index) {
+    if (it.kind != K::Tensor) continue;
+    if (tensor_index) return false;  // several tensor indices: index_put_
+    tensor_index = &it;
+  }
+  if (!tensor_index || tensor_index->tensor.dim() == 0) return false;
+  const Tensor& t = tensor_index->tensor;
+  if (t.dtype() == ScalarType::Bool) {
+    if (index.size() != 1 || t.dim() > self.dim()) return false;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (t.size(d) != self.size(d)) return false;  // the general path raises the error
+    }
+    DimVector mask_shape(t.sizes());
+    while (static_cast<int64_t>(mask_shape.size()) < self.dim()) mask_shape.push_back(1);
+    Tensor s = self;
+    masked_fill_(s, reshape(t, mask_shape), value);
+    return true;
+  }
+  if (t.dtype() != ScalarType::Int64) return false;
+  BasicResult r = apply_basic(self, index, "index_put_", /*ints_as_select=*/true);
+  int64_t dim = -1;
+  for (size_t d = 0; d < r.advanced.size(); ++d) {
+    if (r.advanced[d].defined()) dim = static_cast<int64_t>(d);
+  }
+  Tensor dst = r.view;
+  index_fill_(dst, dim, reshape(r.advanced[dim], {-1}), value);
+  return true;
+}
+
 }  // namespace
 
 Tensor getitem(const Tensor& self, const std::vector<TensorIndex>& index) {
@@ -411,7 +448,9 @@ void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Te
 
 void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Scalar& value) {
   if (autograd::should_record(self)) {
-    setitem_recorded(self, index, scalar_tensor(value, self.dtype()));
+    if (!setitem_scalar_recorded(self, index, value)) {
+      setitem_recorded(self, index, scalar_tensor(value, self.dtype()));
+    }
     return;
   }
   const char* op = "index_put_";

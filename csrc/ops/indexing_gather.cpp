@@ -261,7 +261,8 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                    const Tensor& out) {
-  if (autograd::should_record(self, src)) return derivatives::scatter_add(self, dim, index, src, out);
+  if (autograd::should_record(self, src))
+    return derivatives::scatter_add(self, dim, index, src, out);
   return functional_from_inplace(self, out, "scatter_add",
                                  [&](Tensor& t) { scatter_add_(t, dim, index, src); });
 }

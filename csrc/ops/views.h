@@ -29,6 +29,7 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
 // inputs, which materialise the conjugate (Ember has no lazy conjugate bit).
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);  // one -1 allowed
 Tensor matrix_t(const Tensor& t);   // Tensor.t(): <= 2-D only
+Tensor& matrix_t_(Tensor& t);       // Tensor.t_(): transposes t's own geometry
 Tensor numpy_T(const Tensor& t);    // Tensor.T: reverses all dims
 Tensor mT(const Tensor& t);         // Tensor.mT: swaps the last two dims (>= 2-D)
 Tensor matrix_H(const Tensor& t);   // Tensor.H: conjugate transpose of a 0-D or 2-D tensor

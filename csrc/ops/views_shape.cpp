@@ -103,6 +103,16 @@ Tensor matrix_t(const Tensor& t) {
   return transpose(t, 0, 1);
 }
 
+Tensor& matrix_t_(Tensor& t) {
+  EMBER_CHECK(t.dim() <= 2, "[t_] t_() expects a tensor with <= 2 dimensions, but self is ",
+              t.dim(), "D");
+  if (autograd::should_record(t)) return derivatives::matrix_t_(t);
+  if (t.dim() == 2) {
+    t.impl()->set_geometry({t.size(1), t.size(0)}, {t.stride(1), t.stride(0)}, t.storage_offset());
+  }
+  return t;
+}
+
 Tensor numpy_T(const Tensor& t) {
   DimVector dims(t.dim());
   for (int64_t i = 0; i < t.dim(); ++i) dims[i] = t.dim() - 1 - i;
@@ -193,9 +203,9 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t d1 = wrap_dim(dim1, t.dim(), op), d2 = wrap_dim(dim2, t.dim(), op);
   EMBER_CHECK(d1 != d2, "[diagonal] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
   if (autograd::should_record(t)) {
-    return recorded_view([&] { return diagonal(t, offset, d1, d2); }, [&](const Tensor& r) {
-      return derivatives::diagonal(t, offset, d1, d2, r);
-    });
+    return recorded_view(
+        [&] { return diagonal(t, offset, d1, d2); },
+        [&](const Tensor& r) { return derivatives::diagonal(t, offset, d1, d2, r); });
   }
   int64_t size;
   int64_t storage_offset = t.storage_offset();

@@ -116,9 +116,9 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef split_sizes, i
               "split_sizes=",
               list_str(split_sizes));
   if (autograd::should_record(t)) {
-    return derivatives::split_views(
-        "SplitWithSizesBackward0", t, d,
-        compute_pieces([&] { return split_with_sizes(t, split_sizes, d); }));
+    return derivatives::split_views("SplitWithSizesBackward0", t, d, compute_pieces([&] {
+                                      return split_with_sizes(t, split_sizes, d);
+                                    }));
   }
   std::vector<Tensor> out;
   out.reserve(split_sizes.size());

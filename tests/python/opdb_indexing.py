@@ -783,9 +783,7 @@ OP_DB = [
         gradgrad=True,
         grad_complex=True,
     ),
-    OpInfo(
-        "nonzero", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False
-    ),
+    OpInfo("nonzero", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False),
     OpInfo(
         "nonzero_as_tuple",
         ember_fn=lambda t: ember.nonzero(t, as_tuple=True),
@@ -794,7 +792,5 @@ OP_DB = [
         sample=_nonzero_samples,
         differentiable=False,
     ),
-    OpInfo(
-        "argwhere", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False
-    ),
+    OpInfo("argwhere", ref=np.argwhere, dtypes=ALL, sample=_nonzero_samples, differentiable=False),
 ]

@@ -53,7 +53,8 @@ Tensor index_recorded(const Tensor& self, const std::vector<Tensor>& indices, Te
         const std::vector<Tensor> idx = saved_indices(n, 0, count);
         Tensor z = zeros(in_sizes, TensorOptions(g[0].dtype(), g[0].device()));
         // x[mask]: masked_scatter skips materialising the mask's coordinates.
-        if (is_full_mask(idx, in_sizes)) return variable_list{ember::masked_scatter(z, idx[0], g[0])};
+        if (is_full_mask(idx, in_sizes))
+          return variable_list{ember::masked_scatter(z, idx[0], g[0])};
         return variable_list{ember::index_put(z, idx, g[0], /*accumulate=*/true)};
       });
   save_indices(*node, indices);

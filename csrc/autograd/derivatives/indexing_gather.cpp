@@ -36,7 +36,9 @@ Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
   return zeros(sizes, TensorOptions(like.dtype(), like.device()));
 }
 
-Tensor number(double v) { return wrap_scalar(Scalar(v)); }
+Tensor number(double v) {
+  return wrap_scalar(Scalar(v));
+}
 
 // t restricted to the leading index-shaped block (the part scatter reads of src).
 Tensor leading_block(const Tensor& t, IntArrayRef shape) {
@@ -70,10 +72,9 @@ bool any_true(const Tensor& t) {
 // A gradient that is fine to use but must not be differentiated again (PyTorch's DelayedError).
 Tensor delayed_error(const Tensor& grad, const char* msg) {
   const std::string message(msg);
-  auto node = autograd::new_node("DelayedError", {grad},
-                                 [message](FunctionNode&, const variable_list&) -> variable_list {
-                                   throw Error(message);
-                                 });
+  auto node = autograd::new_node(
+      "DelayedError", {grad},
+      [message](FunctionNode&, const variable_list&) -> variable_list { throw Error(message); });
   return autograd::record(node, {grad}, Tensor(), "scatter_reduce",
                           [&] { return autograd::detach(grad); });
 }
@@ -105,18 +106,17 @@ ScatterGrads scatter_reduce_grads(const Tensor& grad, const Tensor& self, int64_
     // factors are conjugated, as for any holomorphic function.)
     r.self = ember::mul(grad, conj(ember::div(masked_self_result, masked_self)));
     Tensor src_zero = eq(src, number(0));
-    Tensor src_num_zeros =
-        ember::gather(ember::scatter_add(zeros_for(self.sizes(), grad), dim, index,
-                                         to_dtype(src_zero, dt)),
-                      dim, index);
+    Tensor src_num_zeros = ember::gather(
+        ember::scatter_add(zeros_for(self.sizes(), grad), dim, index, to_dtype(src_zero, dt)), dim,
+        index);
     Tensor src_single_zero = bitwise_and(src_zero, eq(src_num_zeros, number(1)));
     Tensor masked_src = ember::masked_fill(src, src_single_zero, Scalar(int64_t(1)));
     Tensor masked_src_result =
         ember::scatter_reduce(self, dim, index, masked_src, reduce, include_self);
-    grad_src = where(src_single_zero,
-                     ember::gather(ember::mul(grad, conj(masked_src_result)), dim, index),
-                     ember::div(ember::gather(ember::mul(grad, conj(result)), dim, index),
-                                conj(ember::masked_fill(src, src_zero, Scalar(int64_t(1))))));
+    grad_src =
+        where(src_single_zero, ember::gather(ember::mul(grad, conj(masked_src_result)), dim, index),
+              ember::div(ember::gather(ember::mul(grad, conj(result)), dim, index),
+                         conj(ember::masked_fill(src, src_zero, Scalar(int64_t(1))))));
     if (autograd::GradMode::is_enabled() && any_true(gt(src_num_zeros, number(1)))) {
       grad_src = delayed_error(grad_src,
                                "scatter_reduce(): Double backward is unsupported for src when >1 "
@@ -159,8 +159,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   const DimVector in_sizes(self.sizes());
   auto node = autograd::new_node(
       "GatherBackward0", {self}, [in_sizes, dim](FunctionNode& n, const variable_list& g) {
-        return variable_list{
-            ember::scatter_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
+        return variable_list{ember::scatter_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
       });
   node->save(index);
   return autograd::record(node, {self}, out, "gather",
@@ -178,8 +177,7 @@ Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
         return variable_list{ember::reshape(flat, in_sizes)};
       });
   node->save(index);
-  return autograd::record(node, {self}, out, "take",
-                          [&] { return ember::take(self, index, out); });
+  return autograd::record(node, {self}, out, "take", [&] { return ember::take(self, index, out); });
 }
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim,
@@ -264,8 +262,8 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
         if (reduce == "add") return variable_list{g[0]};
         if (reduce == "multiply") {
           Scalar v = value.is_complex() ? Scalar(std::conj(value.to_complex())) : value;
-          Tensor factor = ember::scatter(ones(g[0].sizes(), TensorOptions(g[0].dtype())), dim,
-                                         idx, v, "multiply");
+          Tensor factor = ember::scatter(ones(g[0].sizes(), TensorOptions(g[0].dtype())), dim, idx,
+                                         v, "multiply");
           return variable_list{ember::mul(g[0], factor)};
         }
         return variable_list{ember::scatter(g[0], dim, idx, Scalar(int64_t(0)))};
@@ -282,13 +280,14 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                    const Tensor& out) {
   const DimVector src_sizes(src.sizes());
-  auto node = autograd::new_node(
-      "ScatterAddBackward0", {self, src}, [dim, src_sizes](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        if (n.should_compute_output(0)) r[0] = g[0];
-        if (n.should_compute_output(1)) r[1] = gathered_for_src(g[0], dim, n.saved(0), src_sizes);
-        return r;
-      });
+  auto node = autograd::new_node("ScatterAddBackward0", {self, src},
+                                 [dim, src_sizes](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   if (n.should_compute_output(0)) r[0] = g[0];
+                                   if (n.should_compute_output(1))
+                                     r[1] = gathered_for_src(g[0], dim, n.saved(0), src_sizes);
+                                   return r;
+                                 });
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, src}, out, "scatter_add", [&] {
@@ -306,8 +305,8 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   auto node = autograd::new_node(
       "ScatterReduceBackward0", {self, src},
       [dim, reduce, include_self](FunctionNode& n, const variable_list& g) {
-        ScatterGrads s = scatter_reduce_grads(g[0], n.saved(1), dim, n.saved(0), n.saved(2),
-                                              reduce, include_self, n.saved(3));
+        ScatterGrads s = scatter_reduce_grads(g[0], n.saved(1), dim, n.saved(0), n.saved(2), reduce,
+                                              include_self, n.saved(3));
         variable_list r(2);
         if (n.should_compute_output(0)) r[0] = s.self;
         if (n.should_compute_output(1)) r[1] = s.src;

@@ -49,8 +49,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
   const DimVector in_sizes(self.sizes());
   auto node = autograd::new_node(
       "IndexSelectBackward0", {self}, [in_sizes, dim](FunctionNode& n, const variable_list& g) {
-        return variable_list{
-            ember::index_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
+        return variable_list{ember::index_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
       });
   node->save(index);
   return autograd::record(node, {self}, out, "index_select",
@@ -60,17 +59,17 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha, const Tensor& out) {
   const bool scalar_source = source.dim() == 0;
-  auto node = autograd::new_node(
-      "IndexAddBackward0", {self, source},
-      [dim, alpha, scalar_source](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        if (n.should_compute_output(0)) r[0] = g[0];
-        if (n.should_compute_output(1)) {
-          Tensor picked = ember::index_select(g[0], dim, n.saved(0));
-          r[1] = times_conj(shaped_like_source(picked, scalar_source), alpha);
-        }
-        return r;
-      });
+  auto node =
+      autograd::new_node("IndexAddBackward0", {self, source},
+                         [dim, alpha, scalar_source](FunctionNode& n, const variable_list& g) {
+                           variable_list r(2);
+                           if (n.should_compute_output(0)) r[0] = g[0];
+                           if (n.should_compute_output(1)) {
+                             Tensor picked = ember::index_select(g[0], dim, n.saved(0));
+                             r[1] = times_conj(shaped_like_source(picked, scalar_source), alpha);
+                           }
+                           return r;
+                         });
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, source}, out, "index_add", [&] {
@@ -83,19 +82,19 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                   const Tensor& out) {
   const bool scalar_source = source.dim() == 0;
-  auto node = autograd::new_node(
-      "IndexCopyBackward0", {self, source},
-      [dim, scalar_source](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        const Tensor idx = n.saved(0);
-        if (n.should_compute_output(0)) {
-          r[0] = ember::index_fill(g[0], dim, idx, Scalar(int64_t(0)));
-        }
-        if (n.should_compute_output(1)) {
-          r[1] = shaped_like_source(ember::index_select(g[0], dim, idx), scalar_source);
-        }
-        return r;
-      });
+  auto node = autograd::new_node("IndexCopyBackward0", {self, source},
+                                 [dim, scalar_source](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   const Tensor idx = n.saved(0);
+                                   if (n.should_compute_output(0)) {
+                                     r[0] = ember::index_fill(g[0], dim, idx, Scalar(int64_t(0)));
+                                   }
+                                   if (n.should_compute_output(1)) {
+                                     r[1] = shaped_like_source(ember::index_select(g[0], dim, idx),
+                                                               scalar_source);
+                                   }
+                                   return r;
+                                 });
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, source}, out, "index_copy", [&] {
@@ -167,14 +166,16 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value, 
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value, const Tensor& out) {
-  auto node = autograd::new_node(
-      "MaskedFillBackward1", {self, value}, [](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        const Tensor m = n.saved(0);
-        if (n.should_compute_output(0)) r[0] = ember::masked_fill(g[0], m, Scalar(int64_t(0)));
-        if (n.should_compute_output(1)) r[1] = ember::sum(ember::masked_select(g[0], m));
-        return r;
-      });
+  auto node = autograd::new_node("MaskedFillBackward1", {self, value},
+                                 [](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   const Tensor m = n.saved(0);
+                                   if (n.should_compute_output(0))
+                                     r[0] = ember::masked_fill(g[0], m, Scalar(int64_t(0)));
+                                   if (n.should_compute_output(1))
+                                     r[1] = ember::sum(ember::masked_select(g[0], m));
+                                   return r;
+                                 });
   node->save(mask);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, value}, out, "masked_fill", [&] {

@@ -36,6 +36,7 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Te
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Tensor& result);
 Tensor matrix_t(const Tensor& t, const Tensor& result);  // Tensor.t(): TBackward0
+Tensor& matrix_t_(Tensor& t);                            // Tensor.t_(): TBackward1
 // A conjugating copy (H / mH / adjoint of a complex tensor): ConjBackward0. `conj_fn` computes
 // the conjugate (and is the formula too).
 Tensor conj_copy(const Tensor& t, const std::function<Tensor(const Tensor&)>& conj_fn);

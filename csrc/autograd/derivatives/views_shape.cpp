@@ -81,8 +81,7 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Te
   return finish(node, t, result);
 }
 
-Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2,
-                const Tensor& result) {
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result) {
   const DimVector in_sizes(t.sizes());
   auto node = autograd::new_node(
       "DiagonalBackward0", {t},
@@ -125,12 +124,32 @@ Tensor matrix_t(const Tensor& t, const Tensor& result) {
   return finish(node, t, result);
 }
 
+Tensor& matrix_t_(Tensor& t) {
+  autograd::check_inplace(t);
+  const auto transpose_in_place = [&t]() -> Tensor {
+    autograd::NoGradGuard no_grad;
+    return ember::matrix_t_(t);
+  };
+  if (t.impl()->view_base()) {
+    // An in-place change of a view's geometry: its grad_fn is regenerated from its base (with
+    // the new geometry) the next time it is read, as after any in-place change to a view.
+    transpose_in_place();
+    autograd::AutogradMeta* m = autograd::meta_of(t);
+    if (m && m->grad_fn) m->attr_version = t.impl()->version() - 1;
+    return t;
+  }
+  auto node = autograd::new_node("TBackward1", {t}, [](FunctionNode&, const variable_list& g) {
+    return variable_list{ember::matrix_t(g[0])};
+  });
+  autograd::record(node, {t}, t, "t_", transpose_in_place);
+  return t;
+}
+
 Tensor conj_copy(const Tensor& t, const std::function<Tensor(const Tensor&)>& conj_fn) {
   // d conj(z) under the conjugate Wirtinger convention: grad -> conj(grad).
-  auto node = autograd::new_node("ConjBackward0", {t},
-                                 [conj_fn](FunctionNode&, const variable_list& g) {
-                                   return variable_list{conj_fn(g[0])};
-                                 });
+  auto node = autograd::new_node(
+      "ConjBackward0", {t},
+      [conj_fn](FunctionNode&, const variable_list& g) { return variable_list{conj_fn(g[0])}; });
   return autograd::record(node, {t}, Tensor(), "conj", [&] { return conj_fn(t); });
 }
 
