@@ -318,8 +318,10 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
   });
   cls.def("__iter__", [](const Tensor& self) {
     EMBER_CHECK_T(TypeError, self.dim() > 0, "iteration over a 0-d tensor");
-    py::list rows(self.size(0));
-    for (int64_t i = 0; i < self.size(0); ++i) rows[i] = py::cast(select(self, 0, i));
+    // unbind, as PyTorch: while recording, the rows share one UnbindBackward0 node.
+    std::vector<Tensor> parts = unbind(self, 0);
+    py::list rows(parts.size());
+    for (size_t i = 0; i < parts.size(); ++i) rows[i] = py::cast(parts[i]);
     return rows.attr("__iter__")();
   });
   cls.def("__contains__", [](const Tensor& self, py::handle element) {

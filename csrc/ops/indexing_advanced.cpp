@@ -68,6 +68,18 @@ int64_t tensor_as_integer(const Tensor& t) {
   return *to_dtype(t, ScalarType::Int64).data<int64_t>();
 }
 
+// Whether slice index `it` selects every element of a dim of `size` (start / stop normalised
+// as slice() does).
+bool covers_whole_dim(const TensorIndex& it, int64_t size) {
+  if (it.step != 1) return false;
+  int64_t s = it.start.value_or(0), e = it.stop.value_or(size);
+  if (s < 0) s += size;
+  if (e < 0) e += size;
+  s = std::clamp<int64_t>(s, 0, size);
+  e = std::clamp<int64_t>(e, s, size);
+  return s == 0 && e == size;
+}
+
 // Phase one. `ints_as_select`: a 0-d integer tensor acts like a Python int (Python indexing);
 // ATen-style index() keeps it as an advanced index.
 BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& index, const char* op,
@@ -128,7 +140,11 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
       }
       case K::Slice:
         EMBER_CHECK_T(ValueError, it.step > 0, "[", op, "] step must be greater than zero");
-        r.view = slice(r.view, dim, it.start, it.stop, it.step);
+        // A slice covering the whole dim is skipped inside a longer index, as PyTorch does (so
+        // x[:, 1] records only SelectBackward0); a lone x[:] still slices.
+        if (index.size() == 1 || !covers_whole_dim(it, r.view.size(dim))) {
+          r.view = slice(r.view, dim, it.start, it.stop, it.step);
+        }
         ++dim;
         ++real_dim;
         break;

@@ -384,6 +384,10 @@ NAME_CASES = [
     lambda lib, x: x[1:3],
     lambda lib, x: x[None],
     lambda lib, x: x[...],
+    lambda lib, x: x[:],
+    lambda lib, x: x[:, :],
+    lambda lib, x: x[0:, 1],
+    lambda lib, x: x[:, idx(lib, [1])],
     lambda lib, x: x[idx(lib, [0, 1])],
     lambda lib, x: x.narrow(1, 0, 2),
     lambda lib, x: x.diagonal(),
@@ -535,3 +539,46 @@ def test_t_inplace_records_like_torch():
     np.testing.assert_array_equal(x.grad.numpy(), w.numpy().T)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         x.t_()
+
+
+def test_setitem_number_special_forms_match_torch():
+    def rows_mask(lib, x):
+        y = x * 1
+        y[lib.tensor([True, False, True])] = 2.0
+        return y
+
+    def column_index(lib, x):
+        y = x * 1
+        y[:, idx(lib, [[0, 2]])] = -1.0
+        return y
+
+    def int32_index(lib, x):
+        y = x * 1
+        y[idx(lib, [1], lib.int32)] = 4.0
+        return y
+
+    for fn in (rows_mask, column_index, int32_index):
+        check_parity(fn, arr(3, 4))
+
+
+def test_setitem_into_buffer_that_does_not_require_grad():
+    w = leaf([1.0, 2.0])
+    buf = ember.zeros(4, dtype=ember.float64)
+    buf[ember.tensor([3, 0])] = w * 3
+    assert buf.requires_grad and buf.grad_fn.name() == "IndexPutBackward0"
+    (buf * ember.tensor([1.0, 2.0, 3.0, 4.0], dtype=ember.float64)).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [12.0, 3.0])
+    w.grad = None
+    buf = ember.zeros(2, 3, dtype=ember.float64)
+    buf[ember.tensor([[True, False, True], [False, False, False]])] = w
+    assert buf.grad_fn.name() == "IndexPutBackward0"
+    buf.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0])
+
+
+def test_iterating_gives_unbind_rows_like_torch():
+    y = leaf(arr(3, 2)) * 1
+    rows = list(y)
+    assert [r.grad_fn.name() for r in rows] == ["UnbindBackward0"] * 3
+    with pytest.raises(RuntimeError, match=MULTI_OUTPUT_MSG.format(0, "Unbind")):
+        rows[0].add_(1)
