@@ -403,6 +403,7 @@ bool setitem_scalar_recorded(const Tensor& self, const std::vector<TensorIndex>&
   using K = TensorIndex::Kind;
   const TensorIndex* tensor_index = nullptr;
   for (const TensorIndex& it : index) {
+    if (it.kind == K::Boolean) return false;  // a bool scalar adds an advanced index too
     if (it.kind != K::Tensor) continue;
     if (tensor_index) return false;  // several tensor indices: index_put_
     tensor_index = &it;

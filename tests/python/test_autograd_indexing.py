@@ -582,3 +582,12 @@ def test_iterating_gives_unbind_rows_like_torch():
     assert [r.grad_fn.name() for r in rows] == ["UnbindBackward0"] * 3
     with pytest.raises(RuntimeError, match=MULTI_OUTPUT_MSG.format(0, "Unbind")):
         rows[0].add_(1)
+
+
+def test_setitem_number_with_bool_scalar_and_tensor_index():
+    def fn(lib, x):
+        y = x * 1
+        y[True, idx(lib, [2, 0])] = 7.0
+        return y
+
+    check_parity(fn, arr(3, 2), name=False)
