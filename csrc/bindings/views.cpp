@@ -72,6 +72,16 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
 
+  auto narrow_copy_fn = [](const Tensor& t, int64_t d, int64_t s, int64_t l, py::object out) {
+    return narrow_copy(t, d, s, l, out.is_none() ? Tensor() : out.cast<Tensor>());
+  };
+  cls.def(
+      "narrow_copy",
+      [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow_copy(t, d, s, l); },
+      py::arg("dim"), py::arg("start"), py::arg("length"));
+  m.def("narrow_copy", narrow_copy_fn, py::arg("input"), py::arg("dim"), py::arg("start"),
+        py::arg("length"), py::kw_only(), py::arg("out") = py::none());
+
   auto as_strided_fn = [](const Tensor& t, py::object size, py::object stride, py::object off) {
     std::optional<int64_t> o;
     if (!off.is_none()) o = off.cast<int64_t>();

@@ -9,6 +9,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "ops/creation.h"
 
 namespace ember {
 
@@ -310,6 +311,23 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   EMBER_CHECK(length >= 0 && start <= size - length, "[narrow] start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ").");
   return slice(t, d, start, start + length, 1);
+}
+
+Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
+  if (autograd::should_record(t)) return derivatives::narrow_copy(t, dim, start, length, out);
+  const char* op = "narrow_copy";
+  const Tensor piece = narrow(t, dim, start, length);  // validates, with narrow's messages
+  if (out.defined()) {
+    EMBER_CHECK(out.dtype() == t.dtype(), "[", op,
+                "] Expected self.dtype() == output.dtype() to be true, but got false. (",
+                dtype_name(t.dtype()), " vs ", dtype_name(out.dtype()), ")");
+  }
+  Tensor result = empty_tensor(piece.sizes(), t.dtype(), t.device(), op);
+  copy_into(result, piece, op, /*bump_version=*/false);
+  if (!out.defined()) return result;
+  resize_output(out, result.sizes(), op);
+  copy_into(out, result, op);
+  return out;
 }
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,

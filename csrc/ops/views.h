@@ -21,6 +21,9 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims);
 Tensor unsqueeze(const Tensor& t, int64_t dim);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+// narrow() as a new contiguous tensor (or written into out=, resized).
+Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length,
+                   const Tensor& out = {});
 // Basic slicing t[start:end:step] along dim (step > 0); start/end are clamped like Python.
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> end, int64_t step = 1);

@@ -68,11 +68,32 @@ def _np_tensor_split(a, indices_or_sections, dim=0):
     return tuple(np.array_split(a, indices_or_sections, axis=dim))
 
 
+def _np_narrow(a, dim, start, length):
+    start = start % a.shape[dim] if start < 0 else start
+    return np.take(a, np.arange(start, start + length), axis=dim)
+
+
 def _np_unbind(a, dim=0):
     return tuple(np.take(a, i, axis=dim) for i in range(a.shape[dim]))
 
 
 OP_DB = [
+    OpInfo(
+        "narrow_copy",
+        differentiable=True,
+        gradgrad=True,
+        grad_complex=True,
+        ref=_np_narrow,
+        dtypes=ALL,
+        sample=_view_samples(
+            [
+                ((5, 3), (0, 1, 3), {}, "contiguous"),
+                ((3, 5), (1, -3, 2), {}, "transposed"),
+                ((2, 3, 4), (-1, 0, 0), {}, "strided"),
+                ((4,), (0, 4, 0), {}, "contiguous"),
+            ]
+        ),
+    ),
     OpInfo(
         "movedim",
         differentiable=True,

@@ -390,6 +390,7 @@ NAME_CASES = [
     lambda lib, x: x[:, idx(lib, [1])],
     lambda lib, x: x[idx(lib, [0, 1])],
     lambda lib, x: x.narrow(1, 0, 2),
+    lambda lib, x: x.narrow_copy(1, 1, 2),
     lambda lib, x: x.diagonal(),
     lambda lib, x: x.unfold(0, 2, 1),
     lambda lib, x: x.t(),
@@ -591,3 +592,19 @@ def test_setitem_number_with_bool_scalar_and_tensor_index():
         return y
 
     check_parity(fn, arr(3, 2), name=False)
+
+
+def test_narrow_copy_is_a_contiguous_copy_with_narrows_checks():
+    x = ember.arange(12.0).reshape(3, 4)
+    c = ember.narrow_copy(x.t(), 0, 1, 2)
+    assert c.is_contiguous() and c._base is None
+    np.testing.assert_array_equal(c.numpy(), x.numpy().T[1:3])
+    out = ember.empty(0)
+    assert ember.narrow_copy(x, 1, -2, 2, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), x.numpy()[:, 2:])
+    with pytest.raises(RuntimeError, match=r"start \(3\) \+ length \(2\) exceeds dimension size"):
+        x.narrow_copy(1, 3, 2)
+    with pytest.raises(RuntimeError, match=r"Expected self.dtype\(\) == output.dtype\(\)"):
+        ember.narrow_copy(x, 1, 0, 2, out=ember.empty(0, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments don't support"):
+        ember.narrow_copy(leaf(arr(3, 4)), 1, 0, 2, out=ember.empty(0, dtype=ember.float64))

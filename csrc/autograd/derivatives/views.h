@@ -34,6 +34,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result)
 // result = t[start : start + result.size(dim) * step : step] along dim.
 Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Tensor& result);
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result);
+Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, const Tensor& out);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Tensor& result);
 Tensor matrix_t(const Tensor& t, const Tensor& result);  // Tensor.t(): TBackward0
 Tensor& matrix_t_(Tensor& t);                            // Tensor.t_(): TBackward1

@@ -81,6 +81,18 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Te
   return finish(node, t, result);
 }
 
+Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
+  const DimVector in_sizes(t.sizes());
+  auto node = autograd::new_node(
+      "NarrowCopyBackward0", {t},
+      [in_sizes, dim, start, length](FunctionNode&, const variable_list& g) {
+        return variable_list{embed_into_zeros(
+            in_sizes, g[0], [&](const Tensor& z) { return ember::narrow(z, dim, start, length); })};
+      });
+  return autograd::record(node, {t}, out, "narrow_copy",
+                          [&] { return ember::narrow_copy(t, dim, start, length, out); });
+}
+
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result) {
   const DimVector in_sizes(t.sizes());
   auto node = autograd::new_node(
