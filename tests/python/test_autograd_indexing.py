@@ -358,6 +358,8 @@ def test_inplace_on_multi_output_view_raises_like_torch():
         y.split([1, 3])[1][0] = 5.0  # a view of a piece: its own op is named
     with pytest.raises(RuntimeError, match=MULTI_OUTPUT_MSG.format(0, "Select")):
         y.split(2)[0][0].add_(1)
+    with pytest.raises(RuntimeError, match=MULTI_OUTPUT_MSG.format(0, "Split")):
+        leaf(arr(4, 3)).split(2)[0].mul_(2)  # pieces of a leaf: the same error
     # Out of grad mode, or for pieces of single-output ops (tensor_split), it is allowed.
     with ember.no_grad():
         a.mul_(2)
