@@ -23,9 +23,10 @@ Tensor div(const Tensor& a, const Tensor& b, const Tensor& out);
 #define EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(_)                                                    \
   _(exp)                                                                                           \
   _(exp2)                                                                                          \
-  _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal) _(sin) _(cos) _(tan)    \
-      _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh) _(atanh) _(sigmoid) _(erf) \
-          _(erfc) _(erfinv) _(lgamma) _(digamma)
+  _(expm1)                                                                                         \
+  _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt) _(reciprocal) _(sin) _(cos) _(tan) _(asin)     \
+      _(acos) _(atan) _(sinh) _(cosh) _(tanh) _(asinh) _(acosh) _(atanh) _(sigmoid) _(erf) _(erfc) \
+          _(erfinv) _(lgamma) _(digamma)
 #define EMBER_DECLARE_DERIVATIVE_UNARY(name) Tensor name(const Tensor& a, const Tensor& out);
 EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DECLARE_DERIVATIVE_UNARY)
 Tensor neg(const Tensor& a, const Tensor& out);

@@ -7,6 +7,7 @@
 //   gradient and the engine rejects it).
 // - scatter(..., reduce="add" | "multiply"): PyTorch records a NotImplemented node; here they
 //   get the gradients of scatter_reduce("sum" | "prod", include_self=True), which they equal.
+#include "autograd/derivatives/common.h"
 #include "autograd/derivatives/indexing.h"
 #include "autograd/derivatives/views.h"
 #include "autograd/record.h"
@@ -27,18 +28,6 @@ using autograd::FunctionNode;
 using autograd::variable_list;
 
 namespace {
-
-bool is_inplace_form(const Tensor& self, const Tensor& out) {
-  return out.defined() && out.is_same(self);
-}
-
-Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
-  return zeros(sizes, TensorOptions(like.dtype(), like.device()));
-}
-
-Tensor number(double v) {
-  return wrap_scalar(Scalar(v));
-}
 
 // t restricted to the leading index-shaped block (the part scatter reads of src).
 Tensor leading_block(const Tensor& t, IntArrayRef shape) {

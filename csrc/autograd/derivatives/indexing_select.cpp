@@ -2,6 +2,7 @@
 // (masked_fill, masked_select, masked_scatter), as PyTorch's derivatives.yaml defines them.
 // Index and mask tensors are saved (SavedVariable), so modifying one in place after the forward
 // is caught at backward time.
+#include "autograd/derivatives/common.h"
 #include "autograd/derivatives/indexing.h"
 #include "autograd/derivatives/views.h"
 #include "autograd/record.h"
@@ -21,14 +22,6 @@ using autograd::FunctionNode;
 using autograd::variable_list;
 
 namespace {
-
-bool is_inplace_form(const Tensor& self, const Tensor& out) {
-  return out.defined() && out.is_same(self);
-}
-
-Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
-  return zeros(sizes, TensorOptions(like.dtype(), like.device()));
-}
 
 Tensor times_conj(const Tensor& t, const Scalar& alpha) {
   if (alpha.is_complex()) return ember::mul(t, wrap_scalar(Scalar(std::conj(alpha.to_complex()))));

@@ -5,12 +5,17 @@
 // public ops only, so create_graph=True gives higher-order gradients.
 #pragma once
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
 
 namespace ember {
+namespace autograd {
+class FunctionNode;
+}  // namespace autograd
+
 namespace derivatives {
 
 // ---- views and copies (views.cpp) ----
@@ -20,6 +25,9 @@ Tensor view_generic(const char* name, const Tensor& t, const Tensor& result);
 Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
                      const std::vector<int64_t>& perm);
 Tensor view_expanded(const Tensor& t, const Tensor& result);
+// Attaches a view op's node to its result (and marks views of multi-output views).
+Tensor record_view_result(const std::shared_ptr<autograd::FunctionNode>& node, const Tensor& input,
+                          const Tensor& result);
 Tensor clone(const Tensor& t);
 Tensor contiguous(const Tensor& t);  // CloneBackward0, as PyTorch
 Tensor& copy_(Tensor& dst, const Tensor& src);

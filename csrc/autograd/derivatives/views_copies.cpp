@@ -13,24 +13,20 @@ namespace derivatives {
 using autograd::FunctionNode;
 using autograd::variable_list;
 
-namespace {
-
-Tensor finish_view(const std::shared_ptr<FunctionNode>& node, const Tensor& input,
-                   const Tensor& result) {
+Tensor record_view_result(const std::shared_ptr<FunctionNode>& node, const Tensor& input,
+                          const Tensor& result) {
   autograd::attach_trace(*node);
   autograd::set_history(result, node);
   propagate_view_creation(input, result);
   return result;
 }
 
-}  // namespace
-
 Tensor view_like_reshape(const char* name, const Tensor& t, const Tensor& result) {
   const DimVector in_sizes(t.sizes());
   auto node = autograd::new_node(name, {t}, [in_sizes](FunctionNode&, const variable_list& g) {
     return variable_list{ember::reshape(g[0], in_sizes)};
   });
-  return finish_view(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
@@ -42,7 +38,7 @@ Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
   auto node = autograd::new_node(name, {t}, [inverse](FunctionNode&, const variable_list& g) {
     return variable_list{ember::permute(g[0], inverse)};
   });
-  return finish_view(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor view_expanded(const Tensor& t, const Tensor& result) {
@@ -50,7 +46,7 @@ Tensor view_expanded(const Tensor& t, const Tensor& result) {
   auto node = autograd::new_node("ExpandBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
-  return finish_view(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor view_generic(const char* name, const Tensor& t, const Tensor& result) {
@@ -77,7 +73,7 @@ Tensor view_generic(const char* name, const Tensor& t, const Tensor& result) {
         flat = ember::index_add(flat, 0, ember::reshape(idx, {-1}), ember::reshape(g[0], {-1}));
         return variable_list{ember::as_strided(flat, in_sizes, in_strides, 0)};
       });
-  return finish_view(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor clone(const Tensor& t) {

@@ -38,23 +38,13 @@ void propagate_view_creation(const Tensor& input, const Tensor& view) {
   if (vm && view.impl()->view_base()) vm->multi_output_view = true;
 }
 
-namespace {
-
-Tensor finish(const std::shared_ptr<FunctionNode>& node, const Tensor& input,
-              const Tensor& result) {
-  autograd::attach_trace(*node);
-  autograd::set_history(result, node);
-  propagate_view_creation(input, result);
-  return result;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Tensor alias(const Tensor& t, const Tensor& result) {
   auto node = autograd::new_node("AliasBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result) {
@@ -64,7 +54,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result)
         return variable_list{embed_into_zeros(
             in_sizes, g[0], [&](const Tensor& z) { return ember::select(z, dim, index); })};
       });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Tensor& result) {
@@ -78,7 +68,7 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Te
           return ember::slice(z, dim, start, end, step);
         })};
       });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
@@ -102,7 +92,7 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, con
           return ember::diagonal(z, offset, dim1, dim2);
         })};
       });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Tensor& result) {
@@ -126,14 +116,14 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Te
         Tensor z = zeros(in_sizes, TensorOptions(grad.dtype(), grad.device()));
         return variable_list{ember::index_add(z, dim, ember::reshape(idx, {-1}), source)};
       });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor matrix_t(const Tensor& t, const Tensor& result) {
   auto node = autograd::new_node("TBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::matrix_t(g[0])};
   });
-  return finish(node, t, result);
+  return record_view_result(node, t, result);
 }
 
 Tensor& matrix_t_(Tensor& t) {
