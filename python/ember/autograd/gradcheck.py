@@ -104,6 +104,11 @@ def gradcheck(
     is dL/dx + i dL/dy, and grad_output v weights an output w as L = Re(conj(v) * w). So for a
     unit v the expected gradient is Re(conj(v) dw/dx) + i Re(conj(v) dw/dy); complex outputs
     are checked with v = 1 and v = 1j.
+
+    ``check_grad_dtypes`` also requires each gradient's dtype and shape to equal its input's.
+    The full Jacobian is always compared: ``fast_mode`` and ``check_batched_grad`` (PyTorch's
+    shortcuts and vmap checks) and ``nondet_tol`` / ``check_undefined_grad`` / ``masked`` are
+    accepted so PyTorch calls run unchanged, and do not weaken the check.
     """
     inputs = _as_tuple(inputs)
     diff_inputs = [i for i in inputs if isinstance(i, ember.Tensor) and i.requires_grad]
@@ -121,6 +126,19 @@ def gradcheck(
             )
             break
     outputs = _differentiable_outputs(func(*inputs))
+    if check_grad_dtypes:
+        for out in outputs:
+            if not out.requires_grad:
+                continue
+            grads = ember.autograd.grad(out, diff_inputs, ember.ones_like(out),
+                                        retain_graph=True, allow_unused=True)
+            for k, (g, i) in enumerate(zip(grads, diff_inputs)):
+                if g is not None and (g.dtype != i.dtype or tuple(g.shape) != tuple(i.shape)):
+                    msg = (f"Gradient has dtype mismatch or shape mismatch for input {k}: got "
+                           f"{g.dtype} {tuple(g.shape)}, expected {i.dtype} {tuple(i.shape)}")
+                    if raise_exception:
+                        raise GradcheckError(msg)
+                    return False
     numeric = [_numerical_derivatives(func, inputs, i, eps) for i in diff_inputs]
     for j, out in enumerate(outputs):
         for v in ([1.0, 1j] if out.is_complex() else [1.0]):
