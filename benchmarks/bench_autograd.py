@@ -129,5 +129,34 @@ def run(threads=(1,), repeat=15):
     return results
 
 
+def chart(results, path) -> None:
+    """A bar chart of the ember / torch time ratios (docs/images/autograd.png)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no chart")
+        return
+    rows = [r for r in results if r.ratio is not None]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.2))
+    ys = list(range(len(rows)))[::-1]
+    ax.barh(ys, [r.ratio for r in rows], color="#2a9d8f")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r.name for r in rows], fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(0.7, color="gray", linewidth=0.8, linestyle="--")
+    for y, r in zip(ys, rows):
+        ax.text(r.ratio, y, f" {r.ratio:.2f}", va="center", fontsize=8)
+    ax.set_xlabel("time ratio ember / torch, forward + backward (dashed: goal 0.7)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"chart: {path}")
+
+
 if __name__ == "__main__":
-    run()
+    import pathlib
+
+    res = run()
+    chart(res, pathlib.Path(__file__).resolve().parent.parent / "docs" / "images" / "autograd.png")
