@@ -180,7 +180,8 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   bm.requires_grad = false;
   bm.attr_version = base.impl()->version();
   AutogradMeta& m = materialize_meta(t);
-  // A placeholder that grad_fn() replaces at once (the stale version forces regeneration).
+  // The in-place node stands in until grad_fn() regenerates the view's node from the base (the
+  // stale version forces that on the next read).
   release_node(std::move(m.grad_fn));
   m.grad_fn = fn;
   m.output_nr = 0;
