@@ -3,6 +3,7 @@ worker processes), checked against PyTorch where it is installed."""
 
 import collections
 import os
+import signal
 import time
 import warnings
 
@@ -605,6 +606,26 @@ def test_worker_death_raises_not_hangs():
         for _ in loader:
             pass
     assert time.monotonic() - start < 10
+
+
+class Big(Dataset):
+    def __getitem__(self, i):
+        return ember.ones(4_000_000)  # 16 MB: far more than a pipe holds
+
+    def __len__(self):
+        return 6
+
+
+def test_worker_killed_while_sending_raises_not_hangs():
+    it = iter(DataLoader(Big(), batch_size=None, num_workers=1))
+    next(it)
+    time.sleep(0.3)  # the worker is now blocked half-way through writing a batch
+    os.kill(it._workers[0].pid, signal.SIGKILL)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="exited unexpectedly"):
+        for _ in it:
+            pass
+    assert time.monotonic() - start < 5
 
 
 def test_worker_timeout():
