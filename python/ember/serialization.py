@@ -453,7 +453,13 @@ def _load_safetensors(reader, restore):
             unit = 4 if code == "C64" else _SAFETENSORS_ITEMSIZE[code]
             raw.numpy().view(f"<u{unit}").byteswap(inplace=True)
         storage = restore(raw.untyped_storage(), "cpu")
-        tensors[name] = _C._rebuild_tensor(storage, dtype, shape, _contiguous_strides(shape), 0)
+        try:
+            tensors[name] = _C._rebuild_tensor(storage, dtype, shape, _contiguous_strides(shape),
+                                               0)
+        except (RuntimeError, TypeError, ValueError, OverflowError):
+            # An empty tensor whose other dimensions overflow int64 strides.
+            raise _op_error(f"entry {name!r} has a shape Ember cannot represent: {shape}",
+                            source) from None
     if "ember.structure" not in metadata:
         return {name: tensors[name] for name, *_ in entries}  # header order
     try:

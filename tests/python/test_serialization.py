@@ -325,6 +325,20 @@ def test_ember_reads_safetensors_files(tmp_path):
         load_bytes(raw)
 
 
+def test_safetensors_torch_interop_bfloat16(tmp_path):
+    torch = pytest.importorskip("torch")
+    st = pytest.importorskip("safetensors.torch")
+    path = tmp_path / "bf16.safetensors"
+    ember.save({"w": make(ember.bfloat16), "z": make(ember.complex64)}, path)
+    theirs = st.load_file(str(path))
+    assert theirs["w"].dtype == torch.bfloat16
+    assert theirs["w"].float().tolist() == make(ember.bfloat16).float().tolist()
+    assert theirs["z"].tolist() == make(ember.complex64).tolist()
+    back = tmp_path / "back.safetensors"
+    st.save_file({"w": theirs["w"] * 2}, str(back))
+    assert ember.load(back)["w"].float().tolist() == (make(ember.bfloat16) * 2).float().tolist()
+
+
 # --- PyTorch files --------------------------------------------------------------------------
 
 
@@ -589,6 +603,10 @@ def test_corrupt_safetensors_headers():
         (with_header({"x": entry, "__metadata__": {"a": 1}}, payload), "strings to strings"),
         (with_header({"x": 5}, payload), "is not an object"),
         (with_header({"x": {**entry, "shape": [2**40, 2**40]}}, payload), "needs"),
+        (with_header({"x": {**entry, "shape": [0, 2**70], "data_offsets": [0, 0]},
+                      "y": {**entry, "data_offsets": [0, 16]}}, payload), "cannot represent"),
+        (with_header({"x": {**entry, "shape": [0, 2**62, 4], "data_offsets": [0, 0]},
+                      "y": {**entry, "data_offsets": [0, 16]}}, payload), "cannot represent"),
     ]
     for data, message in cases:
         with pytest.raises(RuntimeError, match=message):
