@@ -79,6 +79,8 @@ class _LoadedStorage:
 def _check_int(value, what):
     if not isinstance(value, int) or isinstance(value, bool):
         raise pickle.UnpicklingError(f"[load] {what} must be an int, got {type(value).__name__}")
+    if not -(2**63) <= value < 2**63:
+        raise pickle.UnpicklingError(f"[load] {what} {value} does not fit in int64")
     return value
 
 

@@ -478,6 +478,9 @@ def test_handmade_torch_zip_and_geometry_checks(tmp_path):
         "offset": (_persistent_pickle("cpu", offset=5), "do not fit a storage"),
         "stride": (_persistent_pickle("cpu", size=(2,), stride=(-1,)), "negative stride"),
         "numel": (_persistent_pickle("cpu", numel=4), "should hold 4 elements"),
+        "overflow": (_persistent_pickle("cpu", size=(2**31 - 1,) * 3, stride=(1, 1, 1)),
+                     "overflows int64"),
+        "lengths": (_persistent_pickle("cpu", size=(1, 2), stride=(1,)), "lengths differ"),
     }
     for name, (pkl, message) in cases.items():
         path = tmp_path / f"{name}.pt"
