@@ -391,6 +391,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         assert self._num_workers > 0
         assert self._prefetch_factor > 0
         context = loader.multiprocessing_context or python_multiprocessing
+        # What the workers use is imported before they fork: an import inside a forked child
+        # can deadlock on an import lock that another thread of this process held at the fork.
+        import numpy.random  # noqa: F401
         self._worker_init_fn = loader.worker_init_fn
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()

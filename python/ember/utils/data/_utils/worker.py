@@ -17,7 +17,6 @@ import random
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.random  # noqa: F401  (imported here: importing inside a forked worker can deadlock)
 
 import ember
 
