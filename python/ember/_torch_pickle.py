@@ -59,6 +59,15 @@ def _error(what, source):
     return RuntimeError(f"[load]{where} {what}")
 
 
+class _RestoreError(Exception):
+    """Carries an error of map_location (or of the device check) through the unpickler, which
+    would otherwise report it as a malformed file."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
 class _StorageType:
     """What ``torch.FloatStorage`` and friends unpickle to: the element dtype."""
 
@@ -350,7 +359,10 @@ def _load_archive(archive, handle, source, restore):
             if byteorder == "big" and item > 1:
                 unit = item // 2 if dtype.is_complex else item
                 raw.numpy().view(f"<u{unit}").byteswap(inplace=True)
-        storage = restore(raw.untyped_storage(), location)
+        try:
+            storage = restore(raw.untyped_storage(), location)
+        except Exception as e:
+            raise _RestoreError(e) from e  # the caller's error, not the file's
         loaded = _LoadedStorage(storage, dtype)
         storages[key] = loaded
         return loaded
@@ -359,6 +371,8 @@ def _load_archive(archive, handle, source, restore):
     unpickler = _RestrictedUnpickler(io.BytesIO(data), load_storage)
     try:
         return unpickler.load()
+    except _RestoreError as e:
+        raise e.error from None
     except (pickle.UnpicklingError, RuntimeError):
         raise
     except RecursionError:

@@ -433,12 +433,6 @@ def test_torch_files_written_now(tmp_path):
     back = ember.load(tmp_path / "c.pt")
     np.testing.assert_array_equal(back["conj"].numpy(), conj.resolve_conj().numpy())
 
-    cuda_pt = tmp_path / "cuda.pt"
-    _write_torch_zip(cuda_pt, _persistent_pickle("cuda:0"), {"0": b"\x00" * 8})
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
-        ember.load(cuda_pt)
-    assert ember.load(cuda_pt, map_location="cpu").tolist() == [0.0, 0.0]
-    assert ember.load(cuda_pt, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 0.0]
 
 
 def _write_torch_zip(path, data_pkl, records, prefix="archive/"):
@@ -473,6 +467,18 @@ def test_handmade_torch_zip_and_geometry_checks(tmp_path):
     good = tmp_path / "good.pt"
     _write_torch_zip(good, _persistent_pickle("cpu"), {"0": struct.pack("<2f", 1.5, -2.0)})
     assert ember.load(good).tolist() == [1.5, -2.0]
+    locations = []
+    assert ember.load(good, map_location=lambda s, loc: locations.append(loc)).tolist() == [
+        1.5, -2.0]
+    assert locations == ["cpu"]
+    with pytest.raises(AttributeError, match="cuda"):
+        ember.load(good, map_location=lambda s, loc: s.cuda())  # the callable's own error
+    cuda_pt = tmp_path / "cuda.pt"
+    _write_torch_zip(cuda_pt, _persistent_pickle("cuda:0"), {"0": bytes(8)})
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        ember.load(cuda_pt)
+    assert ember.load(cuda_pt, map_location="cpu").tolist() == [0.0, 0.0]
+    assert ember.load(cuda_pt, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 0.0]
     cases = {
         "size": (_persistent_pickle("cpu", size=(3,)), "do not fit a storage"),
         "offset": (_persistent_pickle("cpu", offset=5), "do not fit a storage"),
