@@ -33,6 +33,8 @@ from ._elementwise import where  # noqa: E402,F401
 from . import return_types  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401
 from . import cuda, random, utils  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 
 __version__ = "0.1.0"
 from . import autograd  # noqa: E402,F401

@@ -1,3 +1,3 @@
-"""ember.utils: helpers outside the tensor core (dlpack, ...)."""
+"""ember.utils: helpers outside the tensor core (dlpack, data, ...)."""
 
-from . import dlpack  # noqa: F401
+from . import data, dlpack  # noqa: F401
