@@ -69,8 +69,11 @@ Tensor real_view(const Tensor& t) {
 // that must receive the result afterwards.
 class SlotGuard {
  public:
+  // fresh_state0: state[0] was just allocated by the step (SGD's first momentum buffer), so,
+  // like a new tensor in PyTorch, it keeps version 0.
   SlotGuard(const char* op, size_t index, const Tensor& param, const Tensor& grad,
-            std::initializer_list<std::pair<const char*, Tensor>> states)
+            std::initializer_list<std::pair<const char*, Tensor>> states,
+            bool fresh_state0 = false)
       : op_(op) {
     EMBER_CHECK_T(TypeError, param.defined(), "[", op, "] parameter ", index, " is None");
     const ScalarType dt = param.dtype();
@@ -85,7 +88,7 @@ class SlotGuard {
     for (const auto& [name, state] : states) {
       if (state.defined()) {
         check_like(index, name, state, param);
-        slot_.state[k] = prepare(state, /*written=*/true);
+        slot_.state[k] = prepare(state, /*written=*/!(k == 0 && fresh_state0));
       }
       ++k;
     }
@@ -141,14 +144,6 @@ void check_step_tensor(const char* op, const char* what, size_t index, const Ten
               " must be on the CPU");
 }
 
-// The one element of a 0-d state tensor as a double.
-double read_scalar(const char* op, const Tensor& t) {
-  return dispatch_dtype<kFloatingTypes>(t.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return static_cast<double>(static_cast<acc_type<T>>(*t.data<T>()));
-  });
-}
-
 // t = t * factor + addend, computed in t's precision as PyTorch's in-place scalar ops do
 // (`step_t += 1`, `mu_product *= mu`); returns the stored value.
 double update_scalar(const char* op, const Tensor& t, double factor, double addend) {
@@ -188,7 +183,8 @@ std::vector<Tensor> sgd_step(const TensorList& params, const TensorList& grads,
         fresh[i] = true;
       }
     }
-    slots.push_back(SlotGuard(op, i, params[i], grads[i], {{"momentum_buffer", buffers[i]}}));
+    slots.push_back(
+        SlotGuard(op, i, params[i], grads[i], {{"momentum_buffer", buffers[i]}}, fresh[i]));
   }
   for (size_t i = 0; i < params.size(); ++i) {
     SgdCoeffs c{o.lr, o.momentum, o.dampening, o.weight_decay, o.nesterov, o.maximize, fresh[i]};
