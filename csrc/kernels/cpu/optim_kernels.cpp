@@ -20,6 +20,9 @@ namespace {
 // An update touches 3-6 arrays with ~10-20 flops per element: worth a thread above this size.
 constexpr int64_t kOptimGrain = 16384;
 
+// The loops capture by value ([=]): constants held in the closure's own copies are provably not
+// modified by the loop's stores, so GCC keeps them in registers and vectorises the loop (with
+// [&] it reloads them every iteration and gives up).
 template <typename F>
 void for_chunks(int64_t n, const F& f) {
   parallel_for(0, n, kOptimGrain, f);
@@ -35,11 +38,11 @@ inline A stored(A v) {
   }
 }
 
-// torch.lerp's formula: exact at both ends of [0, 1].
+// torch.lerp's formula (exact at both ends of [0, 1]); `small` is |weight| < 0.5, hoisted out of
+// the loop by the caller.
 template <typename A>
-inline A lerp(A self, A end, A weight) {
-  return std::abs(weight) < A(0.5) ? self + weight * (end - self)
-                                   : end - (end - self) * (A(1) - weight);
+inline A lerp(A self, A end, A weight, bool small) {
+  return small ? self + weight * (end - self) : end - (end - self) * (A(1) - weight);
 }
 
 // torch.maximum: NaN in either operand propagates.
@@ -48,37 +51,48 @@ inline A maximum(A a, A b) {
   return std::isnan(a) ? a : (std::isnan(b) ? b : (a > b ? a : b));
 }
 
-template <typename T>
-T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data<T>() : nullptr;
-}
-
 // The gradient as the update sees it: negated with maximize, plus coupled (L2) weight decay.
+// Selects, not branches: the loops below must stay free of control flow to vectorise (a flag
+// that decides whether a state array is read or written is a template parameter instead).
 template <typename A>
 inline A effective_grad(A g, A param, bool maximize, bool coupled_decay, A weight_decay) {
-  if (maximize) g = -g;
-  if (coupled_decay) g = g + weight_decay * param;
-  return g;
+  const A d = maximize ? -g : g;
+  return coupled_decay ? d + weight_decay * param : d;
 }
 
-template <typename T>
-void sgd_impl(const OptimSlot& s, const SgdCoeffs& c) {
+// Calls f(std::bool_constant<b>{}): turns a runtime flag into a compile-time one.
+template <typename F>
+void with_flag(bool b, const F& f) {
+  if (b) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
+}
+
+template <typename T, bool kMomentum, bool kInitBuffer>
+void sgd_loop(const OptimSlot& s, const SgdCoeffs& c) {
   using A = acc_type<T>;
   T* p = s.param.data<T>();
   const T* g = s.grad.data<T>();
-  T* buf = data_or_null<T>(s.state[0]);
+  T* buf = kMomentum ? s.state[0].data<T>() : nullptr;
   const A wd = A(c.weight_decay), mom = A(c.momentum), keep = A(1 - c.dampening),
           neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0, use_momentum = c.momentum != 0;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, maximize = c.maximize, nesterov = c.nesterov;
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
-      A d = effective_grad(A(g[k]), pk, c.maximize, decay, wd);
-      if (use_momentum) {
+      A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
+      if constexpr (kMomentum) {
         // First step: buf = clone(grad); then buf = buf * momentum + (1 - dampening) * grad.
-        const A b = stored<T>(c.init_buffer ? d : A(buf[k]) * mom + keep * d);
+        A b;
+        if constexpr (kInitBuffer) {
+          b = stored<T>(d);
+        } else {
+          b = stored<T>(A(buf[k]) * mom + keep * d);
+        }
         buf[k] = T(b);
-        d = c.nesterov ? d + mom * b : b;
+        d = nesterov ? d + mom * b : b;
       }
       p[k] = T(pk + neg_lr * d);
     }
@@ -86,28 +100,36 @@ void sgd_impl(const OptimSlot& s, const SgdCoeffs& c) {
 }
 
 template <typename T>
-void adam_impl(const OptimSlot& s, const AdamCoeffs& c) {
+void sgd_impl(const OptimSlot& s, const SgdCoeffs& c) {
+  if (c.momentum == 0) return sgd_loop<T, false, false>(s, c);
+  with_flag(c.init_buffer, [&](auto init) { sgd_loop<T, true, decltype(init)::value>(s, c); });
+}
+
+template <typename T, bool kAmsgrad>
+void adam_loop(const OptimSlot& s, const AdamCoeffs& c) {
   using A = acc_type<T>;
   T* p = s.param.data<T>();
   const T* g = s.grad.data<T>();
   T* exp_avg = s.state[0].data<T>();
   T* exp_avg_sq = s.state[1].data<T>();
-  T* max_sq = data_or_null<T>(s.state[2]);
+  T* max_sq = kAmsgrad ? s.state[2].data<T>() : nullptr;
   const A wd = A(c.weight_decay), decay_factor = A(1 - c.lr * c.weight_decay);
   const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
   const A bc2_sqrt = A(c.bias_correction2_sqrt), eps = A(c.eps), neg_step = A(-c.step_size);
-  const bool decay = c.weight_decay != 0, decoupled = c.decoupled_weight_decay;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
+             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
+             small = std::abs(w1) < A(0.5);
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
-      if (decay && decoupled) pk = stored<T>(pk * decay_factor);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay && !decoupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1));
+      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
+      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
+      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
       const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
       exp_avg[k] = T(m);
       exp_avg_sq[k] = T(v);
       A vhat = v;
-      if (c.amsgrad) {
+      if constexpr (kAmsgrad) {
         vhat = maximum(A(max_sq[k]), v);
         max_sq[k] = T(vhat);
       }
@@ -118,32 +140,37 @@ void adam_impl(const OptimSlot& s, const AdamCoeffs& c) {
 }
 
 template <typename T>
-void rmsprop_impl(const OptimSlot& s, const RmspropCoeffs& c) {
+void adam_impl(const OptimSlot& s, const AdamCoeffs& c) {
+  with_flag(c.amsgrad, [&](auto ams) { adam_loop<T, decltype(ams)::value>(s, c); });
+}
+
+template <typename T, bool kCentered, bool kMomentum>
+void rmsprop_loop(const OptimSlot& s, const RmspropCoeffs& c) {
   using A = acc_type<T>;
   T* p = s.param.data<T>();
   const T* g = s.grad.data<T>();
   T* square_avg = s.state[0].data<T>();
-  T* grad_avg = data_or_null<T>(s.state[1]);
-  T* buf = data_or_null<T>(s.state[2]);
+  T* grad_avg = kCentered ? s.state[1].data<T>() : nullptr;
+  T* buf = kMomentum ? s.state[2].data<T>() : nullptr;
   const A wd = A(c.weight_decay), alpha = A(c.alpha), w = A(1 - c.alpha), eps = A(c.eps),
           mom = A(c.momentum), neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0, use_momentum = c.momentum > 0;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w) < A(0.5);
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay, wd);
+      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
       const A sq = stored<T>(stored<T>(A(square_avg[k]) * alpha) + w * d * d);
       square_avg[k] = T(sq);
       A avg;
-      if (c.centered) {
-        const A ga = stored<T>(lerp(A(grad_avg[k]), d, w));
+      if constexpr (kCentered) {
+        const A ga = stored<T>(lerp(A(grad_avg[k]), d, w, small));
         grad_avg[k] = T(ga);
         avg = std::sqrt(sq + A(-1) * ga * ga);
       } else {
         avg = std::sqrt(sq);
       }
       avg = avg + eps;
-      if (use_momentum) {
+      if constexpr (kMomentum) {
         const A b = stored<T>(stored<T>(A(buf[k]) * mom) + d / avg);
         buf[k] = T(b);
         p[k] = T(pk + neg_lr * b);
@@ -155,17 +182,26 @@ void rmsprop_impl(const OptimSlot& s, const RmspropCoeffs& c) {
 }
 
 template <typename T>
+void rmsprop_impl(const OptimSlot& s, const RmspropCoeffs& c) {
+  with_flag(c.centered, [&](auto centered) {
+    with_flag(c.momentum > 0, [&](auto momentum) {
+      rmsprop_loop<T, decltype(centered)::value, decltype(momentum)::value>(s, c);
+    });
+  });
+}
+
+template <typename T>
 void adagrad_impl(const OptimSlot& s, const AdagradCoeffs& c) {
   using A = acc_type<T>;
   T* p = s.param.data<T>();
   const T* g = s.grad.data<T>();
   T* sum = s.state[0].data<T>();
   const A wd = A(c.weight_decay), eps = A(c.eps), neg_clr = A(-c.clr);
-  const bool decay = c.weight_decay != 0;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, maximize = c.maximize;
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay, wd);
+      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
       const A acc = stored<T>(A(sum[k]) + d * d);
       sum[k] = T(acc);
       const A std_dev = std::sqrt(acc) + eps;
@@ -183,16 +219,17 @@ void adadelta_impl(const OptimSlot& s, const AdadeltaCoeffs& c) {
   T* acc_delta = s.state[1].data<T>();
   const A wd = A(c.weight_decay), rho = A(c.rho), w = A(1 - c.rho), eps = A(c.eps),
           neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, maximize = c.maximize;
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay, wd);
+      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
       const A sq = stored<T>(stored<T>(A(square_avg[k]) * rho) + w * d * d);
       square_avg[k] = T(sq);
       const A std_dev = std::sqrt(sq + eps);
-      const A delta = stored<T>(std::sqrt(A(acc_delta[k]) + eps) / std_dev * d);
-      acc_delta[k] = T(stored<T>(A(acc_delta[k]) * rho) + w * delta * delta);
+      const A acc = A(acc_delta[k]);
+      const A delta = stored<T>(std::sqrt(acc + eps) / std_dev * d);
+      acc_delta[k] = T(stored<T>(acc * rho) + w * delta * delta);
       p[k] = T(pk + neg_lr * delta);
     }
   });
@@ -207,12 +244,12 @@ void adamax_impl(const OptimSlot& s, const AdamaxCoeffs& c) {
   T* exp_inf = s.state[1].data<T>();
   const A wd = A(c.weight_decay), w1 = A(1 - c.beta1), b2 = A(c.beta2), eps = A(c.eps),
           neg_clr = A(-c.clr);
-  const bool decay = c.weight_decay != 0;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w1) < A(0.5);
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1));
+      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
+      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
       exp_avg[k] = T(m);
       const A u = stored<T>(maximum(stored<T>(A(exp_inf[k]) * b2), stored<T>(std::abs(d) + eps)));
       exp_inf[k] = T(u);
@@ -232,13 +269,15 @@ void nadam_impl(const OptimSlot& s, const NadamCoeffs& c) {
   const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
   const A bc2 = A(c.bias_correction2), eps = A(c.eps);
   const A grad_coeff = A(c.grad_coeff), exp_avg_coeff = A(c.exp_avg_coeff);
-  const bool decay = c.weight_decay != 0, decoupled = c.decoupled_weight_decay;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
+             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
+             small = std::abs(w1) < A(0.5);
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
-      if (decay && decoupled) pk = stored<T>(pk * decay_factor);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay && !decoupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1));
+      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
+      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
+      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
       const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
       exp_avg[k] = T(m);
       exp_avg_sq[k] = T(v);
@@ -249,8 +288,8 @@ void nadam_impl(const OptimSlot& s, const NadamCoeffs& c) {
   });
 }
 
-template <typename T>
-void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
+template <typename T, bool kRectify>
+void radam_loop(const OptimSlot& s, const RadamCoeffs& c) {
   using A = acc_type<T>;
   T* p = s.param.data<T>();
   const T* g = s.grad.data<T>();
@@ -260,19 +299,21 @@ void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
   const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
   const A bc1 = A(c.bias_correction1), bc2_sqrt = A(c.bias_correction2_sqrt), eps = A(c.eps);
   const A lr = A(c.lr), rect = A(c.rect);
-  const bool decay = c.weight_decay != 0, decoupled = c.decoupled_weight_decay;
-  for_chunks(s.param.numel(), [&](int64_t begin, int64_t end) {
+  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
+             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
+             small = std::abs(w1) < A(0.5);
+  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
-      if (decay && decoupled) pk = stored<T>(pk * decay_factor);
-      const A d = effective_grad(A(g[k]), pk, c.maximize, decay && !decoupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1));
+      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
+      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
+      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
       const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
       exp_avg[k] = T(m);
       exp_avg_sq[k] = T(v);
       A update = m / bc1 * lr;
-      if (c.rectify) {
-        // PyTorch: bias_corrected_exp_avg * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect, where the
+      if constexpr (kRectify) {
+        // bias_corrected_exp_avg * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect, where PyTorch's
         // scalar-over-tensor division is reciprocal(t) * scalar.
         const A adaptive = A(1) / (std::sqrt(v) + eps) * bc2_sqrt;
         update = update * adaptive * rect;
@@ -280,6 +321,11 @@ void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
       p[k] = T(pk + A(-1) * update);
     }
   });
+}
+
+template <typename T>
+void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
+  with_flag(c.rectify, [&](auto rectify) { radam_loop<T, decltype(rectify)::value>(s, c); });
 }
 
 // One dispatch per kernel over the real floating dtypes (complex parameters arrive as real views).
