@@ -82,8 +82,24 @@ class SlotGuard {
                   "; only floating point and complex parameters can be optimized");
     EMBER_CHECK(grad.defined(), "[", op, "] parameter ", index, " has no gradient");
     check_like(index, "gradient", grad, param);
+    // The kernels assume that the arrays they write do not overlap (they vectorise without
+    // alias checks): tensors written by the step must not share memory; a gradient that shares
+    // memory with one of them is read from a copy.
+    std::vector<std::pair<const char*, const Tensor*>> written = {{"the parameter", &param}};
+    for (const auto& entry : states) {
+      if (entry.second.defined()) written.emplace_back(entry.first, &entry.second);
+    }
+    bool grad_aliases = false;
+    for (size_t a = 0; a < written.size(); ++a) {
+      grad_aliases = grad_aliases || share_memory(grad, *written[a].second);
+      for (size_t b = a + 1; b < written.size(); ++b) {
+        EMBER_CHECK(!share_memory(*written[a].second, *written[b].second), "[", op, "] ",
+                    written[b].first, " of parameter ", index, " shares memory with ",
+                    written[a].first);
+      }
+    }
     slot_.param = prepare(param, /*written=*/true);
-    slot_.grad = prepare(grad, /*written=*/false);
+    slot_.grad = grad_aliases ? copy_of(grad) : prepare(grad, /*written=*/false);
     int k = 0;
     for (const auto& [name, state] : states) {
       if (state.defined()) {
@@ -113,6 +129,27 @@ class SlotGuard {
     EMBER_CHECK(t.device() == param.device(), "[", op_, "] ", what, " of parameter ", index,
                 " is on ", t.device().str(), " but the parameter is on ",
                 param.device().str());
+  }
+
+  // Whether the byte ranges the two tensors' elements span intersect (strides are >= 0).
+  static bool share_memory(const Tensor& a, const Tensor& b) {
+    if (a.numel() == 0 || b.numel() == 0) return false;
+    auto span = [](const Tensor& t) {
+      int64_t last = 0;
+      for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+      const char* begin = static_cast<const char*>(t.data_ptr());
+      return std::make_pair(begin, begin + (last + 1) * static_cast<int64_t>(t.itemsize()));
+    };
+    auto [a0, a1] = span(a);
+    auto [b0, b1] = span(b);
+    return a0 < b1 && b0 < a1;
+  }
+
+  Tensor copy_of(const Tensor& t) const {
+    Tensor real = is_complex(t.dtype()) ? real_view(t) : t;
+    Tensor work = empty_tensor(real.sizes(), real.dtype(), real.device(), op_);
+    copy_into(work, real, op_, /*bump_version=*/false);
+    return work;
   }
 
   Tensor prepare(const Tensor& t, bool written) {

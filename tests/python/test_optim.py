@@ -773,3 +773,26 @@ def test_fused_and_foreach_flags_match_torch(name, kwargs):
     for e, t in zip(e_params, t_params):
         np.testing.assert_allclose(to_np(e), to_np(t), rtol=1e-9, atol=1e-12)
     assert_state_matches(e_opt, t_opt, TOLERANCES["float64"])
+
+
+def test_overlapping_tensors():
+    # a gradient that aliases the parameter is read from a copy (as if PyTorch's out-of-place
+    # grad ops had run first); state sharing memory with the parameter is refused
+    p = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    q = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    ember._C._optim.sgd_step([p], [p.detach()], None, lr=0.5, momentum=0.0, dampening=0.0,
+                             weight_decay=0.0, nesterov=False, maximize=False)
+    assert p.tolist() == [0.5, 1.0, 1.5]
+    step = ember.tensor(0.0)
+    with pytest.raises(RuntimeError, match=r"\[adam\] exp_avg_sq of parameter 0 shares memory "
+                                           r"with exp_avg"):
+        buf = ember.zeros(3)
+        ember._C._optim.adam_step([q], [ember.ones(3)], [buf], [buf], None, [step], lr=0.1,
+                                  beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.0,
+                                  amsgrad=False, maximize=False, decoupled_weight_decay=False)
+    # disjoint views of one storage are fine
+    flat = ember.zeros(6)
+    ember._C._optim.adam_step([q], [ember.ones(3)], [flat[:3]], [flat[3:]], None, [step], lr=0.1,
+                              beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.0, amsgrad=False,
+                              maximize=False, decoupled_weight_decay=False)
+    assert step.item() == 1.0 and flat[:3].tolist() == pytest.approx([0.1] * 3)

@@ -20,6 +20,9 @@ namespace {
 // An update touches 3-6 arrays with ~10-20 flops per element: worth a thread above this size.
 constexpr int64_t kOptimGrain = 16384;
 
+// The arrays of one slot never overlap (SlotGuard in ops/optim_steps.cpp makes sure), hence
+// `#pragma GCC ivdep` on every loop: without it GCC versions the loop with runtime alias checks
+// and falls back to scalar code when there are too many array pairs (Adam with amsgrad).
 // The loops capture by value ([=]): constants held in the closure's own copies are provably not
 // modified by the loop's stores, so GCC keeps them in registers and vectorises the loop (with
 // [&] it reloads them every iteration and gives up).
@@ -80,6 +83,7 @@ void sgd_loop(const OptimSlot& s, const SgdCoeffs& c) {
           neg_lr = A(-c.lr);
   const bool decay = c.weight_decay != 0, maximize = c.maximize, nesterov = c.nesterov;
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
       A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
@@ -120,6 +124,7 @@ void adam_loop(const OptimSlot& s, const AdamCoeffs& c) {
              coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
              small = std::abs(w1) < A(0.5);
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
       pk = decoupled ? stored<T>(pk * decay_factor) : pk;
@@ -156,6 +161,7 @@ void rmsprop_loop(const OptimSlot& s, const RmspropCoeffs& c) {
           mom = A(c.momentum), neg_lr = A(-c.lr);
   const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w) < A(0.5);
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
       const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
@@ -199,6 +205,7 @@ void adagrad_impl(const OptimSlot& s, const AdagradCoeffs& c) {
   const A wd = A(c.weight_decay), eps = A(c.eps), neg_clr = A(-c.clr);
   const bool decay = c.weight_decay != 0, maximize = c.maximize;
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
       const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
@@ -221,6 +228,7 @@ void adadelta_impl(const OptimSlot& s, const AdadeltaCoeffs& c) {
           neg_lr = A(-c.lr);
   const bool decay = c.weight_decay != 0, maximize = c.maximize;
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
       const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
@@ -246,6 +254,7 @@ void adamax_impl(const OptimSlot& s, const AdamaxCoeffs& c) {
           neg_clr = A(-c.clr);
   const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w1) < A(0.5);
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       const A pk = A(p[k]);
       const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
@@ -273,6 +282,7 @@ void nadam_impl(const OptimSlot& s, const NadamCoeffs& c) {
              coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
              small = std::abs(w1) < A(0.5);
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
       pk = decoupled ? stored<T>(pk * decay_factor) : pk;
@@ -303,6 +313,7 @@ void radam_loop(const OptimSlot& s, const RadamCoeffs& c) {
              coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
              small = std::abs(w1) < A(0.5);
   for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+#pragma GCC ivdep
     for (int64_t k = begin; k < end; ++k) {
       A pk = A(p[k]);
       pk = decoupled ? stored<T>(pk * decay_factor) : pk;
