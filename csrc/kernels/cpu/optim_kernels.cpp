@@ -4,7 +4,7 @@
 // implementation op by op, in the same order (lerp, then mul + addcmul, then addcdiv, ...), in the
 // accumulation type A: float for float16/bfloat16/float32, double for float64. Values that
 // PyTorch stores in a state tensor and reads back are rounded to the storage type (`stored`), so
-// float16/bfloat16 states round exactly where PyTorch's do.
+// float16/bfloat16 states round where PyTorch's do.
 #include <cmath>
 #include <type_traits>
 
@@ -20,15 +20,25 @@ namespace {
 // An update touches 3-6 arrays with ~10-20 flops per element: worth a thread above this size.
 constexpr int64_t kOptimGrain = 16384;
 
-// The arrays of one slot never overlap (SlotGuard in ops/optim_steps.cpp makes sure), hence
-// `#pragma GCC ivdep` on every loop: without it GCC versions the loop with runtime alias checks
-// and falls back to scalar code when there are too many array pairs (Adam with amsgrad).
-// The loops capture by value ([=]): constants held in the closure's own copies are provably not
-// modified by the loop's stores, so GCC keeps them in registers and vectorises the loop (with
-// [&] it reloads them every iteration and gives up).
-template <typename F>
-void for_chunks(int64_t n, const F& f) {
-  parallel_for(0, n, kOptimGrain, f);
+// Note [Vectorisable optimizer loops]
+// GCC vectorises a loop only if its body has no control flow, and under the default
+// -ftrapping-math it will not if-convert `flag ? a + b * c : a` (that would speculate floating
+// point arithmetic), so it unswitches such loops on their flags instead, up to a limit beyond
+// which it leaves a scalar loop. Hence:
+//  - everything that decides *what is computed* (weight decay mode, momentum, amsgrad, centered,
+//    nesterov, RAdam's rectification) is a template parameter;
+//  - `maximize` is a multiplication by +-1 (exact), and torch.lerp's two formulas are one
+//    expression with a selected base (`small` picks between two loaded values, no arithmetic);
+//  - each kernel packs pointers and constants into an `...Args` struct and runs its loop in
+//    `..._range(Args a, begin, end)`, which takes the struct by value: a local copy whose address
+//    never escapes, so the constants stay in registers (read through a lambda's captures, whose
+//    closure escapes into parallel_for's std::function, they would be reloaded after every
+//    float store, which blocks vectorisation);
+//  - the arrays of one slot never overlap (SlotGuard in ops/optim_steps.cpp checks), hence
+//    `#pragma GCC ivdep`: no runtime alias checks, whose count grows with the number of arrays.
+template <typename Args, typename Range>
+void run_chunks(int64_t n, const Args& args, Range range) {
+  parallel_for(0, n, kOptimGrain, [&](int64_t begin, int64_t end) { range(args, begin, end); });
 }
 
 // The value a state tensor of type T holds after storing v (identity for float and double).
@@ -41,29 +51,41 @@ inline A stored(A v) {
   }
 }
 
-// torch.lerp's formula (exact at both ends of [0, 1]); `small` is |weight| < 0.5, hoisted out of
-// the loop by the caller.
+// torch.lerp(self, end, w): self + w * (end - self) when |w| < 0.5, else
+// end - (end - self) * (1 - w), i.e. end + (end - self) * coef with coef = -(1 - w) (negating the
+// product is exact). lerp_coef picks coef once per call; the loop selects only the base.
 template <typename A>
-inline A lerp(A self, A end, A weight, bool small) {
-  return small ? self + weight * (end - self) : end - (end - self) * (A(1) - weight);
+inline A lerp_coef(A weight) {
+  return std::abs(weight) < A(0.5) ? weight : -(A(1) - weight);
+}
+template <typename A>
+inline A lerp(A self, A end, A coef, bool small) {
+  return (small ? self : end) + coef * (end - self);
 }
 
-// torch.maximum: NaN in either operand propagates.
+// torch.maximum: NaN in either operand propagates (a NaN b fails a > b and returns b).
 template <typename A>
 inline A maximum(A a, A b) {
-  return std::isnan(a) ? a : (std::isnan(b) ? b : (a > b ? a : b));
+  return ((a > b) | (a != a)) ? a : b;  // `|`, not `||`: no branch
 }
 
-// The gradient as the update sees it: negated with maximize, plus coupled (L2) weight decay.
-// Selects, not branches: the loops below must stay free of control flow to vectorise (a flag
-// that decides whether a state array is read or written is a template parameter instead).
-template <typename A>
-inline A effective_grad(A g, A param, bool maximize, bool coupled_decay, A weight_decay) {
-  const A d = maximize ? -g : g;
-  return coupled_decay ? d + weight_decay * param : d;
+// Weight decay: none, L2 added to the gradient (coupled), or AdamW's shrinking of the parameter
+// before the update (decoupled). Without decay nothing is computed: an inf parameter must not
+// turn the gradient into NaN through 0 * inf.
+enum class Decay { kNone, kCoupled, kDecoupled };
+
+template <typename F>
+void with_decay(double weight_decay, bool decoupled, const F& f) {
+  if (weight_decay == 0) {
+    f(std::integral_constant<Decay, Decay::kNone>{});
+  } else if (decoupled) {
+    f(std::integral_constant<Decay, Decay::kDecoupled>{});
+  } else {
+    f(std::integral_constant<Decay, Decay::kCoupled>{});
+  }
 }
 
-// Calls f(std::bool_constant<b>{}): turns a runtime flag into a compile-time one.
+// Calls f(std::true_type{}) or f(std::false_type{}): a runtime flag as a compile-time one.
 template <typename F>
 void with_flag(bool b, const F& f) {
   if (b) {
@@ -73,278 +95,390 @@ void with_flag(bool b, const F& f) {
   }
 }
 
-template <typename T, bool kMomentum, bool kInitBuffer>
-void sgd_loop(const OptimSlot& s, const SgdCoeffs& c) {
+// The parameter after decoupled decay and the gradient the update sees: sign * grad (sign = -1
+// with maximize), plus weight_decay * param with coupled decay.
+template <Decay D, typename T, typename A>
+inline void decay_and_grad(A& param, A& d, A grad, A sign, A weight_decay, A decay_factor) {
+  if constexpr (D == Decay::kDecoupled) param = stored<T>(param * decay_factor);
+  d = grad * sign;
+  if constexpr (D == Decay::kCoupled) d = d + weight_decay * param;
+}
+
+// --- SGD ---
+template <typename T>
+struct SgdArgs {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* buf = kMomentum ? s.state[0].data<T>() : nullptr;
-  const A wd = A(c.weight_decay), mom = A(c.momentum), keep = A(1 - c.dampening),
-          neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0, maximize = c.maximize, nesterov = c.nesterov;
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+  T* p;
+  const T* g;
+  T* buf;
+  A sign, wd, mom, keep, neg_lr;
+};
+
+template <typename T, Decay D, bool kMomentum, bool kInitBuffer, bool kNesterov>
+void sgd_range(const SgdArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
 #pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      const A pk = A(p[k]);
-      A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
-      if constexpr (kMomentum) {
-        // First step: buf = clone(grad); then buf = buf * momentum + (1 - dampening) * grad.
-        A b;
-        if constexpr (kInitBuffer) {
-          b = stored<T>(d);
-        } else {
-          b = stored<T>(A(buf[k]) * mom + keep * d);
-        }
-        buf[k] = T(b);
-        d = nesterov ? d + mom * b : b;
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
+    if constexpr (kMomentum) {
+      // First step: buf = clone(grad); then buf = buf * momentum + (1 - dampening) * grad.
+      A b;
+      if constexpr (kInitBuffer) {
+        b = stored<T>(d);
+      } else {
+        b = stored<T>(A(a.buf[k]) * a.mom + a.keep * d);
       }
-      p[k] = T(pk + neg_lr * d);
+      a.buf[k] = T(b);
+      if constexpr (kNesterov) {
+        d = d + a.mom * b;
+      } else {
+        d = b;
+      }
     }
-  });
+    a.p[k] = T(pk + a.neg_lr * d);
+  }
 }
 
 template <typename T>
 void sgd_impl(const OptimSlot& s, const SgdCoeffs& c) {
-  if (c.momentum == 0) return sgd_loop<T, false, false>(s, c);
-  with_flag(c.init_buffer, [&](auto init) { sgd_loop<T, true, decltype(init)::value>(s, c); });
+  using A = acc_type<T>;
+  const bool momentum = c.momentum != 0;
+  const SgdArgs<T> args{s.param.data<T>(), s.grad.data<T>(),
+                        momentum ? s.state[0].data<T>() : nullptr, A(c.maximize ? -1 : 1),
+                        A(c.weight_decay), A(c.momentum), A(1 - c.dampening), A(-c.lr)};
+  const int64_t n = s.param.numel();
+  with_decay(c.weight_decay, false, [&](auto decay) {
+    constexpr Decay D = decltype(decay)::value;
+    if (!momentum) return run_chunks(n, args, sgd_range<T, D, false, false, false>);
+    with_flag(c.init_buffer, [&](auto init) {
+      with_flag(c.nesterov, [&](auto nesterov) {
+        run_chunks(n, args, sgd_range<T, D, true, decltype(init)::value, decltype(nesterov)::value>);
+      });
+    });
+  });
 }
 
-template <typename T, bool kAmsgrad>
-void adam_loop(const OptimSlot& s, const AdamCoeffs& c) {
+// --- Adam / AdamW ---
+template <typename T>
+struct AdamArgs {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* exp_avg = s.state[0].data<T>();
-  T* exp_avg_sq = s.state[1].data<T>();
-  T* max_sq = kAmsgrad ? s.state[2].data<T>() : nullptr;
-  const A wd = A(c.weight_decay), decay_factor = A(1 - c.lr * c.weight_decay);
-  const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
-  const A bc2_sqrt = A(c.bias_correction2_sqrt), eps = A(c.eps), neg_step = A(-c.step_size);
-  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
-             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
-             small = std::abs(w1) < A(0.5);
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+  T* p;
+  const T* g;
+  T *exp_avg, *exp_avg_sq, *max_sq;
+  A sign, wd, decay_factor, coef1, b2, w2, bc2_sqrt, eps, neg_step;
+  bool small;
+};
+
+template <typename T, Decay D, bool kAmsgrad>
+void adam_range(const AdamArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
 #pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      A pk = A(p[k]);
-      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
-      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
-      const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
-      exp_avg[k] = T(m);
-      exp_avg_sq[k] = T(v);
-      A vhat = v;
-      if constexpr (kAmsgrad) {
-        vhat = maximum(A(max_sq[k]), v);
-        max_sq[k] = T(vhat);
-      }
-      const A denom = std::sqrt(vhat) / bc2_sqrt + eps;
-      p[k] = T(pk + neg_step * m / denom);
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, a.decay_factor);
+    const A m = stored<T>(lerp(A(a.exp_avg[k]), d, a.coef1, a.small));
+    const A v = stored<T>(stored<T>(A(a.exp_avg_sq[k]) * a.b2) + a.w2 * d * d);
+    a.exp_avg[k] = T(m);
+    a.exp_avg_sq[k] = T(v);
+    A vhat = v;
+    if constexpr (kAmsgrad) {
+      vhat = maximum(A(a.max_sq[k]), v);
+      a.max_sq[k] = T(vhat);
     }
-  });
+    const A denom = std::sqrt(vhat) / a.bc2_sqrt + a.eps;
+    a.p[k] = T(pk + a.neg_step * m / denom);
+  }
 }
 
 template <typename T>
 void adam_impl(const OptimSlot& s, const AdamCoeffs& c) {
-  with_flag(c.amsgrad, [&](auto ams) { adam_loop<T, decltype(ams)::value>(s, c); });
+  using A = acc_type<T>;
+  const A w1 = A(1 - c.beta1);
+  const AdamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+                         s.state[1].data<T>(), c.amsgrad ? s.state[2].data<T>() : nullptr,
+                         A(c.maximize ? -1 : 1), A(c.weight_decay), A(1 - c.lr * c.weight_decay),
+                         lerp_coef(w1), A(c.beta2), A(1 - c.beta2), A(c.bias_correction2_sqrt),
+                         A(c.eps), A(-c.step_size), std::abs(w1) < A(0.5)};
+  with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
+    with_flag(c.amsgrad, [&](auto ams) {
+      run_chunks(s.param.numel(), args,
+                 adam_range<T, decltype(decay)::value, decltype(ams)::value>);
+    });
+  });
 }
 
-template <typename T, bool kCentered, bool kMomentum>
-void rmsprop_loop(const OptimSlot& s, const RmspropCoeffs& c) {
+// --- RMSprop ---
+template <typename T>
+struct RmspropArgs {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* square_avg = s.state[0].data<T>();
-  T* grad_avg = kCentered ? s.state[1].data<T>() : nullptr;
-  T* buf = kMomentum ? s.state[2].data<T>() : nullptr;
-  const A wd = A(c.weight_decay), alpha = A(c.alpha), w = A(1 - c.alpha), eps = A(c.eps),
-          mom = A(c.momentum), neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w) < A(0.5);
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+  T* p;
+  const T* g;
+  T *square_avg, *grad_avg, *buf;
+  A sign, wd, alpha, w, coef, eps, mom, neg_lr;
+  bool small;
+};
+
+template <typename T, Decay D, bool kCentered, bool kMomentum>
+void rmsprop_range(const RmspropArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
 #pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
-      const A sq = stored<T>(stored<T>(A(square_avg[k]) * alpha) + w * d * d);
-      square_avg[k] = T(sq);
-      A avg;
-      if constexpr (kCentered) {
-        const A ga = stored<T>(lerp(A(grad_avg[k]), d, w, small));
-        grad_avg[k] = T(ga);
-        avg = std::sqrt(sq + A(-1) * ga * ga);
-      } else {
-        avg = std::sqrt(sq);
-      }
-      avg = avg + eps;
-      if constexpr (kMomentum) {
-        const A b = stored<T>(stored<T>(A(buf[k]) * mom) + d / avg);
-        buf[k] = T(b);
-        p[k] = T(pk + neg_lr * b);
-      } else {
-        p[k] = T(pk + neg_lr * d / avg);
-      }
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
+    const A sq = stored<T>(stored<T>(A(a.square_avg[k]) * a.alpha) + a.w * d * d);
+    a.square_avg[k] = T(sq);
+    A avg;
+    if constexpr (kCentered) {
+      const A ga = stored<T>(lerp(A(a.grad_avg[k]), d, a.coef, a.small));
+      a.grad_avg[k] = T(ga);
+      avg = std::sqrt(sq + A(-1) * ga * ga);
+    } else {
+      avg = std::sqrt(sq);
     }
-  });
+    avg = avg + a.eps;
+    if constexpr (kMomentum) {
+      const A b = stored<T>(stored<T>(A(a.buf[k]) * a.mom) + d / avg);
+      a.buf[k] = T(b);
+      a.p[k] = T(pk + a.neg_lr * b);
+    } else {
+      a.p[k] = T(pk + a.neg_lr * d / avg);
+    }
+  }
 }
 
 template <typename T>
 void rmsprop_impl(const OptimSlot& s, const RmspropCoeffs& c) {
-  with_flag(c.centered, [&](auto centered) {
-    with_flag(c.momentum > 0, [&](auto momentum) {
-      rmsprop_loop<T, decltype(centered)::value, decltype(momentum)::value>(s, c);
+  using A = acc_type<T>;
+  const A w = A(1 - c.alpha);
+  const RmspropArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+                            c.centered ? s.state[1].data<T>() : nullptr,
+                            c.momentum > 0 ? s.state[2].data<T>() : nullptr,
+                            A(c.maximize ? -1 : 1), A(c.weight_decay), A(c.alpha), w,
+                            lerp_coef(w), A(c.eps), A(c.momentum), A(-c.lr),
+                            std::abs(w) < A(0.5)};
+  with_decay(c.weight_decay, false, [&](auto decay) {
+    with_flag(c.centered, [&](auto centered) {
+      with_flag(c.momentum > 0, [&](auto momentum) {
+        run_chunks(s.param.numel(), args,
+                   rmsprop_range<T, decltype(decay)::value, decltype(centered)::value,
+                                 decltype(momentum)::value>);
+      });
     });
   });
+}
+
+// --- Adagrad ---
+template <typename T>
+struct AdagradArgs {
+  using A = acc_type<T>;
+  T* p;
+  const T* g;
+  T* sum;
+  A sign, wd, eps, neg_clr;
+};
+
+template <typename T, Decay D>
+void adagrad_range(const AdagradArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
+#pragma GCC ivdep
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
+    const A acc = stored<T>(A(a.sum[k]) + d * d);
+    a.sum[k] = T(acc);
+    const A std_dev = std::sqrt(acc) + a.eps;
+    a.p[k] = T(pk + a.neg_clr * d / std_dev);
+  }
 }
 
 template <typename T>
 void adagrad_impl(const OptimSlot& s, const AdagradCoeffs& c) {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* sum = s.state[0].data<T>();
-  const A wd = A(c.weight_decay), eps = A(c.eps), neg_clr = A(-c.clr);
-  const bool decay = c.weight_decay != 0, maximize = c.maximize;
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
-#pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
-      const A acc = stored<T>(A(sum[k]) + d * d);
-      sum[k] = T(acc);
-      const A std_dev = std::sqrt(acc) + eps;
-      p[k] = T(pk + neg_clr * d / std_dev);
-    }
+  const AdagradArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+                            A(c.maximize ? -1 : 1), A(c.weight_decay), A(c.eps), A(-c.clr)};
+  with_decay(c.weight_decay, false, [&](auto decay) {
+    run_chunks(s.param.numel(), args, adagrad_range<T, decltype(decay)::value>);
   });
+}
+
+// --- Adadelta ---
+template <typename T>
+struct AdadeltaArgs {
+  using A = acc_type<T>;
+  T* p;
+  const T* g;
+  T *square_avg, *acc_delta;
+  A sign, wd, rho, w, eps, neg_lr;
+};
+
+template <typename T, Decay D>
+void adadelta_range(const AdadeltaArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
+#pragma GCC ivdep
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
+    const A sq = stored<T>(stored<T>(A(a.square_avg[k]) * a.rho) + a.w * d * d);
+    a.square_avg[k] = T(sq);
+    const A std_dev = std::sqrt(sq + a.eps);
+    const A acc = A(a.acc_delta[k]);
+    const A delta = stored<T>(std::sqrt(acc + a.eps) / std_dev * d);
+    a.acc_delta[k] = T(stored<T>(acc * a.rho) + a.w * delta * delta);
+    a.p[k] = T(pk + a.neg_lr * delta);
+  }
 }
 
 template <typename T>
 void adadelta_impl(const OptimSlot& s, const AdadeltaCoeffs& c) {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* square_avg = s.state[0].data<T>();
-  T* acc_delta = s.state[1].data<T>();
-  const A wd = A(c.weight_decay), rho = A(c.rho), w = A(1 - c.rho), eps = A(c.eps),
-          neg_lr = A(-c.lr);
-  const bool decay = c.weight_decay != 0, maximize = c.maximize;
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
-#pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
-      const A sq = stored<T>(stored<T>(A(square_avg[k]) * rho) + w * d * d);
-      square_avg[k] = T(sq);
-      const A std_dev = std::sqrt(sq + eps);
-      const A acc = A(acc_delta[k]);
-      const A delta = stored<T>(std::sqrt(acc + eps) / std_dev * d);
-      acc_delta[k] = T(stored<T>(acc * rho) + w * delta * delta);
-      p[k] = T(pk + neg_lr * delta);
-    }
+  const AdadeltaArgs<T> args{s.param.data<T>(), s.grad.data<T>(),  s.state[0].data<T>(),
+                             s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
+                             A(c.rho),             A(1 - c.rho),      A(c.eps),
+                             A(-c.lr)};
+  with_decay(c.weight_decay, false, [&](auto decay) {
+    run_chunks(s.param.numel(), args, adadelta_range<T, decltype(decay)::value>);
   });
+}
+
+// --- Adamax ---
+template <typename T>
+struct AdamaxArgs {
+  using A = acc_type<T>;
+  T* p;
+  const T* g;
+  T *exp_avg, *exp_inf;
+  A sign, wd, coef1, b2, eps, neg_clr;
+  bool small;
+};
+
+template <typename T, Decay D>
+void adamax_range(const AdamaxArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
+#pragma GCC ivdep
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
+    const A m = stored<T>(lerp(A(a.exp_avg[k]), d, a.coef1, a.small));
+    a.exp_avg[k] = T(m);
+    const A u = stored<T>(
+        maximum(stored<T>(A(a.exp_inf[k]) * a.b2), stored<T>(std::abs(d) + a.eps)));
+    a.exp_inf[k] = T(u);
+    a.p[k] = T(pk + a.neg_clr * m / u);
+  }
 }
 
 template <typename T>
 void adamax_impl(const OptimSlot& s, const AdamaxCoeffs& c) {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* exp_avg = s.state[0].data<T>();
-  T* exp_inf = s.state[1].data<T>();
-  const A wd = A(c.weight_decay), w1 = A(1 - c.beta1), b2 = A(c.beta2), eps = A(c.eps),
-          neg_clr = A(-c.clr);
-  const bool decay = c.weight_decay != 0, maximize = c.maximize, small = std::abs(w1) < A(0.5);
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
-#pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      const A pk = A(p[k]);
-      const A d = effective_grad(A(g[k]), pk, maximize, decay, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
-      exp_avg[k] = T(m);
-      const A u = stored<T>(maximum(stored<T>(A(exp_inf[k]) * b2), stored<T>(std::abs(d) + eps)));
-      exp_inf[k] = T(u);
-      p[k] = T(pk + neg_clr * m / u);
-    }
+  const A w1 = A(1 - c.beta1);
+  const AdamaxArgs<T> args{s.param.data<T>(),   s.grad.data<T>(),      s.state[0].data<T>(),
+                           s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
+                           lerp_coef(w1),        A(c.beta2),            A(c.eps),
+                           A(-c.clr),            std::abs(w1) < A(0.5)};
+  with_decay(c.weight_decay, false, [&](auto decay) {
+    run_chunks(s.param.numel(), args, adamax_range<T, decltype(decay)::value>);
   });
+}
+
+// --- NAdam ---
+template <typename T>
+struct NadamArgs {
+  using A = acc_type<T>;
+  T* p;
+  const T* g;
+  T *exp_avg, *exp_avg_sq;
+  A sign, wd, decay_factor, coef1, b2, w2, bc2, eps, grad_coeff, exp_avg_coeff;
+  bool small;
+};
+
+template <typename T, Decay D>
+void nadam_range(const NadamArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
+#pragma GCC ivdep
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, a.decay_factor);
+    const A m = stored<T>(lerp(A(a.exp_avg[k]), d, a.coef1, a.small));
+    const A v = stored<T>(stored<T>(A(a.exp_avg_sq[k]) * a.b2) + a.w2 * d * d);
+    a.exp_avg[k] = T(m);
+    a.exp_avg_sq[k] = T(v);
+    const A denom = std::sqrt(v / a.bc2) + a.eps;
+    pk = stored<T>(pk + a.grad_coeff * d / denom);
+    a.p[k] = T(pk + a.exp_avg_coeff * m / denom);
+  }
 }
 
 template <typename T>
 void nadam_impl(const OptimSlot& s, const NadamCoeffs& c) {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* exp_avg = s.state[0].data<T>();
-  T* exp_avg_sq = s.state[1].data<T>();
-  const A wd = A(c.weight_decay), decay_factor = A(1 - c.lr * c.weight_decay);
-  const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
-  const A bc2 = A(c.bias_correction2), eps = A(c.eps);
-  const A grad_coeff = A(c.grad_coeff), exp_avg_coeff = A(c.exp_avg_coeff);
-  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
-             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
-             small = std::abs(w1) < A(0.5);
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
-#pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      A pk = A(p[k]);
-      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
-      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
-      const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
-      exp_avg[k] = T(m);
-      exp_avg_sq[k] = T(v);
-      const A denom = std::sqrt(v / bc2) + eps;
-      pk = stored<T>(pk + grad_coeff * d / denom);
-      p[k] = T(pk + exp_avg_coeff * m / denom);
-    }
+  const A w1 = A(1 - c.beta1);
+  const NadamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+                          s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
+                          A(1 - c.lr * c.weight_decay), lerp_coef(w1), A(c.beta2),
+                          A(1 - c.beta2), A(c.bias_correction2), A(c.eps), A(c.grad_coeff),
+                          A(c.exp_avg_coeff), std::abs(w1) < A(0.5)};
+  with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
+    run_chunks(s.param.numel(), args, nadam_range<T, decltype(decay)::value>);
   });
 }
 
-template <typename T, bool kRectify>
-void radam_loop(const OptimSlot& s, const RadamCoeffs& c) {
+// --- RAdam ---
+template <typename T>
+struct RadamArgs {
   using A = acc_type<T>;
-  T* p = s.param.data<T>();
-  const T* g = s.grad.data<T>();
-  T* exp_avg = s.state[0].data<T>();
-  T* exp_avg_sq = s.state[1].data<T>();
-  const A wd = A(c.weight_decay), decay_factor = A(1 - c.lr * c.weight_decay);
-  const A w1 = A(1 - c.beta1), b2 = A(c.beta2), w2 = A(1 - c.beta2);
-  const A bc1 = A(c.bias_correction1), bc2_sqrt = A(c.bias_correction2_sqrt), eps = A(c.eps);
-  const A lr = A(c.lr), rect = A(c.rect);
-  const bool decay = c.weight_decay != 0, decoupled = decay && c.decoupled_weight_decay,
-             coupled = decay && !c.decoupled_weight_decay, maximize = c.maximize,
-             small = std::abs(w1) < A(0.5);
-  for_chunks(s.param.numel(), [=](int64_t begin, int64_t end) {
+  T* p;
+  const T* g;
+  T *exp_avg, *exp_avg_sq;
+  A sign, wd, decay_factor, coef1, b2, w2, bc1, bc2_sqrt, eps, lr, rect;
+  bool small;
+};
+
+template <typename T, Decay D, bool kRectify>
+void radam_range(const RadamArgs<T> a, int64_t begin, int64_t end) {
+  using A = acc_type<T>;
 #pragma GCC ivdep
-    for (int64_t k = begin; k < end; ++k) {
-      A pk = A(p[k]);
-      pk = decoupled ? stored<T>(pk * decay_factor) : pk;
-      const A d = effective_grad(A(g[k]), pk, maximize, coupled, wd);
-      const A m = stored<T>(lerp(A(exp_avg[k]), d, w1, small));
-      const A v = stored<T>(stored<T>(A(exp_avg_sq[k]) * b2) + w2 * d * d);
-      exp_avg[k] = T(m);
-      exp_avg_sq[k] = T(v);
-      A update = m / bc1 * lr;
-      if constexpr (kRectify) {
-        // bias_corrected_exp_avg * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect, where PyTorch's
-        // scalar-over-tensor division is reciprocal(t) * scalar.
-        const A adaptive = A(1) / (std::sqrt(v) + eps) * bc2_sqrt;
-        update = update * adaptive * rect;
-      }
-      p[k] = T(pk + A(-1) * update);
+  for (int64_t k = begin; k < end; ++k) {
+    A pk = A(a.p[k]), d;
+    decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, a.decay_factor);
+    const A m = stored<T>(lerp(A(a.exp_avg[k]), d, a.coef1, a.small));
+    const A v = stored<T>(stored<T>(A(a.exp_avg_sq[k]) * a.b2) + a.w2 * d * d);
+    a.exp_avg[k] = T(m);
+    a.exp_avg_sq[k] = T(v);
+    A update = m / a.bc1 * a.lr;
+    if constexpr (kRectify) {
+      // bias_corrected_exp_avg * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect, where PyTorch's
+      // scalar-over-tensor division is reciprocal(t) * scalar.
+      const A adaptive = A(1) / (std::sqrt(v) + a.eps) * a.bc2_sqrt;
+      update = update * adaptive * a.rect;
     }
-  });
+    a.p[k] = T(pk + A(-1) * update);
+  }
 }
 
 template <typename T>
 void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
-  with_flag(c.rectify, [&](auto rectify) { radam_loop<T, decltype(rectify)::value>(s, c); });
+  using A = acc_type<T>;
+  const A w1 = A(1 - c.beta1);
+  const RadamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+                          s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
+                          A(1 - c.lr * c.weight_decay), lerp_coef(w1), A(c.beta2),
+                          A(1 - c.beta2), A(c.bias_correction1), A(c.bias_correction2_sqrt),
+                          A(c.eps), A(c.lr), A(c.rect), std::abs(w1) < A(0.5)};
+  with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
+    with_flag(c.rectify, [&](auto rectify) {
+      run_chunks(s.param.numel(), args,
+                 radam_range<T, decltype(decay)::value, decltype(rectify)::value>);
+    });
+  });
 }
 
 // One dispatch per kernel over the real floating dtypes (complex parameters arrive as real views).
-#define EMBER_OPTIM_KERNEL(name, Coeffs)                                          \
-  void name##_kernel(const OptimSlot& s, const Coeffs& c) {                       \
-    dispatch_dtype<kFloatingTypes>(s.param.dtype(), #name, [&](auto tag) {       \
-      name##_impl<typename decltype(tag)::type>(s, c);                            \
-    });                                                                           \
+#define EMBER_OPTIM_KERNEL(name, Coeffs)                                    \
+  void name##_kernel(const OptimSlot& s, const Coeffs& c) {                 \
+    dispatch_dtype<kFloatingTypes>(s.param.dtype(), #name, [&](auto tag) { \
+      name##_impl<typename decltype(tag)::type>(s, c);                      \
+    });                                                                     \
   }
 
 EMBER_OPTIM_KERNEL(sgd, SgdCoeffs)
