@@ -40,57 +40,112 @@ SCHEDULERS = {
     "CosineAnnealingLR": ("SGD", lambda m, o: m.CosineAnnealingLR(o, T_max=10, eta_min=0.001)),
     "CosineAnnealingLR-T7": ("Adam", lambda m, o: m.CosineAnnealingLR(o, T_max=7)),
     "CosineAnnealingWarmRestarts": (
-        "SGD", lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=5, T_mult=2, eta_min=0.01)),
-    "CosineAnnealingWarmRestarts-T1": (
-        "SGD", lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=7)),
+        "SGD",
+        lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=5, T_mult=2, eta_min=0.01),
+    ),
+    "CosineAnnealingWarmRestarts-T1": ("SGD", lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=7)),
     "LambdaLR": ("SGD", lambda m, o: m.LambdaLR(o, lambda e: 0.95**e)),
     "LambdaLR-per-group": (
-        "SGD", lambda m, o: m.LambdaLR(o, [lambda e: 1.0 / (e + 1), Scale(0.9)])),
+        "SGD",
+        lambda m, o: m.LambdaLR(o, [lambda e: 1.0 / (e + 1), Scale(0.9)]),
+    ),
     "MultiplicativeLR": ("SGD", lambda m, o: m.MultiplicativeLR(o, lambda e: 0.97)),
     "LinearLR": ("SGD", lambda m, o: m.LinearLR(o, start_factor=0.25, total_iters=8)),
     "LinearLR-decay": (
-        "SGD", lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10)),
+        "SGD",
+        lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10),
+    ),
     "ConstantLR": ("SGD", lambda m, o: m.ConstantLR(o, factor=0.5, total_iters=4)),
     "ConstantLR-default": ("SGD", lambda m, o: m.ConstantLR(o)),
     "PolynomialLR": ("SGD", lambda m, o: m.PolynomialLR(o, total_iters=10, power=2.0)),
     "PolynomialLR-default": ("SGD", lambda m, o: m.PolynomialLR(o)),
     "OneCycleLR": ("SGD", lambda m, o: m.OneCycleLR(o, max_lr=[1.0, 0.5], total_steps=STEPS)),
     "OneCycleLR-linear-3phase": (
-        "SGD", lambda m, o: m.OneCycleLR(o, max_lr=0.8, epochs=4, steps_per_epoch=10,
-                                         anneal_strategy="linear", three_phase=True)),
+        "SGD",
+        lambda m, o: m.OneCycleLR(
+            o, max_lr=0.8, epochs=4, steps_per_epoch=10, anneal_strategy="linear", three_phase=True
+        ),
+    ),
     "OneCycleLR-adam": (
-        "Adam", lambda m, o: m.OneCycleLR(o, max_lr=0.01, total_steps=50, pct_start=0.25,
-                                          div_factor=10.0, final_div_factor=100.0)),
+        "Adam",
+        lambda m, o: m.OneCycleLR(
+            o, max_lr=0.01, total_steps=50, pct_start=0.25, div_factor=10.0, final_div_factor=100.0
+        ),
+    ),
     "OneCycleLR-no-momentum": (
-        "SGD", lambda m, o: m.OneCycleLR(o, max_lr=0.3, total_steps=45, cycle_momentum=False)),
+        "SGD",
+        lambda m, o: m.OneCycleLR(o, max_lr=0.3, total_steps=45, cycle_momentum=False),
+    ),
     "CyclicLR": ("SGD", lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=4)),
     "CyclicLR-triangular2": (
-        "SGD", lambda m, o: m.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=[0.1, 0.3],
-                                       step_size_up=3, step_size_down=5, mode="triangular2")),
+        "SGD",
+        lambda m, o: m.CyclicLR(
+            o,
+            base_lr=[0.01, 0.02],
+            max_lr=[0.1, 0.3],
+            step_size_up=3,
+            step_size_down=5,
+            mode="triangular2",
+        ),
+    ),
     "CyclicLR-exp_range-adam": (
-        "Adam", lambda m, o: m.CyclicLR(o, base_lr=0.001, max_lr=0.01, step_size_up=5,
-                                        mode="exp_range", gamma=0.9, base_momentum=0.85,
-                                        max_momentum=0.95)),
+        "Adam",
+        lambda m, o: m.CyclicLR(
+            o,
+            base_lr=0.001,
+            max_lr=0.01,
+            step_size_up=5,
+            mode="exp_range",
+            gamma=0.9,
+            base_momentum=0.85,
+            max_momentum=0.95,
+        ),
+    ),
     "CyclicLR-scale_fn": (
-        "SGD", lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3,
-                                       scale_fn=lambda x: 0.5 * (1 + math.sin(x)),
-                                       scale_mode="iterations", cycle_momentum=False)),
+        "SGD",
+        lambda m, o: m.CyclicLR(
+            o,
+            0.01,
+            0.1,
+            step_size_up=3,
+            scale_fn=lambda x: 0.5 * (1 + math.sin(x)),
+            scale_mode="iterations",
+            cycle_momentum=False,
+        ),
+    ),
     "SequentialLR": (
-        "SGD", lambda m, o: m.SequentialLR(
-            o, [m.ConstantLR(o, factor=0.1, total_iters=2), m.ExponentialLR(o, gamma=0.9)],
-            milestones=[5])),
+        "SGD",
+        lambda m, o: m.SequentialLR(
+            o,
+            [m.ConstantLR(o, factor=0.1, total_iters=2), m.ExponentialLR(o, gamma=0.9)],
+            milestones=[5],
+        ),
+    ),
     "SequentialLR-3": (
-        "SGD", lambda m, o: m.SequentialLR(
-            o, [m.LinearLR(o, start_factor=0.1, total_iters=5),
-                m.CosineAnnealingLR(o, T_max=10), m.StepLR(o, step_size=4, gamma=0.5)],
-            milestones=[5, 15])),
+        "SGD",
+        lambda m, o: m.SequentialLR(
+            o,
+            [
+                m.LinearLR(o, start_factor=0.1, total_iters=5),
+                m.CosineAnnealingLR(o, T_max=10),
+                m.StepLR(o, step_size=4, gamma=0.5),
+            ],
+            milestones=[5, 15],
+        ),
+    ),
     "ChainedScheduler": (
-        "SGD", lambda m, o: m.ChainedScheduler(
-            [m.ConstantLR(o, factor=0.1, total_iters=2), m.ExponentialLR(o, gamma=0.9)])),
+        "SGD",
+        lambda m, o: m.ChainedScheduler(
+            [m.ConstantLR(o, factor=0.1, total_iters=2), m.ExponentialLR(o, gamma=0.9)]
+        ),
+    ),
     "ChainedScheduler-warmup-cosine": (
-        "Adam", lambda m, o: m.ChainedScheduler(
+        "Adam",
+        lambda m, o: m.ChainedScheduler(
             [m.LinearLR(o, start_factor=0.2, total_iters=6), m.CosineAnnealingLR(o, T_max=9)],
-            optimizer=o)),
+            optimizer=o,
+        ),
+    ),
 }
 
 
@@ -145,9 +200,20 @@ def test_sequence_and_state_dict_match_torch(name):
     assert e_sd == t_sd
 
 
-@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "OneCycleLR", "CyclicLR",
-                                  "SequentialLR", "ChainedScheduler", "LambdaLR-per-group",
-                                  "CosineAnnealingWarmRestarts", "PolynomialLR"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "StepLR",
+        "CosineAnnealingLR",
+        "OneCycleLR",
+        "CyclicLR",
+        "SequentialLR",
+        "ChainedScheduler",
+        "LambdaLR-per-group",
+        "CosineAnnealingWarmRestarts",
+        "PolynomialLR",
+    ],
+)
 def test_state_dict_round_trip_resumes_the_schedule(name):
     kind, factory = SCHEDULERS[name]
     full, _ = lr_sequence(ember, name, steps=30)
@@ -171,13 +237,16 @@ def test_state_dict_round_trip_resumes_the_schedule(name):
     assert resumed == full[13:]
 
 
-@pytest.mark.parametrize("modes", [
-    dict(),
-    dict(mode="max", factor=0.5, patience=2),
-    dict(threshold_mode="abs", threshold=0.05, patience=1, cooldown=2),
-    dict(mode="max", threshold_mode="abs", min_lr=[0.02, 0.001], patience=0),
-    dict(factor=0.3, patience=3, min_lr=0.004, eps=1e-3),
-])
+@pytest.mark.parametrize(
+    "modes",
+    [
+        dict(),
+        dict(mode="max", factor=0.5, patience=2),
+        dict(threshold_mode="abs", threshold=0.05, patience=1, cooldown=2),
+        dict(mode="max", threshold_mode="abs", min_lr=[0.02, 0.001], patience=0),
+        dict(factor=0.3, patience=3, min_lr=0.004, eps=1e-3),
+    ],
+)
 def test_reduce_lr_on_plateau_matches_torch(modes):
     torch = pytest.importorskip("torch")
     metrics = [1.0, 0.9, 0.95, 0.95, 0.96, 0.89, 0.89, 0.9, 0.91, 0.5] * 5
@@ -189,8 +258,15 @@ def test_reduce_lr_on_plateau_matches_torch(modes):
         for i, m in enumerate(metrics):
             opt.step()
             sched.step(lib.tensor(m) if i % 2 else m)
-            out.append((sched.get_last_lr(), sched.num_bad_epochs, sched.cooldown_counter,
-                        sched.best, sched.last_epoch))
+            out.append(
+                (
+                    sched.get_last_lr(),
+                    sched.num_bad_epochs,
+                    sched.cooldown_counter,
+                    sched.best,
+                    sched.last_epoch,
+                )
+            )
         return out, sched
 
     (e_out, e_sched), (t_out, t_sched) = run(ember), run(torch)
@@ -200,8 +276,16 @@ def test_reduce_lr_on_plateau_matches_torch(modes):
 
 def test_closed_form_with_epoch_argument_matches_torch():
     torch = pytest.importorskip("torch")
-    for name in ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
-                 "ConstantLR", "PolynomialLR", "CosineAnnealingWarmRestarts"]:
+    for name in [
+        "StepLR",
+        "MultiStepLR",
+        "ExponentialLR",
+        "CosineAnnealingLR",
+        "LinearLR",
+        "ConstantLR",
+        "PolynomialLR",
+        "CosineAnnealingWarmRestarts",
+    ]:
         kind, factory = SCHEDULERS[name]
         out = []
         for lib in (ember, torch):
@@ -221,8 +305,11 @@ def test_closed_form_with_epoch_argument_matches_torch():
 def test_warning_when_scheduler_steps_before_optimizer():
     opt = make_optimizer(ember)
     sched = elrs.StepLR(opt, 2)
-    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before "
-                                         r"`optimizer.step\(\)`"):
+    with pytest.warns(
+        UserWarning,
+        match=r"Detected call of `lr_scheduler.step\(\)` before "
+        r"`optimizer.step\(\)`",
+    ):
         sched.step()
     opt = make_optimizer(ember)
     sched = elrs.StepLR(opt, 2)
@@ -254,7 +341,7 @@ def test_get_lr_outside_step_warns_and_deprecated_epoch_warns():
 
 def test_initial_lr_and_last_epoch():
     opt = make_optimizer(ember)
-    with pytest.raises(KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\]"):
+    with pytest.raises(KeyError, match=r"param 'initial_lr' is not specified in param_groups\[0\]"):
         elrs.StepLR(opt, 3, last_epoch=4)
     sched = elrs.StepLR(opt, 3)
     assert [g["initial_lr"] for g in opt.param_groups] == [0.1, 0.05]

@@ -211,13 +211,17 @@ def test_half_precision_trajectory_close_to_torch(name, kwargs, dtype):
         np.testing.assert_allclose(to_np(e), to_np(t), **TOLERANCES[dtype])
 
 
-@pytest.mark.parametrize("name,kwargs", [
-    ("SGD", dict(lr=0.01, momentum=0.9)),
-    ("Adam", dict(lr=0.01, amsgrad=True)),
-    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
-    ("Adagrad", dict(lr=0.1, initial_accumulator_value=0.1)),
-    ("NAdam", dict(lr=0.01)),
-], ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        ("SGD", dict(lr=0.01, momentum=0.9)),
+        ("Adam", dict(lr=0.01, amsgrad=True)),
+        ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
+        ("Adagrad", dict(lr=0.1, initial_accumulator_value=0.1)),
+        ("NAdam", dict(lr=0.01)),
+    ],
+    ids=lambda x: str(x),
+)
 def test_complex_parameters_follow_torch(name, kwargs):
     # complex parameters are updated through their real view, as torch.optim does
     torch = pytest.importorskip("torch")
@@ -232,7 +236,8 @@ def test_complex_parameters_follow_torch(name, kwargs):
 
     e = ember.from_numpy(start.copy()).requires_grad_(True)
     t = torch.tensor(start.copy(), requires_grad=True)
-    e_opt, t_opt = getattr(ember.optim, name)([e], **kwargs), getattr(torch.optim, name)([t], **kwargs)
+    e_opt = getattr(ember.optim, name)([e], **kwargs)
+    t_opt = getattr(torch.optim, name)([t], **kwargs)
     for _ in range(STEPS):
         e.grad = ember.from_numpy(grad_of(e.detach().numpy()))
         t.grad = torch.tensor(grad_of(t.detach().numpy()))
@@ -329,18 +334,21 @@ def quadratic_problem(seed=0):
     return p, target
 
 
-@pytest.mark.parametrize("make", [
-    lambda ps: eoptim.SGD(ps, lr=0.1),
-    lambda ps: eoptim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True),
-    lambda ps: eoptim.Adam(ps, lr=0.1),
-    lambda ps: eoptim.AdamW(ps, lr=0.1, weight_decay=0.0),
-    lambda ps: eoptim.RMSprop(ps, lr=0.05),
-    lambda ps: eoptim.Adagrad(ps, lr=0.5),
-    lambda ps: eoptim.Adadelta(ps, lr=10.0),
-    lambda ps: eoptim.Adamax(ps, lr=0.1),
-    lambda ps: eoptim.NAdam(ps, lr=0.1),
-    lambda ps: eoptim.RAdam(ps, lr=0.1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: eoptim.SGD(ps, lr=0.1),
+        lambda ps: eoptim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True),
+        lambda ps: eoptim.Adam(ps, lr=0.1),
+        lambda ps: eoptim.AdamW(ps, lr=0.1, weight_decay=0.0),
+        lambda ps: eoptim.RMSprop(ps, lr=0.05),
+        lambda ps: eoptim.Adagrad(ps, lr=0.5),
+        lambda ps: eoptim.Adadelta(ps, lr=10.0),
+        lambda ps: eoptim.Adamax(ps, lr=0.1),
+        lambda ps: eoptim.NAdam(ps, lr=0.1),
+        lambda ps: eoptim.RAdam(ps, lr=0.1),
+    ],
+)
 def test_converges_on_quadratic(make):
     p, target = quadratic_problem()
     opt = make([p])
@@ -374,19 +382,24 @@ def sgd_closure_loop(opt, params, steps):
         opt.step()
 
 
-@pytest.mark.parametrize("make", [
-    lambda ps: eoptim.SGD(ps, lr=0.05, momentum=0.9),
-    lambda ps: eoptim.Adam(ps, lr=0.05, amsgrad=True),
-    lambda ps: eoptim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
-    lambda ps: eoptim.Adagrad(ps, lr=0.1),
-    lambda ps: eoptim.Adadelta(ps),
-    lambda ps: eoptim.Adamax(ps),
-    lambda ps: eoptim.NAdam(ps),
-    lambda ps: eoptim.RAdam(ps),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: eoptim.SGD(ps, lr=0.05, momentum=0.9),
+        lambda ps: eoptim.Adam(ps, lr=0.05, amsgrad=True),
+        lambda ps: eoptim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
+        lambda ps: eoptim.Adagrad(ps, lr=0.1),
+        lambda ps: eoptim.Adadelta(ps),
+        lambda ps: eoptim.Adamax(ps),
+        lambda ps: eoptim.NAdam(ps),
+        lambda ps: eoptim.RAdam(ps),
+    ],
+)
 def test_state_dict_round_trip_restores_identical_steps(make):
-    params = [ember.linspace(-1, 1, 6).reshape(2, 3).requires_grad_(True),
-              ember.tensor([0.3, -0.2], requires_grad=True)]
+    params = [
+        ember.linspace(-1, 1, 6).reshape(2, 3).requires_grad_(True),
+        ember.tensor([0.3, -0.2], requires_grad=True),
+    ]
     opt = make(params)
     sgd_closure_loop(opt, params, 5)
     saved = copy.deepcopy(opt.state_dict())
@@ -426,8 +439,9 @@ def test_load_state_dict_errors():
 
 def test_state_dict_indices_and_named_parameters():
     a, b, c = (ember.zeros(2, requires_grad=True) for _ in range(3))
-    opt = eoptim.SGD([{"params": [("a", a)]}, {"params": [("b", b), ("c", c)], "lr": 0.5}],
-                     lr=0.1, momentum=0.9)
+    opt = eoptim.SGD(
+        [{"params": [("a", a)]}, {"params": [("b", b), ("c", c)], "lr": 0.5}], lr=0.1, momentum=0.9
+    )
     for p in (a, b, c):
         p.grad = ember.ones(2)
     opt.step()
@@ -539,22 +553,52 @@ def test_step_errors_name_the_parameter():
     p.grad = ember.ones(3)
     opt.step()
     opt.state[p]["exp_avg"] = ember.zeros(4)
-    with pytest.raises(RuntimeError, match=r"\[adam\] exp_avg of parameter 0 has shape \(4,\) "
-                       r"but the parameter has shape \(3,\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[adam\] exp_avg of parameter 0 has shape \(4,\) "
+        r"but the parameter has shape \(3,\)",
+    ):
         opt.step()
     opt.state[p]["exp_avg"] = ember.zeros(3, dtype=ember.float64)
     with pytest.raises(TypeError, match=r"\[adam\] exp_avg of parameter 0 has dtype float64 but"):
         opt.step()
     with pytest.raises(RuntimeError, match=r"\[sgd\] gradient of parameter 0 has shape \(2,\)"):
-        ember._C._optim.sgd_step([p], [ember.ones(2)], None, lr=0.1, momentum=0.0, dampening=0.0,
-                                 weight_decay=0.0, nesterov=False, maximize=False)
+        ember._C._optim.sgd_step(
+            [p],
+            [ember.ones(2)],
+            None,
+            lr=0.1,
+            momentum=0.0,
+            dampening=0.0,
+            weight_decay=0.0,
+            nesterov=False,
+            maximize=False,
+        )
     q = ember.ones(3, dtype=ember.int64)
     with pytest.raises(TypeError, match="only floating point and complex parameters"):
-        ember._C._optim.sgd_step([q], [q], None, lr=0.1, momentum=0.0, dampening=0.0,
-                                 weight_decay=0.0, nesterov=False, maximize=False)
+        ember._C._optim.sgd_step(
+            [q],
+            [q],
+            None,
+            lr=0.1,
+            momentum=0.0,
+            dampening=0.0,
+            weight_decay=0.0,
+            nesterov=False,
+            maximize=False,
+        )
     with pytest.raises(ValueError, match=r"\[sgd\] expected 1 grads"):
-        ember._C._optim.sgd_step([p], [], None, lr=0.1, momentum=0.0, dampening=0.0,
-                                 weight_decay=0.0, nesterov=False, maximize=False)
+        ember._C._optim.sgd_step(
+            [p],
+            [],
+            None,
+            lr=0.1,
+            momentum=0.0,
+            dampening=0.0,
+            weight_decay=0.0,
+            nesterov=False,
+            maximize=False,
+        )
 
 
 def test_failed_step_leaves_everything_unchanged():
@@ -674,20 +718,54 @@ def test_state_dict_hooks():
 def test_functional_api():
     p = ember.ones(3, requires_grad=True)
     bufs = [None]
-    eoptim.functional.sgd([p], [ember.ones(3)], bufs, weight_decay=0.0, momentum=0.9, lr=0.1,
-                          dampening=0.0, nesterov=False, maximize=False)
+    eoptim.functional.sgd(
+        [p],
+        [ember.ones(3)],
+        bufs,
+        weight_decay=0.0,
+        momentum=0.9,
+        lr=0.1,
+        dampening=0.0,
+        nesterov=False,
+        maximize=False,
+    )
     assert bufs[0].tolist() == [1.0, 1.0, 1.0]
     np.testing.assert_allclose(p.detach().numpy(), [0.9] * 3, rtol=1e-6)
     steps = [ember.tensor(0.0)]
     m, v = ember.zeros(3), ember.zeros(3)
-    eoptim.functional.adam([p], [ember.ones(3)], [m], [v], [], steps, amsgrad=False, beta1=0.9,
-                           beta2=0.999, lr=0.1, weight_decay=0.0, eps=1e-8, maximize=False)
+    eoptim.functional.adam(
+        [p],
+        [ember.ones(3)],
+        [m],
+        [v],
+        [],
+        steps,
+        amsgrad=False,
+        beta1=0.9,
+        beta2=0.999,
+        lr=0.1,
+        weight_decay=0.0,
+        eps=1e-8,
+        maximize=False,
+    )
     assert steps[0].item() == 1.0
     np.testing.assert_allclose(m.numpy(), [0.1] * 3, rtol=1e-6)
-    with pytest.raises(RuntimeError, match="state_steps` argument must contain a list of singleton"):
-        eoptim.functional.adam([p], [ember.ones(3)], [m], [v], [], [1.0], amsgrad=False,
-                               beta1=0.9, beta2=0.999, lr=0.1, weight_decay=0.0, eps=1e-8,
-                               maximize=False)
+    with pytest.raises(RuntimeError, match="`state_steps` argument must contain a list of"):
+        eoptim.functional.adam(
+            [p],
+            [ember.ones(3)],
+            [m],
+            [v],
+            [],
+            [1.0],
+            amsgrad=False,
+            beta1=0.9,
+            beta2=0.999,
+            lr=0.1,
+            weight_decay=0.0,
+            eps=1e-8,
+            maximize=False,
+        )
 
 
 def test_large_parameter_is_updated_in_parallel_chunks():
@@ -758,12 +836,15 @@ def test_lbfgs_complex_parameter_converges():
     np.testing.assert_allclose(p.detach().numpy(), target, atol=1e-6)
 
 
-@pytest.mark.parametrize("name,kwargs", [
-    ("SGD", dict(lr=0.1, momentum=0.9, fused=True)),
-    ("Adam", dict(fused=True)),
-    ("AdamW", dict(foreach=True)),
-    ("Adagrad", dict(fused=True)),
-])
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        ("SGD", dict(lr=0.1, momentum=0.9, fused=True)),
+        ("Adam", dict(fused=True)),
+        ("AdamW", dict(foreach=True)),
+        ("Adagrad", dict(fused=True)),
+    ],
+)
 def test_fused_and_foreach_flags_match_torch(name, kwargs):
     # Ember always runs its fused C++ step; the flags are kept in param_groups and, as in
     # PyTorch, fused=True makes `step` a float32 tensor.
@@ -780,19 +861,57 @@ def test_overlapping_tensors():
     # grad ops had run first); state sharing memory with the parameter is refused
     p = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
     q = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    ember._C._optim.sgd_step([p], [p.detach()], None, lr=0.5, momentum=0.0, dampening=0.0,
-                             weight_decay=0.0, nesterov=False, maximize=False)
+    ember._C._optim.sgd_step(
+        [p],
+        [p.detach()],
+        None,
+        lr=0.5,
+        momentum=0.0,
+        dampening=0.0,
+        weight_decay=0.0,
+        nesterov=False,
+        maximize=False,
+    )
     assert p.tolist() == [0.5, 1.0, 1.5]
     step = ember.tensor(0.0)
-    with pytest.raises(RuntimeError, match=r"\[adam\] exp_avg_sq of parameter 0 shares memory "
-                                           r"with exp_avg"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[adam\] exp_avg_sq of parameter 0 shares memory "
+        r"with exp_avg",
+    ):
         buf = ember.zeros(3)
-        ember._C._optim.adam_step([q], [ember.ones(3)], [buf], [buf], None, [step], lr=0.1,
-                                  beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.0,
-                                  amsgrad=False, maximize=False, decoupled_weight_decay=False)
+        ember._C._optim.adam_step(
+            [q],
+            [ember.ones(3)],
+            [buf],
+            [buf],
+            None,
+            [step],
+            lr=0.1,
+            beta1=0.9,
+            beta2=0.99,
+            eps=1e-8,
+            weight_decay=0.0,
+            amsgrad=False,
+            maximize=False,
+            decoupled_weight_decay=False,
+        )
     # disjoint views of one storage are fine
     flat = ember.zeros(6)
-    ember._C._optim.adam_step([q], [ember.ones(3)], [flat[:3]], [flat[3:]], None, [step], lr=0.1,
-                              beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=0.0, amsgrad=False,
-                              maximize=False, decoupled_weight_decay=False)
+    ember._C._optim.adam_step(
+        [q],
+        [ember.ones(3)],
+        [flat[:3]],
+        [flat[3:]],
+        None,
+        [step],
+        lr=0.1,
+        beta1=0.9,
+        beta2=0.99,
+        eps=1e-8,
+        weight_decay=0.0,
+        amsgrad=False,
+        maximize=False,
+        decoupled_weight_decay=False,
+    )
     assert step.item() == 1.0 and flat[:3].tolist() == pytest.approx([0.1] * 3)

@@ -4,7 +4,7 @@ Every optimizer step is one fused C++ update per parameter group (ember._C._opti
 Note [Fused Optimizer Steps] in csrc/ops/optim_steps.cpp.
 """
 
-from . import lr_scheduler  # noqa: F401
+from . import functional, lr_scheduler  # noqa: F401
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -16,7 +16,6 @@ from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
-from . import functional  # noqa: F401,E402
 
 __all__ = [
     "Adadelta",

@@ -112,7 +112,9 @@ class Adagrad(Optimizer):
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
                     step_val = float(p_state["step"])
-                    p_state["step"] = ember.tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused))
+                    p_state["step"] = ember.tensor(
+                        step_val, dtype=_get_scalar_dtype(is_fused=fused)
+                    )
 
         state_values = list(self.state.values())
         step_is_tensor = (len(state_values) != 0) and isinstance(state_values[0]["step"], Tensor)

@@ -230,8 +230,7 @@ class LRScheduler:
 def _warn_get_lr_called_within_step(lr_scheduler: LRScheduler) -> None:
     if not lr_scheduler._get_lr_called_within_step:
         warnings.warn(
-            "To get the last learning rate computed by the scheduler, "
-            "please use `get_last_lr()`.",
+            "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
             UserWarning,
             stacklevel=2,
         )
@@ -395,8 +394,7 @@ class StepLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list:
         return [
-            base_lr * self.gamma ** (self.last_epoch // self.step_size)
-            for base_lr in self.base_lrs
+            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
         ]
 
 
@@ -469,8 +467,7 @@ class ConstantLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         return [
-            base_lr
-            * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
             for base_lr in self.base_lrs
         ]
 
@@ -579,8 +576,7 @@ class SequentialLR(LRScheduler):
     ) -> None:
         if len(schedulers) < 1:
             raise ValueError(
-                f"{self.__class__.__name__} expects at least one scheduler, but got no "
-                "scheduler."
+                f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler."
             )
 
         for scheduler_idx, scheduler in enumerate(schedulers):
@@ -755,8 +751,7 @@ class CosineAnnealingLR(LRScheduler):
             ]
         elif (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [
-                group["lr"]
-                + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+                group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
                 for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups)
             ]
         return [
@@ -1065,8 +1060,7 @@ class CyclicLR(LRScheduler):
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
                 raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option "
-                    "enabled"
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
                 )
 
             self.use_beta1 = "betas" in self.optimizer.defaults
@@ -1383,13 +1377,9 @@ class OneCycleLR(LRScheduler):
         # Initialize momentum variables
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
-            if (
-                "momentum" not in self.optimizer.defaults
-                and "betas" not in self.optimizer.defaults
-            ):
+            if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
                 raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option "
-                    "enabled"
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
                 )
             self.use_beta1 = "betas" in self.optimizer.defaults
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)

@@ -95,9 +95,7 @@ class NAdam(Optimizer):
                         p_state["step"] = ember.tensor(step_val, dtype=_get_scalar_dtype())
                     if not isinstance(p_state["mu_product"], Tensor):
                         mu_prod_val = p_state["mu_product"]
-                        p_state["mu_product"] = ember.tensor(
-                            mu_prod_val, dtype=_get_scalar_dtype()
-                        )
+                        p_state["mu_product"] = ember.tensor(mu_prod_val, dtype=_get_scalar_dtype())
 
     def _init_group(
         self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps

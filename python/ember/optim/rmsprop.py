@@ -92,7 +92,13 @@ class RMSprop(Optimizer):
                     p_state["step"] = ember.tensor(step_val, dtype=_get_scalar_dtype())
 
     def _init_group(
-        self, group, params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs,
+        self,
+        group,
+        params_with_grad,
+        grads,
+        square_avgs,
+        momentum_buffer_list,
+        grad_avgs,
         state_steps,
     ):
         for p in group["params"]:
@@ -143,7 +149,12 @@ class RMSprop(Optimizer):
             state_steps: list[Tensor] = []
 
             self._init_group(
-                group, params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs,
+                group,
+                params_with_grad,
+                grads,
+                square_avgs,
+                momentum_buffer_list,
+                grad_avgs,
                 state_steps,
             )
 
