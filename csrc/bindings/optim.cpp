@@ -137,8 +137,8 @@ void init_optim(py::module_& m) {
   o.def(
       "adamax_step",
       [](py::handle params, py::handle grads, py::handle exp_avgs, py::handle exp_infs,
-         py::handle steps, double lr, double beta1, double beta2, double eps,
-         double weight_decay, bool maximize) {
+         py::handle steps, double lr, double beta1, double beta2, double eps, double weight_decay,
+         bool maximize) {
         const char* op = "adamax";
         auto ps = tensor_list_or_none(params, op, "params");
         auto gs = tensor_list_or_none(grads, op, "grads");

@@ -72,8 +72,7 @@ class SlotGuard {
   // fresh_state0: state[0] was just allocated by the step (SGD's first momentum buffer), so,
   // like a new tensor in PyTorch, it keeps version 0.
   SlotGuard(const char* op, size_t index, const Tensor& param, const Tensor& grad,
-            std::initializer_list<std::pair<const char*, Tensor>> states,
-            bool fresh_state0 = false)
+            std::initializer_list<std::pair<const char*, Tensor>> states, bool fresh_state0 = false)
       : op_(op) {
     EMBER_CHECK_T(TypeError, param.defined(), "[", op, "] parameter ", index, " is None");
     const ScalarType dt = param.dtype();
@@ -127,8 +126,7 @@ class SlotGuard {
                   index, " has dtype ", dtype_name(t.dtype()), " but the parameter has dtype ",
                   dtype_name(param.dtype()));
     EMBER_CHECK(t.device() == param.device(), "[", op_, "] ", what, " of parameter ", index,
-                " is on ", t.device().str(), " but the parameter is on ",
-                param.device().str());
+                " is on ", t.device().str(), " but the parameter is on ", param.device().str());
   }
 
   // Whether the byte ranges the two tensors' elements span intersect (strides are >= 0).
@@ -171,8 +169,7 @@ class SlotGuard {
 };
 
 void check_step_tensor(const char* op, const char* what, size_t index, const Tensor& t) {
-  EMBER_CHECK_T(TypeError, t.defined(), "[", op, "] ", what, " of parameter ", index,
-                " is None");
+  EMBER_CHECK_T(TypeError, t.defined(), "[", op, "] ", what, " of parameter ", index, " is None");
   EMBER_CHECK(t.numel() == 1, "[", op, "] ", what, " of parameter ", index,
               " must be a one-element tensor, got shape ", shape_str(t.sizes()));
   EMBER_CHECK_T(TypeError, is_floating(t.dtype()), "[", op, "] ", what, " of parameter ", index,
@@ -198,7 +195,9 @@ double update_scalar(const char* op, const Tensor& t, double factor, double adde
   return stored;
 }
 
-double increment_step(const char* op, const Tensor& step) { return update_scalar(op, step, 1, 1); }
+double increment_step(const char* op, const Tensor& step) {
+  return update_scalar(op, step, 1, 1);
+}
 
 }  // namespace
 
@@ -235,8 +234,11 @@ void adam_step(const TensorList& params, const TensorList& grads, const TensorLi
                const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                const TensorList& steps, const AdamOptions& o) {
   const char* op = o.decoupled_weight_decay ? "adamw" : "adam";
-  check_list_lengths(op, params, {{"grads", &grads}, {"exp_avgs", &exp_avgs},
-                                  {"exp_avg_sqs", &exp_avg_sqs}, {"state_steps", &steps}});
+  check_list_lengths(op, params,
+                     {{"grads", &grads},
+                      {"exp_avgs", &exp_avgs},
+                      {"exp_avg_sqs", &exp_avg_sqs},
+                      {"state_steps", &steps}});
   if (o.amsgrad) check_list_lengths(op, params, {{"max_exp_avg_sqs", &max_exp_avg_sqs}});
   std::vector<SlotGuard> slots;
   slots.reserve(params.size());
@@ -244,10 +246,9 @@ void adam_step(const TensorList& params, const TensorList& grads, const TensorLi
     Tensor max_sq = o.amsgrad ? max_exp_avg_sqs[i] : Tensor();
     EMBER_CHECK(!o.amsgrad || max_sq.defined(), "[", op,
                 "] amsgrad needs max_exp_avg_sq for parameter ", i);
-    slots.push_back(SlotGuard(op, i, params[i], grads[i],
-                              {{"exp_avg", exp_avgs[i]},
-                               {"exp_avg_sq", exp_avg_sqs[i]},
-                               {"max_exp_avg_sq", max_sq}}));
+    slots.push_back(SlotGuard(
+        op, i, params[i], grads[i],
+        {{"exp_avg", exp_avgs[i]}, {"exp_avg_sq", exp_avg_sqs[i]}, {"max_exp_avg_sq", max_sq}}));
     check_step_tensor(op, "step", i, steps[i]);
   }
   for (size_t i = 0; i < params.size(); ++i) {
@@ -269,10 +270,9 @@ void adam_step(const TensorList& params, const TensorList& grads, const TensorLi
   }
 }
 
-void rmsprop_step(const TensorList& params, const TensorList& grads,
-                  const TensorList& square_avgs, const TensorList& grad_avgs,
-                  const TensorList& momentum_buffers, const TensorList& steps,
-                  const RmspropOptions& o) {
+void rmsprop_step(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
+                  const TensorList& grad_avgs, const TensorList& momentum_buffers,
+                  const TensorList& steps, const RmspropOptions& o) {
   const char* op = "rmsprop";
   check_list_lengths(op, params,
                      {{"grads", &grads}, {"square_avgs", &square_avgs}, {"state_steps", &steps}});
@@ -319,12 +319,15 @@ void adagrad_step(const TensorList& params, const TensorList& grads, const Tenso
   }
 }
 
-void adadelta_step(const TensorList& params, const TensorList& grads,
-                   const TensorList& square_avgs, const TensorList& acc_deltas,
-                   const TensorList& steps, const AdadeltaOptions& o) {
+void adadelta_step(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
+                   const TensorList& acc_deltas, const TensorList& steps,
+                   const AdadeltaOptions& o) {
   const char* op = "adadelta";
-  check_list_lengths(op, params, {{"grads", &grads}, {"square_avgs", &square_avgs},
-                                  {"acc_deltas", &acc_deltas}, {"state_steps", &steps}});
+  check_list_lengths(op, params,
+                     {{"grads", &grads},
+                      {"square_avgs", &square_avgs},
+                      {"acc_deltas", &acc_deltas},
+                      {"state_steps", &steps}});
   std::vector<SlotGuard> slots;
   slots.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -343,8 +346,11 @@ void adadelta_step(const TensorList& params, const TensorList& grads,
 void adamax_step(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                  const TensorList& exp_infs, const TensorList& steps, const AdamaxOptions& o) {
   const char* op = "adamax";
-  check_list_lengths(op, params, {{"grads", &grads}, {"exp_avgs", &exp_avgs},
-                                  {"exp_infs", &exp_infs}, {"state_steps", &steps}});
+  check_list_lengths(op, params,
+                     {{"grads", &grads},
+                      {"exp_avgs", &exp_avgs},
+                      {"exp_infs", &exp_infs},
+                      {"state_steps", &steps}});
   std::vector<SlotGuard> slots;
   slots.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -366,8 +372,11 @@ void nadam_step(const TensorList& params, const TensorList& grads, const TensorL
                 const TensorList& steps, const NadamOptions& o) {
   const char* op = "nadam";
   check_list_lengths(op, params,
-                     {{"grads", &grads}, {"exp_avgs", &exp_avgs}, {"exp_avg_sqs", &exp_avg_sqs},
-                      {"mu_products", &mu_products}, {"state_steps", &steps}});
+                     {{"grads", &grads},
+                      {"exp_avgs", &exp_avgs},
+                      {"exp_avg_sqs", &exp_avg_sqs},
+                      {"mu_products", &mu_products},
+                      {"state_steps", &steps}});
   std::vector<SlotGuard> slots;
   slots.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -402,8 +411,11 @@ void nadam_step(const TensorList& params, const TensorList& grads, const TensorL
 void radam_step(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                 const TensorList& exp_avg_sqs, const TensorList& steps, const RadamOptions& o) {
   const char* op = "radam";
-  check_list_lengths(op, params, {{"grads", &grads}, {"exp_avgs", &exp_avgs},
-                                  {"exp_avg_sqs", &exp_avg_sqs}, {"state_steps", &steps}});
+  check_list_lengths(op, params,
+                     {{"grads", &grads},
+                      {"exp_avgs", &exp_avgs},
+                      {"exp_avg_sqs", &exp_avg_sqs},
+                      {"state_steps", &steps}});
   std::vector<SlotGuard> slots;
   slots.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {

@@ -42,8 +42,7 @@ struct AdamaxOptions {
   bool maximize = false;
 };
 struct NadamOptions {
-  double lr = 2e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0,
-         momentum_decay = 4e-3;
+  double lr = 2e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, momentum_decay = 4e-3;
   bool decoupled_weight_decay = false, maximize = false;
 };
 struct RadamOptions {
@@ -62,15 +61,13 @@ void adam_step(const TensorList& params, const TensorList& grads, const TensorLi
                const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
                const TensorList& steps, const AdamOptions& o);
 // grad_avgs only when centered, momentum_buffers only when momentum > 0.
-void rmsprop_step(const TensorList& params, const TensorList& grads,
-                  const TensorList& square_avgs, const TensorList& grad_avgs,
-                  const TensorList& momentum_buffers, const TensorList& steps,
-                  const RmspropOptions& o);
+void rmsprop_step(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
+                  const TensorList& grad_avgs, const TensorList& momentum_buffers,
+                  const TensorList& steps, const RmspropOptions& o);
 void adagrad_step(const TensorList& params, const TensorList& grads, const TensorList& state_sums,
                   const TensorList& steps, const AdagradOptions& o);
-void adadelta_step(const TensorList& params, const TensorList& grads,
-                   const TensorList& square_avgs, const TensorList& acc_deltas,
-                   const TensorList& steps, const AdadeltaOptions& o);
+void adadelta_step(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
+                   const TensorList& acc_deltas, const TensorList& steps, const AdadeltaOptions& o);
 void adamax_step(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
                  const TensorList& exp_infs, const TensorList& steps, const AdamaxOptions& o);
 // mu_products: each parameter's 0-d running product of the momentum schedule (updated in place).

@@ -144,16 +144,18 @@ template <typename T>
 void sgd_impl(const OptimSlot& s, const SgdCoeffs& c) {
   using A = acc_type<T>;
   const bool momentum = c.momentum != 0;
-  const SgdArgs<T> args{s.param.data<T>(), s.grad.data<T>(),
-                        momentum ? s.state[0].data<T>() : nullptr, A(c.maximize ? -1 : 1),
-                        A(c.weight_decay), A(c.momentum), A(1 - c.dampening), A(-c.lr)};
+  const SgdArgs<T> args{
+      s.param.data<T>(),      s.grad.data<T>(),  momentum ? s.state[0].data<T>() : nullptr,
+      A(c.maximize ? -1 : 1), A(c.weight_decay), A(c.momentum),
+      A(1 - c.dampening),     A(-c.lr)};
   const int64_t n = s.param.numel();
   with_decay(c.weight_decay, false, [&](auto decay) {
     constexpr Decay D = decltype(decay)::value;
     if (!momentum) return run_chunks(n, args, sgd_range<T, D, false, false, false>);
     with_flag(c.init_buffer, [&](auto init) {
       with_flag(c.nesterov, [&](auto nesterov) {
-        run_chunks(n, args, sgd_range<T, D, true, decltype(init)::value, decltype(nesterov)::value>);
+        run_chunks(n, args,
+                   sgd_range<T, D, true, decltype(init)::value, decltype(nesterov)::value>);
       });
     });
   });
@@ -195,11 +197,21 @@ template <typename T>
 void adam_impl(const OptimSlot& s, const AdamCoeffs& c) {
   using A = acc_type<T>;
   const A w1 = A(1 - c.beta1);
-  const AdamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
-                         s.state[1].data<T>(), c.amsgrad ? s.state[2].data<T>() : nullptr,
-                         A(c.maximize ? -1 : 1), A(c.weight_decay), A(1 - c.lr * c.weight_decay),
-                         lerp_coef(w1), A(c.beta2), A(1 - c.beta2), A(c.bias_correction2_sqrt),
-                         A(c.eps), A(-c.step_size), std::abs(w1) < A(0.5)};
+  const AdamArgs<T> args{s.param.data<T>(),
+                         s.grad.data<T>(),
+                         s.state[0].data<T>(),
+                         s.state[1].data<T>(),
+                         c.amsgrad ? s.state[2].data<T>() : nullptr,
+                         A(c.maximize ? -1 : 1),
+                         A(c.weight_decay),
+                         A(1 - c.lr * c.weight_decay),
+                         lerp_coef(w1),
+                         A(c.beta2),
+                         A(1 - c.beta2),
+                         A(c.bias_correction2_sqrt),
+                         A(c.eps),
+                         A(-c.step_size),
+                         std::abs(w1) < A(0.5)};
   with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
     with_flag(c.amsgrad, [&](auto ams) {
       run_chunks(s.param.numel(), args,
@@ -251,11 +263,19 @@ template <typename T>
 void rmsprop_impl(const OptimSlot& s, const RmspropCoeffs& c) {
   using A = acc_type<T>;
   const A w = A(1 - c.alpha);
-  const RmspropArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
+  const RmspropArgs<T> args{s.param.data<T>(),
+                            s.grad.data<T>(),
+                            s.state[0].data<T>(),
                             c.centered ? s.state[1].data<T>() : nullptr,
                             c.momentum > 0 ? s.state[2].data<T>() : nullptr,
-                            A(c.maximize ? -1 : 1), A(c.weight_decay), A(c.alpha), w,
-                            lerp_coef(w), A(c.eps), A(c.momentum), A(-c.lr),
+                            A(c.maximize ? -1 : 1),
+                            A(c.weight_decay),
+                            A(c.alpha),
+                            w,
+                            lerp_coef(w),
+                            A(c.eps),
+                            A(c.momentum),
+                            A(-c.lr),
                             std::abs(w) < A(0.5)};
   with_decay(c.weight_decay, false, [&](auto decay) {
     with_flag(c.centered, [&](auto centered) {
@@ -295,8 +315,13 @@ void adagrad_range(const AdagradArgs<T> a, int64_t begin, int64_t end) {
 template <typename T>
 void adagrad_impl(const OptimSlot& s, const AdagradCoeffs& c) {
   using A = acc_type<T>;
-  const AdagradArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
-                            A(c.maximize ? -1 : 1), A(c.weight_decay), A(c.eps), A(-c.clr)};
+  const AdagradArgs<T> args{s.param.data<T>(),
+                            s.grad.data<T>(),
+                            s.state[0].data<T>(),
+                            A(c.maximize ? -1 : 1),
+                            A(c.weight_decay),
+                            A(c.eps),
+                            A(-c.clr)};
   with_decay(c.weight_decay, false, [&](auto decay) {
     run_chunks(s.param.numel(), args, adagrad_range<T, decltype(decay)::value>);
   });
@@ -332,9 +357,15 @@ void adadelta_range(const AdadeltaArgs<T> a, int64_t begin, int64_t end) {
 template <typename T>
 void adadelta_impl(const OptimSlot& s, const AdadeltaCoeffs& c) {
   using A = acc_type<T>;
-  const AdadeltaArgs<T> args{s.param.data<T>(), s.grad.data<T>(),  s.state[0].data<T>(),
-                             s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
-                             A(c.rho),             A(1 - c.rho),      A(c.eps),
+  const AdadeltaArgs<T> args{s.param.data<T>(),
+                             s.grad.data<T>(),
+                             s.state[0].data<T>(),
+                             s.state[1].data<T>(),
+                             A(c.maximize ? -1 : 1),
+                             A(c.weight_decay),
+                             A(c.rho),
+                             A(1 - c.rho),
+                             A(c.eps),
                              A(-c.lr)};
   with_decay(c.weight_decay, false, [&](auto decay) {
     run_chunks(s.param.numel(), args, adadelta_range<T, decltype(decay)::value>);
@@ -361,8 +392,8 @@ void adamax_range(const AdamaxArgs<T> a, int64_t begin, int64_t end) {
     decay_and_grad<D, T>(pk, d, A(a.g[k]), a.sign, a.wd, A(1));
     const A m = stored<T>(lerp(A(a.exp_avg[k]), d, a.coef1, a.small));
     a.exp_avg[k] = T(m);
-    const A u = stored<T>(
-        maximum(stored<T>(A(a.exp_inf[k]) * a.b2), stored<T>(std::abs(d) + a.eps)));
+    const A u =
+        stored<T>(maximum(stored<T>(A(a.exp_inf[k]) * a.b2), stored<T>(std::abs(d) + a.eps)));
     a.exp_inf[k] = T(u);
     a.p[k] = T(pk + a.neg_clr * m / u);
   }
@@ -372,10 +403,17 @@ template <typename T>
 void adamax_impl(const OptimSlot& s, const AdamaxCoeffs& c) {
   using A = acc_type<T>;
   const A w1 = A(1 - c.beta1);
-  const AdamaxArgs<T> args{s.param.data<T>(),   s.grad.data<T>(),      s.state[0].data<T>(),
-                           s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
-                           lerp_coef(w1),        A(c.beta2),            A(c.eps),
-                           A(-c.clr),            std::abs(w1) < A(0.5)};
+  const AdamaxArgs<T> args{s.param.data<T>(),
+                           s.grad.data<T>(),
+                           s.state[0].data<T>(),
+                           s.state[1].data<T>(),
+                           A(c.maximize ? -1 : 1),
+                           A(c.weight_decay),
+                           lerp_coef(w1),
+                           A(c.beta2),
+                           A(c.eps),
+                           A(-c.clr),
+                           std::abs(w1) < A(0.5)};
   with_decay(c.weight_decay, false, [&](auto decay) {
     run_chunks(s.param.numel(), args, adamax_range<T, decltype(decay)::value>);
   });
@@ -413,11 +451,21 @@ template <typename T>
 void nadam_impl(const OptimSlot& s, const NadamCoeffs& c) {
   using A = acc_type<T>;
   const A w1 = A(1 - c.beta1);
-  const NadamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
-                          s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
-                          A(1 - c.lr * c.weight_decay), lerp_coef(w1), A(c.beta2),
-                          A(1 - c.beta2), A(c.bias_correction2), A(c.eps), A(c.grad_coeff),
-                          A(c.exp_avg_coeff), std::abs(w1) < A(0.5)};
+  const NadamArgs<T> args{s.param.data<T>(),
+                          s.grad.data<T>(),
+                          s.state[0].data<T>(),
+                          s.state[1].data<T>(),
+                          A(c.maximize ? -1 : 1),
+                          A(c.weight_decay),
+                          A(1 - c.lr * c.weight_decay),
+                          lerp_coef(w1),
+                          A(c.beta2),
+                          A(1 - c.beta2),
+                          A(c.bias_correction2),
+                          A(c.eps),
+                          A(c.grad_coeff),
+                          A(c.exp_avg_coeff),
+                          std::abs(w1) < A(0.5)};
   with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
     run_chunks(s.param.numel(), args, nadam_range<T, decltype(decay)::value>);
   });
@@ -460,11 +508,22 @@ template <typename T>
 void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
   using A = acc_type<T>;
   const A w1 = A(1 - c.beta1);
-  const RadamArgs<T> args{s.param.data<T>(), s.grad.data<T>(), s.state[0].data<T>(),
-                          s.state[1].data<T>(), A(c.maximize ? -1 : 1), A(c.weight_decay),
-                          A(1 - c.lr * c.weight_decay), lerp_coef(w1), A(c.beta2),
-                          A(1 - c.beta2), A(c.bias_correction1), A(c.bias_correction2_sqrt),
-                          A(c.eps), A(c.lr), A(c.rect), std::abs(w1) < A(0.5)};
+  const RadamArgs<T> args{s.param.data<T>(),
+                          s.grad.data<T>(),
+                          s.state[0].data<T>(),
+                          s.state[1].data<T>(),
+                          A(c.maximize ? -1 : 1),
+                          A(c.weight_decay),
+                          A(1 - c.lr * c.weight_decay),
+                          lerp_coef(w1),
+                          A(c.beta2),
+                          A(1 - c.beta2),
+                          A(c.bias_correction1),
+                          A(c.bias_correction2_sqrt),
+                          A(c.eps),
+                          A(c.lr),
+                          A(c.rect),
+                          std::abs(w1) < A(0.5)};
   with_decay(c.weight_decay, c.decoupled_weight_decay, [&](auto decay) {
     with_flag(c.rectify, [&](auto rectify) {
       run_chunks(s.param.numel(), args,
@@ -474,11 +533,11 @@ void radam_impl(const OptimSlot& s, const RadamCoeffs& c) {
 }
 
 // One dispatch per kernel over the real floating dtypes (complex parameters arrive as real views).
-#define EMBER_OPTIM_KERNEL(name, Coeffs)                                    \
-  void name##_kernel(const OptimSlot& s, const Coeffs& c) {                 \
+#define EMBER_OPTIM_KERNEL(name, Coeffs)                                   \
+  void name##_kernel(const OptimSlot& s, const Coeffs& c) {                \
     dispatch_dtype<kFloatingTypes>(s.param.dtype(), #name, [&](auto tag) { \
-      name##_impl<typename decltype(tag)::type>(s, c);                      \
-    });                                                                     \
+      name##_impl<typename decltype(tag)::type>(s, c);                     \
+    });                                                                    \
   }
 
 EMBER_OPTIM_KERNEL(sgd, SgdCoeffs)
