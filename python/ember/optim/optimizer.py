@@ -84,10 +84,6 @@ def _as_float(x) -> float:
     return float(x.item()) if isinstance(x, Tensor) else float(x)
 
 
-def _get_value(x):
-    return x.item() if isinstance(x, Tensor) else x
-
-
 def _check_not_differentiable(differentiable: bool) -> None:
     # The fused C++ step writes parameters directly and records no autograd history, so it
     # cannot differentiate through the update.
