@@ -155,6 +155,7 @@ void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_config(py::module_& m);
+void init_optim(py::module_& m);  // ember._C._optim
 void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

@@ -46,3 +46,4 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
+from . import optim  # noqa: E402,F401
