@@ -1,0 +1,162 @@
+// Max pooling (windowed and adaptive) and its backward scatter. Parallel over planes; NaN
+// propagates (a NaN in a window is its maximum, as in PyTorch).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/parallel.h"
+#include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/wrap_acc.h"
+#include "ops/nn_pool_kernels.h"
+
+namespace ember {
+namespace {
+
+int64_t plane_grain(int64_t work_per_plane) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_plane, 1));
+}
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return false;
+  } else {
+    return std::isnan(static_cast<float>(v));
+  }
+}
+
+// The value type comparisons run in: float for 16-bit floats, the type itself otherwise.
+template <typename T>
+using Cmp = std::conditional_t<std::is_integral_v<T>, T, acc_type<T>>;
+
+template <typename T>
+Cmp<T> lowest() {
+  if constexpr (std::is_integral_v<T>) {
+    return std::numeric_limits<T>::lowest();
+  } else {
+    return -std::numeric_limits<Cmp<T>>::infinity();
+  }
+}
+
+void max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor& out,
+                       const Tensor& indices) {
+  const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
+  const int64_t in_plane = ih * iw, out_plane = oh * ow;
+  if (g.planes == 0 || out_plane == 0) return;
+  dispatch_dtype<kRealTypes>(input.dtype(), "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = Cmp<T>;
+    const T* src = input.data<T>();
+    T* dst = out.data<T>();
+    int64_t* idx = indices.defined() ? indices.data<int64_t>() : nullptr;
+    const int64_t work = out_plane * g.kernel[0] * g.kernel[1];
+    parallel_for(0, g.planes, plane_grain(work), [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) {
+        const T* s = src + p * in_plane;
+        T* d = dst + p * out_plane;
+        int64_t* di = idx ? idx + p * out_plane : nullptr;
+        for (int64_t y = 0; y < oh; ++y) {
+          int64_t h0 = y * g.stride[0] - g.pad[0];
+          const int64_t h1 = std::min(h0 + (g.kernel[0] - 1) * g.dilation[0] + 1, ih);
+          while (h0 < 0) h0 += g.dilation[0];
+          for (int64_t x = 0; x < ow; ++x) {
+            int64_t w0 = x * g.stride[1] - g.pad[1];
+            const int64_t w1 = std::min(w0 + (g.kernel[1] - 1) * g.dilation[1] + 1, iw);
+            while (w0 < 0) w0 += g.dilation[1];
+            int64_t best = h0 * iw + w0;
+            C m = lowest<T>();
+            for (int64_t h = h0; h < h1; h += g.dilation[0]) {
+              for (int64_t w = w0; w < w1; w += g.dilation[1]) {
+                const C v = static_cast<C>(s[h * iw + w]);
+                if (v > m || is_nan_value(v)) {
+                  m = v;
+                  best = h * iw + w;
+                  if (is_nan_value(v)) goto done;  // NaN is final
+                }
+              }
+            }
+          done:
+            d[y * ow + x] = static_cast<T>(m);
+            if (di) di[y * ow + x] = best;
+          }
+        }
+      }
+    });
+  });
+}
+
+void adaptive_max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor& out,
+                                const Tensor& indices) {
+  const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
+  const int64_t in_plane = ih * iw, out_plane = oh * ow;
+  if (g.planes == 0 || out_plane == 0) return;
+  dispatch_dtype<kFloatingTypes>(input.dtype(), "adaptive_max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = Cmp<T>;
+    const T* src = input.data<T>();
+    T* dst = out.data<T>();
+    int64_t* idx = indices.data<int64_t>();
+    parallel_for(0, g.planes, plane_grain(in_plane + out_plane), [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) {
+        const T* s = src + p * in_plane;
+        for (int64_t y = 0; y < oh; ++y) {
+          const int64_t h0 = (y * ih) / oh, h1 = ((y + 1) * ih + oh - 1) / oh;
+          for (int64_t x = 0; x < ow; ++x) {
+            const int64_t w0 = (x * iw) / ow, w1 = ((x + 1) * iw + ow - 1) / ow;
+            int64_t best = h0 * iw + w0;
+            C m = lowest<T>();
+            for (int64_t h = h0; h < h1; ++h) {
+              for (int64_t w = w0; w < w1; ++w) {
+                const C v = static_cast<C>(s[h * iw + w]);
+                if (v > m || is_nan_value(v)) {
+                  m = v;
+                  best = h * iw + w;
+                  if (is_nan_value(v)) goto done;
+                }
+              }
+            }
+          done:
+            dst[p * out_plane + y * ow + x] = static_cast<T>(m);
+            idx[p * out_plane + y * ow + x] = best;
+          }
+        }
+      }
+    });
+  });
+}
+
+void max_pool_backward_kernel(const Tensor& grad_output, const Tensor& indices,
+                              const Tensor& grad_input) {
+  const int64_t planes = grad_input.size(0), in_plane = grad_input.size(1);
+  const int64_t out_plane = grad_output.size(1);
+  if (planes == 0 || in_plane == 0) return;
+  dispatch_dtype<kFloatingTypes>(grad_output.dtype(), "max_pool_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_type<T>;
+    const T* g = grad_output.data<T>();
+    const int64_t* idx = indices.data<int64_t>();
+    T* dst = grad_input.data<T>();
+    parallel_for(0, planes, plane_grain(in_plane + out_plane), [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) {
+        T* d = dst + p * in_plane;
+        std::fill(d, d + in_plane, T(0));
+        const T* gp = g + p * out_plane;
+        const int64_t* ip = idx + p * out_plane;
+        for (int64_t o = 0; o < out_plane; ++o) {
+          const int64_t i = ip[o];
+          EMBER_CHECK_T(IndexError, i >= 0 && i < in_plane, "[max_pool_backward] index ", i,
+                        " is out of bounds for an input plane of ", in_plane, " elements");
+          d[i] = static_cast<T>(static_cast<A>(d[i]) + static_cast<A>(gp[o]));
+        }
+      }
+    });
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(max_pool2d_stub, CPU, max_pool2d_kernel);
+EMBER_REGISTER_KERNEL(adaptive_max_pool2d_stub, CPU, adaptive_max_pool2d_kernel);
+EMBER_REGISTER_KERNEL(max_pool_backward_stub, CPU, max_pool_backward_kernel);
+
+}  // namespace ember
