@@ -2,6 +2,8 @@
 // torch.<name> where PyTorch has it at top level (conv2d, max_pool1d, pixel_shuffle, ...),
 // torch._C._nn.<name> otherwise (linear, avg_pool2d, pad, upsample_*, im2col, ...).
 // Argument conversion only; heavy ops run with the GIL released.
+#include <cmath>
+
 #include "bindings/list_args.h"
 #include "ops/nn_conv.h"
 #include "ops/nn_pool.h"
@@ -307,30 +309,46 @@ void def_sampling(py::module_& m, py::module_& nn) {
       {"upsample_bicubic2d", UpsampleMode::kCubic, 2, true},
   };
   for (const Named& n : named) {
+    // (input, output_size, [align_corners,] scale_factors) with output_size None and a list
+    // of scale factors, or (input, output_size, [align_corners,] scales_d, scales_h, ...).
+    auto run = [n](const Tensor& input, py::handle output_size, bool align_corners,
+                   const py::args& rest) {
+      std::vector<std::optional<double>> s;
+      if (rest.size() == 1 && (rest[0].is_none() || PySequence_Check(rest[0].ptr()))) {
+        s = scale_list(rest[0]);
+      } else {
+        for (py::handle h : rest) {
+          s.push_back(h.is_none() ? std::nullopt : std::optional<double>(h.cast<double>()));
+        }
+      }
+      bool any_scale = false;
+      for (const auto& v : s) any_scale = any_scale || v.has_value();
+      if (!any_scale) s.clear();
+      DimVector o;
+      if (output_size.is_none()) {
+        EMBER_CHECK(static_cast<int>(s.size()) == n.nd && input.dim() == n.nd + 2, "[", n.name,
+                    "] Must specify exactly one of output_size and scale_factors");
+        for (int d = 0; d < n.nd; ++d) {
+          o.push_back(static_cast<int64_t>(std::floor(static_cast<double>(input.size(2 + d)) *
+                                                      s[static_cast<size_t>(d)].value())));
+        }
+      } else {
+        o = ints(output_size, n.name, "output_size");
+      }
+      if (!s.empty()) s.resize(static_cast<size_t>(n.nd));
+      return without_gil([&] { return upsample(input, o, n.mode, align_corners, s); });
+    };
     if (n.has_align) {
       nn.def(
           n.name,
-          [n](const Tensor& input, py::handle output_size, bool align_corners, py::args scales) {
-            DimVector o = ints(output_size, n.name, "output_size");
-            std::vector<std::optional<double>> s;
-            for (py::handle h : scales) {
-              s.push_back(h.is_none() ? std::nullopt : std::optional<double>(h.cast<double>()));
-            }
-            if (!s.empty()) s.resize(static_cast<size_t>(n.nd));
-            return without_gil([&] { return upsample(input, o, n.mode, align_corners, s); });
-          },
+          [run](const Tensor& input, py::handle output_size, bool align_corners,
+                py::args rest) { return run(input, output_size, align_corners, rest); },
           py::arg("input"), py::arg("output_size"), py::arg("align_corners"));
     } else {
       nn.def(
           n.name,
-          [n](const Tensor& input, py::handle output_size, py::args scales) {
-            DimVector o = ints(output_size, n.name, "output_size");
-            std::vector<std::optional<double>> s;
-            for (py::handle h : scales) {
-              s.push_back(h.is_none() ? std::nullopt : std::optional<double>(h.cast<double>()));
-            }
-            if (!s.empty()) s.resize(static_cast<size_t>(n.nd));
-            return without_gil([&] { return upsample(input, o, n.mode, false, s); });
+          [run](const Tensor& input, py::handle output_size, py::args rest) {
+            return run(input, output_size, false, rest);
           },
           py::arg("input"), py::arg("output_size"));
     }

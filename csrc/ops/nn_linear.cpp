@@ -24,9 +24,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     return bias.defined() ? add(r, bias) : r;
   }
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
-  const int64_t rows = input.dim() == 1 ? 1 : input.numel() / std::max<int64_t>(input.size(-1), 1);
-  EMBER_CHECK(input.size(-1) == in_features, "[linear] mat1 and mat2 shapes cannot be multiplied (",
-              rows, "x", input.size(-1), " and ", in_features, "x", out_features, ")");
+  const int64_t last = input.size(input.dim() - 1);
+  const int64_t rows = input.dim() == 1 ? 1 : input.numel() / std::max<int64_t>(last, 1);
+  EMBER_CHECK(last == in_features, "[linear] mat1 and mat2 shapes cannot be multiplied (", rows,
+              "x", last, " and ", in_features, "x", out_features, ")");
   if (bias.defined()) {
     EMBER_CHECK(bias.size(0) == out_features || bias.size(0) == 1, "[linear] bias of size ",
                 sizes_list(bias.sizes()), " does not match the ", out_features,
@@ -59,10 +60,10 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   }
   EMBER_CHECK(weight.dim() == 3, "[", op, "] bilinear(): weight must be 3-D (out, in1, in2), ",
               "but got weight of size ", sizes_list(weight.sizes()));
-  EMBER_CHECK(input1.size(-1) == weight.size(1), "[", op, "] bilinear(): input1 size does not ",
-              "match weight size: got ", input1.size(-1), " but expected ", weight.size(1));
-  EMBER_CHECK(input2.size(-1) == weight.size(2), "[", op, "] bilinear(): input2 size does not ",
-              "match weight size: got ", input2.size(-1), " but expected ", weight.size(2));
+  EMBER_CHECK(input1.size(input1.dim() - 1) == weight.size(1), "[", op, "] bilinear(): input1 size does not ",
+              "match weight size: got ", input1.size(input1.dim() - 1), " but expected ", weight.size(1));
+  EMBER_CHECK(input2.size(input2.dim() - 1) == weight.size(2), "[", op, "] bilinear(): input2 size does not ",
+              "match weight size: got ", input2.size(input2.dim() - 1), " but expected ", weight.size(2));
   EMBER_CHECK(!bias.defined() || (bias.dim() >= 1 && bias.size(0) == weight.size(0)), "[", op,
               "] bilinear(): bias size does not match weight size: got ",
               bias.defined() && bias.dim() >= 1 ? bias.size(0) : 0, " but expected ",

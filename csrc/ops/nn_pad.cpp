@@ -82,6 +82,10 @@ namespace {
 // Source index along one dim of size `in` padded by (lo, hi).
 std::vector<int64_t> source_indices(int64_t in, int64_t lo, int64_t out, PadMode mode) {
   std::vector<int64_t> src(static_cast<size_t>(out));
+  // circular: negative pads crop first; the padding then wraps around the cropped range.
+  const int64_t hi = out - in - lo;
+  const int64_t crop_lo = std::max<int64_t>(0, -lo);
+  const int64_t kept = in - crop_lo - std::max<int64_t>(0, -hi);
   for (int64_t o = 0; o < out; ++o) {
     int64_t i = o - lo;
     if (mode == PadMode::kReflect) {
@@ -95,7 +99,8 @@ std::vector<int64_t> source_indices(int64_t in, int64_t lo, int64_t out, PadMode
     } else if (mode == PadMode::kReplicate) {
       i = std::clamp<int64_t>(i, 0, in - 1);
     } else {
-      i = ((i % in) + in) % in;
+      const int64_t j = o - std::max<int64_t>(lo, 0);
+      i = crop_lo + ((j % kept) + kept) % kept;
     }
     src[static_cast<size_t>(o)] = i;
   }

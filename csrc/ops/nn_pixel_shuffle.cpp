@@ -21,12 +21,13 @@ void check_factor(const Tensor& input, int64_t factor, const char* op, const cha
 Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
   const char* op = "pixel_shuffle";
   check_factor(input, upscale_factor, op, "upscale_factor");
-  const int64_t r = upscale_factor, c = input.size(-3);
+  const int64_t nd = input.dim();
+  const int64_t r = upscale_factor, c = input.size(nd - 3);
   EMBER_CHECK(c % (r * r) == 0, "[", op, "] pixel_shuffle expects its input's 'channel' dimension ",
               "to be divisible by the square of upscale_factor, but input.size(-3)=", c,
               " is not divisible by ", r * r);
   if (autograd::should_record(input)) return derivatives::pixel_shuffle(input, upscale_factor);
-  const int64_t nb = input.dim() - 3, h = input.size(-2), w = input.size(-1);
+  const int64_t nb = nd - 3, h = input.size(nd - 2), w = input.size(nd - 1);
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
   append_dims(split, {c / (r * r), r, r, h, w});
   append_dims(out, {c / (r * r), h * r, w * r});
@@ -39,13 +40,15 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   const char* op = "pixel_unshuffle";
   check_factor(input, downscale_factor, op, "downscale_factor");
-  const int64_t r = downscale_factor, c = input.size(-3), h = input.size(-2), w = input.size(-1);
+  const int64_t nd = input.dim();
+  const int64_t r = downscale_factor, c = input.size(nd - 3), h = input.size(nd - 2),
+                w = input.size(nd - 1);
   EMBER_CHECK(h % r == 0, "[", op, "] pixel_unshuffle expects height to be divisible by ",
               "downscale_factor, but input.size(-2)=", h, " is not divisible by ", r);
   EMBER_CHECK(w % r == 0, "[", op, "] pixel_unshuffle expects width to be divisible by ",
               "downscale_factor, but input.size(-1)=", w, " is not divisible by ", r);
   if (autograd::should_record(input)) return derivatives::pixel_unshuffle(input, downscale_factor);
-  const int64_t nb = input.dim() - 3;
+  const int64_t nb = nd - 3;
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
   append_dims(split, {c, h / r, r, w / r, r});
   append_dims(out, {c * r * r, h / r, w / r});
