@@ -99,7 +99,7 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Params& p, const char* op) {
   const IntArrayRef ws = weight.sizes();
   const int64_t k = input.dim(), groups = p.groups;
-  EMBER_CHECK(weight.dim() == k, "[", op, "] expected ", weight.dim(), "-dimensional input for ",
+  EMBER_CHECK(weight.dim() == k, "[", op, "] Expected ", weight.dim(), "-dimensional input for ",
               weight.dim(), "-dimensional weight ", sizes_list(ws), ", but got ", k,
               "-dimensional input of size ", sizes_list(input.sizes()), " instead");
   EMBER_CHECK(ws[0] >= groups, "[", op, "] Given groups=", groups,
@@ -148,12 +148,11 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
 void check_dtypes(const Tensor& input, const Tensor& weight, const Tensor& bias, const char* op) {
   EMBER_CHECK(input.dtype() == weight.dtype(), "[", op, "] expected scalar type ",
-              torch_cpp_type_name(input.dtype()), " but found ",
-              torch_cpp_type_name(weight.dtype()), " (input ", dtype_name(input.dtype()),
-              ", weight ", dtype_name(weight.dtype()), ")");
+              torch_type_name(input.dtype()), " but found ", torch_type_name(weight.dtype()),
+              " (input ", dtype_name(input.dtype()), ", weight ", dtype_name(weight.dtype()), ")");
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "[", op, "] Input type (",
-              dtype_name(input.dtype()), ") and bias type (", dtype_name(bias.dtype()),
-              ") should be the same");
+              torch_cpp_type_name(input.dtype()), ") and bias type (",
+              torch_cpp_type_name(bias.dtype()), ") should be the same");
   EMBER_CHECK_T(NotImplementedError, input.dtype() != ScalarType::Bool, "[", op,
                 "] \"slow_conv2d_cpu\" not implemented for 'Bool'");
 }
