@@ -64,11 +64,12 @@ void def_conv(py::module_& m) {
                     py::handle dilation) {
       Tensor b = opt_tensor(bias);
       if (PyUnicode_Check(padding.ptr())) {
-        throw py::type_error(str_cat("[", op, "] ", op,
-                                     "(): argument 'padding' must be tuple of ints, not str"));
+        throw py::type_error(
+            str_cat("[", op, "] ", op, "(): argument 'padding' must be tuple of ints, not str"));
       }
       DimVector s = ints(stride, op, "stride"), p = ints(padding, op, "padding"),
-                op_ = ints(output_padding, op, "output_padding"), d = ints(dilation, op, "dilation");
+                op_ = ints(output_padding, op, "output_padding"),
+                d = ints(dilation, op, "dilation");
       return without_gil([&] { return fn(input, weight, b, s, p, op_, groups, d); });
     };
   };
@@ -88,12 +89,13 @@ void def_conv(py::module_& m) {
         const char* op = "convolution";
         Tensor b = opt_tensor(bias);
         DimVector s = ints(stride, op, "stride"), p = ints(padding, op, "padding"),
-                  d = ints(dilation, op, "dilation"), o = ints(output_padding, op, "output_padding");
-        return without_gil([&] { return convolution(input, weight, b, s, p, d, transposed, o, groups); });
+                  d = ints(dilation, op, "dilation"),
+                  o = ints(output_padding, op, "output_padding");
+        return without_gil(
+            [&] { return convolution(input, weight, b, s, p, d, transposed, o, groups); });
       },
-      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
-      py::arg("padding"), py::arg("dilation"), py::arg("transposed"), py::arg("output_padding"),
-      py::arg("groups"));
+      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
+      py::arg("dilation"), py::arg("transposed"), py::arg("output_padding"), py::arg("groups"));
   m.def(
       "bilinear",
       [](const Tensor& input1, const Tensor& input2, const Tensor& weight, py::handle bias) {
@@ -118,7 +120,8 @@ void def_nn_conv(py::module_& nn) {
          int64_t groups, std::array<bool, 3> output_mask) {
         const char* op = "convolution_backward";
         DimVector s = ints(stride, op, "stride"), p = ints(padding, op, "padding"),
-                  d = ints(dilation, op, "dilation"), o = ints(output_padding, op, "output_padding");
+                  d = ints(dilation, op, "dilation"),
+                  o = ints(output_padding, op, "output_padding");
         return without_gil([&] {
           return convolution_backward(grad_output, input, weight, s, p, d, transposed, o, groups,
                                       output_mask);
@@ -143,9 +146,9 @@ void def_nn_conv(py::module_& nn) {
       [](const Tensor& input, py::handle output_size, py::handle kernel_size, py::handle dilation,
          py::handle padding, py::handle stride) {
         const char* op = "col2im";
-        DimVector o = ints(output_size, op, "output_size"), k = ints(kernel_size, op, "kernel_size"),
-                  d = ints(dilation, op, "dilation"), p = ints(padding, op, "padding"),
-                  s = ints(stride, op, "stride");
+        DimVector o = ints(output_size, op, "output_size"),
+                  k = ints(kernel_size, op, "kernel_size"), d = ints(dilation, op, "dilation"),
+                  p = ints(padding, op, "padding"), s = ints(stride, op, "stride");
         return without_gil([&] { return col2im(input, o, k, d, p, s); });
       },
       py::arg("input"), py::arg("output_size"), py::arg("kernel_size"), py::arg("dilation"),
@@ -159,10 +162,9 @@ void def_pool(py::module_& m, py::module_& nn) {
   using MaxIdxFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, IntArrayRef,
                                                   IntArrayRef, IntArrayRef, bool);
   auto max_args = [](const char* op, py::handle k, py::handle s, py::handle p, py::handle d) {
-    return std::array<DimVector, 4>{
-        ints(k, op, "kernel_size"),
-        s.is_none() ? DimVector() : ints(s, op, "stride"), ints(p, op, "padding"),
-        ints(d, op, "dilation")};
+    return std::array<DimVector, 4>{ints(k, op, "kernel_size"),
+                                    s.is_none() ? DimVector() : ints(s, op, "stride"),
+                                    ints(p, op, "padding"), ints(d, op, "dilation")};
   };
   auto def_max = [&](py::module_& mod, const char* name, MaxFn f) {
     mod.def(
@@ -199,7 +201,8 @@ void def_pool(py::module_& m, py::module_& nn) {
         DimVector k = ints(kernel_size, op, "kernel_size"),
                   s = stride.is_none() ? DimVector() : ints(stride, op, "stride"),
                   p = ints(padding, op, "padding");
-        return without_gil([&] { return avg_pool1d(input, k, s, p, ceil_mode, count_include_pad); });
+        return without_gil(
+            [&] { return avg_pool1d(input, k, s, p, ceil_mode, count_include_pad); });
       },
       py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::tuple(),
       py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
@@ -341,8 +344,9 @@ void def_sampling(py::module_& m, py::module_& nn) {
     if (n.has_align) {
       nn.def(
           n.name,
-          [run](const Tensor& input, py::handle output_size, bool align_corners,
-                py::args rest) { return run(input, output_size, align_corners, rest); },
+          [run](const Tensor& input, py::handle output_size, bool align_corners, py::args rest) {
+            return run(input, output_size, align_corners, rest);
+          },
           py::arg("input"), py::arg("output_size"), py::arg("align_corners"));
     } else {
       nn.def(

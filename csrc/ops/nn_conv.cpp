@@ -14,8 +14,8 @@ namespace {
 Tensor batched_input(const Tensor& input, int64_t nd, const char* op, bool* batched) {
   const int64_t dim = input.dim();
   EMBER_CHECK(dim == nd + 1 || dim == nd + 2, "[", op, "] Expected ", nd + 1, "D (unbatched) or ",
-              nd + 2, "D (batched) input to ", op, ", but got input of size: ",
-              sizes_list(input.sizes()));
+              nd + 2, "D (batched) input to ", op,
+              ", but got input of size: ", sizes_list(input.sizes()));
   *batched = dim == nd + 2;
   return *batched ? input : unsqueeze(input, 0);
 }
@@ -31,17 +31,15 @@ Tensor conv_nd(const Tensor& input, const Tensor& weight, const Tensor& bias, In
   Tensor x = batched_input(input, nd, op, &batched);
   const DimVector zeros_nd(static_cast<size_t>(nd), 0);
   if (padding.mode.empty()) {
-    return unbatch(convolution(x, weight, bias, stride, padding.values, dilation, false, zeros_nd,
-                               groups),
-                   batched);
+    return unbatch(
+        convolution(x, weight, bias, stride, padding.values, dilation, false, zeros_nd, groups),
+        batched);
   }
   if (padding.mode == "valid") {
     return unbatch(
-        convolution(x, weight, bias, stride, zeros_nd, dilation, false, zeros_nd, groups),
-        batched);
+        convolution(x, weight, bias, stride, zeros_nd, dilation, false, zeros_nd, groups), batched);
   }
-  EMBER_CHECK(padding.mode == "same", "[", op, "] Invalid padding string: '",
-                padding.mode, "'");
+  EMBER_CHECK(padding.mode == "same", "[", op, "] Invalid padding string: '", padding.mode, "'");
   // 'same': total padding dil * (k - 1) per dim, split evenly; an odd total puts the extra
   // element on the far side, which aten::convolution cannot express, so the input is padded
   // by one there first (as PyTorch does).

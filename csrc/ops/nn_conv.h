@@ -30,10 +30,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 // The gradients of `convolution` with respect to (input, weight, bias) for grad_output, each
 // computed only when its output_mask entry is set (undefined otherwise). Not recorded: the
 // derivative table calls it when no double backward is being built.
-std::tuple<Tensor, Tensor, Tensor> convolution_backward(
-    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride,
-    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-    int64_t groups, std::array<bool, 3> output_mask);
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output,
+                                                        const Tensor& input, const Tensor& weight,
+                                                        IntArrayRef stride, IntArrayRef padding,
+                                                        IntArrayRef dilation, bool transposed,
+                                                        IntArrayRef output_padding, int64_t groups,
+                                                        std::array<bool, 3> output_mask);
 
 // torch.conv1d / conv2d: batched (N, C, *) or unbatched (C, *) input; ints broadcast over the
 // spatial dims (the binding expands them).

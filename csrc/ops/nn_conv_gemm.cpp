@@ -75,16 +75,16 @@ void conv_forward_gemm(const ConvGeometry& g, const Tensor& input, const Tensor&
   }
 }
 
-void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output,
-                             const Tensor& weight, const Tensor& grad_input) {
+void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output, const Tensor& weight,
+                             const Tensor& grad_input) {
   const Sizes s = sizes_of(g, grad_output.itemsize());
   const Im2ColGeometry ig = im2col_geometry(g);
   Tensor w2 = view(weight, {g.out_channels, s.k});
   Tensor grad4 = view(grad_output, {g.batch, g.groups, s.ocg, s.l});
   for (int64_t b0 = 0; b0 < g.batch; b0 += s.chunk) {
     const int64_t b = std::min(s.chunk, g.batch - b0);
-    Tensor cols = empty_tensor({b, g.groups, s.k, s.l}, grad_output.dtype(),
-                               grad_output.device(), "conv");
+    Tensor cols =
+        empty_tensor({b, g.groups, s.k, s.l}, grad_output.dtype(), grad_output.device(), "conv");
     Tensor grad_chunk = narrow(grad4, 0, b0, b);
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       gemm_into(select(cols, 1, gi), transpose(group_weight(w2, gi, b, s), 1, 2),
@@ -109,7 +109,8 @@ void conv_backward_weights_gemm(const ConvGeometry& g, const Tensor& grad_output
     for (int64_t i = 0; i < b; ++i) {
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         // gw[gi] (OCg, K) += grad[b0 + i, gi] (OCg, L) @ cols[i, gi]^T (L, K)
-        gemm_into(unsqueeze(select(gw, 0, gi), 0), unsqueeze(select(select(grad4, 0, b0 + i), 0, gi), 0),
+        gemm_into(unsqueeze(select(gw, 0, gi), 0),
+                  unsqueeze(select(select(grad4, 0, b0 + i), 0, gi), 0),
                   unsqueeze(transpose(select(select(cols, 0, i), 0, gi), 0, 1), 0), 1, 1, "conv");
       }
     }

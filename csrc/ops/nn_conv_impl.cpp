@@ -95,8 +95,8 @@ Params make_params(const Tensor& input, IntArrayRef stride, IntArrayRef padding,
   return p;
 }
 
-void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                  const Params& p, const char* op) {
+void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias, const Params& p,
+                  const char* op) {
   const IntArrayRef ws = weight.sizes();
   const int64_t k = input.dim(), groups = p.groups;
   EMBER_CHECK(weight.dim() == k, "[", op, "] Expected ", weight.dim(), "-dimensional input for ",
@@ -110,9 +110,9 @@ void check_shapes(const Tensor& input, const Tensor& weight, const Tensor& bias,
               " at dimension 0, but got weight of size ", sizes_list(ws), " instead");
   if (!p.transposed) {
     EMBER_CHECK(input.size(1) == ws[1] * groups, "[", op, "] Given groups=", groups,
-                ", weight of size ", sizes_list(ws), ", expected input",
-                sizes_list(input.sizes()), " to have ", ws[1] * groups,
-                " channels, but got ", input.size(1), " channels instead");
+                ", weight of size ", sizes_list(ws), ", expected input", sizes_list(input.sizes()),
+                " to have ", ws[1] * groups, " channels, but got ", input.size(1),
+                " channels instead");
     EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == ws[0]), "[", op,
                 "] Given weight of size ", sizes_list(ws),
                 ", expected bias to be 1-dimensional with ", ws[0],
@@ -216,8 +216,8 @@ void run_backward_weights(const ConvGeometry& g, const Tensor& grad, const Tenso
   conv_backward_weights_gemm(g, grad, x, grad_weight);
   if (grad_bias.defined()) {
     Tensor gb = grad_bias;
-    sum(view(grad, {g.batch, g.out_channels, -1}), std::vector<int64_t>{0, 2}, false,
-        grad.dtype(), gb);
+    sum(view(grad, {g.batch, g.out_channels, -1}), std::vector<int64_t>{0, 2}, false, grad.dtype(),
+        gb);
   }
 }
 
@@ -272,10 +272,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   return convolution_impl(input, weight, bias, p);
 }
 
-std::tuple<Tensor, Tensor, Tensor> convolution_backward(
-    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride,
-    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
-    int64_t groups, std::array<bool, 3> output_mask) {
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output,
+                                                        const Tensor& input, const Tensor& weight,
+                                                        IntArrayRef stride, IntArrayRef padding,
+                                                        IntArrayRef dilation, bool transposed,
+                                                        IntArrayRef output_padding, int64_t groups,
+                                                        std::array<bool, 3> output_mask) {
   const char* op = "convolution_backward";
   const Params p =
       make_params(input, stride, padding, dilation, transposed, output_padding, groups, op);
@@ -284,9 +286,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(
   EMBER_CHECK(grad_output.dtype() == input.dtype(), "[", op, "] expected grad_output of dtype ",
               dtype_name(input.dtype()), ", but got ", dtype_name(grad_output.dtype()));
   const DimVector out_shape = output_sizes(input, weight, p);
-  EMBER_CHECK(grad_output.sizes().equals(out_shape), "[", op,
-              "] expected grad_output of size ", sizes_list(out_shape), ", but got ",
-              sizes_list(grad_output.sizes()));
+  EMBER_CHECK(grad_output.sizes().equals(out_shape), "[", op, "] expected grad_output of size ",
+              sizes_list(out_shape), ", but got ", sizes_list(grad_output.sizes()));
   // Complex: the gradients are those of the conjugated operands (grad * conj(f')).
   const bool cplx = is_complex(input.dtype());
   Tensor x = as_4d(cplx ? conj(input) : input), w = as_4d(cplx ? conj(weight) : weight);
@@ -304,8 +305,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(
       if (t->defined()) zero_(*t);
     }
     if (grad_bias.defined() && grad_output.numel() > 0) {
-      sum(view(grad_output, {out_shape[0], out_shape[1], -1}), std::vector<int64_t>{0, 2},
-          false, gy.dtype(), grad_bias);
+      sum(view(grad_output, {out_shape[0], out_shape[1], -1}), std::vector<int64_t>{0, 2}, false,
+          gy.dtype(), grad_bias);
     }
     return {grad_input, grad_weight, grad_bias};
   }

@@ -59,8 +59,8 @@ EMBER_DECLARE_STUB(add_channel_bias_stub, AddChannelBiasFn);
 // above except that they always run. grad_weight is overwritten.
 void conv_forward_gemm(const ConvGeometry& g, const Tensor& input, const Tensor& weight,
                        const Tensor& bias, const Tensor& output);
-void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output,
-                             const Tensor& weight, const Tensor& grad_input);
+void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output, const Tensor& weight,
+                             const Tensor& grad_input);
 void conv_backward_weights_gemm(const ConvGeometry& g, const Tensor& grad_output,
                                 const Tensor& input, const Tensor& grad_weight);
 

@@ -34,13 +34,12 @@ FoldArgs fold_args(IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef pa
 }
 
 void check_fold_dtype(const Tensor& t, const char* op) {
-  EMBER_CHECK_T(NotImplementedError, !is_integral(t.dtype(), false),
-                "[", op, "] \"", op, "_out_cpu\" not implemented for '",
-                dtype_name(t.dtype()), "'");
+  EMBER_CHECK_T(NotImplementedError, !is_integral(t.dtype(), false), "[", op, "] \"", op,
+                "_out_cpu\" not implemented for '", dtype_name(t.dtype()), "'");
 }
 
-Im2ColGeometry geometry(const FoldArgs& a, int64_t channels, int64_t ih, int64_t iw,
-                        int64_t oh, int64_t ow) {
+Im2ColGeometry geometry(const FoldArgs& a, int64_t channels, int64_t ih, int64_t iw, int64_t oh,
+                        int64_t ow) {
   Im2ColGeometry g;
   g.channels = channels;
   g.in[0] = ih;
@@ -98,16 +97,16 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   const int64_t dim = input.dim();
   bool valid = dim == 2 || dim == 3;
   for (int64_t i = dim == 3 ? 1 : 0; valid && i < dim; ++i) valid = input.size(i) > 0;
-  EMBER_CHECK(valid, "[", op, "] Expected 2D or 3D (batch mode) tensor for input with possibly ",
-              "0 batch size and non-zero dimensions for input, but got: ",
-              sizes_list(input.sizes()));
+  EMBER_CHECK(
+      valid, "[", op, "] Expected 2D or 3D (batch mode) tensor for input with possibly ",
+      "0 batch size and non-zero dimensions for input, but got: ", sizes_list(input.sizes()));
   check_fold_dtype(input, op);
   const bool batched = dim == 3;
   const int64_t planes = input.size(batched ? 1 : 0), l = input.size(batched ? 2 : 1);
   const int64_t kk = a.k[0] * a.k[1];
   EMBER_CHECK(planes % kk == 0, "[", op, "] Expected size of input's dimension 1 to be divisible ",
-              "by the product of kernel_size, but got input.size(1)=", planes,
-              " and kernel_size=(", a.k[0], ", ", a.k[1], ").");
+              "by the product of kernel_size, but got input.size(1)=", planes, " and kernel_size=(",
+              a.k[0], ", ", a.k[1], ").");
   const int64_t oh_in = output_size[0], ow_in = output_size[1];
   const int64_t bh = blocks(oh_in, a.k[0], a.d[0], a.p[0], a.s[0]);
   const int64_t bw = blocks(ow_in, a.k[1], a.d[1], a.p[1], a.s[1]);
@@ -115,8 +114,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               ow_in, "), kernel_size=(", a.k[0], ", ", a.k[1], "), dilation=(", a.d[0], ", ",
               a.d[1], "), padding=(", a.p[0], ", ", a.p[1], "), stride=(", a.s[0], ", ", a.s[1],
               "), expected size of input's dimension 2 to match the calculated number of ",
-              "sliding blocks ", bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", l,
-              ".");
+              "sliding blocks ", bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", l, ".");
   if (autograd::should_record(input)) {
     return derivatives::col2im(input, output_size, a.k, a.d, a.p, a.s);
   }

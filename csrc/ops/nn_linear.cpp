@@ -60,10 +60,12 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   }
   EMBER_CHECK(weight.dim() == 3, "[", op, "] bilinear(): weight must be 3-D (out, in1, in2), ",
               "but got weight of size ", sizes_list(weight.sizes()));
-  EMBER_CHECK(input1.size(input1.dim() - 1) == weight.size(1), "[", op, "] bilinear(): input1 size does not ",
-              "match weight size: got ", input1.size(input1.dim() - 1), " but expected ", weight.size(1));
-  EMBER_CHECK(input2.size(input2.dim() - 1) == weight.size(2), "[", op, "] bilinear(): input2 size does not ",
-              "match weight size: got ", input2.size(input2.dim() - 1), " but expected ", weight.size(2));
+  EMBER_CHECK(input1.size(input1.dim() - 1) == weight.size(1), "[", op,
+              "] bilinear(): input1 size does not ", "match weight size: got ",
+              input1.size(input1.dim() - 1), " but expected ", weight.size(1));
+  EMBER_CHECK(input2.size(input2.dim() - 1) == weight.size(2), "[", op,
+              "] bilinear(): input2 size does not ", "match weight size: got ",
+              input2.size(input2.dim() - 1), " but expected ", weight.size(2));
   EMBER_CHECK(!bias.defined() || (bias.dim() >= 1 && bias.size(0) == weight.size(0)), "[", op,
               "] bilinear(): bias size does not match weight size: got ",
               bias.defined() && bias.dim() >= 1 ? bias.size(0) : 0, " but expected ",

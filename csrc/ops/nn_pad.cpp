@@ -164,8 +164,8 @@ void check_index_pad(const Tensor& input, IntArrayRef pad, PadMode mode, const c
   }
   if (mode != PadMode::kCircular) {
     EMBER_CHECK(out_ok, "[", op, "] input (", dims_letters(n), ") of size ",
-                sizes_list(input.sizes()), " is too small. Calculated output ",
-                dims_letters(n), ": (", out_s, ")");
+                sizes_list(input.sizes()), " is too small. Calculated output ", dims_letters(n),
+                ": (", out_s, ")");
   }
 }
 
@@ -191,9 +191,8 @@ Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, In
   DimVector out_shape(input_sizes);
   const int64_t n = static_cast<int64_t>(pad.size()) / 2;
   for (int64_t i = 0; i < n; ++i) out_shape[out_shape.size() - 1 - i] = m.out[2 - i];
-  EMBER_CHECK(grad_output.sizes().equals(out_shape), "[", op,
-              "] expected grad_output of size ", sizes_list(out_shape), ", but got ",
-              sizes_list(grad_output.sizes()));
+  EMBER_CHECK(grad_output.sizes().equals(out_shape), "[", op, "] expected grad_output of size ",
+              sizes_list(out_shape), ", but got ", sizes_list(grad_output.sizes()));
   if (autograd::should_record(grad_output)) {
     return derivatives::index_pad_backward(grad_output, input_sizes, pad, mode);
   }

@@ -36,8 +36,8 @@ int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, 
   EMBER_CHECK(pad <= ((k - 1) * dil + 1) / 2, "[", op,
               "] pad should be at most half of effective kernel size, but got pad=", pad,
               ", kernel_size=", k, " and dilation=", dil);
-  int64_t out = div_floor(in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0),
-                          stride) + 1;
+  int64_t out =
+      div_floor(in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
   return out;
 }
@@ -58,8 +58,8 @@ PoolArgs pool_args(IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
                    IntArrayRef dilation, const char* op) {
   PoolArgs a;
   a.k = two(kernel, "kernel_size must either be a single int, or a tuple of two ints", op, false);
-  a.s = two(stride, "stride must either be omitted, a single int, or a tuple of two ints", op,
-            true);
+  a.s =
+      two(stride, "stride must either be omitted, a single int, or a tuple of two ints", op, true);
   if (a.s.empty()) a.s = a.k;
   a.p = two(padding, "padding must either be a single int, or a tuple of two ints", op, false);
   a.d = two(dilation, "dilation must be either a single int, or a tuple of two ints", op, false);
@@ -68,8 +68,7 @@ PoolArgs pool_args(IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
 
 // Checks the input and arguments as PyTorch's pool2d_shape_check and returns the geometry over
 // the input's planes (all dims but the last two).
-PoolGeometry pool_geometry(IntArrayRef sizes, const PoolArgs& a, bool ceil_mode,
-                           const char* op) {
+PoolGeometry pool_geometry(IntArrayRef sizes, const PoolArgs& a, bool ceil_mode, const char* op) {
   const int64_t dim = static_cast<int64_t>(sizes.size());
   EMBER_CHECK(dim == 3 || dim == 4, "[", op,
               "] non-empty 3D or 4D (batch mode) tensor expected for input, but got input of "
@@ -173,9 +172,9 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArray
   check_1d_input(input, op);
   const DimVector k = as_2d(kernel_size, 1, "kernel_size", op);
   const DimVector s = stride.empty() ? k : as_2d(stride, 1, "stride", op);
-  auto [out, idx] = max_pool2d_with_indices(unsqueeze(input, -2), k, s,
-                                            as_2d(padding, 0, "padding", op),
-                                            as_2d(dilation, 1, "dilation", op), ceil_mode);
+  auto [out, idx] =
+      max_pool2d_with_indices(unsqueeze(input, -2), k, s, as_2d(padding, 0, "padding", op),
+                              as_2d(dilation, 1, "dilation", op), ceil_mode);
   return {squeeze(out, {-2}), squeeze(idx, {-2})};
 }
 
@@ -197,10 +196,10 @@ Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, con
               sizes_list(grad_output.sizes()), " and ", sizes_list(indices.sizes()));
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "[", name,
               "_backward] expected int64 indices, but got ", dtype_name(indices.dtype()));
-  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(input_sizes.size()) &&
-                  grad_output.dim() >= 2,
-              "[", name, "_backward] grad_output of size ", sizes_list(grad_output.sizes()),
-              " does not match the input size ", sizes_list(input_sizes));
+  EMBER_CHECK(
+      grad_output.dim() == static_cast<int64_t>(input_sizes.size()) && grad_output.dim() >= 2, "[",
+      name, "_backward] grad_output of size ", sizes_list(grad_output.sizes()),
+      " does not match the input size ", sizes_list(input_sizes));
   if (autograd::should_record(grad_output)) {
     return derivatives::max_pool_backward(grad_output, input_sizes, indices, name);
   }
@@ -226,8 +225,7 @@ PoolGeometry avg_geometry(IntArrayRef sizes, IntArrayRef kernel_size, IntArrayRe
                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                           std::optional<int64_t> divisor_override, const char* op) {
   const PoolArgs a = pool_args(kernel_size, stride, padding, {1}, op);
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, "[", op,
-              "] divisor must be not zero");
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "[", op, "] divisor must be not zero");
   PoolGeometry g = pool_geometry(sizes, a, ceil_mode, op);
   g.count_include_pad = count_include_pad;
   g.divisor_override = divisor_override.value_or(0);
@@ -260,13 +258,11 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   const PoolGeometry g = avg_geometry(input_sizes, kernel_size, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override, op);
   const DimVector expected = pooled_shape(input_sizes, g);
-  EMBER_CHECK(grad_output.sizes().equals(expected), "[", op,
-              "] expected grad_output of size ", sizes_list(expected), ", but got ",
-              sizes_list(grad_output.sizes()));
+  EMBER_CHECK(grad_output.sizes().equals(expected), "[", op, "] expected grad_output of size ",
+              sizes_list(expected), ", but got ", sizes_list(grad_output.sizes()));
   if (autograd::should_record(grad_output)) {
-    return derivatives::avg_pool2d_backward(grad_output, input_sizes, kernel_size, stride,
-                                            padding, ceil_mode, count_include_pad,
-                                            divisor_override);
+    return derivatives::avg_pool2d_backward(grad_output, input_sizes, kernel_size, stride, padding,
+                                            ceil_mode, count_include_pad, divisor_override);
   }
   Tensor grad_input = empty_tensor(input_sizes, grad_output.dtype(), grad_output.device(), op);
   if (grad_input.numel() > 0) {

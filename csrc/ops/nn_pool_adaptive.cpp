@@ -61,18 +61,18 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const PoolGeometry g = adaptive_geometry(input.sizes(), output_size, op);
   check_floating(input, op);
   if (autograd::should_record(input)) return derivatives::adaptive_avg_pool2d(input, output_size);
-  Tensor out = empty_tensor(adaptive_shape(input.sizes(), output_size), input.dtype(),
-                            input.device(), op);
+  Tensor out =
+      empty_tensor(adaptive_shape(input.sizes(), output_size), input.dtype(), input.device(), op);
   if (out.numel() > 0) adaptive_avg_pool2d_stub(input.device(), g, contiguous(input), out);
   return out;
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
   const char* op = "adaptive_avg_pool2d_backward";
-  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(input_sizes.size()) &&
-                  grad_output.dim() >= 3,
-              "[", op, "] grad_output of size ", sizes_list(grad_output.sizes()),
-              " does not match the input size ", sizes_list(input_sizes));
+  EMBER_CHECK(
+      grad_output.dim() == static_cast<int64_t>(input_sizes.size()) && grad_output.dim() >= 3, "[",
+      op, "] grad_output of size ", sizes_list(grad_output.sizes()),
+      " does not match the input size ", sizes_list(input_sizes));
   const DimVector out_size = dims_slice(grad_output.sizes(), -2);
   const PoolGeometry g = adaptive_geometry(input_sizes, out_size, op);
   if (autograd::should_record(grad_output)) {
@@ -80,8 +80,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
   }
   Tensor grad_input = empty_tensor(input_sizes, grad_output.dtype(), grad_output.device(), op);
   if (grad_input.numel() > 0) {
-    adaptive_avg_pool2d_backward_stub(grad_output.device(), g, contiguous(grad_output),
-                                      grad_input);
+    adaptive_avg_pool2d_backward_stub(grad_output.device(), g, contiguous(grad_output), grad_input);
   }
   return grad_input;
 }

@@ -33,10 +33,10 @@ enum class UpsampleMode { kNearest, kNearestExact, kLinear, kCubic };
 // (one per spatial dim, or empty) are the scale factors F.interpolate passes through when it
 // does not recompute them; they change where output pixels sample the input, as in PyTorch.
 // align_corners applies to linear and cubic only.
-Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
-                bool align_corners, const std::vector<std::optional<double>>& scales);
-Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size,
-                         IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+                const std::vector<std::optional<double>>& scales);
+Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size,
+                         UpsampleMode mode, bool align_corners,
                          const std::vector<std::optional<double>>& scales);
 
 // ---- pixel shuffles (nn_pixel_shuffle.cpp) ------------------------------------------------

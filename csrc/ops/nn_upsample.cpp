@@ -24,7 +24,9 @@ const char* mode_op(UpsampleMode mode, int64_t nd) {
              : nd == 2 ? "_upsample_nearest_exact2d"
                        : "_upsample_nearest_exact3d";
     case UpsampleMode::kLinear:
-      return nd == 1 ? "upsample_linear1d" : nd == 2 ? "upsample_bilinear2d" : "upsample_trilinear3d";
+      return nd == 1   ? "upsample_linear1d"
+             : nd == 2 ? "upsample_bilinear2d"
+                       : "upsample_trilinear3d";
     default:
       return "upsample_bicubic2d";
   }
@@ -172,10 +174,9 @@ void check_upsample(IntArrayRef in_sizes, IntArrayRef output_size, UpsampleMode 
               "] bicubic upsampling needs a 4D input, but got input of size ",
               sizes_list(in_sizes));
   EMBER_CHECK(static_cast<int64_t>(output_size.size()) == nd, "[", op,
-              "] It is expected output_size equals to ", nd, ", but got size ",
-              output_size.size());
-  EMBER_CHECK(scales.empty() || static_cast<int64_t>(scales.size()) == nd, "[", op,
-              "] expected ", nd, " scale factors, but got ", scales.size());
+              "] It is expected output_size equals to ", nd, ", but got size ", output_size.size());
+  EMBER_CHECK(scales.empty() || static_cast<int64_t>(scales.size()) == nd, "[", op, "] expected ",
+              nd, " scale factors, but got ", scales.size());
   EMBER_CHECK(in_sizes[1] > 0, "[", op, "] Non-empty ", dim,
               "D data tensor expected but got a tensor with sizes ", sizes_list(in_sizes));
   bool ok = true;
@@ -199,8 +200,8 @@ DimVector with_spatial(IntArrayRef sizes, IntArrayRef spatial) {
 
 }  // namespace
 
-Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
-                bool align_corners, const std::vector<std::optional<double>>& scales) {
+Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+                const std::vector<std::optional<double>>& scales) {
   const char* op = mode_op(mode, input.dim() - 2);
   check_upsample(input.sizes(), output_size, mode, scales, op);
   const bool integral = input.dtype() == ScalarType::UInt8;
@@ -212,26 +213,25 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   const DimVector in_spatial = dims_slice(input.sizes(), 2);
   const InterpTables t =
       make_tables(input.dtype(), in_spatial, output_size, mode, align_corners, scales);
-  Tensor out = empty_tensor(with_spatial(input.sizes(), output_size), input.dtype(),
-                            input.device(), op);
+  Tensor out =
+      empty_tensor(with_spatial(input.sizes(), output_size), input.dtype(), input.device(), op);
   if (out.numel() > 0) interp_stub(input.device(), t, contiguous(input), out);
   return out;
 }
 
-Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size,
-                         IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size,
+                         UpsampleMode mode, bool align_corners,
                          const std::vector<std::optional<double>>& scales) {
   const char* op = "upsample_backward";
   check_upsample(input_size, output_size, mode, scales, op);
   const DimVector expected = with_spatial(input_size, output_size);
-  EMBER_CHECK(grad_output.sizes().equals(expected), "[", op,
-              "] expected grad_output of size ", sizes_list(expected), ", but got ",
-              sizes_list(grad_output.sizes()));
+  EMBER_CHECK(grad_output.sizes().equals(expected), "[", op, "] expected grad_output of size ",
+              sizes_list(expected), ", but got ", sizes_list(grad_output.sizes()));
   EMBER_CHECK_T(NotImplementedError, grad_output.is_floating_point(), "[", op, "] \"", op,
                 "\" not implemented for '", dtype_name(grad_output.dtype()), "'");
   if (autograd::should_record(grad_output)) {
-    return derivatives::upsample_backward(grad_output, input_size, output_size, mode,
-                                          align_corners, scales);
+    return derivatives::upsample_backward(grad_output, input_size, output_size, mode, align_corners,
+                                          scales);
   }
   const DimVector in_spatial = dims_slice(input_size, 2);
   const InterpTables t =

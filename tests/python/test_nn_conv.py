@@ -65,7 +65,8 @@ def test_conv2d_matches_numpy(stride, padding, dilation, groups, shape, kernel, 
 @pytest.mark.parametrize("stride,padding,dilation,groups", [
     (1, 0, 1, 1), (2, 1, 1, 1), (1, 3, 2, 1), (3, 0, 1, 2), (1, 1, 1, 4)])
 def test_conv1d_matches_numpy(stride, padding, dilation, groups, dtype):
-    x, w, b = rand(2, 4, 11, dtype=dtype), rand(8, 4 // groups, 3, dtype=dtype), rand(8, dtype=dtype)
+    x, w = rand(2, 4, 11, dtype=dtype), rand(8, 4 // groups, 3, dtype=dtype)
+    b = rand(8, dtype=dtype)
     got = F.conv1d(T(x), T(w), T(b), stride, padding, dilation, groups)
     want = ref.conv_nd(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64), stride,
                        padding, dilation, groups)
@@ -273,7 +274,8 @@ GRAD_CASES = {
                lambda: (R(2, 3, 6, 7), R(4, 3, 3, 2), R(4))),
     "conv2d_groups": (lambda x, w, b: F.conv2d(x, w, b, groups=2),
                       lambda: (R(2, 4, 5, 5), R(4, 2, 3, 3), R(4))),
-    "conv2d_same": (lambda x, w: F.conv2d(x, w, padding="same"), lambda: (R(1, 2, 5, 4), R(3, 2, 2, 3))),
+    "conv2d_same": (lambda x, w: F.conv2d(x, w, padding="same"),
+                    lambda: (R(1, 2, 5, 4), R(3, 2, 2, 3))),
     "conv2d_unbatched": (lambda x, w: F.conv2d(x, w), lambda: (R(2, 4, 4), R(3, 2, 2, 2))),
     "conv1d": (lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=2, dilation=2),
                lambda: (R(2, 3, 9), R(4, 3, 3), R(4))),
@@ -451,7 +453,7 @@ def test_fold_errors():
         F.fold(T(rand(2, 13, 9)), 4, 2)
     with pytest.raises(RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor"):
         F.fold(T(rand(12)), 4, 2)
-    with pytest.raises(RuntimeError, match="It is expected output_size equals to 2, but got size 3"):
+    with pytest.raises(RuntimeError, match="expected output_size equals to 2, but got size 3"):
         F.fold(T(rand(2, 12, 9)), (4, 4, 4), 2)
 
 
@@ -542,8 +544,8 @@ def test_torch_parity_bilinear_unfold_fold():
             1e-10)
     _parity(torch, lambda x: F.unfold(x, 3, 2, 1, 2), lambda x: TF.unfold(x, 3, 2, 1, 2),
             [rand(2, 3, 9, 8)], 1e-10)
-    _parity(torch, lambda x: F.fold(x, (5, 6), 2, 1, 1, 2), lambda x: TF.fold(x, (5, 6), 2, 1, 1, 2),
-            [rand(2, 8, 12)], 1e-10)
+    _parity(torch, lambda x: F.fold(x, (5, 6), 2, 1, 1, 2),
+            lambda x: TF.fold(x, (5, 6), 2, 1, 1, 2), [rand(2, 8, 12)], 1e-10)
 
 
 def test_torch_parity_double_backward_conv():

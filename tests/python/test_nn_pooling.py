@@ -276,7 +276,8 @@ def test_pooling_errors():
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
         F.avg_pool2d(x, 3, padding=2)
     with pytest.raises(RuntimeError, match="Expected 2 to 3 dimensions, but got 4-dimensional "
-                       "tensor for argument #1 'self' \\(while checking arguments for avg_pool1d\\)"):
+                       r"tensor for argument #1 'self' \(while checking arguments for "
+                       "avg_pool1d"):
         F.avg_pool1d(x, 2)
     with pytest.raises(RuntimeError, match=r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, "
                        r"but got \[8, 8\]"):

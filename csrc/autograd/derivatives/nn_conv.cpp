@@ -51,7 +51,7 @@ Tensor weight_grad_as_conv(const Tensor& gy, const Tensor& x, IntArrayRef kernel
   const int64_t cig = x.size(1) / a.groups, cog = gy.size(1) / a.groups;
   std::vector<Tensor> parts;
   for (int64_t gi = 0; gi < a.groups; ++gi) {
-    Tensor xg = ember::transpose(ember::narrow(x, 1, gi * cig, cig), 0, 1);     // (Cig, N, X)
+    Tensor xg = ember::transpose(ember::narrow(x, 1, gi * cig, cig), 0, 1);    // (Cig, N, X)
     Tensor gyg = ember::transpose(ember::narrow(gy, 1, gi * cog, cog), 0, 1);  // (Cog, N, Y)
     Tensor r = ember::convolution(xg, gyg, Tensor(), a.dilation, a.padding, a.stride, false,
                                   DimVector(static_cast<size_t>(nd), 0), 1);  // (Cig, Cog, k')
@@ -75,16 +75,15 @@ variable_list conv_backward_composite(const Tensor& gy, const Tensor& x, const T
                              a.dilation[i] * (kernel[i] - 1) + 1;
         op.push_back(x.size(2 + i) - full);
       }
-      r[0] = ember::convolution(gy, ember::conj(w), Tensor(), a.stride, a.padding, a.dilation,
-                                true, op, a.groups);
+      r[0] = ember::convolution(gy, ember::conj(w), Tensor(), a.stride, a.padding, a.dilation, true,
+                                op, a.groups);
     }
     if (mask[1]) r[1] = weight_grad_as_conv(gy, ember::conj(x), kernel, a);
   } else {
     // Note [Transposed convolution as backward data] in ops/nn_conv_impl.cpp.
     if (mask[0]) {
-      Tensor gi = ember::convolution(gy, ember::conj(w), Tensor(), a.stride, a.padding,
-                                     a.dilation, false, DimVector(static_cast<size_t>(nd), 0),
-                                     a.groups);
+      Tensor gi = ember::convolution(gy, ember::conj(w), Tensor(), a.stride, a.padding, a.dilation,
+                                     false, DimVector(static_cast<size_t>(nd), 0), a.groups);
       r[0] = crop_spatial(gi, dims_slice(x.sizes(), 2));
     }
     // The regular convolution maps gy's space to x's: x plays its output gradient.
@@ -99,8 +98,8 @@ variable_list conv_backward_composite(const Tensor& gy, const Tensor& x, const T
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                    IntArrayRef output_padding, int64_t groups) {
-  ConvArgs raw{DimVector(stride), DimVector(padding), DimVector(dilation),
-               DimVector(output_padding), transposed, groups};
+  ConvArgs raw{DimVector(stride),         DimVector(padding), DimVector(dilation),
+               DimVector(output_padding), transposed,         groups};
   auto node = autograd::new_node(
       "ConvolutionBackward0", {input, weight, bias},
       [raw](FunctionNode& n, const variable_list& g) -> variable_list {
@@ -130,27 +129,26 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  auto node = autograd::new_node(
-      "LinearBackward0", {input, weight, bias},
-      [](FunctionNode& n, const variable_list& g) -> variable_list {
-        variable_list r(3);
-        if (!g[0].defined()) return r;
-        Tensor x = n.saved(0), w = n.saved(1);
-        const int64_t out_features = w.size(0), in_features = w.size(1);
-        Tensor g2 = ember::reshape(g[0], {-1, out_features});
-        if (n.should_compute_output(0)) {
-          r[0] = ember::view(ember::mm(g2, ember::conj(w)), n.shapes[0]);
-        }
-        if (n.should_compute_output(1)) {
-          Tensor x2 = ember::reshape(x, {-1, in_features});
-          r[1] = ember::mm(ember::transpose(g2, 0, 1), ember::conj(x2));
-        }
-        if (n.should_compute_output(2)) r[2] = ember::sum(g2, std::vector<int64_t>{0});
-        return r;
-      });
+  auto node = autograd::new_node("LinearBackward0", {input, weight, bias},
+                                 [](FunctionNode& n, const variable_list& g) -> variable_list {
+                                   variable_list r(3);
+                                   if (!g[0].defined()) return r;
+                                   Tensor x = n.saved(0), w = n.saved(1);
+                                   const int64_t out_features = w.size(0), in_features = w.size(1);
+                                   Tensor g2 = ember::reshape(g[0], {-1, out_features});
+                                   if (n.should_compute_output(0)) {
+                                     r[0] = ember::view(ember::mm(g2, ember::conj(w)), n.shapes[0]);
+                                   }
+                                   if (n.should_compute_output(1)) {
+                                     Tensor x2 = ember::reshape(x, {-1, in_features});
+                                     r[1] = ember::mm(ember::transpose(g2, 0, 1), ember::conj(x2));
+                                   }
+                                   if (n.should_compute_output(2))
+                                     r[2] = ember::sum(g2, std::vector<int64_t>{0});
+                                   return r;
+                                 });
   node->save(node->should_compute_output(1) ? input : Tensor());
-  node->save(node->should_compute_output(0) || node->should_compute_output(1) ? weight
-                                                                               : Tensor());
+  node->save(node->should_compute_output(0) || node->should_compute_output(1) ? weight : Tensor());
   node->shapes.push_back(DimVector(input.sizes()));
   return autograd::record(node, {input, weight, bias}, Tensor(), "linear",
                           [&] { return ember::linear(input, weight, bias); });
@@ -165,18 +163,19 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
       [k, d, p, s, out_size](FunctionNode&, const variable_list& g) -> variable_list {
         return {ember::col2im(g[0], out_size, k, d, p, s)};
       });
-  return autograd::record(node, {input}, Tensor(), "im2col",
-                          [&] { return ember::im2col(input, kernel_size, dilation, padding, stride); });
+  return autograd::record(node, {input}, Tensor(), "im2col", [&] {
+    return ember::im2col(input, kernel_size, dilation, padding, stride);
+  });
 }
 
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   DimVector k(kernel_size), d(dilation), p(padding), s(stride);
-  auto node = autograd::new_node(
-      "Col2ImBackward0", {input},
-      [k, d, p, s](FunctionNode&, const variable_list& g) -> variable_list {
-        return {ember::im2col(g[0], k, d, p, s)};
-      });
+  auto node =
+      autograd::new_node("Col2ImBackward0", {input},
+                         [k, d, p, s](FunctionNode&, const variable_list& g) -> variable_list {
+                           return {ember::im2col(g[0], k, d, p, s)};
+                         });
   return autograd::record(node, {input}, Tensor(), "col2im", [&] {
     return ember::col2im(input, output_size, kernel_size, dilation, padding, stride);
   });

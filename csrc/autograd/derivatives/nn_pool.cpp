@@ -53,8 +53,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
   return record_max(max_node(input, "max_pool2d"), [&] {
-    return ember::max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
-                                          ceil_mode);
+    return ember::max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode);
   });
 }
 
@@ -66,14 +65,14 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
 Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, const Tensor& indices,
                          const char* name) {
   // d(scatter of g into the argmax positions)/dg: gather the incoming gradient there.
-  auto node = autograd::new_node(
-      max_node_name(name) + "Backward0", {grad_output},
-      [](FunctionNode& n, const variable_list& g) -> variable_list {
-        Tensor idx = n.saved(0);
-        Tensor flat = ember::flatten(g[0], -2, -1);
-        Tensor picked = ember::gather(flat, -1, ember::flatten(idx, -2, -1));
-        return {ember::view(picked, idx.sizes())};
-      });
+  auto node = autograd::new_node(max_node_name(name) + "Backward0", {grad_output},
+                                 [](FunctionNode& n, const variable_list& g) -> variable_list {
+                                   Tensor idx = n.saved(0);
+                                   Tensor flat = ember::flatten(g[0], -2, -1);
+                                   Tensor picked =
+                                       ember::gather(flat, -1, ember::flatten(idx, -2, -1));
+                                   return {ember::view(picked, idx.sizes())};
+                                 });
   node->save(indices);
   return autograd::record(node, {grad_output}, Tensor(), "max_pool_backward", [&] {
     return ember::max_pool_backward(grad_output, input_sizes, indices, name);
@@ -85,8 +84,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   std::optional<int64_t> divisor_override) {
   DimVector sizes(input.sizes()), k(kernel_size), s(stride), p(padding);
   auto node = autograd::new_node(
-      "AvgPool2DBackward0", {input},
-      [=](FunctionNode&, const variable_list& g) -> variable_list {
+      "AvgPool2DBackward0", {input}, [=](FunctionNode&, const variable_list& g) -> variable_list {
         return {ember::avg_pool2d_backward(g[0], sizes, k, s, p, ceil_mode, count_include_pad,
                                            divisor_override)};
       });
@@ -128,8 +126,9 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
                                  [out](FunctionNode&, const variable_list& g) -> variable_list {
                                    return {ember::adaptive_avg_pool2d(g[0], out)};
                                  });
-  return autograd::record(node, {grad_output}, Tensor(), "adaptive_avg_pool2d_backward",
-                          [&] { return ember::adaptive_avg_pool2d_backward(grad_output, input_sizes); });
+  return autograd::record(node, {grad_output}, Tensor(), "adaptive_avg_pool2d_backward", [&] {
+    return ember::adaptive_avg_pool2d_backward(grad_output, input_sizes);
+  });
 }
 
 }  // namespace derivatives

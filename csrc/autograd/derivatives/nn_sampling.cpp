@@ -54,11 +54,11 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
 
 Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode) {
   DimVector p(pad), sizes(input.sizes());
-  auto node = autograd::new_node(
-      pad_node_name(mode, pad.size(), false), {input},
-      [p, sizes, mode](FunctionNode&, const variable_list& g) -> variable_list {
-        return {ember::index_pad_backward(g[0], sizes, p, mode)};
-      });
+  auto node =
+      autograd::new_node(pad_node_name(mode, pad.size(), false), {input},
+                         [p, sizes, mode](FunctionNode&, const variable_list& g) -> variable_list {
+                           return {ember::index_pad_backward(g[0], sizes, p, mode)};
+                         });
   return autograd::record(node, {input}, Tensor(), "pad",
                           [&] { return ember::index_pad(input, pad, mode); });
 }
@@ -75,13 +75,13 @@ Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, In
   });
 }
 
-Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
-                bool align_corners, const std::vector<std::optional<double>>& scales) {
+Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+                const std::vector<std::optional<double>>& scales) {
   DimVector in(input.sizes()), out(output_size);
   auto node = autograd::new_node(
       upsample_node_name(mode, out.size(), false), {input},
-      [in, out, mode, align_corners, scales](FunctionNode&, const variable_list& g)
-          -> variable_list {
+      [in, out, mode, align_corners, scales](FunctionNode&,
+                                             const variable_list& g) -> variable_list {
         return {ember::upsample_backward(g[0], in, out, mode, align_corners, scales)};
       });
   return autograd::record(node, {input}, Tensor(), "upsample", [&] {
@@ -89,8 +89,8 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   });
 }
 
-Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size,
-                         IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size,
+                         UpsampleMode mode, bool align_corners,
                          const std::vector<std::optional<double>>& scales) {
   DimVector out(output_size);
   auto node = autograd::new_node(
@@ -105,11 +105,11 @@ Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size,
 }
 
 Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
-  auto node = autograd::new_node(
-      "PixelShuffleBackward0", {input},
-      [upscale_factor](FunctionNode&, const variable_list& g) -> variable_list {
-        return {ember::pixel_unshuffle(g[0], upscale_factor)};
-      });
+  auto node =
+      autograd::new_node("PixelShuffleBackward0", {input},
+                         [upscale_factor](FunctionNode&, const variable_list& g) -> variable_list {
+                           return {ember::pixel_unshuffle(g[0], upscale_factor)};
+                         });
   return autograd::record(node, {input}, Tensor(), "pixel_shuffle",
                           [&] { return ember::pixel_shuffle(input, upscale_factor); });
 }

@@ -15,10 +15,10 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
 Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode);
 Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArrayRef pad,
                           PadMode mode);
-Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
-                bool align_corners, const std::vector<std::optional<double>>& scales);
-Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size,
-                         IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode, bool align_corners,
+                const std::vector<std::optional<double>>& scales);
+Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size,
+                         UpsampleMode mode, bool align_corners,
                          const std::vector<std::optional<double>>& scales);
 Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor);
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);

@@ -89,8 +89,7 @@ class PlanCache {
  private:
   std::mutex mu_;
   std::list<Key> lru_;
-  std::unordered_map<Key, std::pair<std::shared_ptr<Plan>, std::list<Key>::iterator>, KeyHash>
-      map_;
+  std::unordered_map<Key, std::pair<std::shared_ptr<Plan>, std::list<Key>::iterator>, KeyHash> map_;
 };
 
 PlanCache& cache() {
@@ -103,8 +102,7 @@ bool supported(ScalarType t) {
 }
 
 dnnl::memory::data_type dnnl_type(ScalarType t) {
-  return t == ScalarType::Float32 ? dnnl::memory::data_type::f32
-                                  : dnnl::memory::data_type::bf16;
+  return t == ScalarType::Float32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
 }
 
 Key make_key(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias) {
@@ -209,9 +207,9 @@ std::shared_ptr<Plan> build(Pass pass, ScalarType dtype, const ConvGeometry& g, 
       if (bias) add_arg(*plan, DNNL_ARG_BIAS, false, bias_user, fwd.bias_desc());
       add_arg(*plan, DNNL_ARG_DST, true, dst_user, fwd.dst_desc());
     } else if (pass == Pass::kBackwardData) {
-      dnnl::convolution_backward_data::primitive_desc bwd(
-          eng, dnnl::algorithm::convolution_direct, src_any, wei_any, dst_any, d.strides, d.dil,
-          d.pad_l, d.pad_r, fwd, attr);
+      dnnl::convolution_backward_data::primitive_desc bwd(eng, dnnl::algorithm::convolution_direct,
+                                                          src_any, wei_any, dst_any, d.strides,
+                                                          d.dil, d.pad_l, d.pad_r, fwd, attr);
       if (!fast_impl(bwd.impl_info_str())) return plan;
       plan->prim = dnnl::convolution_backward_data(bwd);
       plan->scratch = bwd.scratchpad_desc();
@@ -221,8 +219,8 @@ std::shared_ptr<Plan> build(Pass pass, ScalarType dtype, const ConvGeometry& g, 
     } else {
       dnnl::convolution_backward_weights::primitive_desc bwd(
           eng, dnnl::algorithm::convolution_direct, src_any, wei_any,
-          bias ? bias_user : dnnl::memory::desc(), dst_any, d.strides, d.dil, d.pad_l, d.pad_r,
-          fwd, attr);
+          bias ? bias_user : dnnl::memory::desc(), dst_any, d.strides, d.dil, d.pad_l, d.pad_r, fwd,
+          attr);
       if (!fast_impl(bwd.impl_info_str())) return plan;
       plan->prim = dnnl::convolution_backward_weights(bwd);
       plan->scratch = bwd.scratchpad_desc();
@@ -301,9 +299,8 @@ bool onednn_backward_data(const ConvGeometry& g, const Tensor& grad_output, cons
   return true;
 }
 
-bool onednn_backward_weights(const ConvGeometry& g, const Tensor& grad_output,
-                             const Tensor& input, const Tensor& grad_weight,
-                             const Tensor& grad_bias) {
+bool onednn_backward_weights(const ConvGeometry& g, const Tensor& grad_output, const Tensor& input,
+                             const Tensor& grad_weight, const Tensor& grad_bias) {
   if (!supported(grad_output.dtype())) return false;
   auto plan = plan_for(Pass::kBackwardWeights, grad_output.dtype(), g, grad_bias.defined());
   if (!plan->ok) return false;

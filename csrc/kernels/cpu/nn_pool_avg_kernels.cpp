@@ -32,7 +32,7 @@ Window avg_window(const PoolGeometry& g, int64_t y, int64_t x) {
   w1 = std::min(w1, g.in[1]);
   Window win{h0, h1, w0, w1, 0};
   if (h0 >= h1 || w0 >= w1) return win;
-  win.divisor = g.divisor_override   ? g.divisor_override
+  win.divisor = g.divisor_override    ? g.divisor_override
                 : g.count_include_pad ? pool_size
                                       : (h1 - h0) * (w1 - w0);
   return win;
@@ -144,32 +144,32 @@ void adaptive_avg_pool2d_backward_kernel(const PoolGeometry& g, const Tensor& gr
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
   const int64_t in_plane = ih * iw, out_plane = oh * ow;
   if (g.planes == 0 || in_plane == 0) return;
-  dispatch_dtype<kFloatingTypes>(grad_output.dtype(), "adaptive_avg_pool2d_backward",
-                                 [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_type<T>;
-    const T* src = grad_output.data<T>();
-    T* dst = grad_input.data<T>();
-    parallel_for(0, g.planes, plane_grain(in_plane + out_plane), [&](int64_t lo, int64_t hi) {
-      for (int64_t p = lo; p < hi; ++p) {
-        T* d = dst + p * in_plane;
-        std::fill(d, d + in_plane, T(0));
-        for (int64_t y = 0; y < oh; ++y) {
-          const int64_t h0 = start_index(y, ih, oh), h1 = end_index(y, ih, oh);
-          for (int64_t x = 0; x < ow; ++x) {
-            const int64_t w0 = start_index(x, iw, ow), w1 = end_index(x, iw, ow);
-            const A v = static_cast<A>(src[p * out_plane + y * ow + x]) /
-                        static_cast<A>((h1 - h0) * (w1 - w0));
-            for (int64_t h = h0; h < h1; ++h) {
-              for (int64_t w = w0; w < w1; ++w) {
-                d[h * iw + w] = static_cast<T>(static_cast<A>(d[h * iw + w]) + v);
+  dispatch_dtype<kFloatingTypes>(
+      grad_output.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using A = acc_type<T>;
+        const T* src = grad_output.data<T>();
+        T* dst = grad_input.data<T>();
+        parallel_for(0, g.planes, plane_grain(in_plane + out_plane), [&](int64_t lo, int64_t hi) {
+          for (int64_t p = lo; p < hi; ++p) {
+            T* d = dst + p * in_plane;
+            std::fill(d, d + in_plane, T(0));
+            for (int64_t y = 0; y < oh; ++y) {
+              const int64_t h0 = start_index(y, ih, oh), h1 = end_index(y, ih, oh);
+              for (int64_t x = 0; x < ow; ++x) {
+                const int64_t w0 = start_index(x, iw, ow), w1 = end_index(x, iw, ow);
+                const A v = static_cast<A>(src[p * out_plane + y * ow + x]) /
+                            static_cast<A>((h1 - h0) * (w1 - w0));
+                for (int64_t h = h0; h < h1; ++h) {
+                  for (int64_t w = w0; w < w1; ++w) {
+                    d[h * iw + w] = static_cast<T>(static_cast<A>(d[h * iw + w]) + v);
+                  }
+                }
               }
             }
           }
-        }
-      }
-    });
-  });
+        });
+      });
 }
 
 }  // namespace
@@ -177,7 +177,6 @@ void adaptive_avg_pool2d_backward_kernel(const PoolGeometry& g, const Tensor& gr
 EMBER_REGISTER_KERNEL(avg_pool2d_stub, CPU, avg_pool2d_kernel);
 EMBER_REGISTER_KERNEL(avg_pool2d_backward_stub, CPU, avg_pool2d_backward_kernel);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_stub, CPU, adaptive_avg_pool2d_kernel);
-EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_backward_stub, CPU,
-                      adaptive_avg_pool2d_backward_kernel);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_backward_stub, CPU, adaptive_avg_pool2d_backward_kernel);
 
 }  // namespace ember

@@ -6,7 +6,7 @@ PyTorch exposes as builtins (conv2d, linear, ...) are the bound C++ functions th
 
 from ... import _C
 from ..._C import _nn
-from ._utils import _pair
+from ._shape_args import _pair
 
 __all__ = [
     "linear",

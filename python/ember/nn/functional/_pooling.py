@@ -6,7 +6,7 @@ the argmax indices, as torch's boolean dispatch does.
 
 from ... import _C
 from ..._C import _nn
-from ._utils import _list_with_default
+from ._shape_args import _list_with_default
 
 __all__ = [
     "max_pool1d",
