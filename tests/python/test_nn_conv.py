@@ -560,3 +560,29 @@ def test_torch_parity_double_backward_conv():
     tgx.sum().backward()
     np.testing.assert_allclose(to_numpy(ew.grad), tw.grad.numpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(to_numpy(ex.grad), tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_from_several_python_threads():
+    # Cached oneDNN plans run concurrently (the bindings release the GIL): results must match.
+    import threading
+
+    x, w = T(rand(8, 16, 12, 12, dtype=np.float32)), T(rand(32, 16, 3, 3, dtype=np.float32))
+    want = to_numpy(F.conv2d(x, w, padding=1))
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(5):
+                results.append(to_numpy(F.conv2d(x, w, padding=1)))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(results) == 20
+    for r in results:
+        np.testing.assert_array_equal(r, want)

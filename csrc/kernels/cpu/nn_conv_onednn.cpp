@@ -46,6 +46,7 @@ struct PlanArg {
   dnnl::memory::desc user, prim;
   bool reorder = false;
   dnnl::reorder to_prim, to_user;
+  dnnl::memory::desc reorder_scratch;
 };
 
 struct Plan {
@@ -166,11 +167,19 @@ void add_arg(Plan& plan, int arg, bool output, const dnnl::memory::desc& user,
   a.prim = prim;
   a.reorder = user != prim;
   if (a.reorder) {
+    // User scratchpads for the reorders too: a library-owned one would make concurrent runs of
+    // one cached plan (Python threads release the GIL) unsafe.
     auto& eng = cpu_engine();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (output) {
-      a.to_user = dnnl::reorder(dnnl::reorder::primitive_desc(eng, prim, eng, user));
+      dnnl::reorder::primitive_desc pd(eng, prim, eng, user, attr);
+      a.to_user = dnnl::reorder(pd);
+      a.reorder_scratch = pd.scratchpad_desc();
     } else {
-      a.to_prim = dnnl::reorder(dnnl::reorder::primitive_desc(eng, user, eng, prim));
+      dnnl::reorder::primitive_desc pd(eng, user, eng, prim, attr);
+      a.to_prim = dnnl::reorder(pd);
+      a.reorder_scratch = pd.scratchpad_desc();
     }
   }
   plan.args.push_back(std::move(a));
@@ -246,10 +255,23 @@ void* thread_buffer(size_t slot, size_t bytes) {
   return reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(b.data()) + 63) & ~uintptr_t(63));
 }
 
+void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& scratch, dnnl::stream& stream,
+                 const dnnl::memory& from, const dnnl::memory& to, size_t scratch_slot) {
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  const size_t bytes = scratch.get_size();
+  if (bytes > 0) {
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(scratch, cpu_engine(), thread_buffer(scratch_slot, bytes)));
+  }
+  r.execute(stream, args);
+}
+
 // Runs the plan on the user's plain buffers (in the order the plan's args were added).
+// Buffer slots: one per argument, then the primitive's scratchpad, then the reorders'.
 void execute(const Plan& plan, const std::vector<void*>& user_data) {
   auto& eng = cpu_engine();
   thread_local dnnl::stream stream(eng);
+  const size_t reorder_slot = plan.args.size() + 1;
   std::unordered_map<int, dnnl::memory> args;
   std::vector<std::pair<const PlanArg*, dnnl::memory>> pending_outputs;
   for (size_t i = 0; i < plan.args.size(); ++i) {
@@ -260,7 +282,7 @@ void execute(const Plan& plan, const std::vector<void*>& user_data) {
       continue;
     }
     dnnl::memory prim(a.prim, eng, thread_buffer(i, a.prim.get_size()));
-    if (!a.output) a.to_prim.execute(stream, user, prim);
+    if (!a.output) run_reorder(a.to_prim, a.reorder_scratch, stream, user, prim, reorder_slot);
     if (a.output) pending_outputs.emplace_back(&a, user);
     args.emplace(a.arg, prim);
   }
@@ -270,7 +292,9 @@ void execute(const Plan& plan, const std::vector<void*>& user_data) {
                  dnnl::memory(plan.scratch, eng, thread_buffer(plan.args.size(), scratch_bytes)));
   }
   plan.prim.execute(stream, args);
-  for (auto& [a, user] : pending_outputs) a->to_user.execute(stream, args.at(a->arg), user);
+  for (auto& [a, user] : pending_outputs) {
+    run_reorder(a->to_user, a->reorder_scratch, stream, args.at(a->arg), user, reorder_slot);
+  }
   stream.wait();
 }
 
