@@ -157,19 +157,29 @@ void check_dtypes(const Tensor& input, const Tensor& weight, const Tensor& bias,
                 "] \"slow_conv2d_cpu\" not implemented for 'Bool'");
 }
 
-// Output spatial sizes.
+// Output spatial sizes; a transposed convolution must produce at least one element per dim
+// (PyTorch's "Output size is too small").
 DimVector output_sizes(const Tensor& input, const Tensor& weight, const Params& p) {
   DimVector out{input.size(0), p.transposed ? weight.size(1) * p.groups : weight.size(0)};
+  bool too_small = false;
+  std::string in_s, out_s;
   for (int64_t i = 0; i < p.nd; ++i) {
     const int64_t in = input.size(2 + i), k = weight.size(2 + i);
     const int64_t extent = p.dilation[i] * (k - 1) + 1;
+    int64_t size;
     if (p.transposed) {
-      out.push_back(std::max<int64_t>(
-          0, (in - 1) * p.stride[i] - 2 * p.padding[i] + extent + p.output_padding[i]));
+      size = (in - 1) * p.stride[i] - 2 * p.padding[i] + extent + p.output_padding[i];
+      too_small = too_small || size <= 0;
     } else {
-      out.push_back((in + 2 * p.padding[i] - extent) / p.stride[i] + 1);
+      size = (in + 2 * p.padding[i] - extent) / p.stride[i] + 1;
     }
+    in_s += (i ? " x " : "") + std::to_string(in);
+    out_s += (i ? " x " : "") + std::to_string(size);
+    out.push_back(size);
   }
+  EMBER_CHECK(!too_small || input.numel() == 0, "[convolution] Given input size per channel: (",
+              in_s, "). Calculated output size per channel: (", out_s,
+              "). Output size is too small");
   return out;
 }
 

@@ -152,11 +152,12 @@ def test_conv_transpose1d_matches_numpy(stride, padding, output_padding, groups,
     close(got, ref.conv_transpose_nd(x, w, b, stride, padding, output_padding, groups, dilation))
 
 
-def test_conv_transpose_output_can_be_empty():
-    # PyTorch returns an empty result when the padding eats the whole output.
+def test_conv_transpose_padding_limits():
     x, w = rand(1, 2, 3, 3), rand(2, 2, 3, 3)
-    assert tuple(F.conv_transpose2d(T(x), T(w), padding=2).shape) == (1, 2, 1, 1)
-    assert tuple(F.conv_transpose2d(T(x), T(w), padding=(2, 3)).shape) == (1, 2, 1, 0)
+    close(F.conv_transpose2d(T(x), T(w), padding=2), ref.conv_transpose_nd(x, w, padding=2))
+    with pytest.raises(RuntimeError, match=r"Given input size per channel: \(2 x 3\). Calculated "
+                       r"output size per channel: \(0 x 3\). Output size is too small"):
+        F.conv_transpose2d(T(x[:, :, :2]), T(w), padding=(2, 1))
 
 
 # ---- dtypes and empty tensors ---------------------------------------------------------------
@@ -407,6 +408,8 @@ def test_conv_transpose_errors():
         F.conv_transpose2d(x, T(rand(3, 2, 3, 3)), T(rand(3)))
     with pytest.raises(TypeError, match="argument 'padding' must be tuple of ints, not str"):
         F.conv_transpose2d(x, T(rand(3, 2, 3, 3)), padding="same")
+    with pytest.raises(RuntimeError, match=r"Calculated output size per channel: \(-2 x -2\)"):
+        F.conv_transpose2d(x, T(rand(3, 2, 3, 3)), padding=6)
 
 
 def test_linear_and_bilinear_errors():
