@@ -27,6 +27,7 @@
 namespace ember {
 
 EMBER_DEFINE_STUB(conv_fast_forward_stub, ConvForwardFn);
+EMBER_DEFINE_STUB(conv_fast_backward_stub, ConvBackwardFn);
 EMBER_DEFINE_STUB(conv_fast_backward_data_stub, ConvBackwardDataFn);
 EMBER_DEFINE_STUB(conv_fast_backward_weights_stub, ConvBackwardWeightsFn);
 EMBER_DEFINE_STUB(im2col_stub, Im2ColFn);
@@ -321,12 +322,19 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     return {grad_input, grad_weight, grad_bias};
   }
   if (!p.transposed) {
-    if (grad_input.defined()) run_backward_data(g, gy, w, as4(grad_input));
-    if (grad_weight.defined()) {
+    const bool both = grad_input.defined() && grad_weight.defined();
+    if (both && conv_fast_backward_stub(gy.device(), g, gy, x, w, as4(grad_input), as4(grad_weight),
+                                        grad_bias)) {
+      // One call computed all requested gradients (sharing grad_output's reorder).
+    } else if (grad_weight.defined()) {
+      if (grad_input.defined()) run_backward_data(g, gy, w, as4(grad_input));
       run_backward_weights(g, gy, x, as4(grad_weight), grad_bias);
-    } else if (grad_bias.defined()) {
-      sum(view(gy, {g.batch, g.out_channels, -1}), std::vector<int64_t>{0, 2}, false,
-          grad_output.dtype(), grad_bias);
+    } else {
+      if (grad_input.defined()) run_backward_data(g, gy, w, as4(grad_input));
+      if (grad_bias.defined()) {
+        sum(view(gy, {g.batch, g.out_channels, -1}), std::vector<int64_t>{0, 2}, false,
+            grad_output.dtype(), grad_bias);
+      }
     }
   } else {
     // Note [Transposed convolution as backward data]

@@ -31,7 +31,13 @@ using ConvBackwardDataFn = bool (*)(const ConvGeometry& g, const Tensor& grad_ou
 using ConvBackwardWeightsFn = bool (*)(const ConvGeometry& g, const Tensor& grad_output,
                                        const Tensor& input, const Tensor& grad_weight,
                                        const Tensor& grad_bias);
+// Both backward passes at once (grad_input and grad_weight defined; grad_bias optional), so a
+// kernel can share work between them.
+using ConvBackwardFn = bool (*)(const ConvGeometry& g, const Tensor& grad_output,
+                                const Tensor& input, const Tensor& weight, const Tensor& grad_input,
+                                const Tensor& grad_weight, const Tensor& grad_bias);
 EMBER_DECLARE_STUB(conv_fast_forward_stub, ConvForwardFn);
+EMBER_DECLARE_STUB(conv_fast_backward_stub, ConvBackwardFn);
 EMBER_DECLARE_STUB(conv_fast_backward_data_stub, ConvBackwardDataFn);
 EMBER_DECLARE_STUB(conv_fast_backward_weights_stub, ConvBackwardWeightsFn);
 

@@ -266,16 +266,29 @@ void run_reorder(const dnnl::reorder& r, const dnnl::memory::desc& scratch, dnnl
   r.execute(stream, args);
 }
 
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+// Buffer slots past any plan's own (one per argument, its scratchpad, its reorders').
+constexpr size_t kSharedSlot = 32, kSharedReorderSlot = 33;
+
 // Runs the plan on the user's plain buffers (in the order the plan's args were added).
 // Buffer slots: one per argument, then the primitive's scratchpad, then the reorders'.
-void execute(const Plan& plan, const std::vector<void*>& user_data) {
+// `prelaid`: the index of an input whose buffer is already in the primitive's layout.
+void execute(const Plan& plan, const std::vector<void*>& user_data, int prelaid = -1) {
   auto& eng = cpu_engine();
-  thread_local dnnl::stream stream(eng);
+  dnnl::stream& stream = thread_stream();
   const size_t reorder_slot = plan.args.size() + 1;
   std::unordered_map<int, dnnl::memory> args;
   std::vector<std::pair<const PlanArg*, dnnl::memory>> pending_outputs;
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const PlanArg& a = plan.args[i];
+    if (static_cast<int>(i) == prelaid) {
+      args.emplace(a.arg, dnnl::memory(a.prim, eng, user_data[i]));
+      continue;
+    }
     dnnl::memory user(a.user, eng, user_data[i]);
     if (!a.reorder) {
       args.emplace(a.arg, user);
@@ -336,7 +349,39 @@ bool onednn_backward_weights(const ConvGeometry& g, const Tensor& grad_output, c
 
 }  // namespace
 
+// Both backward passes: grad_output, reordered once when both primitives want it in the same
+// blocked layout (it is the largest argument of each).
+bool onednn_backward(const ConvGeometry& g, const Tensor& grad_output, const Tensor& input,
+                     const Tensor& weight, const Tensor& grad_input, const Tensor& grad_weight,
+                     const Tensor& grad_bias) {
+  const ScalarType t = grad_output.dtype();
+  if (!supported(t)) return false;
+  auto pd = plan_for(Pass::kBackwardData, t, g, false);
+  auto pw = plan_for(Pass::kBackwardWeights, t, g, grad_bias.defined());
+  if (!pd->ok || !pw->ok) return false;
+  std::vector<void*> data_d{grad_output.data_ptr(), weight.data_ptr(), grad_input.data_ptr()};
+  std::vector<void*> data_w{grad_output.data_ptr(), input.data_ptr(), grad_weight.data_ptr()};
+  if (grad_bias.defined()) data_w.push_back(grad_bias.data_ptr());
+  const PlanArg& ad = pd->args[0];  // DNNL_ARG_DIFF_DST in both plans
+  const PlanArg& aw = pw->args[0];
+  if (ad.reorder && aw.reorder && ad.prim == aw.prim) {
+    auto& eng = cpu_engine();
+    void* shared = thread_buffer(kSharedSlot, ad.prim.get_size());
+    run_reorder(ad.to_prim, ad.reorder_scratch, thread_stream(),
+                dnnl::memory(ad.user, eng, grad_output.data_ptr()),
+                dnnl::memory(ad.prim, eng, shared), kSharedReorderSlot);
+    data_d[0] = data_w[0] = shared;
+    execute(*pd, data_d, 0);
+    execute(*pw, data_w, 0);
+    return true;
+  }
+  execute(*pd, data_d);
+  execute(*pw, data_w);
+  return true;
+}
+
 EMBER_REGISTER_KERNEL(conv_fast_forward_stub, CPU, onednn_forward);
+EMBER_REGISTER_KERNEL(conv_fast_backward_stub, CPU, onednn_backward);
 EMBER_REGISTER_KERNEL(conv_fast_backward_data_stub, CPU, onednn_backward_data);
 EMBER_REGISTER_KERNEL(conv_fast_backward_weights_stub, CPU, onednn_backward_weights);
 
