@@ -107,6 +107,13 @@ def pool_out_size(n, k, s, p, d, ceil_mode):
     return out
 
 
+def _argmax_last_nan(win):
+    """First maximum along the last axis; a NaN wins, and of several NaNs the last (PyTorch)."""
+    nan = np.isnan(win) if win.dtype.kind == "f" else np.zeros(win.shape, bool)
+    last_nan = win.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
+    return np.where(nan.any(-1), last_nan, win.argmax(-1))
+
+
 def max_pool2d(x, k, s=None, p=0, d=1, ceil_mode=False):
     """(values, flat indices into each H * W plane) of batched x (N, C, H, W)."""
     k = _pair(k)
@@ -125,8 +132,7 @@ def max_pool2d(x, k, s=None, p=0, d=1, ceil_mode=False):
             cols = [q for q in cols if 0 <= q < w]
             flat = np.array([r * w + q for r in rows for q in cols])
             win = x.reshape(n, c, h * w)[:, :, flat]
-            nan = np.isnan(win) if win.dtype.kind == "f" else np.zeros(win.shape, bool)
-            pos = np.where(nan.any(-1), nan.argmax(-1), win.argmax(-1))
+            pos = _argmax_last_nan(win)
             vals[:, :, i, j] = np.take_along_axis(win, pos[..., None], -1)[..., 0]
             idx[:, :, i, j] = flat[pos]
     return vals, idx
@@ -175,7 +181,7 @@ def adaptive_max_pool2d(x, size):
         for j, (w0, w1) in enumerate(adaptive_windows(w, ow)):
             flat = np.array([r * w + q for r in range(h0, h1) for q in range(w0, w1)])
             win = x.reshape(x.shape[:-2] + (h * w,))[..., flat]
-            pos = win.argmax(-1)
+            pos = _argmax_last_nan(win)
             vals[..., i, j] = np.take_along_axis(win, pos[..., None], -1)[..., 0]
             idx[..., i, j] = flat[pos]
     return vals, idx

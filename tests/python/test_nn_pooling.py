@@ -73,9 +73,14 @@ def test_max_pool2d_unbatched_and_integers():
 def test_max_pool_nan_propagates():
     x = rand(1, 1, 4, 4)
     x[0, 0, 1, 2] = np.nan
-    v, i = F.max_pool2d(T(x), 2, return_indices=True)
-    assert np.isnan(to_numpy(v)[0, 0, 0, 1])
-    assert to_numpy(i)[0, 0, 0, 1] == 1 * 4 + 2
+    x[0, 0, 2, 0] = x[0, 0, 3, 1] = np.nan  # two NaNs in one window: the last one is reported
+    for v, i in [F.max_pool2d(T(x), 2, return_indices=True),
+                 F.adaptive_max_pool2d(T(x), 2, return_indices=True)]:
+        assert np.isnan(to_numpy(v)[0, 0, 0, 1]) and np.isnan(to_numpy(v)[0, 0, 1, 0])
+        assert to_numpy(i)[0, 0, 0, 1] == 1 * 4 + 2
+        assert to_numpy(i)[0, 0, 1, 0] == 3 * 4 + 1
+    want_v, want_i = ref.max_pool2d(x, 2)
+    np.testing.assert_array_equal(to_numpy(F.max_pool2d(T(x), 2, return_indices=True)[1]), want_i)
 
 
 @pytest.mark.parametrize("kernel,stride,padding,dilation,ceil_mode", [

@@ -21,7 +21,7 @@ bool is_nan_value(T v) {
   if constexpr (std::is_integral_v<T>) {
     return false;
   } else {
-    return std::isnan(static_cast<float>(v));
+    return v != v;  // NOLINT: NaN test on the comparison type (float or double)
   }
 }
 
@@ -66,16 +66,16 @@ void max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor&
             int64_t best = h0 * iw + w0;
             C m = lowest<T>();
             for (int64_t h = h0; h < h1; h += g.dilation[0]) {
+              const T* row = s + h * iw;
               for (int64_t w = w0; w < w1; w += g.dilation[1]) {
-                const C v = static_cast<C>(s[h * iw + w]);
+                const C v = static_cast<C>(row[w]);
+                // PyTorch's rule: a NaN always wins, so the last NaN of the window is reported.
                 if (v > m || is_nan_value(v)) {
                   m = v;
                   best = h * iw + w;
-                  if (is_nan_value(v)) goto done;  // NaN is final
                 }
               }
             }
-          done:
             d[y * ow + x] = static_cast<T>(m);
             if (di) di[y * ow + x] = best;
           }
@@ -111,11 +111,9 @@ void adaptive_max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, cons
                 if (v > m || is_nan_value(v)) {
                   m = v;
                   best = h * iw + w;
-                  if (is_nan_value(v)) goto done;
                 }
               }
             }
-          done:
             dst[p * out_plane + y * ow + x] = static_cast<T>(m);
             idx[p * out_plane + y * ow + x] = best;
           }
