@@ -54,19 +54,25 @@ using NllBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad, dou
                                int64_t S, int64_t ignore_index);
 EMBER_DECLARE_STUB(nll_loss_backward_stub, NllBackwardFn);
 
-// x, lsm: (R, C) contiguous; target: (R) int64 class indices, or (R, C) probabilities when
-// prob_target. Writes lsm = log_softmax(x) and the per-row loss (R); returns the total weight
-// of the non-ignored rows (index targets).
+// x, lsm: (N, C, S) contiguous (S = the product of the dims after the class dim; 1 for 2-D
+// inputs); target: (N * S) int64 class indices, or (N, C, S) probabilities when prob_target.
+// Writes lsm = log_softmax(x) over C and the per-sample loss (N * S); returns the total weight of
+// the non-ignored samples (index targets).
+struct ClassGeometry {
+  int64_t N, C, S;
+};
 using CrossEntropyFn = void (*)(const Tensor& lsm, const Tensor& loss, double* weight_sum,
                                 const Tensor& x, const Tensor& target, const Tensor& weight,
-                                double label_smoothing, int64_t ignore_index, bool prob_target);
+                                const ClassGeometry& geo, double label_smoothing,
+                                int64_t ignore_index, bool prob_target);
 EMBER_DECLARE_STUB(cross_entropy_stub, CrossEntropyFn);
-// gi (R, C) and, for probability targets, gt (R, C) (either may be undefined); grad has R
+// gi and, for probability targets, gt (N, C, S) (either may be undefined); grad has N * S
 // elements or one, multiplied by scale.
 using CrossEntropyBackwardFn = void (*)(const Tensor& gi, const Tensor& gt, const Tensor& grad,
                                         double scale, const Tensor& lsm, const Tensor& target,
-                                        const Tensor& weight, double label_smoothing,
-                                        int64_t ignore_index, bool prob_target);
+                                        const Tensor& weight, const ClassGeometry& geo,
+                                        double label_smoothing, int64_t ignore_index,
+                                        bool prob_target);
 EMBER_DECLARE_STUB(cross_entropy_backward_stub, CrossEntropyBackwardFn);
 
 // ---- public ops ------------------------------------------------------------------------------
@@ -114,8 +120,8 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
 // cross_entropy: the loss plus what the backward needs.
 struct CrossEntropyResult {
   Tensor loss;
-  Tensor lsm;           // log_softmax rows (R, C) in the compute dtype
-  Tensor target_rows;   // the target as rows: (R) int64 or (R, C) probabilities
+  Tensor lsm;           // log_softmax (N, C, S) in the compute dtype
+  Tensor target_rows;   // the target as the kernels read it: (N * S) int64 or (N, C, S)
   Tensor weight;        // (C) in the compute dtype, or undefined
   double total_weight;  // index targets: sum of the weights of the non-ignored rows
 };

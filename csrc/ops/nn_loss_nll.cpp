@@ -50,21 +50,12 @@ void check_weight(const Tensor& weight, const Tensor& input, const char* op) {
               list_str(weight.sizes()));
 }
 
-// The class dim moved last and flattened: (R, C) rows (a view when the layout allows).
-Tensor class_rows(const Tensor& t, int64_t C) {
-  if (t.dim() == 1) return view(t, {1, C});
-  Tensor moved = t.dim() == 2 ? t : movedim(t, {1}, {t.dim() - 1});
-  return reshape(moved, {-1, C});
-}
-
-// The inverse of class_rows for a gradient: rows (R, C) back to `sizes` (class dim 1).
-Tensor rows_to_input(const Tensor& rows, IntArrayRef sizes) {
-  if (sizes.size() <= 2) return view(rows, sizes);
-  DimVector moved;
-  moved.push_back(sizes[0]);
-  for (size_t d = 2; d < sizes.size(); ++d) moved.push_back(sizes[d]);
-  moved.push_back(sizes[1]);
-  return movedim(view(rows, moved), {static_cast<int64_t>(sizes.size()) - 1}, {1});
+// The (N, C, S) view of a tensor with the class dim at 1 (or a 1-D tensor of classes).
+ClassGeometry class_geometry(const Tensor& t) {
+  if (t.dim() == 1) return ClassGeometry{1, t.size(0), 1};
+  ClassGeometry g{t.size(0), t.size(1), 1};
+  for (int64_t d = 2; d < t.dim(); ++d) g.S *= t.size(d);
+  return g;
 }
 
 void check_label_smoothing(double ls, const char* op) {
@@ -213,18 +204,23 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
   }
   check_label_smoothing(label_smoothing, op);
   const ScalarType ct = compute_type(result);
-  const int64_t C = num_classes(input);
+  const ClassGeometry geo = class_geometry(input);
+  const int64_t C = geo.C;
   CrossEntropyResult r;
-  Tensor x = contiguous(class_rows(compute_dtype_of(input, ct), C));
-  const int64_t R = x.size(0);
-  r.target_rows = prob ? contiguous(class_rows(compute_dtype_of(target, ct), C))
-                       : contiguous(reshape(to_dtype(target, ScalarType::Int64), {R}));
+  Tensor x = contiguous(compute_dtype_of(input, ct));
+  r.target_rows = prob ? contiguous(compute_dtype_of(target, ct))
+                       : contiguous(reshape(to_dtype(target, ScalarType::Int64), {geo.N * geo.S}));
   r.weight = weight.defined() ? contiguous(compute_dtype_of(reshape(weight, {C}), ct)) : Tensor();
-  r.lsm = empty({R, C}, TensorOptions(ct));
-  Tensor loss = empty({R}, TensorOptions(ct));
+  r.lsm = empty({geo.N, C, geo.S}, TensorOptions(ct));
+  Tensor loss = empty({geo.N * geo.S}, TensorOptions(ct));
   r.total_weight = 0;
-  cross_entropy_stub(input.device(), r.lsm, loss, &r.total_weight, x, r.target_rows, r.weight,
-                     label_smoothing, ignore_index, prob);
+  if (x.numel() > 0) {
+    cross_entropy_stub(input.device(), r.lsm, loss, &r.total_weight, x, r.target_rows, r.weight,
+                       geo, label_smoothing, ignore_index, prob);
+  } else {
+    zero_(loss);
+  }
+  const int64_t R = geo.N * geo.S;
   if (reduction == kNone) {
     if (input.dim() == 1) {
       r.loss = view(loss, {});
@@ -253,20 +249,22 @@ std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tenso
                                                  bool need_target) {
   const bool prob = is_probability_target(input, target);
   const ScalarType ct = saved.lsm.dtype();
-  const int64_t R = saved.lsm.size(0), C = saved.lsm.size(1);
+  const ClassGeometry geo = class_geometry(input);
+  const int64_t R = geo.N * geo.S;
   double scale = 1.0;
   if (reduction == kMean) scale = prob ? 1.0 / static_cast<double>(R) : 1.0 / saved.total_weight;
   Tensor g = contiguous(compute_dtype_of(grad, ct));
-  Tensor gi = need_input ? empty({R, C}, TensorOptions(ct)) : Tensor();
-  Tensor gt = need_target && prob ? empty({R, C}, TensorOptions(ct)) : Tensor();
+  const TensorOptions opts(ct);
+  Tensor gi = need_input ? empty({geo.N, geo.C, geo.S}, opts) : Tensor();
+  Tensor gt = need_target && prob ? empty({geo.N, geo.C, geo.S}, opts) : Tensor();
   if (!gi.defined() && !gt.defined()) return {};
-  if (R * C > 0) {
+  if (R * geo.C > 0) {
     cross_entropy_backward_stub(input.device(), gi, gt, g, scale, saved.lsm, saved.target_rows,
-                                saved.weight, label_smoothing, ignore_index, prob);
+                                saved.weight, geo, label_smoothing, ignore_index, prob);
   }
   std::pair<Tensor, Tensor> out;
-  if (gi.defined()) out.first = nn_detail::in_dtype_of(rows_to_input(gi, input.sizes()), input);
-  if (gt.defined()) out.second = nn_detail::in_dtype_of(rows_to_input(gt, target.sizes()), target);
+  if (gi.defined()) out.first = nn_detail::in_dtype_of(view(gi, input.sizes()), input);
+  if (gt.defined()) out.second = nn_detail::in_dtype_of(view(gt, target.sizes()), target);
   return out;
 }
 

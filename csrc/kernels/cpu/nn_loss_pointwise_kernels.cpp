@@ -1,17 +1,19 @@
 // CPU kernels of the pointwise losses (float32 / float64) over a TensorIterator.
 // Each loss is a small struct with the elementwise loss `f(x, t, w, pw)` and its partial
-// derivatives `d(x, t, w, pw, &dx, &dt)`; w / pw are 1 when absent. The loops have a
+// derivatives `dx(x, t, w, pw)`, `dt(...)`; w / pw are 1 when absent. The loops have a
 // contiguous path (vectorised by the compiler; exp / log are vmath's, see vec_math.h) and a
 // strided path. Reductions run over fixed blocks of the iteration space and add the block sums
 // in order, so the result does not depend on the thread count.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/cpu/nn_row_ops.h"
 #include "kernels/cpu/vec_math.h"
 #include "ops/nn_loss.h"
 
@@ -25,65 +27,64 @@ inline T sign_of(T d) {
 
 template <typename T>
 struct Mse {
+  static constexpr bool kWeighted = false;
   T p;
   T f(T x, T t, T, T) const { return (x - t) * (x - t); }
-  void d(T x, T t, T, T, T& dx, T& dt) const {
-    dx = T(2) * (x - t);
-    dt = -dx;
-  }
+  T dx(T x, T t, T, T) const { return T(2) * (x - t); }
+  T dt(T x, T t, T w, T pw) const { return -dx(x, t, w, pw); }
 };
 
 template <typename T>
 struct L1 {
+  static constexpr bool kWeighted = false;
   T p;
   T f(T x, T t, T, T) const { return std::fabs(x - t); }
-  void d(T x, T t, T, T, T& dx, T& dt) const {
-    dx = sign_of(x - t);
-    dt = -dx;
-  }
+  T dx(T x, T t, T, T) const { return sign_of(x - t); }
+  T dt(T x, T t, T w, T pw) const { return -dx(x, t, w, pw); }
 };
 
 template <typename T>
 struct SmoothL1 {
+  static constexpr bool kWeighted = false;
   T beta;
   T f(T x, T t, T, T) const {
     const T z = std::fabs(x - t);
     return z < beta ? T(0.5) * z * z / beta : z - T(0.5) * beta;
   }
-  void d(T x, T t, T, T, T& dx, T& dt) const {
+  T dx(T x, T t, T, T) const {
     const T z = x - t;
-    dx = z < -beta ? T(-1) : (z > beta ? T(1) : z / beta);
-    dt = -dx;
+    return z < -beta ? T(-1) : (z > beta ? T(1) : z / beta);
   }
+  T dt(T x, T t, T w, T pw) const { return -dx(x, t, w, pw); }
 };
 
 template <typename T>
 struct Huber {
+  static constexpr bool kWeighted = false;
   T delta;
   T f(T x, T t, T, T) const {
     const T z = std::fabs(x - t);
     return z < delta ? T(0.5) * z * z : delta * (z - T(0.5) * delta);
   }
-  void d(T x, T t, T, T, T& dx, T& dt) const {
+  T dx(T x, T t, T, T) const {
     const T z = x - t;
-    dx = z < -delta ? -delta : (z > delta ? delta : z);
-    dt = -dx;
+    return z < -delta ? -delta : (z > delta ? delta : z);
   }
+  T dt(T x, T t, T w, T pw) const { return -dx(x, t, w, pw); }
 };
 
 // PyTorch clamps the logs at -100 so that x = 0 or 1 gives a finite loss.
 template <typename T>
 struct Bce {
+  static constexpr bool kWeighted = true;
   T p;
   T f(T x, T t, T w, T) const {
     const T lx = std::max(vmath::log(x), T(-100));
     const T l1x = std::max(vmath::log1p(-x), T(-100));
     return w * ((t - T(1)) * l1x - t * lx);
   }
-  void d(T x, T t, T w, T, T& dx, T& dt) const {
-    dx = w * (x - t) / std::max((T(1) - x) * x, T(1e-12));
-    dt = w * (vmath::log1p(-x) - vmath::log(x));
-  }
+  T dx(T x, T t, T w, T) const { return w * (x - t) / std::max((T(1) - x) * x, T(1e-12)); }
+  T dt(T x, T, T w, T) const { return w * (vmath::log1p(-x) - vmath::log(x)); }
 };
 
 // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for every x.
@@ -94,16 +95,17 @@ inline T log_sigmoid(T x) {
 
 template <typename T>
 struct BceLogits {
+  static constexpr bool kWeighted = true;
   T p;
   T f(T x, T t, T w, T pw) const {
     const T lw = (pw - T(1)) * t + T(1);
     return w * ((T(1) - t) * x - lw * log_sigmoid(x));
   }
-  void d(T x, T t, T w, T pw, T& dx, T& dt) const {
+  T dx(T x, T t, T w, T pw) const {
     const T pt = pw * t;
-    dx = w * ((pt + T(1) - t) * vmath::sigmoid(x) - pt);
-    dt = w * (log_sigmoid(-x) - pw * log_sigmoid(x));
+    return w * ((pt + T(1) - t) * vmath::sigmoid(x) - pt);
   }
+  T dt(T x, T, T w, T pw) const { return w * (log_sigmoid(-x) - pw * log_sigmoid(x)); }
 };
 
 // Pointers and byte strides of the operands of one inner loop; absent w / pw read a constant 1.
@@ -115,6 +117,55 @@ struct Operand {
 };
 
 constexpr int64_t kReduceBlock = 1 << 14;
+
+// Calls f(std::bool_constant<has_w>, std::bool_constant<has_pw>): the contiguous loops know at
+// compile time which operands exist (a load guarded by a runtime null check does not vectorise).
+// Losses without weights only instantiate the unweighted loop.
+template <typename Op, typename F>
+decltype(auto) with_weights(bool has_w, bool has_pw, F&& f) {
+  if constexpr (Op::kWeighted) {
+    if (has_w && has_pw) return f(std::true_type{}, std::true_type{});
+    if (has_w) return f(std::true_type{}, std::false_type{});
+    if (has_pw) return f(std::false_type{}, std::true_type{});
+  }
+  return f(std::false_type{}, std::false_type{});
+}
+
+// Contiguous operands: writes the loss to `out`, or (out null) returns its sum.
+template <typename T, bool kW, bool kPW, typename Op>
+EMBER_NN_FLATTEN double contiguous_forward(const Op& op, const T* X, const T* Y, const T* W, const T* P, T* out,
+                          int64_t n) {
+  auto at = [&](int64_t k) {
+    return op.f(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1));
+  };
+  if (out) {
+    for (int64_t k = 0; k < n; ++k) out[k] = at(k);
+    return 0.0;
+  }
+  return nn_rows::sum_blocked<T>(n, at);
+}
+
+// Contiguous operands: gx = g * dloss/dx, gt = g * dloss/dt (either may be null); g has stride
+// gs (0: a broadcast scalar, 1: contiguous).
+template <typename T, bool kW, bool kPW, typename Op>
+EMBER_NN_FLATTEN void contiguous_backward(const Op& op, const T* X, const T* Y, const T* G, int64_t gs, const T* W,
+                         const T* P, T* gx, T* gt, int64_t n) {
+  // Plain separate loops (one per output, scalar or tensor grad), so that each one vectorises
+  // and computes only what it stores.
+#define EMBER_LOSS_GRAD_LOOP(out, fn, grad)                                               \
+  for (int64_t k = 0; k < n; ++k) {                                                       \
+    out[k] = (grad) * op.fn(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1));             \
+  }
+  if (gs == 0) {
+    const T g0 = G[0];
+    if (gx) EMBER_LOSS_GRAD_LOOP(gx, dx, g0)
+    if (gt) EMBER_LOSS_GRAD_LOOP(gt, dt, g0)
+  } else {
+    if (gx) EMBER_LOSS_GRAD_LOOP(gx, dx, G[k])
+    if (gt) EMBER_LOSS_GRAD_LOOP(gt, dt, G[k])
+  }
+#undef EMBER_LOSS_GRAD_LOOP
+}
 
 template <typename T, typename Op>
 double forward(TensorIterator& iter, const Op& op, bool has_w, bool has_pw, bool check_range) {
@@ -145,30 +196,15 @@ double forward(TensorIterator& iter, const Op& op, bool has_w, bool has_pw, bool
     }
     const bool contiguous = x.s == sz && t.s == sz && (!has_w || w.s == sz) &&
                             (!has_pw || pw.s == sz) && (reduce || strides[0] == sz);
-    double acc = 0;
     if (contiguous) {
-      const T* X = reinterpret_cast<const T*>(x.p);
-      const T* Tt = reinterpret_cast<const T*>(t.p);
-      const T* W = has_w ? reinterpret_cast<const T*>(w.p) : nullptr;
-      const T* P = has_pw ? reinterpret_cast<const T*>(pw.p) : nullptr;
-      if (reduce) {
-        double s[8] = {};
-        int64_t k = 0;
-        for (; k + 8 <= n; k += 8) {
-          for (int j = 0; j < 8; ++j) {
-            s[j] += op.f(X[k + j], Tt[k + j], W ? W[k + j] : T(1), P ? P[k + j] : T(1));
-          }
-        }
-        for (; k < n; ++k) acc += op.f(X[k], Tt[k], W ? W[k] : T(1), P ? P[k] : T(1));
-        for (int j = 0; j < 8; ++j) acc += s[j];
-      } else {
-        T* out = reinterpret_cast<T*>(data[0]);
-        for (int64_t k = 0; k < n; ++k) {
-          out[k] = op.f(X[k], Tt[k], W ? W[k] : T(1), P ? P[k] : T(1));
-        }
-      }
-      return acc;
+      T* out = reduce ? nullptr : reinterpret_cast<T*>(data[0]);
+      return with_weights<Op>(has_w, has_pw, [&](auto kw, auto kpw) {
+        return contiguous_forward<T, decltype(kw)::value, decltype(kpw)::value>(
+            op, reinterpret_cast<const T*>(x.p), reinterpret_cast<const T*>(t.p),
+            reinterpret_cast<const T*>(w.p), reinterpret_cast<const T*>(pw.p), out, n);
+      });
     }
+    double acc = 0;
     for (int64_t k = 0; k < n; ++k) {
       const T v = op.f(x.at(k), t.at(k), w.at(k), pw.at(k));
       if (reduce) {
@@ -220,12 +256,25 @@ void backward(TensorIterator& iter, const Op& op, bool has_w, bool has_pw, bool 
     if (has_w) ++next;
     Operand<T> pw = has_pw ? Operand<T>{data[next], strides[next]}
                            : Operand<T>{reinterpret_cast<const char*>(&one), 0};
+    const int64_t sz = sizeof(T);
+    const bool contiguous = x.s == sz && t.s == sz && (g.s == sz || g.s == 0) &&
+                            (!has_w || w.s == sz) && (!has_pw || pw.s == sz) &&
+                            (!gx || sgx == sz) && (!gt || sgt == sz);
+    if (contiguous) {
+      with_weights<Op>(has_w, has_pw, [&](auto kw, auto kpw) {
+        contiguous_backward<T, decltype(kw)::value, decltype(kpw)::value>(
+            op, reinterpret_cast<const T*>(x.p), reinterpret_cast<const T*>(t.p),
+            reinterpret_cast<const T*>(g.p), g.s == 0 ? 0 : 1, reinterpret_cast<const T*>(w.p),
+            reinterpret_cast<const T*>(pw.p), reinterpret_cast<T*>(gx), reinterpret_cast<T*>(gt),
+            n);
+        return 0;
+      });
+      return;
+    }
     for (int64_t k = 0; k < n; ++k) {
-      T dx, dt;
-      op.d(x.at(k), t.at(k), w.at(k), pw.at(k), dx, dt);
-      const T gv = g.at(k);
-      if (gx) *reinterpret_cast<T*>(gx + k * sgx) = gv * dx;
-      if (gt) *reinterpret_cast<T*>(gt + k * sgt) = gv * dt;
+      const T xv = x.at(k), tv = t.at(k), wv = w.at(k), pv = pw.at(k), gv = g.at(k);
+      if (gx) *reinterpret_cast<T*>(gx + k * sgx) = gv * op.dx(xv, tv, wv, pv);
+      if (gt) *reinterpret_cast<T*>(gt + k * sgt) = gv * op.dt(xv, tv, wv, pv);
     }
   });
 }

@@ -35,13 +35,9 @@ void layer_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
       T* yr = y + r * N;
       double mu = 0, var;
       if (rms) {
-        var = nn_rows::sum<double>(N, [&](int64_t i) { return double(xr[i]) * double(xr[i]); }) / N;
+        var = nn_rows::sum_blocked<T>(N, [&](int64_t i) { return xr[i] * xr[i]; }) / N;
       } else {
-        mu = nn_rows::sum<double>(N, [&](int64_t i) { return double(xr[i]); }) / N;
-        var = nn_rows::sum<double>(N, [&](int64_t i) {
-                const double d = double(xr[i]) - mu;
-                return d * d;
-              }) / N;
+        nn_rows::moments<T>(N, [&](int64_t i) { return xr[i]; }, mu, var);
         mean[r] = static_cast<T>(mu);
       }
       const double rs = 1.0 / std::sqrt(var + eps);
@@ -63,48 +59,55 @@ void layer_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
 // Row blocks for the parameter-gradient reduction: a fixed count (not the thread count).
 constexpr int64_t kParamBlocks = 32;
 
+// One row of the backward: dx = rstd * (dy - mean(dy) - xhat * mean(dy * xhat)), dy = g * w,
+// and the row's terms of dw (g * xhat) and db (g) added to accw / accb (when given).
+template <typename T, bool kHasW>
+inline void layer_norm_backward_row(T* dx, T* accw, T* accb, const T* g, const T* x, T mu, T rs,
+                                    const T* w, int64_t N, bool rms) {
+  if (dx) {
+    const double sdy =
+        nn_rows::sum_blocked<T>(N, [&](int64_t i) { return kHasW ? g[i] * w[i] : g[i]; });
+    const double sdyx =
+        nn_rows::sum_blocked<T>(N, [&](int64_t i) { return (kHasW ? g[i] * w[i] : g[i]) * x[i]; });
+    // mean(dy * xhat) = rstd * (sum(dy x) - mu sum(dy)) / N.
+    const T a = rms ? T(0) : static_cast<T>(sdy / N);
+    const T c = static_cast<T>(double(rs) * (sdyx - double(mu) * sdy) / N);
+    for (int64_t i = 0; i < N; ++i) {
+      const T dy = kHasW ? g[i] * w[i] : g[i];
+      dx[i] = rs * (dy - a - (x[i] - mu) * rs * c);
+    }
+  }
+  if (accw) {
+    for (int64_t i = 0; i < N; ++i) accw[i] += g[i] * ((x[i] - mu) * rs);
+  }
+  if (accb) {
+    for (int64_t i = 0; i < N; ++i) accb[i] += g[i];
+  }
+}
+
 template <typename T>
 void layer_norm_backward_impl(T* dx, T* dw, T* db, const T* g, const T* x, const T* mean,
                               const T* rstd, const T* w, int64_t M, int64_t N, bool rms) {
   const int64_t blocks = std::min(M, kParamBlocks);
-  const bool params = dw || db;
-  std::vector<double> pw(params && dw ? blocks * N : 0), pb(params && db ? blocks * N : 0);
+  std::vector<T> pw(dw ? blocks * N : 0, T(0)), pb(db ? blocks * N : 0, T(0));
   parallel_for(0, blocks, 1, [&](int64_t bb, int64_t be) {
     for (int64_t blk = bb; blk < be; ++blk) {
-      const int64_t r0 = M * blk / blocks, r1 = M * (blk + 1) / blocks;
-      double* accw = dw ? pw.data() + blk * N : nullptr;
-      double* accb = db ? pb.data() + blk * N : nullptr;
-      for (int64_t r = r0; r < r1; ++r) {
-        const T* xr = x + r * N;
-        const T* gr = g + r * N;
+      T* accw = dw ? pw.data() + blk * N : nullptr;
+      T* accb = db ? pb.data() + blk * N : nullptr;
+      for (int64_t r = M * blk / blocks; r < M * (blk + 1) / blocks; ++r) {
         const T mu = rms ? T(0) : mean[r];
-        const T rs = rstd[r];
-        if (dx) {
-          // dx = rstd * (dy - mean(dy) - xhat * mean(dy * xhat)), dy = g * w.
-          const double sdy = nn_rows::sum<double>(N, [&](int64_t i) { return w ? gr[i] * w[i] : gr[i]; });
-          const double sdyx = nn_rows::sum<double>(N, [&](int64_t i) {
-            const T dy = w ? gr[i] * w[i] : gr[i];
-            return dy * ((xr[i] - mu) * rs);
-          });
-          const T a = rms ? T(0) : static_cast<T>(sdy / N);
-          const T c = static_cast<T>(sdyx / N);
-          T* dxr = dx + r * N;
-          for (int64_t i = 0; i < N; ++i) {
-            const T dy = w ? gr[i] * w[i] : gr[i];
-            const T xhat = (xr[i] - mu) * rs;
-            dxr[i] = rs * (dy - a - xhat * c);
-          }
-        }
-        if (accw) {
-          for (int64_t i = 0; i < N; ++i) accw[i] += double(gr[i]) * double((xr[i] - mu) * rs);
-        }
-        if (accb) {
-          for (int64_t i = 0; i < N; ++i) accb[i] += double(gr[i]);
+        T* dxr = dx ? dx + r * N : nullptr;
+        if (w) {
+          layer_norm_backward_row<T, true>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r], w,
+                                           N, rms);
+        } else {
+          layer_norm_backward_row<T, false>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r],
+                                            w, N, rms);
         }
       }
     }
   });
-  auto finish = [&](T* out, const std::vector<double>& part) {
+  auto finish = [&](T* out, const std::vector<T>& part) {
     if (!out) return;
     for (int64_t i = 0; i < N; ++i) {
       double s = 0;
@@ -150,11 +153,8 @@ void group_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
     for (int64_t ng = begin; ng < end; ++ng) {
       const T* xg = x + ng * len;
       T* yg = y + ng * len;
-      const double mu = nn_rows::sum<double>(len, [&](int64_t i) { return double(xg[i]); }) / len;
-      const double var = nn_rows::sum<double>(len, [&](int64_t i) {
-                           const double d = double(xg[i]) - mu;
-                           return d * d;
-                         }) / len;
+      double mu, var;
+      nn_rows::moments<T>(len, [&](int64_t i) { return xg[i]; }, mu, var);
       const double rs = 1.0 / std::sqrt(var + eps);
       mean[ng] = static_cast<T>(mu);
       rstd[ng] = static_cast<T>(rs);
@@ -183,8 +183,8 @@ void group_norm_backward_impl(T* dx, T* dw, T* db, const T* g, const T* x, const
     for (int64_t nc = begin; nc < end; ++nc) {
       const T* gc = g + nc * HW;
       const T* xc = x + nc * HW;
-      ds[nc] = nn_rows::sum<double>(HW, [&](int64_t i) { return double(gc[i]) * double(xc[i]); });
-      dbs[nc] = nn_rows::sum<double>(HW, [&](int64_t i) { return double(gc[i]); });
+      ds[nc] = nn_rows::sum_blocked<T>(HW, [&](int64_t i) { return gc[i] * xc[i]; });
+      dbs[nc] = nn_rows::sum_blocked<T>(HW, [&](int64_t i) { return gc[i]; });
     }
   });
   if (dx) {

@@ -16,47 +16,10 @@
 namespace ember {
 namespace {
 
-constexpr int64_t kBlock = 64;
-
-// Columns [0, L) of rows x[k * inner], k in [0, n).
-template <typename T>
-void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L, bool log) {
-  T mx[kBlock], s[kBlock];
-  for (int64_t j = 0; j < L; ++j) {
-    mx[j] = x[j];
-    s[j] = 0;
-  }
-  for (int64_t k = 1; k < n; ++k) {
-    const T* row = x + k * inner;
-    for (int64_t j = 0; j < L; ++j) mx[j] = row[j] > mx[j] ? row[j] : mx[j];
-  }
-  for (int64_t k = 0; k < n; ++k) {
-    const T* row = x + k * inner;
-    T* out = y + k * inner;
-    for (int64_t j = 0; j < L; ++j) {
-      const T e = vmath::exp(row[j] - mx[j]);
-      if (!log) out[j] = e;
-      s[j] += e;
-    }
-  }
-  if (log) {
-    for (int64_t j = 0; j < L; ++j) s[j] = std::log(s[j]);
-    for (int64_t k = 0; k < n; ++k) {
-      const T* row = x + k * inner;
-      T* out = y + k * inner;
-      for (int64_t j = 0; j < L; ++j) out[j] = (row[j] - mx[j]) - s[j];
-    }
-  } else {
-    for (int64_t j = 0; j < L; ++j) s[j] = T(1) / s[j];
-    for (int64_t k = 0; k < n; ++k) {
-      T* out = y + k * inner;
-      for (int64_t j = 0; j < L; ++j) out[j] *= s[j];
-    }
-  }
-}
+using nn_rows::kBlock;
 
 template <typename T>
-void softmax_backward_row(const T* g, const T* y, T* gi, int64_t n, bool log) {
+EMBER_NN_FLATTEN void softmax_backward_row(const T* g, const T* y, T* gi, int64_t n, bool log) {
   if (log) {
     const T s = nn_rows::sum<T>(n, [&](int64_t i) { return g[i]; });
     for (int64_t i = 0; i < n; ++i) gi[i] = g[i] - vmath::exp(y[i]) * s;
@@ -67,7 +30,7 @@ void softmax_backward_row(const T* g, const T* y, T* gi, int64_t n, bool log) {
 }
 
 template <typename T>
-void softmax_backward_columns(const T* g, const T* y, T* gi, int64_t n, int64_t inner, int64_t L,
+EMBER_NN_FLATTEN void softmax_backward_columns(const T* g, const T* y, T* gi, int64_t n, int64_t inner, int64_t L,
                               bool log) {
   T s[kBlock];
   for (int64_t j = 0; j < L; ++j) s[j] = 0;
@@ -121,7 +84,7 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t outer, int64_t 
     T* y = out.data<T>();
     for_each_slice(
         outer, n, inner, [&](int64_t off) { nn_rows::softmax(x + off, y + off, n, log); },
-        [&](int64_t off, int64_t L) { softmax_columns(x + off, y + off, n, inner, L, log); });
+        [&](int64_t off, int64_t L) { nn_rows::softmax_columns(x + off, y + off, n, inner, L, log); });
   });
 }
 
