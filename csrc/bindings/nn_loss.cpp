@@ -3,8 +3,8 @@
 // nll_loss_nd, cross_entropy_loss} (reduction as the enum 0 / 1 / 2), and the top-level
 // ember.binary_cross_entropy_with_logits and ember.ctc_loss as torch has them. The
 // ember.nn.functional wrappers (python/ember/nn/functional/_loss.py) call these.
-#include "bindings/reduction_helpers.h"
 #include "ops/nn_loss.h"
+#include "bindings/reduction_helpers.h"
 #include "ops/nn_loss_ctc.h"
 #include "ops/views.h"
 
@@ -65,7 +65,8 @@ void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& /*cls*/
   auto nll = [](const Tensor& input, const Tensor& target, py::handle weight, int64_t reduction,
                 int64_t ignore_index) {
     Tensor w = opt_tensor(weight, "nll_loss", "weight");
-    return nogil(input.numel(), [&] { return nll_loss(input, target, w, reduction, ignore_index); });
+    return nogil(input.numel(),
+                 [&] { return nll_loss(input, target, w, reduction, ignore_index); });
   };
   for (const char* name : {"nll_loss", "nll_loss_nd"}) {
     nn.def(name, nll, py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
@@ -80,9 +81,8 @@ void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& /*cls*/
           return cross_entropy(input, target, w, reduction, ignore_index, label_smoothing);
         });
       },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
-      py::arg("reduction") = 1, py::arg("ignore_index") = -100,
-      py::arg("label_smoothing") = 0.0);
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = 1,
+      py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0);
 
   m.def(
       "binary_cross_entropy_with_logits",
@@ -108,9 +108,8 @@ void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& /*cls*/
           return ctc_loss(log_probs, targets, il, tl, blank, reduction, zero_infinity);
         });
       },
-      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"),
-      py::arg("target_lengths"), py::arg("blank") = 0, py::arg("reduction") = 1,
-      py::arg("zero_infinity") = false);
+      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+      py::arg("blank") = 0, py::arg("reduction") = 1, py::arg("zero_infinity") = false);
 }
 
 }  // namespace ember

@@ -2,8 +2,8 @@
 // with PyTorch's top-level signatures: torch.softmax, torch.layer_norm, torch.batch_norm, ...
 // The ember.nn.functional wrappers (python/ember/nn/functional/_normalization.py, _softmax.py)
 // call these.
-#include "bindings/reduction_helpers.h"
 #include "ops/nn_norm.h"
+#include "bindings/reduction_helpers.h"
 #include "ops/nn_softmax.h"
 
 namespace ember {
@@ -18,6 +18,16 @@ ScalarType parse_optional_dtype(py::handle h, const char* op) {
                                  Py_TYPE(h.ptr())->tp_name));
   }
   return *t;
+}
+
+// normalized_shape: a sequence of ints (PyTorch refuses a bare int here).
+DimVector parse_normalized_shape(py::handle h, const char* op) {
+  if (PyLong_Check(h.ptr())) {
+    throw py::type_error(str_cat("[", op,
+                                 "] argument 'normalized_shape' must be tuple of ints, "
+                                 "not int"));
+  }
+  return parse_int_sequence(h, op, "normalized_shape");
 }
 
 void def_softmax(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
@@ -48,7 +58,7 @@ void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "layer_norm",
       [](const Tensor& x, py::handle normalized_shape, py::handle weight, py::handle bias,
          double eps, bool /*cudnn_enable*/) {
-        DimVector shape = parse_int_sequence(normalized_shape, "layer_norm", "normalized_shape");
+        DimVector shape = parse_normalized_shape(normalized_shape, "layer_norm");
         Tensor w = opt_tensor(weight, "layer_norm", "weight");
         Tensor b = opt_tensor(bias, "layer_norm", "bias");
         return nogil(x.numel(), [&] { return layer_norm(x, shape, w, b, eps); });
@@ -60,7 +70,7 @@ void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "rms_norm",
       [](const Tensor& x, py::handle normalized_shape, py::handle weight,
          std::optional<double> eps) {
-        DimVector shape = parse_int_sequence(normalized_shape, "rms_norm", "normalized_shape");
+        DimVector shape = parse_normalized_shape(normalized_shape, "rms_norm");
         Tensor w = opt_tensor(weight, "rms_norm", "weight");
         return nogil(x.numel(), [&] { return rms_norm(x, shape, w, eps); });
       },

@@ -17,12 +17,18 @@ EMBER_DEFINE_STUB(pointwise_loss_backward_stub, PointwiseLossBackwardFn);
 
 const char* pointwise_loss_name(PointwiseLoss kind) {
   switch (kind) {
-    case PointwiseLoss::MSE: return "mse_loss";
-    case PointwiseLoss::L1: return "l1_loss";
-    case PointwiseLoss::SmoothL1: return "smooth_l1_loss";
-    case PointwiseLoss::Huber: return "huber_loss";
-    case PointwiseLoss::BCE: return "binary_cross_entropy";
-    case PointwiseLoss::BCEWithLogits: return "binary_cross_entropy_with_logits";
+    case PointwiseLoss::MSE:
+      return "mse_loss";
+    case PointwiseLoss::L1:
+      return "l1_loss";
+    case PointwiseLoss::SmoothL1:
+      return "smooth_l1_loss";
+    case PointwiseLoss::Huber:
+      return "huber_loss";
+    case PointwiseLoss::BCE:
+      return "binary_cross_entropy";
+    case PointwiseLoss::BCEWithLogits:
+      return "binary_cross_entropy_with_logits";
   }
   return "loss";
 }
@@ -62,19 +68,20 @@ Tensor as_dtype(const Tensor& t, ScalarType d) {
 
 void check_param(PointwiseLoss kind, double param) {
   if (kind == PointwiseLoss::SmoothL1) {
-    EMBER_CHECK(param >= 0, "[smooth_l1_loss] smooth_l1_loss does not support negative values "
+    EMBER_CHECK(param >= 0,
+                "[smooth_l1_loss] smooth_l1_loss does not support negative values "
                 "for beta.");
   } else if (kind == PointwiseLoss::Huber) {
-    EMBER_CHECK(param > 0, "[huber_loss] huber_loss does not support non-positive values for "
+    EMBER_CHECK(param > 0,
+                "[huber_loss] huber_loss does not support non-positive values for "
                 "delta.");
   }
 }
 
 }  // namespace
 
-Tensor pointwise_loss_forward(PointwiseLoss kind, const Tensor& x, const Tensor& t,
-                              const Tensor& w, const Tensor& pw, int64_t reduction,
-                              double param) {
+Tensor pointwise_loss_forward(PointwiseLoss kind, const Tensor& x, const Tensor& t, const Tensor& w,
+                              const Tensor& pw, int64_t reduction, double param) {
   const char* op = pointwise_loss_name(kind);
   check_reduction(reduction, op);
   check_param(kind, param);
@@ -101,10 +108,9 @@ Tensor pointwise_loss_forward(PointwiseLoss kind, const Tensor& x, const Tensor&
 }
 
 std::pair<Tensor, Tensor> pointwise_loss_backward(PointwiseLoss kind, const Tensor& g,
-                                                  const Tensor& x, const Tensor& t,
-                                                  const Tensor& w, const Tensor& pw,
-                                                  int64_t reduction, double param, bool need_x,
-                                                  bool need_t) {
+                                                  const Tensor& x, const Tensor& t, const Tensor& w,
+                                                  const Tensor& pw, int64_t reduction, double param,
+                                                  bool need_x, bool need_t) {
   if (!need_x && !need_t) return {};
   const char* op = pointwise_loss_name(kind);
   ScalarType result;
@@ -170,8 +176,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
-  return pointwise_loss(PointwiseLoss::BCEWithLogits, input, target, weight, pos_weight,
-                        reduction, 0.0);
+  return pointwise_loss(PointwiseLoss::BCEWithLogits, input, target, weight, pos_weight, reduction,
+                        0.0);
 }
 
 }  // namespace ember

@@ -96,14 +96,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      double label_smoothing = 0.0);
 
 // ---- pieces the derivatives use (not recorded) -----------------------------------------------
-Tensor pointwise_loss_forward(PointwiseLoss kind, const Tensor& x, const Tensor& t,
-                              const Tensor& w, const Tensor& pw, int64_t reduction, double param);
+Tensor pointwise_loss_forward(PointwiseLoss kind, const Tensor& x, const Tensor& t, const Tensor& w,
+                              const Tensor& pw, int64_t reduction, double param);
 // Gradients for x and t in the broadcast shape (the engine sums them to the inputs' shapes).
 std::pair<Tensor, Tensor> pointwise_loss_backward(PointwiseLoss kind, const Tensor& g,
-                                                  const Tensor& x, const Tensor& t,
-                                                  const Tensor& w, const Tensor& pw,
-                                                  int64_t reduction, double param, bool need_x,
-                                                  bool need_t);
+                                                  const Tensor& x, const Tensor& t, const Tensor& w,
+                                                  const Tensor& pw, int64_t reduction, double param,
+                                                  bool need_x, bool need_t);
 const char* pointwise_loss_name(PointwiseLoss kind);
 
 // nll_loss: the loss and the total weight (a number, for the backward of 'mean').
@@ -131,10 +130,9 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
 // Gradients for input and (probability targets) target, in their shapes.
 std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tensor& input,
                                                  const Tensor& target,
-                                                 const CrossEntropyResult& saved,
-                                                 int64_t reduction, int64_t ignore_index,
-                                                 double label_smoothing, bool need_input,
-                                                 bool need_target);
+                                                 const CrossEntropyResult& saved, int64_t reduction,
+                                                 int64_t ignore_index, double label_smoothing,
+                                                 bool need_input, bool need_target);
 
 // Validation shared by nll_loss and cross_entropy with class-index targets.
 void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& weight,

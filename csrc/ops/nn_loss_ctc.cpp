@@ -61,9 +61,10 @@ CtcResult ctc_loss_forward(const Tensor& log_probs, const Tensor& targets,
                            IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank) {
   EMBER_CHECK(log_probs.dim() == 3, "[", kOp, "] Expected 3-dimensional tensor, but got ",
               log_probs.dim(), "-dimensional tensor for argument #1 'log_probs'");
-  EMBER_CHECK_T(NotImplementedError,
-                log_probs.dtype() == ScalarType::Float32 || log_probs.dtype() == ScalarType::Float64,
-                "[", kOp, "] not implemented for dtype ", dtype_name(log_probs.dtype()));
+  EMBER_CHECK_T(
+      NotImplementedError,
+      log_probs.dtype() == ScalarType::Float32 || log_probs.dtype() == ScalarType::Float64, "[",
+      kOp, "] not implemented for dtype ", dtype_name(log_probs.dtype()));
   const int64_t T = log_probs.size(0), N = log_probs.size(1), C = log_probs.size(2);
   EMBER_CHECK(blank >= 0 && blank < C, "[", kOp, "] blank must be in label range");
   EMBER_CHECK(static_cast<int64_t>(input_lengths.size()) == N, "[", kOp,
@@ -72,12 +73,16 @@ CtcResult ctc_loss_forward(const Tensor& log_probs, const Tensor& targets,
               "] target_lengths must be of size batch_size");
   std::vector<int64_t> il = input_lengths.vec(), tl = target_lengths.vec();
   for (int64_t b = 0; b < N; ++b) {
-    EMBER_CHECK(il[b] >= 0, "[", kOp, "] Expected input_lengths to have value at least 0, but got "
-                "value ", il[b]);
+    EMBER_CHECK(il[b] >= 0, "[", kOp,
+                "] Expected input_lengths to have value at least 0, but got "
+                "value ",
+                il[b]);
     EMBER_CHECK(il[b] <= T, "[", kOp, "] Expected input_lengths to have value at most ", T,
                 ", but got value ", il[b]);
-    EMBER_CHECK(tl[b] >= 0, "[", kOp, "] Expected target_lengths to have value at least 0, but "
-                "got value ", tl[b]);
+    EMBER_CHECK(tl[b] >= 0, "[", kOp,
+                "] Expected target_lengths to have value at least 0, but "
+                "got value ",
+                tl[b]);
   }
   CtcResult r;
   r.targets = layout_targets(targets, tl, N);
@@ -86,8 +91,8 @@ CtcResult ctc_loss_forward(const Tensor& log_probs, const Tensor& targets,
   for (int64_t b = 0; b < N; ++b) {
     for (int64_t k = 0; k < tl[b]; ++k) {
       const int64_t v = td[r.targets.offsets[b] + k];
-      EMBER_CHECK_T(IndexError, v >= 0 && v < C, "[", kOp, "] target ", v,
-                    " is out of bounds for ", C, " classes");
+      EMBER_CHECK_T(IndexError, v >= 0 && v < C, "[", kOp, "] target ", v, " is out of bounds for ",
+                    C, " classes");
     }
   }
   Tensor lp = contiguous(log_probs);
@@ -127,8 +132,8 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
   }
   if (reduction == 1) {
     // Each loss is divided by its target length (at least 1).
-    Tensor lengths = empty({static_cast<int64_t>(target_lengths.size())},
-                           TensorOptions(ScalarType::Int64));
+    Tensor lengths =
+        empty({static_cast<int64_t>(target_lengths.size())}, TensorOptions(ScalarType::Int64));
     int64_t* len = lengths.data<int64_t>();
     for (size_t b = 0; b < target_lengths.size(); ++b) {
       len[b] = std::max<int64_t>(target_lengths[b], 1);

@@ -27,8 +27,7 @@ using CtcFn = void (*)(const Tensor& nll, const Tensor& log_alpha, const Tensor&
 EMBER_DECLARE_STUB(ctc_loss_stub, CtcFn);
 // grad (T, N, C) from grad_out (N).
 using CtcBackwardFn = void (*)(const Tensor& grad, const Tensor& grad_out, const Tensor& log_probs,
-                               const CtcTargets& targets,
-                               const std::vector<int64_t>& input_lengths,
+                               const CtcTargets& targets, const std::vector<int64_t>& input_lengths,
                                const std::vector<int64_t>& target_lengths, const Tensor& nll,
                                const Tensor& log_alpha, int64_t blank, bool zero_infinity);
 EMBER_DECLARE_STUB(ctc_loss_backward_stub, CtcBackwardFn);

@@ -5,9 +5,9 @@
 #include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
+#include "ops/elementwise.h"
 #include "ops/nn_loss.h"
 #include "ops/nn_norm_common.h"
-#include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 
@@ -45,9 +45,8 @@ ScalarType compute_type(ScalarType t) {
 void check_weight(const Tensor& weight, const Tensor& input, const char* op) {
   if (!weight.defined()) return;
   const int64_t C = num_classes(input);
-  EMBER_CHECK(weight.numel() == C, "[", op, "] weight tensor should be defined either for all ",
-              C, " classes or no classes but got weight tensor of shape: ",
-              list_str(weight.sizes()));
+  EMBER_CHECK(weight.numel() == C, "[", op, "] weight tensor should be defined either for all ", C,
+              " classes or no classes but got weight tensor of shape: ", list_str(weight.sizes()));
 }
 
 // The (N, C, S) view of a tensor with the class dim at 1 (or a 1-D tensor of classes).
@@ -79,9 +78,9 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
   if (input.dim() == 1) {
     EMBER_CHECK(target.dim() <= 1, "[", op,
                 "] 0D or 1D target tensor expected, multi-target not supported");
-    EMBER_CHECK_T(ValueError, target.dim() == 0 || target.size(0) == 1, "[", op,
-                  "] For 1D input, 1D target must have size 1, but got target size: ",
-                  target.size(0));
+    EMBER_CHECK_T(
+        ValueError, target.dim() == 0 || target.size(0) == 1, "[", op,
+        "] For 1D input, 1D target must have size 1, but got target size: ", target.size(0));
   } else {
     const int64_t tb = target.dim() == 0 ? 0 : target.size(0);
     EMBER_CHECK_T(ValueError, input.size(0) == tb, "[", op, "] Expected input batch_size (",
@@ -171,8 +170,8 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
   return nn_detail::in_dtype_of(view(gi, input.sizes()), input);
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
-                int64_t reduction, int64_t ignore_index) {
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
+                int64_t ignore_index) {
   if (autograd::should_record(input, weight)) {
     return derivatives::nll_loss(input, target, weight, reduction, ignore_index);
   }
@@ -187,8 +186,6 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
   const char* op = "cross_entropy";
   check_reduction(reduction, op);
   nn_detail::check_floating_input(input, op);
-  EMBER_CHECK_T(ValueError, input.dim() >= 1, "[", op, "] Expected 1 or more dimensions (got ",
-                input.dim(), ")");
   const bool prob = is_probability_target(input, target);
   ScalarType result = input.dtype();
   if (prob) {
@@ -197,6 +194,8 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
                 dtype_name(target.dtype()));
     EMBER_CHECK(ignore_index < 0, "[", op,
                 "] ignore_index is not supported for floating point target");
+    EMBER_CHECK_T(IndexError, input.dim() >= 1, "[", op,
+                  "] Dimension specified as 1 but tensor has no dimensions");
     check_weight(weight, input, op);
     result = promote_types(input.dtype(), target.dtype());
   } else {
@@ -243,10 +242,9 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
 
 std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tensor& input,
                                                  const Tensor& target,
-                                                 const CrossEntropyResult& saved,
-                                                 int64_t reduction, int64_t ignore_index,
-                                                 double label_smoothing, bool need_input,
-                                                 bool need_target) {
+                                                 const CrossEntropyResult& saved, int64_t reduction,
+                                                 int64_t ignore_index, double label_smoothing,
+                                                 bool need_input, bool need_target) {
   const bool prob = is_probability_target(input, target);
   const ScalarType ct = saved.lsm.dtype();
   const ClassGeometry geo = class_geometry(input);

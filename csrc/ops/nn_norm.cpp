@@ -54,10 +54,14 @@ void check_layer_norm_args(const Tensor& x, IntArrayRef shape, const Tensor& w, 
 
 double machine_epsilon(ScalarType t) {
   switch (t) {
-    case ScalarType::Float16: return 0.0009765625;
-    case ScalarType::BFloat16: return 0.0078125;
-    case ScalarType::Float64: return std::numeric_limits<double>::epsilon();
-    default: return std::numeric_limits<float>::epsilon();
+    case ScalarType::Float16:
+      return 0.0009765625;
+    case ScalarType::BFloat16:
+      return 0.0078125;
+    case ScalarType::Float64:
+      return std::numeric_limits<double>::epsilon();
+    default:
+      return std::numeric_limits<float>::epsilon();
   }
 }
 
@@ -65,8 +69,8 @@ double machine_epsilon(ScalarType t) {
 
 // ---- layer_norm / rms_norm ---------------------------------------------------------------------
 
-NormResult layer_norm_forward(const Tensor& x, IntArrayRef shape, const Tensor& w,
-                              const Tensor& b, double eps, bool rms) {
+NormResult layer_norm_forward(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b,
+                              double eps, bool rms) {
   const char* op = rms ? "rms_norm" : "layer_norm";
   check_layer_norm_args(x, shape, w, b, rms);
   auto [M, N] = rows_and_cols(x, static_cast<int64_t>(shape.size()));
@@ -174,8 +178,7 @@ NormResult group_norm_forward(const Tensor& x, int64_t G, const Tensor& w, const
 }
 
 NormGrads group_norm_backward(const Tensor& g, const Tensor& x, const Tensor& mean,
-                              const Tensor& rstd, const Tensor& w, int64_t G,
-                              const bool need[3]) {
+                              const Tensor& rstd, const Tensor& w, int64_t G, const bool need[3]) {
   const GroupGeometry geo = group_geometry(x);
   Tensor xc = contiguous(nn_detail::to_compute_dtype(x));
   const ScalarType ct = xc.dtype();

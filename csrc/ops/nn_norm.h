@@ -41,13 +41,13 @@ using GroupNormBackwardFn = void (*)(const Tensor& dx, const Tensor& dw, const T
 EMBER_DECLARE_STUB(group_norm_backward_stub, GroupNormBackwardFn);
 
 // x (N, C, S): per-channel mean and biased variance.
-using BatchNormStatsFn = void (*)(const Tensor& mean, const Tensor& var, const Tensor& x,
-                                  int64_t N, int64_t C, int64_t S);
+using BatchNormStatsFn = void (*)(const Tensor& mean, const Tensor& var, const Tensor& x, int64_t N,
+                                  int64_t C, int64_t S);
 EMBER_DECLARE_STUB(batch_norm_stats_stub, BatchNormStatsFn);
 // out = (x - mean[c]) * invstd[c] * w[c] + b[c].
 using BatchNormApplyFn = void (*)(const Tensor& out, const Tensor& x, const Tensor& mean,
-                                  const Tensor& invstd, const Tensor& w, const Tensor& b,
-                                  int64_t N, int64_t C, int64_t S);
+                                  const Tensor& invstd, const Tensor& w, const Tensor& b, int64_t N,
+                                  int64_t C, int64_t S);
 EMBER_DECLARE_STUB(batch_norm_apply_stub, BatchNormApplyFn);
 // Gradients; `train`: mean / invstd are the batch's own statistics (they depend on x).
 using BatchNormBackwardFn = void (*)(const Tensor& dx, const Tensor& dw, const Tensor& db,
@@ -86,8 +86,8 @@ NormResult group_norm_forward(const Tensor& x, int64_t num_groups, const Tensor&
                               const Tensor& bias, double eps);
 // mean / rstd: the statistics used (the batch's when training, the running ones otherwise).
 NormResult batch_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                              const Tensor& running_mean, const Tensor& running_var,
-                              bool training, double momentum, double eps);
+                              const Tensor& running_mean, const Tensor& running_var, bool training,
+                              double momentum, double eps);
 
 using NormGrads = std::tuple<Tensor, Tensor, Tensor>;  // dx, dweight, dbias
 // `need`: which of the three to compute.

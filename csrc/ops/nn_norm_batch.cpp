@@ -36,7 +36,9 @@ void check_channel_vector(const Tensor& t, int64_t C, const char* what) {
               t.numel());
 }
 
-Tensor number(double v) { return wrap_scalar(Scalar(v)); }
+Tensor number(double v) {
+  return wrap_scalar(Scalar(v));
+}
 
 // r = (1 - momentum) * r + factor * stat, in place (r keeps its dtype).
 void update_running(const Tensor& r, const Tensor& stat, double momentum, double factor) {
@@ -47,8 +49,8 @@ void update_running(const Tensor& r, const Tensor& stat, double momentum, double
 }  // namespace
 
 NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
-                              const Tensor& running_mean, const Tensor& running_var,
-                              bool training, double momentum, double eps) {
+                              const Tensor& running_mean, const Tensor& running_var, bool training,
+                              double momentum, double eps) {
   const char* op = "batch_norm";
   nn_detail::check_floating_input(x, op);
   const ChannelGeometry geo = channel_geometry(x);
@@ -59,7 +61,8 @@ NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
   EMBER_CHECK(x.dim() >= 2, "[", op, "] Expected 2D or higher input, but got input of shape ",
               nn_detail::list_str(x.sizes()));
   if (!training) {
-    EMBER_CHECK(running_mean.defined(), "[", op, "] running_mean must be defined in evaluation mode");
+    EMBER_CHECK(running_mean.defined(), "[", op,
+                "] running_mean must be defined in evaluation mode");
     EMBER_CHECK(running_var.defined(), "[", op, "] running_var must be defined in evaluation mode");
   }
   Tensor xc = contiguous(nn_detail::to_compute_dtype(x));
@@ -81,7 +84,8 @@ NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
     }
   } else {
     // Copies: the node keeps them, and the running statistics change in place later.
-    r.mean = clone(to_dtype(running_mean.dim() == 1 ? running_mean : reshape(running_mean, {geo.C}), ct));
+    r.mean = clone(
+        to_dtype(running_mean.dim() == 1 ? running_mean : reshape(running_mean, {geo.C}), ct));
     Tensor rv = to_dtype(running_var.dim() == 1 ? running_var : reshape(running_var, {geo.C}), ct);
     r.rstd = ember::rsqrt(ember::add(rv, number(eps)));
   }
@@ -137,12 +141,10 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
   DimVector shape(x.sizes());
   shape[0] = 1;
   shape[1] = B * C;
-  auto repeated = [&](const Tensor& t) {
-    return t.defined() ? ember::repeat(t, {B}) : Tensor();
-  };
+  auto repeated = [&](const Tensor& t) { return t.defined() ? ember::repeat(t, {B}) : Tensor(); };
   Tensor rm = repeated(running_mean), rv = repeated(running_var);
-  Tensor out = ember::batch_norm(ember::reshape(x, shape), repeated(weight), repeated(bias), rm,
-                                 rv, use_input_stats, momentum, eps);
+  Tensor out = ember::batch_norm(ember::reshape(x, shape), repeated(weight), repeated(bias), rm, rv,
+                                 use_input_stats, momentum, eps);
   {
     autograd::NoGradGuard no_grad;
     Tensor dst;

@@ -26,12 +26,18 @@ namespace {
 
 const char* node_name(PointwiseLoss kind) {
   switch (kind) {
-    case PointwiseLoss::MSE: return "MseLossBackward0";
-    case PointwiseLoss::L1: return "L1LossBackward0";
-    case PointwiseLoss::SmoothL1: return "SmoothL1LossBackward0";
-    case PointwiseLoss::Huber: return "HuberLossBackward0";
-    case PointwiseLoss::BCE: return "BinaryCrossEntropyBackward0";
-    case PointwiseLoss::BCEWithLogits: break;
+    case PointwiseLoss::MSE:
+      return "MseLossBackward0";
+    case PointwiseLoss::L1:
+      return "L1LossBackward0";
+    case PointwiseLoss::SmoothL1:
+      return "SmoothL1LossBackward0";
+    case PointwiseLoss::Huber:
+      return "HuberLossBackward0";
+    case PointwiseLoss::BCE:
+      return "BinaryCrossEntropyBackward0";
+    case PointwiseLoss::BCEWithLogits:
+      break;
   }
   return "BinaryCrossEntropyWithLogitsBackward0";
 }
@@ -48,13 +54,19 @@ std::pair<Tensor, Tensor> partials(PointwiseLoss kind, const Tensor& x, const Te
   const Tensor d = ember::sub(x, t);
   Tensor dx, dt;
   switch (kind) {
-    case PointwiseLoss::MSE: dx = ember::mul(number(2), d); break;
-    case PointwiseLoss::L1: dx = ember::sgn(d); break;
+    case PointwiseLoss::MSE:
+      dx = ember::mul(number(2), d);
+      break;
+    case PointwiseLoss::L1:
+      dx = ember::sgn(d);
+      break;
     case PointwiseLoss::SmoothL1:
       dx = ember::where(ember::lt(ember::abs(d), number(param)), ember::div(d, number(param)),
                         ember::sgn(d));
       break;
-    case PointwiseLoss::Huber: dx = ember::clamp(d, Scalar(-param), Scalar(param)); break;
+    case PointwiseLoss::Huber:
+      dx = ember::clamp(d, Scalar(-param), Scalar(param));
+      break;
     case PointwiseLoss::BCE:
       dx = ember::div(d, ember::clamp_min(ember::mul(ember::sub(number(1), x), x), Scalar(1e-12)));
       dt = ember::sub(ember::log1p(ember::neg(x)), ember::log(x));
@@ -89,7 +101,8 @@ Tensor pointwise_loss(PointwiseLoss kind, const Tensor& x, const Tensor& t, cons
         const Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2), pw = n.saved(3);
         const bool nx = n.should_compute_output(0), nt = n.should_compute_output(1);
         if (!autograd::GradMode::is_enabled()) {
-          auto [gx, gt] = pointwise_loss_backward(kind, g[0], x, t, w, pw, reduction, param, nx, nt);
+          auto [gx, gt] =
+              pointwise_loss_backward(kind, g[0], x, t, w, pw, reduction, param, nx, nt);
           return variable_list{gx, gt};
         }
         Tensor gs = g[0];

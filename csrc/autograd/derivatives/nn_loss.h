@@ -13,8 +13,8 @@ void refuse_grad(const Tensor& t, const char* fn, const char* arg);
 
 Tensor pointwise_loss(PointwiseLoss kind, const Tensor& x, const Tensor& t, const Tensor& w,
                       const Tensor& pw, int64_t reduction, double param);
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
-                int64_t reduction, int64_t ignore_index);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
+                int64_t ignore_index);
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t reduction, int64_t ignore_index, double label_smoothing);
 // The raw CTC loss (per-sample negative log-likelihoods) and its backward.

@@ -1,9 +1,9 @@
 // Derivative of the raw CTC loss (per-sample negative log-likelihoods). The gradient is
 // PyTorch's (see nn_loss_ctc.h); like PyTorch's, it is not differentiable again: with
 // create_graph=True it is computed the same way, as a constant of the graph.
+#include "ops/nn_loss_ctc.h"
 #include "autograd/derivatives/nn_loss.h"
 #include "autograd/record.h"
-#include "ops/nn_loss_ctc.h"
 
 namespace ember {
 namespace derivatives {
@@ -23,8 +23,7 @@ Tensor ctc_loss_raw(const Tensor& log_probs, const Tensor& targets, IntArrayRef 
         r.nll = n.saved(1);
         r.log_alpha = n.saved(2);
         autograd::NoGradGuard no_grad;
-        return variable_list{
-            ctc_loss_backward(g[0], n.saved(0), r, il, tl, blank, zero_infinity)};
+        return variable_list{ctc_loss_backward(g[0], n.saved(0), r, il, tl, blank, zero_infinity)};
       });
   node->save(log_probs);
   Tensor out = autograd::record(node, {log_probs}, Tensor(), "ctc_loss", [&] {

@@ -11,8 +11,8 @@
 #include "ops/indexing.h"
 #include "ops/nn_softmax.h"
 #include "ops/range_factories.h"
-#include "ops/unary_ops.h"
 #include "ops/reduce.h"
+#include "ops/unary_ops.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -84,8 +84,8 @@ Tensor nll_grad_composite(const Tensor& g, const Tensor& input, const Tensor& ta
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
-                int64_t reduction, int64_t ignore_index) {
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
+                int64_t ignore_index) {
   refuse_grad(weight, "nll_loss", "weight");
   auto total_weight = std::make_shared<double>(0.0);
   auto node = autograd::new_node(
@@ -114,9 +114,8 @@ namespace {
 
 // cross_entropy's gradients with public ops (create_graph=True).
 variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Tensor& input,
-                                      const Tensor& target, const Tensor& weight,
-                                      int64_t reduction, int64_t ignore_index, double ls,
-                                      double total_weight) {
+                                      const Tensor& target, const Tensor& weight, int64_t reduction,
+                                      int64_t ignore_index, double ls, double total_weight) {
   variable_list r(2);
   const ClassLayout l = class_layout(input);
   const bool prob = is_probability_target(input, target);
@@ -149,9 +148,9 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
   const double w_sum = weight.defined() ? 0.0 : static_cast<double>(l.C);
   const Tensor w_total = weight.defined() ? ember::sum(weight) : number(w_sum);
   // A = ((1 - ls) w_t + ls / C sum(w)) valid,  B = ((1 - ls) w_t onehot + ls / C w_c) valid.
-  Tensor a = ember::mul(ember::add(ember::mul(w_t, number(1.0 - ls)),
-                                   ember::mul(w_total, number(ls / l.C))),
-                        it.valid);
+  Tensor a = ember::mul(
+      ember::add(ember::mul(w_t, number(1.0 - ls)), ember::mul(w_total, number(ls / l.C))),
+      it.valid);
   Tensor keep = ember::mul(ember::mul(w_t, number(1.0 - ls)), it.valid);
   if (input.dim() > 1) {
     a = ember::unsqueeze(a, l.dim);
@@ -173,26 +172,26 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      int64_t reduction, int64_t ignore_index, double label_smoothing) {
   refuse_grad(weight, "cross_entropy", "weight");
   auto total_weight = std::make_shared<double>(0.0);
-  auto node = autograd::new_node(
-      "CrossEntropyLossBackward0", {input, target},
-      [reduction, ignore_index, label_smoothing, total_weight](FunctionNode& n,
-                                                               const variable_list& g) {
-        if (!g[0].defined()) return variable_list(2);
-        const Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2);
-        if (!autograd::GradMode::is_enabled()) {
-          CrossEntropyResult saved;
-          saved.lsm = n.saved(3);
-          saved.target_rows = n.saved(4);
-          saved.weight = n.saved(5);
-          saved.total_weight = *total_weight;
-          auto [gi, gt] = cross_entropy_backward(g[0], x, t, saved, reduction, ignore_index,
-                                                 label_smoothing, n.should_compute_output(0),
-                                                 n.should_compute_output(1));
-          return variable_list{gi, gt};
-        }
-        return cross_entropy_composite(n, g[0], x, t, w, reduction, ignore_index,
-                                       label_smoothing, *total_weight);
-      });
+  auto node =
+      autograd::new_node("CrossEntropyLossBackward0", {input, target},
+                         [reduction, ignore_index, label_smoothing, total_weight](
+                             FunctionNode& n, const variable_list& g) {
+                           if (!g[0].defined()) return variable_list(2);
+                           const Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2);
+                           if (!autograd::GradMode::is_enabled()) {
+                             CrossEntropyResult saved;
+                             saved.lsm = n.saved(3);
+                             saved.target_rows = n.saved(4);
+                             saved.weight = n.saved(5);
+                             saved.total_weight = *total_weight;
+                             auto [gi, gt] = cross_entropy_backward(
+                                 g[0], x, t, saved, reduction, ignore_index, label_smoothing,
+                                 n.should_compute_output(0), n.should_compute_output(1));
+                             return variable_list{gi, gt};
+                           }
+                           return cross_entropy_composite(n, g[0], x, t, w, reduction, ignore_index,
+                                                          label_smoothing, *total_weight);
+                         });
   node->save(input);
   node->save(target);
   node->save(weight);

@@ -76,22 +76,22 @@ std::pair<Tensor, Tensor> normalize(const Tensor& x, const std::vector<int64_t>&
 
 Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
-  auto node = autograd::new_node(
-      log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {x},
-      [dim, log](FunctionNode& n, const variable_list& g) {
-        const Tensor y = n.saved(0);
-        if (!g[0].defined()) return variable_list(1);
-        if (!autograd::GradMode::is_enabled()) {
-          return variable_list{ember::softmax_backward_data(g[0], y, dim, log)};
-        }
-        const std::vector<int64_t> d{dim};
-        if (log) {
-          return variable_list{
-              ember::sub(g[0], ember::mul(ember::exp(y), ember::sum(g[0], d, true)))};
-        }
-        return variable_list{
-            ember::mul(y, ember::sub(g[0], ember::sum(ember::mul(g[0], y), d, true)))};
-      });
+  auto node =
+      autograd::new_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {x},
+                         [dim, log](FunctionNode& n, const variable_list& g) {
+                           const Tensor y = n.saved(0);
+                           if (!g[0].defined()) return variable_list(1);
+                           if (!autograd::GradMode::is_enabled()) {
+                             return variable_list{ember::softmax_backward_data(g[0], y, dim, log)};
+                           }
+                           const std::vector<int64_t> d{dim};
+                           if (log) {
+                             return variable_list{ember::sub(
+                                 g[0], ember::mul(ember::exp(y), ember::sum(g[0], d, true)))};
+                           }
+                           return variable_list{ember::mul(
+                               y, ember::sub(g[0], ember::sum(ember::mul(g[0], y), d, true)))};
+                         });
   Tensor r = autograd::record(node, {x}, Tensor(), op, [&] {
     return log ? ember::log_softmax(x, dim, dtype) : ember::softmax(x, dim, dtype);
   });
@@ -130,12 +130,11 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   node->save(x);
   node->save(weight);
   NormResult res;
-  Tensor out = autograd::record(node, {x, weight, bias}, Tensor(), rms ? "rms_norm" : "layer_norm",
-                                [&] {
-                                  res = layer_norm_forward(x, normalized_shape, weight, bias, eps,
-                                                           rms);
-                                  return res.out;
-                                });
+  Tensor out =
+      autograd::record(node, {x, weight, bias}, Tensor(), rms ? "rms_norm" : "layer_norm", [&] {
+        res = layer_norm_forward(x, normalized_shape, weight, bias, eps, rms);
+        return res.out;
+      });
   node->save(res.mean);
   node->save(res.rstd);
   return out;
@@ -217,8 +216,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
         }
         if (n.should_compute_output(0)) {
           const Tensor dy = w.defined() ? ember::mul(g[0], ember::reshape(w, cshape)) : g[0];
-          r[0] = training ? normalized_input_grad(dy, xhat, rstd, rdims, true)
-                          : ember::mul(dy, rstd);
+          r[0] =
+              training ? normalized_input_grad(dy, xhat, rstd, rdims, true) : ember::mul(dy, rstd);
         }
         if (n.should_compute_output(1)) r[1] = ember::sum(ember::mul(g[0], xhat), rdims);
         if (n.should_compute_output(2)) r[2] = ember::sum(g[0], rdims);

@@ -105,8 +105,8 @@ void stats_impl(T* mean, T* var, const T* x, int64_t N, int64_t C, int64_t S) {
 }
 
 template <typename T>
-void apply_impl(T* y, const T* x, const T* mean, const T* invstd, const T* w, const T* b,
-                int64_t N, int64_t C, int64_t S) {
+void apply_impl(T* y, const T* x, const T* mean, const T* invstd, const T* w, const T* b, int64_t N,
+                int64_t C, int64_t S) {
   std::vector<double> scale(C), shift(C);
   for (int64_t c = 0; c < C; ++c) {
     scale[c] = double(invstd[c]) * (w ? double(w[c]) : 1.0);
@@ -178,8 +178,7 @@ void backward_impl(T* dx, T* dw, T* db, const T* g, const T* x, const T* mean, c
                    for (int64_t n = begin; n < end; ++n) {
                      const int64_t off = n * W;
                      for (int64_t j = 0; j < W; ++j) {
-                       dx[off + j] =
-                           (g[off + j] - me[j] - (x[off + j] - mue[j]) * ke[j]) * ae[j];
+                       dx[off + j] = (g[off + j] - me[j] - (x[off + j] - mue[j]) * ke[j]) * ae[j];
                      }
                    }
                  });

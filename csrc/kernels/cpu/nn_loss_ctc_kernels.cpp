@@ -76,8 +76,8 @@ void ctc_forward(T* nll, T* log_alpha, const T* lp, const CtcTargets& targets,
 template <typename T>
 void ctc_backward(T* grad, const T* g_out, const T* lp, const CtcTargets& targets,
                   const std::vector<int64_t>& il, const std::vector<int64_t>& tl, const T* nll,
-                  const T* log_alpha, int64_t blank, bool zero_infinity, int64_t T_max,
-                  int64_t N, int64_t C) {
+                  const T* log_alpha, int64_t blank, bool zero_infinity, int64_t T_max, int64_t N,
+                  int64_t C) {
   const int64_t L = 2 * targets.max_length + 1;
   parallel_for(0, N, 1, [&](int64_t b0, int64_t b1) {
     std::vector<T> lb(T_max * L), lcab(T_max * C);
@@ -140,15 +140,15 @@ void ctc_kernel(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_pr
                 const std::vector<int64_t>& tl, int64_t blank) {
   dispatch_dtype<kFloat32 | kFloat64>(log_probs.dtype(), "ctc_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    ctc_forward<T>(nll.data<T>(), log_alpha.data<T>(), log_probs.data<T>(), targets, il, tl,
-                   blank, log_probs.size(0), log_probs.size(1), log_probs.size(2));
+    ctc_forward<T>(nll.data<T>(), log_alpha.data<T>(), log_probs.data<T>(), targets, il, tl, blank,
+                   log_probs.size(0), log_probs.size(1), log_probs.size(2));
   });
 }
 
 void ctc_backward_kernel(const Tensor& grad, const Tensor& grad_out, const Tensor& log_probs,
                          const CtcTargets& targets, const std::vector<int64_t>& il,
-                         const std::vector<int64_t>& tl, const Tensor& nll,
-                         const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+                         const std::vector<int64_t>& tl, const Tensor& nll, const Tensor& log_alpha,
+                         int64_t blank, bool zero_infinity) {
   dispatch_dtype<kFloat32 | kFloat64>(log_probs.dtype(), "ctc_loss_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     ctc_backward<T>(grad.data<T>(), grad_out.data<T>(), log_probs.data<T>(), targets, il, tl,

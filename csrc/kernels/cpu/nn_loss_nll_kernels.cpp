@@ -122,7 +122,8 @@ EMBER_NN_FLATTEN double ce_forward_row(const CeArgs<T>& a, const T* x, T* lr, T*
   const int64_t C = a.C;
   nn_rows::softmax(x, lr, C, /*log=*/true);
   if (a.tp) {
-    *loss = -nn_rows::sum<T>(C, [&](int64_t c) { return a.weight(c) * (a.tp[c] * a.keep + a.smooth) * lr[c]; });
+    *loss = -nn_rows::sum<T>(
+        C, [&](int64_t c) { return a.weight(c) * (a.tp[c] * a.keep + a.smooth) * lr[c]; });
     return 0;
   }
   const int64_t v = *a.ti;
@@ -141,11 +142,13 @@ EMBER_NN_FLATTEN double ce_forward_row(const CeArgs<T>& a, const T* x, T* lr, T*
 }
 
 template <typename T>
-EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* gi, T* gt, T w_total) {
+EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* gi, T* gt,
+                                      T w_total) {
   const int64_t C = a.C;
   if (a.tp) {
     const T* tr = a.tp;
-    const T P = nn_rows::sum<T>(C, [&](int64_t c) { return a.weight(c) * (tr[c] * a.keep + a.smooth); });
+    const T P =
+        nn_rows::sum<T>(C, [&](int64_t c) { return a.weight(c) * (tr[c] * a.keep + a.smooth); });
     if (gi) {
       for (int64_t c = 0; c < C; ++c) {
         gi[c] = gr * (vmath::exp(lr[c]) * P - a.weight(c) * (tr[c] * a.keep + a.smooth));
@@ -174,8 +177,8 @@ EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* 
 // Forward for the samples (n, s0 .. s0 + L) (L = 1 when S = 1): lsm and loss; returns the
 // samples' total target weight.
 template <typename T>
-EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm, T* loss, int64_t n, int64_t s0,
-                        int64_t L) {
+EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm, T* loss, int64_t n,
+                                         int64_t s0, int64_t L) {
   const int64_t C = a.C, S = a.S;
   const int64_t base = n * C * S + s0;
   if (S == 1) {
@@ -222,8 +225,9 @@ EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm,
 }
 
 template <typename T>
-EMBER_NN_FLATTEN void ce_backward_block(const CeArgs<T>& a, const T* g, int64_t gs, T scale, const T* lsm, T* gi,
-                       T* gt, T w_total, int64_t n, int64_t s0, int64_t L) {
+EMBER_NN_FLATTEN void ce_backward_block(const CeArgs<T>& a, const T* g, int64_t gs, T scale,
+                                        const T* lsm, T* gi, T* gt, T w_total, int64_t n,
+                                        int64_t s0, int64_t L) {
   const int64_t C = a.C, S = a.S;
   const int64_t base = n * C * S + s0;
   if (S == 1) {
@@ -307,8 +311,8 @@ double for_sample_blocks(int64_t N, int64_t C, int64_t S, const F& body) {
 }
 
 template <typename T>
-CeArgs<T> ce_args(const Tensor& target, const Tensor& weight, const ClassGeometry& geo,
-                  double ls, int64_t ignore_index, bool prob) {
+CeArgs<T> ce_args(const Tensor& target, const Tensor& weight, const ClassGeometry& geo, double ls,
+                  int64_t ignore_index, bool prob) {
   return CeArgs<T>{prob ? nullptr : target.data<int64_t>(),
                    prob ? target.data<T>() : nullptr,
                    weight.defined() ? weight.data<T>() : nullptr,
@@ -342,13 +346,13 @@ void cross_entropy_kernel(const Tensor& lsm, const Tensor& loss, double* weight_
 void cross_entropy_backward_kernel(const Tensor& gi, const Tensor& gt, const Tensor& grad,
                                    double scale, const Tensor& lsm, const Tensor& target,
                                    const Tensor& weight, const ClassGeometry& geo,
-                                   double label_smoothing, int64_t ignore_index,
-                                   bool prob_target) {
+                                   double label_smoothing, int64_t ignore_index, bool prob_target) {
   dispatch_dtype<kFloat32 | kFloat64>(lsm.dtype(), "cross_entropy_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const CeArgs<T> a = ce_args<T>(target, weight, geo, label_smoothing, ignore_index, prob_target);
     T w_total = static_cast<T>(geo.C);
-    if (a.w) w_total = static_cast<T>(nn_rows::sum_blocked<T>(geo.C, [&](int64_t c) { return a.w[c]; }));
+    if (a.w)
+      w_total = static_cast<T>(nn_rows::sum_blocked<T>(geo.C, [&](int64_t c) { return a.w[c]; }));
     const T* g = grad.data<T>();
     const int64_t gs = grad.numel() == 1 ? 0 : 1;
     T* gip = gi.defined() ? gi.data<T>() : nullptr;

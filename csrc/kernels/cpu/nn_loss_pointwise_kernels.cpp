@@ -133,11 +133,9 @@ decltype(auto) with_weights(bool has_w, bool has_pw, F&& f) {
 
 // Contiguous operands: writes the loss to `out`, or (out null) returns its sum.
 template <typename T, bool kW, bool kPW, typename Op>
-EMBER_NN_FLATTEN double contiguous_forward(const Op& op, const T* X, const T* Y, const T* W, const T* P, T* out,
-                          int64_t n) {
-  auto at = [&](int64_t k) {
-    return op.f(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1));
-  };
+EMBER_NN_FLATTEN double contiguous_forward(const Op& op, const T* X, const T* Y, const T* W,
+                                           const T* P, T* out, int64_t n) {
+  auto at = [&](int64_t k) { return op.f(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1)); };
   if (out) {
     for (int64_t k = 0; k < n; ++k) out[k] = at(k);
     return 0.0;
@@ -148,13 +146,14 @@ EMBER_NN_FLATTEN double contiguous_forward(const Op& op, const T* X, const T* Y,
 // Contiguous operands: gx = g * dloss/dx, gt = g * dloss/dt (either may be null); g has stride
 // gs (0: a broadcast scalar, 1: contiguous).
 template <typename T, bool kW, bool kPW, typename Op>
-EMBER_NN_FLATTEN void contiguous_backward(const Op& op, const T* X, const T* Y, const T* G, int64_t gs, const T* W,
-                         const T* P, T* gx, T* gt, int64_t n) {
+EMBER_NN_FLATTEN void contiguous_backward(const Op& op, const T* X, const T* Y, const T* G,
+                                          int64_t gs, const T* W, const T* P, T* gx, T* gt,
+                                          int64_t n) {
   // Plain separate loops (one per output, scalar or tensor grad), so that each one vectorises
   // and computes only what it stores.
-#define EMBER_LOSS_GRAD_LOOP(out, fn, grad)                                               \
-  for (int64_t k = 0; k < n; ++k) {                                                       \
-    out[k] = (grad) * op.fn(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1));             \
+#define EMBER_LOSS_GRAD_LOOP(out, fn, grad)                                 \
+  for (int64_t k = 0; k < n; ++k) {                                         \
+    out[k] = (grad)*op.fn(X[k], Y[k], kW ? W[k] : T(1), kPW ? P[k] : T(1)); \
   }
   if (gs == 0) {
     const T g0 = G[0];
@@ -284,12 +283,18 @@ template <typename T, typename F>
 decltype(auto) with_loss(PointwiseLoss kind, double param, F&& f) {
   const T p = static_cast<T>(param);
   switch (kind) {
-    case PointwiseLoss::MSE: return f(Mse<T>{p});
-    case PointwiseLoss::L1: return f(L1<T>{p});
-    case PointwiseLoss::SmoothL1: return f(SmoothL1<T>{p});
-    case PointwiseLoss::Huber: return f(Huber<T>{p});
-    case PointwiseLoss::BCE: return f(Bce<T>{p});
-    case PointwiseLoss::BCEWithLogits: break;
+    case PointwiseLoss::MSE:
+      return f(Mse<T>{p});
+    case PointwiseLoss::L1:
+      return f(L1<T>{p});
+    case PointwiseLoss::SmoothL1:
+      return f(SmoothL1<T>{p});
+    case PointwiseLoss::Huber:
+      return f(Huber<T>{p});
+    case PointwiseLoss::BCE:
+      return f(Bce<T>{p});
+    case PointwiseLoss::BCEWithLogits:
+      break;
   }
   return f(BceLogits<T>{p});
 }
@@ -297,13 +302,13 @@ decltype(auto) with_loss(PointwiseLoss kind, double param, F&& f) {
 double pointwise_loss_kernel(TensorIterator& iter, PointwiseLoss kind, double param, bool has_w,
                              bool has_pw) {
   const int in0 = iter.noutputs();
-  return dispatch_dtype<kFloat32 | kFloat64>(iter.dtype(in0), pointwise_loss_name(kind),
-                                             [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return with_loss<T>(kind, param, [&](const auto& op) {
-      return forward<T>(iter, op, has_w, has_pw, kind == PointwiseLoss::BCE);
-    });
-  });
+  return dispatch_dtype<kFloat32 | kFloat64>(
+      iter.dtype(in0), pointwise_loss_name(kind), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return with_loss<T>(kind, param, [&](const auto& op) {
+          return forward<T>(iter, op, has_w, has_pw, kind == PointwiseLoss::BCE);
+        });
+      });
 }
 
 void pointwise_loss_backward_kernel(TensorIterator& iter, PointwiseLoss kind, double param,

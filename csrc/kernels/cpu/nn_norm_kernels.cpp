@@ -37,7 +37,8 @@ void layer_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
       if (rms) {
         var = nn_rows::sum_blocked<T>(N, [&](int64_t i) { return xr[i] * xr[i]; }) / N;
       } else {
-        nn_rows::moments<T>(N, [&](int64_t i) { return xr[i]; }, mu, var);
+        nn_rows::moments<T>(
+            N, [&](int64_t i) { return xr[i]; }, mu, var);
         mean[r] = static_cast<T>(mu);
       }
       const double rs = 1.0 / std::sqrt(var + eps);
@@ -98,11 +99,11 @@ void layer_norm_backward_impl(T* dx, T* dw, T* db, const T* g, const T* x, const
         const T mu = rms ? T(0) : mean[r];
         T* dxr = dx ? dx + r * N : nullptr;
         if (w) {
-          layer_norm_backward_row<T, true>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r], w,
-                                           N, rms);
+          layer_norm_backward_row<T, true>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r], w, N,
+                                           rms);
         } else {
-          layer_norm_backward_row<T, false>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r],
-                                            w, N, rms);
+          layer_norm_backward_row<T, false>(dxr, accw, accb, g + r * N, x + r * N, mu, rstd[r], w,
+                                            N, rms);
         }
       }
     }
@@ -137,8 +138,7 @@ void layer_norm_backward_kernel(const Tensor& dx, const Tensor& dw, const Tensor
     using T = typename decltype(tag)::type;
     layer_norm_backward_impl<T>(mut_ptr_or_null<T>(dx), mut_ptr_or_null<T>(dw),
                                 mut_ptr_or_null<T>(db), g.data<T>(), x.data<T>(),
-                                ptr_or_null<T>(mean), rstd.data<T>(), ptr_or_null<T>(w), M, N,
-                                rms);
+                                ptr_or_null<T>(mean), rstd.data<T>(), ptr_or_null<T>(w), M, N, rms);
   });
 }
 
@@ -154,7 +154,8 @@ void group_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
       const T* xg = x + ng * len;
       T* yg = y + ng * len;
       double mu, var;
-      nn_rows::moments<T>(len, [&](int64_t i) { return xg[i]; }, mu, var);
+      nn_rows::moments<T>(
+          len, [&](int64_t i) { return xg[i]; }, mu, var);
       const double rs = 1.0 / std::sqrt(var + eps);
       mean[ng] = static_cast<T>(mu);
       rstd[ng] = static_cast<T>(rs);
@@ -191,25 +192,26 @@ void group_norm_backward_impl(T* dx, T* dw, T* db, const T* g, const T* x, const
     const double s = 1.0 / static_cast<double>(Cg * HW);
     parallel_for(0, N * G, std::max<int64_t>(1, grain / std::max<int64_t>(Cg, 1)),
                  [&](int64_t begin, int64_t end) {
-      for (int64_t ng = begin; ng < end; ++ng) {
-        const int64_t n = ng / G, c0 = (ng % G) * Cg;
-        double ds_g = 0, db_g = 0;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const double wc = w ? double(w[c0 + c]) : 1.0;
-          ds_g += ds[n * C + c0 + c] * wc;
-          db_g += dbs[n * C + c0 + c] * wc;
-        }
-        const double mu = mean[ng], rs = rstd[ng];
-        const double c2 = (db_g * mu - ds_g) * rs * rs * rs * s;
-        const double c3 = -c2 * mu - db_g * rs * s;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const T a = static_cast<T>(rs * (w ? double(w[c0 + c]) : 1.0));
-          const T b2 = static_cast<T>(c2), b3 = static_cast<T>(c3);
-          const int64_t off = (n * C + c0 + c) * HW;
-          for (int64_t i = 0; i < HW; ++i) dx[off + i] = a * g[off + i] + b2 * x[off + i] + b3;
-        }
-      }
-    });
+                   for (int64_t ng = begin; ng < end; ++ng) {
+                     const int64_t n = ng / G, c0 = (ng % G) * Cg;
+                     double ds_g = 0, db_g = 0;
+                     for (int64_t c = 0; c < Cg; ++c) {
+                       const double wc = w ? double(w[c0 + c]) : 1.0;
+                       ds_g += ds[n * C + c0 + c] * wc;
+                       db_g += dbs[n * C + c0 + c] * wc;
+                     }
+                     const double mu = mean[ng], rs = rstd[ng];
+                     const double c2 = (db_g * mu - ds_g) * rs * rs * rs * s;
+                     const double c3 = -c2 * mu - db_g * rs * s;
+                     for (int64_t c = 0; c < Cg; ++c) {
+                       const T a = static_cast<T>(rs * (w ? double(w[c0 + c]) : 1.0));
+                       const T b2 = static_cast<T>(c2), b3 = static_cast<T>(c3);
+                       const int64_t off = (n * C + c0 + c) * HW;
+                       for (int64_t i = 0; i < HW; ++i)
+                         dx[off + i] = a * g[off + i] + b2 * x[off + i] + b3;
+                     }
+                   }
+                 });
   }
   for (int64_t c = 0; c < C; ++c) {
     double sw = 0, sb = 0;

@@ -117,7 +117,8 @@ constexpr int64_t kBlock = 64;
 // softmax / log_softmax of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n):
 // the reduced dim is strided; the per-column max / sum are small arrays the loops vectorise over.
 template <typename T>
-EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L, bool log) {
+EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L,
+                                      bool log) {
   T mx[kBlock], s[kBlock];
   for (int64_t j = 0; j < L; ++j) {
     mx[j] = x[j];

@@ -30,8 +30,8 @@ EMBER_NN_FLATTEN void softmax_backward_row(const T* g, const T* y, T* gi, int64_
 }
 
 template <typename T>
-EMBER_NN_FLATTEN void softmax_backward_columns(const T* g, const T* y, T* gi, int64_t n, int64_t inner, int64_t L,
-                              bool log) {
+EMBER_NN_FLATTEN void softmax_backward_columns(const T* g, const T* y, T* gi, int64_t n,
+                                               int64_t inner, int64_t L, bool log) {
   T s[kBlock];
   for (int64_t j = 0; j < L; ++j) s[j] = 0;
   for (int64_t k = 0; k < n; ++k) {
@@ -84,7 +84,9 @@ void softmax_kernel(const Tensor& out, const Tensor& in, int64_t outer, int64_t 
     T* y = out.data<T>();
     for_each_slice(
         outer, n, inner, [&](int64_t off) { nn_rows::softmax(x + off, y + off, n, log); },
-        [&](int64_t off, int64_t L) { nn_rows::softmax_columns(x + off, y + off, n, inner, L, log); });
+        [&](int64_t off, int64_t L) {
+          nn_rows::softmax_columns(x + off, y + off, n, inner, L, log);
+        });
   });
 }
 

@@ -42,7 +42,8 @@ class _Reduction:
             return 1
         if reduction == "elementwise_mean":
             warnings.warn(
-                "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+                "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                stacklevel=3,
             )
             return 1
         if reduction == "sum":
@@ -117,9 +118,7 @@ def _weighted(loss, weight, input, reduction, mean_by_weight):
         return ember.sum(weighted)
     if reduction == "mean":
         return ember.sum(weighted) / ember.sum(weight) if mean_by_weight else weighted.mean()
-    raise ValueError(
-        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
-    )
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 # ---- regression losses -------------------------------------------------------------------------
