@@ -162,6 +162,8 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
 void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 // Must run last: replaces hot entry points installed by the other init_* functions.
 void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_autograd_function(py::module_& m);

@@ -1,0 +1,163 @@
+// batch_norm and instance_norm (PyTorch's semantics, including the running-statistics update).
+#include "autograd/derivatives/nn_norm.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "core/scalar.h"
+#include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/join.h"
+#include "ops/nn_norm.h"
+#include "ops/nn_norm_common.h"
+#include "ops/reduce.h"
+#include "ops/unary_ops.h"
+#include "ops/views.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(batch_norm_stats_stub, BatchNormStatsFn);
+EMBER_DEFINE_STUB(batch_norm_apply_stub, BatchNormApplyFn);
+EMBER_DEFINE_STUB(batch_norm_backward_stub, BatchNormBackwardFn);
+
+namespace {
+
+struct ChannelGeometry {
+  int64_t N, C, S;
+};
+
+ChannelGeometry channel_geometry(const Tensor& x) {
+  ChannelGeometry g{x.dim() > 0 ? x.size(0) : 1, x.dim() > 1 ? x.size(1) : 0, 1};
+  for (int64_t d = 2; d < x.dim(); ++d) g.S *= x.size(d);
+  return g;
+}
+
+void check_channel_vector(const Tensor& t, int64_t C, const char* what) {
+  if (!t.defined()) return;
+  EMBER_CHECK(t.numel() == C, "[batch_norm] ", what, " should contain ", C, " elements not ",
+              t.numel());
+}
+
+Tensor number(double v) {
+  return wrap_scalar(Scalar(v));
+}
+
+// r = (1 - momentum) * r + factor * stat, in place (r keeps its dtype).
+void update_running(const Tensor& r, const Tensor& stat, double momentum, double factor) {
+  ember::mul(r, number(1.0 - momentum), r);
+  ember::add(r, stat, Scalar(factor), r);
+}
+
+}  // namespace
+
+NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
+                              const Tensor& running_mean, const Tensor& running_var, bool training,
+                              double momentum, double eps) {
+  const char* op = "batch_norm";
+  nn_detail::check_floating_input(x, op);
+  const ChannelGeometry geo = channel_geometry(x);
+  check_channel_vector(running_mean, geo.C, "running_mean");
+  check_channel_vector(running_var, geo.C, "running_var");
+  check_channel_vector(w, geo.C, "weight");
+  check_channel_vector(b, geo.C, "bias");
+  EMBER_CHECK(x.dim() >= 2, "[", op, "] Expected 2D or higher input, but got input of shape ",
+              nn_detail::list_str(x.sizes()));
+  if (!training) {
+    EMBER_CHECK(running_mean.defined(), "[", op,
+                "] running_mean must be defined in evaluation mode");
+    EMBER_CHECK(running_var.defined(), "[", op, "] running_var must be defined in evaluation mode");
+  }
+  Tensor xc = contiguous(nn_detail::to_compute_dtype(x));
+  const ScalarType ct = xc.dtype();
+  const TensorOptions opts(ct);
+  Tensor wc = nn_detail::param_for_kernel(w, x, ct, op);
+  Tensor bc = nn_detail::param_for_kernel(b, x, ct, op);
+  NormResult r;
+  if (training) {
+    r.mean = empty({geo.C}, opts);
+    Tensor var = empty({geo.C}, opts);
+    batch_norm_stats_stub(x.device(), r.mean, var, xc, geo.N, geo.C, geo.S);
+    r.rstd = ember::rsqrt(ember::add(var, number(eps)));
+    autograd::NoGradGuard no_grad;
+    const double n = static_cast<double>(geo.N * geo.S);
+    if (running_mean.defined()) update_running(running_mean, r.mean, momentum, momentum);
+    if (running_var.defined()) {
+      update_running(running_var, var, momentum, momentum * n / (n - 1.0));
+    }
+  } else {
+    // Copies: the node keeps them, and the running statistics change in place later.
+    r.mean = clone(
+        to_dtype(running_mean.dim() == 1 ? running_mean : reshape(running_mean, {geo.C}), ct));
+    Tensor rv = to_dtype(running_var.dim() == 1 ? running_var : reshape(running_var, {geo.C}), ct);
+    r.rstd = ember::rsqrt(ember::add(rv, number(eps)));
+  }
+  r.out = empty(x.sizes(), opts);
+  if (x.numel() > 0) {
+    batch_norm_apply_stub(x.device(), r.out, xc, contiguous(r.mean), contiguous(r.rstd), wc, bc,
+                          geo.N, geo.C, geo.S);
+  }
+  r.out = nn_detail::in_dtype_of(r.out, x);
+  return r;
+}
+
+NormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& mean,
+                              const Tensor& invstd, const Tensor& w, bool training,
+                              const bool need[3]) {
+  const ChannelGeometry geo = channel_geometry(x);
+  Tensor xc = contiguous(nn_detail::to_compute_dtype(x));
+  const ScalarType ct = xc.dtype();
+  Tensor gc = contiguous(g.dtype() == ct ? g : to_dtype(g, ct));
+  Tensor wc = nn_detail::param_for_kernel(w, x, ct, "batch_norm_backward");
+  const TensorOptions opts(ct);
+  Tensor dx = need[0] ? empty(x.sizes(), opts) : Tensor();
+  Tensor dw = need[1] && w.defined() ? zeros({geo.C}, opts) : Tensor();
+  Tensor db = need[2] ? zeros({geo.C}, opts) : Tensor();
+  if (x.numel() > 0) {
+    batch_norm_backward_stub(x.device(), dx, dw, db, gc, xc, mean, invstd, wc, geo.N, geo.C, geo.S,
+                             training);
+  }
+  return {nn_detail::in_dtype_of(dx, x), dw, db};
+}
+
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, bool training,
+                  double momentum, double eps) {
+  if (autograd::should_record(x, weight, bias)) {
+    return derivatives::batch_norm(x, weight, bias, running_mean, running_var, training, momentum,
+                                   eps);
+  }
+  return batch_norm_forward(x, weight, bias, running_mean, running_var, training, momentum, eps)
+      .out;
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
+                     double momentum, double eps) {
+  const char* op = "instance_norm";
+  EMBER_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()), "[", op,
+              "] Expected running_mean and running_var to be defined when use_input_stats is "
+              "false");
+  EMBER_CHECK(x.dim() >= 2, "[", op, "] Expected 2D or higher input, but got input of shape ",
+              nn_detail::list_str(x.sizes()));
+  const int64_t B = x.size(0), C = x.size(1);
+  DimVector shape(x.sizes());
+  shape[0] = 1;
+  shape[1] = B * C;
+  auto repeated = [&](const Tensor& t) { return t.defined() ? ember::repeat(t, {B}) : Tensor(); };
+  Tensor rm = repeated(running_mean), rv = repeated(running_var);
+  Tensor out = ember::batch_norm(ember::reshape(x, shape), repeated(weight), repeated(bias), rm, rv,
+                                 use_input_stats, momentum, eps);
+  {
+    autograd::NoGradGuard no_grad;
+    Tensor dst;
+    if (running_mean.defined()) {
+      dst = running_mean;
+      ember::copy_(dst, ember::mean(ember::view(rm, {B, C}), std::vector<int64_t>{0}));
+    }
+    if (running_var.defined()) {
+      dst = running_var;
+      ember::copy_(dst, ember::mean(ember::view(rv, {B, C}), std::vector<int64_t>{0}));
+    }
+  }
+  return ember::reshape(out, x.sizes());
+}
+
+}  // namespace ember
