@@ -22,6 +22,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_matmul(m, cls);
   ember::init_indexing_ops(m, cls);
   ember::init_view_extras(m, cls);
+  ember::init_nn_activation(m, cls);
   ember::init_autograd(m, cls);
   ember::init_autograd_function(m);
   ember::init_config(m);

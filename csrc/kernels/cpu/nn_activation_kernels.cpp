@@ -1,0 +1,105 @@
+// Forward kernels of the pointwise activations (ops/nn_activation.h): one vectorisable loop per
+// activation and dtype. NaN inputs give NaN (comparisons are written so that NaN falls through to
+// the branch returning x).
+#include "kernels/cpu/elementwise_helpers.h"
+#include "kernels/cpu/nn_activation_math.h"
+#include "ops/nn_activation.h"
+
+namespace ember {
+namespace {
+
+using namespace act_math;
+
+// A Python-number parameter in the compute type: integers convert through int64 (so that -1
+// becomes 255 for uint8, as PyTorch's conversion, instead of undefined behaviour).
+template <typename V>
+inline V param(double v) {
+  if constexpr (std::is_integral_v<V>) {
+    return static_cast<V>(static_cast<int64_t>(v));
+  } else {
+    return V(v);
+  }
+}
+
+void activation_kernel(TensorIterator& iter, Activation act, const ActivationArgs& p) {
+  const char* name = activation_name(act);
+  switch (act) {
+    case Activation::Relu:
+      return unary_kernel<kRealTypes>(iter, name, [](auto x) {
+        using V = decltype(x);
+        return x < V(0) ? V(0) : x;
+      });
+    case Activation::Threshold:
+      return unary_kernel<kRealTypes>(iter, name, [p](auto x) {
+        using V = decltype(x);
+        return x <= param<V>(p.a) ? param<V>(p.b) : x;
+      });
+    case Activation::Hardtanh:
+      return unary_kernel<kRealTypes>(iter, name, [p](auto x) {
+        using V = decltype(x);
+        const V lo = param<V>(p.a), hi = param<V>(p.b);
+        const V y = x < lo ? lo : x;
+        return y > hi ? hi : y;
+      });
+    case Activation::LeakyRelu:
+      return unary_kernel<kFloatingTypes>(iter, name, [slope = p.a](auto x) {
+        using V = decltype(x);
+        return x > V(0) ? x : x * V(slope);
+      });
+    case Activation::Elu:
+    case Activation::Celu:
+      return unary_kernel<kFloatingTypes>(iter, name, [p](auto x) {
+        using V = decltype(x);
+        const V neg = V(p.a) * V(p.b) * vexpm1(x * V(p.c));
+        return x > V(0) ? x * V(p.b) : neg;
+      });
+    case Activation::Gelu:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu(x); });
+    case Activation::GeluTanh:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu_tanh(x); });
+    case Activation::Silu:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return silu(x); });
+    case Activation::Mish:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return mish(x); });
+    case Activation::Hardsigmoid:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) {
+        using V = decltype(x);
+        const V y = x * V(1.0 / 6.0) + V(0.5);
+        const V lo = y < V(0) ? V(0) : y;
+        return lo > V(1) ? V(1) : lo;
+      });
+    case Activation::Hardswish:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) {
+        using V = decltype(x);
+        const V y = x + V(3);
+        const V lo = y < V(0) ? V(0) : y;
+        return x * (lo > V(6) ? V(6) : lo) * V(1.0 / 6.0);
+      });
+    case Activation::Softplus:
+      return unary_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto x) {
+        using V = decltype(x);
+        const V bx = x * V(beta);
+        return bx > V(th) ? x : softplus1(bx) / V(beta);
+      });
+    case Activation::LogSigmoid:
+      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return log_sigmoid(x); });
+    case Activation::Softshrink:
+      return unary_kernel<kFloatingTypes>(iter, name, [l = p.a](auto x) {
+        using V = decltype(x);
+        const V lambd = V(l);
+        return x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * V(0));
+      });
+    case Activation::Hardshrink:
+      return unary_kernel<kFloatingTypes>(iter, name, [l = p.a](auto x) {
+        using V = decltype(x);
+        const V lambd = V(l);
+        return (x >= -lambd && x <= lambd) ? V(0) : x;
+      });
+  }
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(activation_stub, CPU, activation_kernel);
+
+}  // namespace ember
