@@ -1,0 +1,4 @@
+"""ember.nn: neural-network layers, functional forms and utilities (torch.nn)."""
+
+from . import functional  # noqa: F401
+from . import utils  # noqa: F401

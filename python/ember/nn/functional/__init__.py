@@ -1,0 +1,7 @@
+"""ember.nn.functional: the functional forms of the nn layers (torch.nn.functional)."""
+
+from ._activation import *  # noqa: F401,F403
+from ._attention import *  # noqa: F401,F403
+from ._distance import *  # noqa: F401,F403
+from ._dropout import *  # noqa: F401,F403
+from ._sparse import *  # noqa: F401,F403
