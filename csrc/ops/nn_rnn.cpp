@@ -53,27 +53,29 @@ void check_cell_args(CellKind kind, const Tensor& input, const Tensor& hx, const
   EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, "[", op, "] expected 2-D weights, got w_ih of "
               "shape ", shape_str(w_ih.sizes()), " and w_hh of shape ", shape_str(w_hh.sizes()));
   const int64_t gates = gate_count(kind);
+  // The hidden state's size is w_hh's columns. An LSTM may project its hidden state (proj_size,
+  // used by the sequence functions): then the cell state has w_hh.size(0) / 4 features instead.
   const int64_t hidden = w_hh.size(1);
-  EMBER_CHECK(w_ih.size(0) == gates * hidden && w_hh.size(0) == gates * hidden, "[", op,
-              "] expected w_ih and w_hh with ", gates, " * hidden_size = ", gates * hidden,
-              " rows, got w_ih of shape ", shape_str(w_ih.sizes()), " and w_hh of shape ",
-              shape_str(w_hh.sizes()));
-  EMBER_CHECK(input.size(1) == w_ih.size(1), "[", op, "] input has inconsistent input_size: got ",
-              input.size(1), " expected ", w_ih.size(1));
-  auto check_hidden = [&](const Tensor& h, int label) {
+  const int64_t cell_size = kind == CellKind::Lstm ? w_hh.size(0) / 4 : hidden;
+  const bool rows_ok = kind == CellKind::Lstm ? w_hh.size(0) % 4 == 0 && w_hh.size(0) >= hidden
+                                              : w_hh.size(0) == gates * hidden;
+  EMBER_CHECK(rows_ok && w_ih.size(0) == w_hh.size(0), "[", op, "] expected w_ih and w_hh with ",
+              gates, " * hidden_size = ", gates * cell_size, " rows, got w_ih of shape ",
+              shape_str(w_ih.sizes()), " and w_hh of shape ", shape_str(w_hh.sizes()));
+  auto check_hidden = [&](const Tensor& h, int label, int64_t expected) {
     EMBER_CHECK(h.dim() == 2, "[", op, "] Expected 2D hidden", label, " (batch x hidden), but got ",
                 h.dim(), "D");
     EMBER_CHECK(h.size(0) == input.size(0), "[", op, "] Input batch size ", input.size(0),
                 " doesn't match hidden", label, " batch size ", h.size(0));
-    EMBER_CHECK(h.size(1) == hidden, "[", op, "] hidden", label,
-                " has inconsistent hidden_size: got ", h.size(1), ", expected ", hidden);
+    EMBER_CHECK(h.size(1) == expected, "[", op, "] hidden", label,
+                " has inconsistent hidden_size: got ", h.size(1), ", expected ", expected);
   };
-  check_hidden(hx, 0);
-  if (kind == CellKind::Lstm) check_hidden(cx, 1);
+  check_hidden(hx, 0, hidden);
+  if (kind == CellKind::Lstm) check_hidden(cx, 1, cell_size);
   for (const Tensor* b : {&b_ih, &b_hh}) {
     if (!b->defined()) continue;
-    EMBER_CHECK(b->dim() == 1 && b->size(0) == gates * hidden, "[", op, "] expected biases of "
-                "shape (", gates * hidden, "), got ", shape_str(b->sizes()));
+    EMBER_CHECK(b->dim() == 1 && b->size(0) == w_hh.size(0), "[", op, "] expected biases of "
+                "shape (", w_hh.size(0), "), got ", shape_str(b->sizes()));
   }
   const ScalarType t = input.dtype();
   EMBER_CHECK(is_floating(t), "[", op, "] expected a floating point input, got ", dtype_name(t));
@@ -97,7 +99,7 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell_forward(const Tensor& input, const 
                                                      const Tensor& b_hh) {
   const Tensor igates = cell_gates(input, w_ih, b_ih);
   const Tensor hgates = cell_gates(hx, w_hh, b_hh);
-  const int64_t batch = input.size(0), hidden = w_hh.size(1);
+  const int64_t batch = input.size(0), hidden = w_hh.size(0) / 4;
   Tensor hy = empty({batch, hidden}, options_of(input));
   Tensor cy = empty({batch, hidden}, options_of(input));
   Tensor workspace = empty({batch, 4 * hidden}, options_of(input));

@@ -75,7 +75,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
           std::tie(dgates, dcx) =
               ember::lstm_cell_pointwise_backward(g[0], g[1], n.saved(7), c, n.saved(8));
         } else {
-          const int64_t hs = wh.size(1);
+          const int64_t hs = wh.size(0) / 4;
           const Tensor gates = ember::add(linear(x, wi, bi), linear(h, wh, bh));
           const Tensor i = ember::sigmoid(block(gates, 0, hs)), f = ember::sigmoid(block(gates, 1, hs)),
                        gg = ember::tanh(block(gates, 2, hs)), o = ember::sigmoid(block(gates, 3, hs));
