@@ -105,8 +105,8 @@ Tensor derivative_of(Activation act, const Tensor& x, const ActivationArgs& p) {
     }
     case Activation::Hardswish: {
       Tensor mid = plus(times(x, num(1.0 / 3.0)), num(0.5));
-      Tensor upper = ember::where(ember::le(x, num(3)), mid, full_like_scalar(x, 1.0));
-      return ember::where(ember::lt(x, num(-3)), full_like_scalar(x, 0.0), upper);
+      Tensor upper = ember::where(ember::lt(x, num(3)), mid, full_like_scalar(x, 1.0));
+      return ember::where(ember::le(x, num(-3)), full_like_scalar(x, 0.0), upper);
     }
     case Activation::Softplus: {
       Tensor bx = times(x, num(p.a));

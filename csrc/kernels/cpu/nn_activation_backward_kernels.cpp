@@ -61,8 +61,9 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
     case Activation::Hardswish:
       return binary_kernel<kFloatingTypes>(iter, name, [](auto g, auto x) {
         using V = decltype(g);
-        const V mid = g * (x * V(1.0 / 3.0) + V(0.5));
-        return x < V(-3) ? V(0) : (x <= V(3) ? mid : g);
+        const V mid = g * (x / V(3) + V(0.5));
+        // PyTorch: no gradient at x = -3, a gradient of 1 at x = 3.
+        return x <= V(-3) ? V(0) : (x < V(3) ? mid : g);
       });
     case Activation::Softplus:
       return binary_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto g, auto x) {

@@ -62,18 +62,19 @@ void activation_kernel(TensorIterator& iter, Activation act, const ActivationArg
     case Activation::Mish:
       return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return mish(x); });
     case Activation::Hardsigmoid:
+      // PyTorch's order of operations: clamp(x + 3, 0, 6) / 6 (exact 0 and 1 at x = -3, 3).
       return unary_kernel<kFloatingTypes>(iter, name, [](auto x) {
         using V = decltype(x);
-        const V y = x * V(1.0 / 6.0) + V(0.5);
+        const V y = x + V(3);
         const V lo = y < V(0) ? V(0) : y;
-        return lo > V(1) ? V(1) : lo;
+        return (lo > V(6) ? V(6) : lo) / V(6);
       });
     case Activation::Hardswish:
       return unary_kernel<kFloatingTypes>(iter, name, [](auto x) {
         using V = decltype(x);
         const V y = x + V(3);
         const V lo = y < V(0) ? V(0) : y;
-        return x * (lo > V(6) ? V(6) : lo) * V(1.0 / 6.0);
+        return x * (lo > V(6) ? V(6) : lo) / V(6);
       });
     case Activation::Softplus:
       return unary_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto x) {
