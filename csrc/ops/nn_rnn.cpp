@@ -62,6 +62,8 @@ void check_cell_args(CellKind kind, const Tensor& input, const Tensor& hx, const
   EMBER_CHECK(rows_ok && w_ih.size(0) == w_hh.size(0), "[", op, "] expected w_ih and w_hh with ",
               gates, " * hidden_size = ", gates * cell_size, " rows, got w_ih of shape ",
               shape_str(w_ih.sizes()), " and w_hh of shape ", shape_str(w_hh.sizes()));
+  EMBER_CHECK(input.size(1) == w_ih.size(1), "[", op, "] input has inconsistent input_size: got ",
+              input.size(1), " expected ", w_ih.size(1));
   auto check_hidden = [&](const Tensor& h, int label, int64_t expected) {
     EMBER_CHECK(h.dim() == 2, "[", op, "] Expected 2D hidden", label, " (batch x hidden), but got ",
                 h.dim(), "D");
