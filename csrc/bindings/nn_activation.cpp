@@ -1,8 +1,8 @@
 // Activation bindings: the functions PyTorch has at top level (torch.relu, torch.selu, ...,
 // Tensor.relu) and the ones it keeps in torch._C._nn (gelu, elu, softplus, ...), which
 // ember.nn.functional calls.
-#include "bindings/elementwise_bindings.h"
 #include "ops/nn_activation.h"
+#include "bindings/elementwise_bindings.h"
 
 namespace ember {
 
@@ -36,8 +36,7 @@ void init_nn_activation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& c
     NoGilIfLarge nogil(x.numel());
     return relu(x);
   });
-  cls.def("relu_",
-          [](py::object self) { return inplace_result(self, self.cast<Tensor>(), relu); });
+  cls.def("relu_", [](py::object self) { return inplace_result(self, self.cast<Tensor>(), relu); });
   m.def(
       "selu",
       [](const Tensor& x) {
@@ -82,10 +81,11 @@ void init_nn_activation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& c
         return self;
       },
       py::arg("input"), py::arg("threshold"), py::arg("value"));
-  m.def("prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("input"),
-        py::arg("weight"));
-  cls.def("prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); },
-          py::arg("weight"));
+  m.def(
+      "prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("input"),
+      py::arg("weight"));
+  cls.def(
+      "prelu", [](const Tensor& x, const Tensor& w) { return prelu(x, w); }, py::arg("weight"));
   m.def(
       "hardshrink",
       [](const Tensor& x, double lambd, py::object out) {

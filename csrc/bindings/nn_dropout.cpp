@@ -1,7 +1,7 @@
 // Dropout bindings: torch.dropout / dropout_, feature_dropout(_), alpha_dropout(_),
 // feature_alpha_dropout(_) and native_dropout.
-#include "bindings/pybind_ember.h"
 #include "ops/nn_dropout.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 
@@ -15,14 +15,13 @@ void def_dropout(py::module_& m, const char* name, DropoutOp f) {
         return with_gil_released_if(x.numel(), [&] { return f(x, p, train, false); });
       },
       py::arg("input"), py::arg("p"), py::arg("train"));
-  m.def(
-      (std::string(name) + "_").c_str(),
-      [f](py::object self, double p, bool train) {
-        Tensor x = self.cast<Tensor>();
-        Tensor r = with_gil_released_if(x.numel(), [&] { return f(x, p, train, true); });
-        return r.is_same(x) ? self : py::cast(r);
-      },
-      py::arg("input"), py::arg("p"), py::arg("train"));
+  m.def((std::string(name) + "_").c_str(),
+        [f](py::object self, double p, bool train) {
+          Tensor x = self.cast<Tensor>();
+          Tensor r = with_gil_released_if(x.numel(), [&] { return f(x, p, train, true); });
+          return r.is_same(x) ? self : py::cast(r);
+        },
+        py::arg("input"), py::arg("p"), py::arg("train"));
 }
 }  // namespace
 

@@ -1,14 +1,14 @@
 // Embedding bindings: torch.embedding, embedding_renorm_, embedding_bag.
-#include "bindings/pybind_ember.h"
 #include "ops/nn_embedding.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 
 void init_nn_embedding(py::module_& m) {
   m.def(
       "embedding",
-      [](const Tensor& weight, const Tensor& indices, int64_t padding_idx,
-         bool scale_grad_by_freq, bool sparse) {
+      [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+         bool sparse) {
         return with_gil_released_if(indices.numel() * weight.size(weight.dim() - 1), [&] {
           return embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
         });

@@ -1,6 +1,6 @@
 // Recurrent cell bindings: torch.rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell.
-#include "bindings/pybind_ember.h"
 #include "ops/nn_rnn.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 
@@ -21,9 +21,8 @@ void init_nn_rnn(py::module_& m) {
         EMBER_CHECK(py::len(hx) == 2, "[lstm_cell] lstm_cell expects two hidden states");
         const Tensor h = hx[0].cast<Tensor>(), c = hx[1].cast<Tensor>();
         const Tensor bi = optional_tensor(b_ih), bh = optional_tensor(b_hh);
-        return with_gil_released_if(cell_work(input, w_ih), [&] {
-          return lstm_cell(input, h, c, w_ih, w_hh, bi, bh);
-        });
+        return with_gil_released_if(cell_work(input, w_ih),
+                                    [&] { return lstm_cell(input, h, c, w_ih, w_hh, bi, bh); });
       },
       py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"),
       py::arg("b_ih") = py::none(), py::arg("b_hh") = py::none(),
@@ -33,9 +32,8 @@ void init_nn_rnn(py::module_& m) {
       [](const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
          py::object b_ih, py::object b_hh) {
         const Tensor bi = optional_tensor(b_ih), bh = optional_tensor(b_hh);
-        return with_gil_released_if(cell_work(input, w_ih), [&] {
-          return gru_cell(input, hx, w_ih, w_hh, bi, bh);
-        });
+        return with_gil_released_if(cell_work(input, w_ih),
+                                    [&] { return gru_cell(input, hx, w_ih, w_hh, bi, bh); });
       },
       py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"),
       py::arg("b_ih") = py::none(), py::arg("b_hh") = py::none(),

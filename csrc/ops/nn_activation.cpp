@@ -24,22 +24,38 @@ EMBER_DEFINE_STUB(prelu_backward_stub, IterFn2);
 
 const char* activation_name(Activation act) {
   switch (act) {
-    case Activation::Relu: return "relu";
-    case Activation::Threshold: return "threshold";
-    case Activation::Hardtanh: return "hardtanh";
-    case Activation::LeakyRelu: return "leaky_relu";
-    case Activation::Elu: return "elu";
-    case Activation::Celu: return "celu";
-    case Activation::Gelu: return "gelu";
-    case Activation::GeluTanh: return "gelu";
-    case Activation::Silu: return "silu";
-    case Activation::Mish: return "mish";
-    case Activation::Hardsigmoid: return "hardsigmoid";
-    case Activation::Hardswish: return "hardswish";
-    case Activation::Softplus: return "softplus";
-    case Activation::LogSigmoid: return "log_sigmoid";
-    case Activation::Softshrink: return "softshrink";
-    case Activation::Hardshrink: return "hardshrink";
+    case Activation::Relu:
+      return "relu";
+    case Activation::Threshold:
+      return "threshold";
+    case Activation::Hardtanh:
+      return "hardtanh";
+    case Activation::LeakyRelu:
+      return "leaky_relu";
+    case Activation::Elu:
+      return "elu";
+    case Activation::Celu:
+      return "celu";
+    case Activation::Gelu:
+      return "gelu";
+    case Activation::GeluTanh:
+      return "gelu";
+    case Activation::Silu:
+      return "silu";
+    case Activation::Mish:
+      return "mish";
+    case Activation::Hardsigmoid:
+      return "hardsigmoid";
+    case Activation::Hardswish:
+      return "hardswish";
+    case Activation::Softplus:
+      return "softplus";
+    case Activation::LogSigmoid:
+      return "log_sigmoid";
+    case Activation::Softshrink:
+      return "softshrink";
+    case Activation::Hardshrink:
+      return "hardshrink";
   }
   return "activation";
 }
@@ -89,7 +105,8 @@ Tensor threshold(const Tensor& x, double threshold, double value, const Tensor& 
 }
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val, const Tensor& out) {
-  EMBER_CHECK_T(ValueError, min_val <= max_val, "[hardtanh] min_val cannot be greater than max_val");
+  EMBER_CHECK_T(ValueError, min_val <= max_val,
+                "[hardtanh] min_val cannot be greater than max_val");
   return activation(Activation::Hardtanh, x, {min_val, max_val}, out);
 }
 
@@ -206,14 +223,18 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
   if (nw != 1) {
     EMBER_CHECK(x.dim() > 0, "[prelu] Not allow zero-dim input tensor.");
     const int64_t channels = x.dim() >= 2 ? x.size(1) : 1;
-    EMBER_CHECK(channels == nw, "[prelu] Mismatch of parameter numbers and input channel size. "
-                "Found parameter numbers = ", nw, " and channel size = ", channels, ".");
+    EMBER_CHECK(channels == nw,
+                "[prelu] Mismatch of parameter numbers and input channel size. "
+                "Found parameter numbers = ",
+                nw, " and channel size = ", channels, ".");
   }
-  EMBER_CHECK(weight.dim() <= 1, "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: "
-              "ndim = ", weight.dim());
+  EMBER_CHECK(weight.dim() <= 1,
+              "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: "
+              "ndim = ",
+              weight.dim());
   if (autograd::should_record(x, weight)) return derivatives::prelu(x, weight);
-  auto iter = build_elementwise("prelu", ResultKind::Promote, Tensor(),
-                                {x, prelu_weight_view(x, weight)});
+  auto iter =
+      build_elementwise("prelu", ResultKind::Promote, Tensor(), {x, prelu_weight_view(x, weight)});
   prelu_stub(iter.device(), iter);
   return finish_elementwise(iter, Tensor());
 }

@@ -20,21 +20,21 @@ EMBER_DEFINE_STUB(dropout_backward_stub, DropoutBackwardFn);
 namespace {
 
 void check_probability(double p) {
-  EMBER_CHECK(p >= 0.0 && p <= 1.0, "[dropout] dropout probability has to be between 0 and 1, "
-              "but got ", p);
+  EMBER_CHECK(p >= 0.0 && p <= 1.0,
+              "[dropout] dropout probability has to be between 0 and 1, "
+              "but got ",
+              p);
 }
 
 void check_floating(const Tensor& t, const char* op) {
-  EMBER_CHECK_T(NotImplementedError, t.is_floating_point(), "[", op,
-                "] not implemented for dtype ", dtype_name(t.dtype()),
-                " (dropout needs a floating point input)");
+  EMBER_CHECK_T(NotImplementedError, t.is_floating_point(), "[", op, "] not implemented for dtype ",
+                dtype_name(t.dtype()), " (dropout needs a floating point input)");
 }
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
-                                          std::optional<bool> train, const Tensor& out,
-                                          Generator* gen) {
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train,
+                                          const Tensor& out, Generator* gen) {
   const char* op = "native_dropout";
   check_probability(p);
   check_floating(input, op);
@@ -69,10 +69,12 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
 
 Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
   if (autograd::should_record(grad)) return derivatives::native_dropout_backward(grad, mask, scale);
-  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[native_dropout_backward] Mask should be Bool "
-              "Scalar Type ", dtype_name(mask.dtype()));
-  auto iter = build_elementwise_typed("native_dropout_backward", grad.dtype(), Tensor(),
-                                      {grad, mask});
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool,
+              "[native_dropout_backward] Mask should be Bool "
+              "Scalar Type ",
+              dtype_name(mask.dtype()));
+  auto iter =
+      build_elementwise_typed("native_dropout_backward", grad.dtype(), Tensor(), {grad, mask});
   dropout_backward_stub(iter.device(), iter, scale);
   return finish_elementwise(iter, Tensor());
 }

@@ -24,9 +24,8 @@ constexpr int kDropoutValuesPerBlock = 4;
 
 // (output, mask): train (or unset): output = input * mask / (1 - p) (0 when p = 1), mask a
 // bool tensor; otherwise a copy of input and a mask of ones. `out` = input: in place.
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
-                                          std::optional<bool> train, const Tensor& out = {},
-                                          Generator* gen = nullptr);
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train,
+                                          const Tensor& out = {}, Generator* gen = nullptr);
 // grad * mask * scale (one kernel; recorded: linear in grad).
 Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
 

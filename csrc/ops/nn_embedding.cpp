@@ -7,8 +7,8 @@
 #include "autograd/derivatives/nn_embedding.h"
 #include "autograd/variable.h"
 #include "core/shape.h"
-#include "ops/creation.h"
 #include "ops/compare_ops.h"
+#include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
 #include "ops/reduce.h"
@@ -29,10 +29,10 @@ const TensorOptions kLong(ScalarType::Int64);
 
 // The indices as a contiguous int64 tensor (int32 accepted, as PyTorch).
 Tensor index_tensor(const Tensor& indices, const char* op) {
-  EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32, "[",
-              op, "] Expected tensor for argument #1 'indices' to have one of the following "
-              "scalar types: Long, Int; but got ", dtype_name(indices.dtype()),
-              " instead (while checking arguments for ", op, ")");
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32, "[", op,
+              "] Expected tensor for argument #1 'indices' to have one of the following "
+              "scalar types: Long, Int; but got ",
+              dtype_name(indices.dtype()), " instead (while checking arguments for ", op, ")");
   return contiguous(to_dtype(indices, ScalarType::Int64));
 }
 
@@ -40,8 +40,10 @@ void check_in_range(const Tensor& idx, int64_t num_rows, const char* op) {
   const int64_t* p = idx.data<int64_t>();
   for (int64_t k = 0, n = idx.numel(); k < n; ++k) {
     if (p[k] < 0 || p[k] >= num_rows) {
-      EMBER_THROW(IndexError, "[", op, "] index out of range in self: index ", k, " of input "
-                  "takes value ", p[k], " which is not in the valid range [0, ", num_rows, ")");
+      EMBER_THROW(IndexError, "[", op, "] index out of range in self: index ", k,
+                  " of input "
+                  "takes value ",
+                  p[k], " which is not in the valid range [0, ", num_rows, ")");
     }
   }
 }
@@ -77,7 +79,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool scale_grad_by_freq, bool sparse) {
   const char* op = "embedding";
   check_weight(weight, op);
-  EMBER_CHECK_T(NotImplementedError, !sparse, "[", op, "] sparse=True (sparse gradients) is not "
+  EMBER_CHECK_T(NotImplementedError, !sparse, "[", op,
+                "] sparse=True (sparse gradients) is not "
                 "supported by Ember; use sparse=False");
   const Tensor idx = index_tensor(indices, op);
   check_in_range(idx, weight.size(0), op);
@@ -112,7 +115,8 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64
       if (t[k] == padding_idx) t[k] = -1;
     }
   }
-  Tensor coef = scale_grad_by_freq ? inverse_frequency(idx, num_weights, padding_idx, acc) : Tensor();
+  Tensor coef =
+      scale_grad_by_freq ? inverse_frequency(idx, num_weights, padding_idx, acc) : Tensor();
   accumulate_rows_stub(out.device(), out, src, target, Tensor(), coef);
   return to_dtype(out, grad.dtype());
 }
@@ -139,10 +143,14 @@ BagLayout embedding_bag_layout(const Tensor& weight, const Tensor& indices, cons
                                bool include_last_offset) {
   const char* op = "embedding_bag";
   check_weight(weight, op);
-  EMBER_CHECK(indices.dim() == 1, "[", op, "] input has to be a 1D Tensor, but got Tensor of "
-              "dimension ", indices.dim());
-  EMBER_CHECK(offsets.dim() == 1, "[", op, "] offsets has to be a 1D Tensor, but got Tensor of "
-              "dimension ", offsets.dim());
+  EMBER_CHECK(indices.dim() == 1, "[", op,
+              "] input has to be a 1D Tensor, but got Tensor of "
+              "dimension ",
+              indices.dim());
+  EMBER_CHECK(offsets.dim() == 1, "[", op,
+              "] offsets has to be a 1D Tensor, but got Tensor of "
+              "dimension ",
+              offsets.dim());
   BagLayout l;
   l.idx = index_tensor(indices, op);
   check_in_range(l.idx, weight.size(0), op);
@@ -153,10 +161,12 @@ BagLayout embedding_bag_layout(const Tensor& weight, const Tensor& indices, cons
   l.num_bags = include_last_offset ? no - 1 : no;
   const int64_t* o = off.data<int64_t>();
   if (no > 0) {
-    EMBER_CHECK(o[0] == 0, "[", op, "] offsets[0] has to be 0, i.e., the first sequence in the "
-                "mini-batch has to start from position 0. However, got ", o[0]);
-    EMBER_CHECK(o[no - 1] <= n, "[", op, "] offsets[-1] can not be greater than input's length ",
-                n, " but got offsets[-1] of ", o[no - 1]);
+    EMBER_CHECK(o[0] == 0, "[", op,
+                "] offsets[0] has to be 0, i.e., the first sequence in the "
+                "mini-batch has to start from position 0. However, got ",
+                o[0]);
+    EMBER_CHECK(o[no - 1] <= n, "[", op, "] offsets[-1] can not be greater than input's length ", n,
+                " but got offsets[-1] of ", o[no - 1]);
   }
   for (int64_t b = 1; b < no; ++b) {
     EMBER_CHECK(o[b] >= o[b - 1], "[", op, "] offsets must be non-decreasing, but offsets[", b,
@@ -181,9 +191,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     int64_t mode, bool sparse, const Tensor& per_sample_weights, bool include_last_offset,
     std::optional<int64_t> padding_idx) {
   const char* op = "embedding_bag";
-  EMBER_CHECK(mode >= 0 && mode <= 2, "[", op, "] mode has to be 0 (sum), 1 (mean) or 2 (max), "
-              "got ", mode);
-  EMBER_CHECK_T(NotImplementedError, !sparse, "[", op, "] sparse=True (sparse gradients) is not "
+  EMBER_CHECK(mode >= 0 && mode <= 2, "[", op,
+              "] mode has to be 0 (sum), 1 (mean) or 2 (max), "
+              "got ",
+              mode);
+  EMBER_CHECK_T(NotImplementedError, !sparse, "[", op,
+                "] sparse=True (sparse gradients) is not "
                 "supported by Ember; use sparse=False");
   EMBER_CHECK(weight.is_floating_point(), "[", op, "] expected a floating point weight, got ",
               dtype_name(weight.dtype()));
@@ -192,19 +205,23 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   if (padding_idx.has_value()) {
     const int64_t v = weight.dim() == 2 ? weight.size(0) : 0;
     const int64_t p = *padding_idx;
-    EMBER_CHECK(p >= -v && p < v, "[", op, "] padding_idx must be within the number of "
-                "embeddings, ", -v, " through ", v - 1, ", but got ", p);
+    EMBER_CHECK(p >= -v && p < v, "[", op,
+                "] padding_idx must be within the number of "
+                "embeddings, ",
+                -v, " through ", v - 1, ", but got ", p);
     args.padding_idx = p < 0 ? p + v : p;
   }
   if (per_sample_weights.defined()) {
-    EMBER_CHECK(args.mode == BagMode::Sum, "[", op, "] embedding_bag: per_sample_weights only "
+    EMBER_CHECK(args.mode == BagMode::Sum, "[", op,
+                "] embedding_bag: per_sample_weights only "
                 "supported with mode='sum'");
-    EMBER_CHECK(per_sample_weights.dim() == 1 && per_sample_weights.numel() == indices.numel(),
-                "[", op, "] expected per_sample_weights to be a 1D tensor of the input's size ",
+    EMBER_CHECK(per_sample_weights.dim() == 1 && per_sample_weights.numel() == indices.numel(), "[",
+                op, "] expected per_sample_weights to be a 1D tensor of the input's size ",
                 indices.numel(), ", got shape ", shape_str(per_sample_weights.sizes()));
-    EMBER_CHECK(per_sample_weights.dtype() == weight.dtype(), "[", op, "] expected "
-                "per_sample_weights of dtype ", dtype_name(weight.dtype()), ", got ",
-                dtype_name(per_sample_weights.dtype()));
+    EMBER_CHECK(per_sample_weights.dtype() == weight.dtype(), "[", op,
+                "] expected "
+                "per_sample_weights of dtype ",
+                dtype_name(weight.dtype()), ", got ", dtype_name(per_sample_weights.dtype()));
   }
   const BagLayout l = embedding_bag_layout(weight, indices, offsets, include_last_offset);
   if (autograd::should_record(weight, per_sample_weights)) {
@@ -284,8 +301,8 @@ std::tuple<Tensor, Tensor> embedding_bag_backward(const Tensor& grad, const Tens
       }
     } else if (n > 0 && dim > 0) {
       // One row of grad per index, scaled by psw, 1 / bag size (mean) and 1 / frequency.
-      Tensor coef = embedding_bag_coefficients(l, bag_size, args, scale_grad_by_freq,
-                                               num_weights, acc);
+      Tensor coef =
+          embedding_bag_coefficients(l, bag_size, args, scale_grad_by_freq, num_weights, acc);
       if (per_sample_weights.defined()) {
         coef = contiguous(mul(coef, to_dtype(per_sample_weights, acc)));
       }

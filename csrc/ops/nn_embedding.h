@@ -54,8 +54,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx, bool scale_grad_by_freq);
 // torch.embedding_renorm_: rows referenced by indices rescaled to norm <= max_norm (in place).
-Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm,
-                          double norm_type);
+Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm, double norm_type);
 
 // torch.embedding_bag -> (output, offset2bag, bag_size, max_indices).
 std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(

@@ -22,10 +22,14 @@ namespace {
 
 const char* cell_name(CellKind kind) {
   switch (kind) {
-    case CellKind::RnnTanh: return "rnn_tanh_cell";
-    case CellKind::RnnRelu: return "rnn_relu_cell";
-    case CellKind::Lstm: return "lstm_cell";
-    case CellKind::Gru: return "gru_cell";
+    case CellKind::RnnTanh:
+      return "rnn_tanh_cell";
+    case CellKind::RnnRelu:
+      return "rnn_relu_cell";
+    case CellKind::Lstm:
+      return "lstm_cell";
+    case CellKind::Gru:
+      return "gru_cell";
   }
   return "rnn_cell";
 }
@@ -50,8 +54,10 @@ void check_cell_args(CellKind kind, const Tensor& input, const Tensor& hx, const
   const char* op = cell_name(kind);
   EMBER_CHECK(input.dim() == 2, "[", op, "] Expected 2D input (batch x feature), but got ",
               input.dim(), "D input");
-  EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, "[", op, "] expected 2-D weights, got w_ih of "
-              "shape ", shape_str(w_ih.sizes()), " and w_hh of shape ", shape_str(w_hh.sizes()));
+  EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2, "[", op,
+              "] expected 2-D weights, got w_ih of "
+              "shape ",
+              shape_str(w_ih.sizes()), " and w_hh of shape ", shape_str(w_hh.sizes()));
   const int64_t gates = gate_count(kind);
   // The hidden state's size is w_hh's columns. An LSTM may project its hidden state (proj_size,
   // used by the sequence functions): then the cell state has w_hh.size(0) / 4 features instead.
@@ -76,15 +82,19 @@ void check_cell_args(CellKind kind, const Tensor& input, const Tensor& hx, const
   if (kind == CellKind::Lstm) check_hidden(cx, 1, cell_size);
   for (const Tensor* b : {&b_ih, &b_hh}) {
     if (!b->defined()) continue;
-    EMBER_CHECK(b->dim() == 1 && b->size(0) == w_hh.size(0), "[", op, "] expected biases of "
-                "shape (", w_hh.size(0), "), got ", shape_str(b->sizes()));
+    EMBER_CHECK(b->dim() == 1 && b->size(0) == w_hh.size(0), "[", op,
+                "] expected biases of "
+                "shape (",
+                w_hh.size(0), "), got ", shape_str(b->sizes()));
   }
   const ScalarType t = input.dtype();
   EMBER_CHECK(is_floating(t), "[", op, "] expected a floating point input, got ", dtype_name(t));
   for (const Tensor* x : {&hx, &cx, &w_ih, &w_hh, &b_ih, &b_hh}) {
     if (!x->defined()) continue;
-    EMBER_CHECK(x->dtype() == t, "[", op, "] expected input, hidden states, weights and biases "
-                "of one dtype, got input ", dtype_name(t), " and ", dtype_name(x->dtype()));
+    EMBER_CHECK(x->dtype() == t, "[", op,
+                "] expected input, hidden states, weights and biases "
+                "of one dtype, got input ",
+                dtype_name(t), " and ", dtype_name(x->dtype()));
   }
 }
 
@@ -93,7 +103,8 @@ Tensor cell_gates(const Tensor& x, const Tensor& w, const Tensor& b) {
   return contiguous_like(b.defined() ? addmm(b, x, wt) : mm(x, wt));
 }
 
-// ---- LSTM -----------------------------------------------------------------------------------------
+// ---- LSTM
+// -----------------------------------------------------------------------------------------
 
 std::tuple<Tensor, Tensor, Tensor> lstm_cell_forward(const Tensor& input, const Tensor& hx,
                                                      const Tensor& cx, const Tensor& w_ih,
@@ -112,15 +123,14 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell_forward(const Tensor& input, const 
 }
 
 std::tuple<Tensor, Tensor> lstm_cell_pointwise_backward(const Tensor& ghy, const Tensor& gcy,
-                                                        const Tensor& workspace,
-                                                        const Tensor& cx, const Tensor& cy) {
+                                                        const Tensor& workspace, const Tensor& cx,
+                                                        const Tensor& cy) {
   Tensor dgates = empty(workspace.sizes(), options_of(workspace));
   Tensor dcx = empty(cy.sizes(), options_of(cy));
   if (dcx.numel() > 0) {
-    lstm_cell_backward_stub(workspace.device(), dgates, dcx,
-                            ghy.defined() ? contiguous_like(ghy) : Tensor(),
-                            gcy.defined() ? contiguous_like(gcy) : Tensor(), workspace,
-                            contiguous_like(cx), cy);
+    lstm_cell_backward_stub(
+        workspace.device(), dgates, dcx, ghy.defined() ? contiguous_like(ghy) : Tensor(),
+        gcy.defined() ? contiguous_like(gcy) : Tensor(), workspace, contiguous_like(cx), cy);
   }
   return {dgates, dcx};
 }
@@ -136,7 +146,8 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
   return {hy, cy};
 }
 
-// ---- GRU ------------------------------------------------------------------------------------------
+// ---- GRU
+// ------------------------------------------------------------------------------------------
 
 std::tuple<Tensor, Tensor> gru_cell_forward(const Tensor& input, const Tensor& hx,
                                             const Tensor& w_ih, const Tensor& w_hh,
@@ -175,7 +186,8 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
   return std::get<0>(gru_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh));
 }
 
-// ---- plain RNN ------------------------------------------------------------------------------------
+// ---- plain RNN
+// ------------------------------------------------------------------------------------
 
 Tensor rnn_cell_forward(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
                         const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool relu) {
@@ -206,13 +218,13 @@ Tensor rnn_cell(CellKind kind, const Tensor& input, const Tensor& hx, const Tens
 }
 }  // namespace
 
-Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
-                     const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih, const Tensor& b_hh) {
   return rnn_cell(CellKind::RnnTanh, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
-Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
-                     const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih, const Tensor& b_hh) {
   return rnn_cell(CellKind::RnnRelu, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 

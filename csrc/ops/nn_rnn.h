@@ -32,8 +32,7 @@ using GruCellFn = void (*)(const Tensor& hy, const Tensor& workspace, const Tens
 using GruCellBackwardFn = void (*)(const Tensor& dgi, const Tensor& dgh, const Tensor& dhx,
                                    const Tensor& ghy, const Tensor& workspace, const Tensor& hx);
 // hy = act(igates + hgates); backward: dgates = ghy * act'(from hy).
-using RnnCellFn = void (*)(const Tensor& hy, const Tensor& igates, const Tensor& hgates,
-                           bool relu);
+using RnnCellFn = void (*)(const Tensor& hy, const Tensor& igates, const Tensor& hgates, bool relu);
 using RnnCellBackwardFn = void (*)(const Tensor& dgates, const Tensor& ghy, const Tensor& hy,
                                    bool relu);
 EMBER_DECLARE_STUB(lstm_cell_stub, LstmCellFn);
@@ -49,10 +48,10 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
                                      const Tensor& b_ih = {}, const Tensor& b_hh = {});
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih = {}, const Tensor& b_hh = {});
-Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
-                     const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {});
-Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
-                     const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
 
 // ---- pieces shared with the derivatives (not recorded) ----------------------------------------
 enum class CellKind { RnnTanh, RnnRelu, Lstm, Gru };
@@ -69,8 +68,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_cell_forward(const Tensor& input, const 
                                                      const Tensor& b_hh);
 // (dgates, dcx).
 std::tuple<Tensor, Tensor> lstm_cell_pointwise_backward(const Tensor& ghy, const Tensor& gcy,
-                                                        const Tensor& workspace,
-                                                        const Tensor& cx, const Tensor& cy);
+                                                        const Tensor& workspace, const Tensor& cx,
+                                                        const Tensor& cy);
 // (hy, workspace).
 std::tuple<Tensor, Tensor> gru_cell_forward(const Tensor& input, const Tensor& hx,
                                             const Tensor& w_ih, const Tensor& w_hh,

@@ -261,7 +261,7 @@ def test_one_hot():
         F.one_hot(ember.tensor([], dtype=ember.int64))
 
 
-# ---- parity with PyTorch ---------------------------------------------------------------------------
+# ---- parity with PyTorch -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 3}, {"scale_grad_by_freq": True},

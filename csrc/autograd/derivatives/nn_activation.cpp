@@ -49,22 +49,37 @@ Tensor full_like_scalar(const Tensor& like, double v) {
 
 const char* node_name(Activation act, bool inplace) {
   switch (act) {
-    case Activation::Relu: return "ReluBackward0";
-    case Activation::Threshold: return inplace ? "ThresholdBackward1" : "ThresholdBackward0";
-    case Activation::Hardtanh: return "HardtanhBackward0";
-    case Activation::LeakyRelu: return inplace ? "LeakyReluBackward1" : "LeakyReluBackward0";
-    case Activation::Elu: return inplace ? "EluBackward1" : "EluBackward0";
-    case Activation::Celu: return inplace ? "CeluBackward1" : "CeluBackward0";
+    case Activation::Relu:
+      return "ReluBackward0";
+    case Activation::Threshold:
+      return inplace ? "ThresholdBackward1" : "ThresholdBackward0";
+    case Activation::Hardtanh:
+      return "HardtanhBackward0";
+    case Activation::LeakyRelu:
+      return inplace ? "LeakyReluBackward1" : "LeakyReluBackward0";
+    case Activation::Elu:
+      return inplace ? "EluBackward1" : "EluBackward0";
+    case Activation::Celu:
+      return inplace ? "CeluBackward1" : "CeluBackward0";
     case Activation::Gelu:
-    case Activation::GeluTanh: return "GeluBackward0";
-    case Activation::Silu: return "SiluBackward0";
-    case Activation::Mish: return "MishBackward0";
-    case Activation::Hardsigmoid: return "HardsigmoidBackward0";
-    case Activation::Hardswish: return "HardswishBackward0";
-    case Activation::Softplus: return "SoftplusBackward0";
-    case Activation::LogSigmoid: return "LogSigmoidBackward0";
-    case Activation::Softshrink: return "SoftshrinkBackward0";
-    case Activation::Hardshrink: return "HardshrinkBackward0";
+    case Activation::GeluTanh:
+      return "GeluBackward0";
+    case Activation::Silu:
+      return "SiluBackward0";
+    case Activation::Mish:
+      return "MishBackward0";
+    case Activation::Hardsigmoid:
+      return "HardsigmoidBackward0";
+    case Activation::Hardswish:
+      return "HardswishBackward0";
+    case Activation::Softplus:
+      return "SoftplusBackward0";
+    case Activation::LogSigmoid:
+      return "LogSigmoidBackward0";
+    case Activation::Softshrink:
+      return "SoftshrinkBackward0";
+    case Activation::Hardshrink:
+      return "HardshrinkBackward0";
   }
   return "ActivationBackward0";
 }
@@ -90,8 +105,7 @@ Tensor derivative_of(Activation act, const Tensor& x, const ActivationArgs& p) {
       Tensor t = ember::tanh(times(num(kSqrt2OverPi), plus(x, times(num(kCoef), times(x2, x)))));
       Tensor left = times(num(0.5), plus(num(1), t));
       Tensor dinner = times(num(kSqrt2OverPi), plus(num(1), times(num(3 * kCoef), x2)));
-      Tensor right =
-          times(times(times(num(0.5), x), ember::sub(num(1), times(t, t))), dinner);
+      Tensor right = times(times(times(num(0.5), x), ember::sub(num(1), times(t, t))), dinner);
       return plus(left, right);
     }
     case Activation::Silu: {
@@ -110,8 +124,7 @@ Tensor derivative_of(Activation act, const Tensor& x, const ActivationArgs& p) {
     }
     case Activation::Softplus: {
       Tensor bx = times(x, num(p.a));
-      return ember::where(ember::gt(bx, num(p.b)), full_like_scalar(x, 1.0),
-                          ember::sigmoid(bx));
+      return ember::where(ember::gt(bx, num(p.b)), full_like_scalar(x, 1.0), ember::sigmoid(bx));
     }
     case Activation::LogSigmoid:
       return ember::sigmoid(ember::neg(x));

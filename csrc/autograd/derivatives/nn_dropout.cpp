@@ -18,15 +18,13 @@ double dropout_scale(double p, std::optional<bool> train) {
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
-                                          std::optional<bool> train, const Tensor& out,
-                                          Generator* gen) {
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train,
+                                          const Tensor& out, Generator* gen) {
   const double scale = dropout_scale(p, train);
-  auto node = autograd::new_node("NativeDropoutBackward0", {input},
-                                 [scale](FunctionNode& n, const variable_list& g) {
-                                   return variable_list{
-                                       ember::native_dropout_backward(g[0], n.saved(0), scale)};
-                                 });
+  auto node = autograd::new_node(
+      "NativeDropoutBackward0", {input}, [scale](FunctionNode& n, const variable_list& g) {
+        return variable_list{ember::native_dropout_backward(g[0], n.saved(0), scale)};
+      });
   if (out.defined()) {  // dropout_: one output, the input rewritten
     Tensor mask;
     Tensor r = autograd::record(node, {input}, out, "dropout_", [&] {
@@ -48,11 +46,10 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
 }
 
 Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
-  auto node = autograd::new_node("NativeDropoutBackwardBackward0", {grad},
-                                 [scale](FunctionNode& n, const variable_list& g) {
-                                   return variable_list{
-                                       ember::native_dropout_backward(g[0], n.saved(0), scale)};
-                                 });
+  auto node = autograd::new_node(
+      "NativeDropoutBackwardBackward0", {grad}, [scale](FunctionNode& n, const variable_list& g) {
+        return variable_list{ember::native_dropout_backward(g[0], n.saved(0), scale)};
+      });
   node->save(mask);
   return autograd::record(node, {grad}, Tensor(), "native_dropout_backward",
                           [&] { return ember::native_dropout_backward(grad, mask, scale); });

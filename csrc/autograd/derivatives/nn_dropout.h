@@ -9,9 +9,8 @@
 namespace ember {
 namespace derivatives {
 
-std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p,
-                                          std::optional<bool> train, const Tensor& out,
-                                          Generator* gen);
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train,
+                                          const Tensor& out, Generator* gen);
 Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
 
 }  // namespace derivatives

@@ -28,9 +28,8 @@ Tensor long_number(int64_t v) {
 }
 
 // embedding's weight gradient with public ops.
-Tensor embedding_backward_composite(const Tensor& grad, const Tensor& indices,
-                                    int64_t num_weights, int64_t padding_idx,
-                                    bool scale_grad_by_freq) {
+Tensor embedding_backward_composite(const Tensor& grad, const Tensor& indices, int64_t num_weights,
+                                    int64_t padding_idx, bool scale_grad_by_freq) {
   const Tensor idx = reshape(to_dtype(indices, ScalarType::Int64), {-1});
   const int64_t n = idx.numel();
   const int64_t dim = grad.size(grad.dim() - 1);
@@ -84,9 +83,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight,
         const Tensor w = n.saved(0), psw = n.saved(1);
         const bool need_w = n.should_compute_output(0), need_psw = n.should_compute_output(1);
         if (!GradMode::is_enabled()) {
-          auto [gw, gpsw] = ember::embedding_bag_backward(g[0], w, layout, bag_size, max_indices,
-                                                          psw, args, scale_grad_by_freq, need_w,
-                                                          need_psw);
+          auto [gw, gpsw] =
+              ember::embedding_bag_backward(g[0], w, layout, bag_size, max_indices, psw, args,
+                                            scale_grad_by_freq, need_w, need_psw);
           return variable_list{gw, gpsw};
         }
         variable_list r(2);
@@ -95,8 +94,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight,
           // grad_weight[max_indices[b, d], d] += grad[b, d] over the flattened weight.
           Tensor cols = arange(0, dim, 1, TensorOptions(ScalarType::Int64));
           Tensor valid = ge(max_indices, long_number(0));
-          Tensor flat = add(mul(clamp_min(max_indices, Scalar(int64_t(0))), long_number(dim)),
-                            cols);
+          Tensor flat =
+              add(mul(clamp_min(max_indices, Scalar(int64_t(0))), long_number(dim)), cols);
           Tensor values = reshape(mul(g[0], valid), {-1});
           Tensor gw = index_put(zeros({num_weights * dim}, opts), {reshape(flat, {-1})}, values,
                                 /*accumulate=*/true);

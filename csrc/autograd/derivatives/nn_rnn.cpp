@@ -77,13 +77,15 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
         } else {
           const int64_t hs = wh.size(0) / 4;
           const Tensor gates = ember::add(linear(x, wi, bi), linear(h, wh, bh));
-          const Tensor i = ember::sigmoid(block(gates, 0, hs)), f = ember::sigmoid(block(gates, 1, hs)),
-                       gg = ember::tanh(block(gates, 2, hs)), o = ember::sigmoid(block(gates, 3, hs));
+          const Tensor i = ember::sigmoid(block(gates, 0, hs)),
+                       f = ember::sigmoid(block(gates, 1, hs)),
+                       gg = ember::tanh(block(gates, 2, hs)),
+                       o = ember::sigmoid(block(gates, 3, hs));
           const Tensor cy = ember::add(times(f, c), times(i, gg));
           const Tensor tc = ember::tanh(cy);
           const Tensor g_h = or_zeros(g[0], cy);
-          const Tensor g_c = ember::add(or_zeros(g[1], cy),
-                                        times(times(g_h, o), one_minus(times(tc, tc))));
+          const Tensor g_c =
+              ember::add(or_zeros(g[1], cy), times(times(g_h, o), one_minus(times(tc, tc))));
           dgates = ember::cat({times(times(g_c, gg), times(i, one_minus(i))),
                                times(times(g_c, c), times(f, one_minus(f))),
                                times(times(g_c, i), one_minus(times(gg, gg))),
@@ -155,8 +157,8 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
 Tensor rnn_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh, bool relu) {
   auto node = autograd::new_node(
-      relu ? "RnnReluCellBackward0" : "RnnTanhCellBackward0",
-      {input, hx, w_ih, w_hh, b_ih, b_hh}, [relu](FunctionNode& n, const variable_list& g) {
+      relu ? "RnnReluCellBackward0" : "RnnTanhCellBackward0", {input, hx, w_ih, w_hh, b_ih, b_hh},
+      [relu](FunctionNode& n, const variable_list& g) {
         const Tensor x = n.saved(0), h = n.saved(1), wi = n.saved(2), wh = n.saved(3),
                      bi = n.saved(4), bh = n.saved(5);
         Tensor d;

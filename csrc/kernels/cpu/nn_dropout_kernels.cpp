@@ -1,9 +1,9 @@
 // Dropout kernels: the fused mask-and-scale forward (Philox words compared with (1 - p) 2^32,
 // the same draw as bernoulli_(1 - p)) and grad * mask * scale.
-#include "kernels/cpu/convert.h"
-#include "dispatch/tensor_iterator.h"
-#include "kernels/cpu/random_utils.h"
 #include "dispatch/dtype_dispatch.h"
+#include "dispatch/tensor_iterator.h"
+#include "kernels/cpu/convert.h"
+#include "kernels/cpu/random_utils.h"
 #include "ops/nn_dropout.h"
 
 namespace ember {

@@ -91,7 +91,8 @@ void embedding_renorm_kernel(const Tensor& weight, const Tensor& rows, double ma
       } else if (std::isinf(norm_type)) {
         for (int64_t d = 0; d < dim; ++d) norm = std::max(norm, std::abs(double(row[d * cs])));
       } else {
-        for (int64_t d = 0; d < dim; ++d) norm += std::pow(std::abs(double(row[d * cs])), norm_type);
+        for (int64_t d = 0; d < dim; ++d)
+          norm += std::pow(std::abs(double(row[d * cs])), norm_type);
         norm = std::pow(norm, 1.0 / norm_type);
       }
       if (norm > max_norm) {

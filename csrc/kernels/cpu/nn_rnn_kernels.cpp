@@ -165,23 +165,24 @@ void gru_cell_backward_kernel(const Tensor& dgi, const Tensor& dgh, const Tensor
 void rnn_cell_kernel(const Tensor& hy, const Tensor& igates, const Tensor& hgates, bool relu) {
   dispatch_dtype<kFloatingTypes>(hy.dtype(), relu ? "rnn_relu_cell" : "rnn_tanh_cell",
                                  [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_type<T>;
-    const int64_t n = hy.numel();
-    const T* gi = igates.data<T>();
-    const T* gh = hgates.data<T>();
-    T* o = hy.data<T>();
-    parallel_for(0, n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
-      if (relu) {
-        for (int64_t k = lo; k < hi; ++k) {
-          const A x = A(gi[k]) + A(gh[k]);
-          o[k] = T(x < A(0) ? A(0) : x);
-        }
-      } else {
-        for (int64_t k = lo; k < hi; ++k) o[k] = T(tanh_(A(gi[k]) + A(gh[k])));
-      }
-    });
-  });
+                                   using T = typename decltype(tag)::type;
+                                   using A = acc_type<T>;
+                                   const int64_t n = hy.numel();
+                                   const T* gi = igates.data<T>();
+                                   const T* gh = hgates.data<T>();
+                                   T* o = hy.data<T>();
+                                   parallel_for(0, n, kGrainSize / 8, [&](int64_t lo, int64_t hi) {
+                                     if (relu) {
+                                       for (int64_t k = lo; k < hi; ++k) {
+                                         const A x = A(gi[k]) + A(gh[k]);
+                                         o[k] = T(x < A(0) ? A(0) : x);
+                                       }
+                                     } else {
+                                       for (int64_t k = lo; k < hi; ++k)
+                                         o[k] = T(tanh_(A(gi[k]) + A(gh[k])));
+                                     }
+                                   });
+                                 });
 }
 
 void rnn_cell_backward_kernel(const Tensor& dgates, const Tensor& ghy, const Tensor& hy,

@@ -1,4 +1,6 @@
 """ember.nn: neural-network layers, functional forms and utilities (torch.nn)."""
 
-from . import functional  # noqa: F401
-from . import utils  # noqa: F401
+from . import (
+    functional,  # noqa: F401
+    utils,  # noqa: F401
+)

@@ -262,7 +262,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                 f"{trailing}, got a sequence of shape {tuple(s.shape)}"
             )
     lengths = np.array([s.size(0) for s in sequences], dtype=np.int64)
-    batch, max_len = len(sequences), int(lengths.max())
+    max_len = int(lengths.max())
     total = int(lengths.sum())
     dtype = sequences[0].dtype
     for s in sequences[1:]:
