@@ -20,31 +20,25 @@
 #include <cstring>
 #include <limits>
 
-// Every function here is forced inline: the loops only vectorise when the whole computation is
-// inlined into them, and GCC's heuristics otherwise leave e.g. exp_impl as an out-of-line call
-// (through the PLT, since libember is built with -fPIC) once it sits two calls deep, as in
-// sigmoid(x) = f(exp_impl(-|x|)): one scalar call per element, 5-10x slower.
-#define EMBER_VMATH_INLINE inline __attribute__((always_inline))
-
 namespace ember::vmath {
 
 namespace bits {
-EMBER_VMATH_INLINE uint32_t u32(float f) {
+inline uint32_t u32(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
 }
-EMBER_VMATH_INLINE float f32(uint32_t u) {
+inline float f32(uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
-EMBER_VMATH_INLINE uint64_t u64(double d) {
+inline uint64_t u64(double d) {
   uint64_t u;
   std::memcpy(&u, &d, sizeof u);
   return u;
 }
-EMBER_VMATH_INLINE double f64(uint64_t u) {
+inline double f64(uint64_t u) {
   double d;
   std::memcpy(&d, &u, sizeof d);
   return d;
@@ -78,14 +72,14 @@ struct Traits<double> {
 // Round to nearest integer (ties to even) for |x| < 2^22 (float) / 2^51 (double). Returns the
 // rounded value; `t` receives x + kMagic whose low mantissa bits hold the integer.
 template <typename T>
-EMBER_VMATH_INLINE T round_magic(T x, T& t) {
+inline T round_magic(T x, T& t) {
   t = x + Traits<T>::kMagic;
   return t - Traits<T>::kMagic;
 }
 
 // 2^n for an integral-valued n within the normal exponent range, from exponent bits.
 template <typename T>
-EMBER_VMATH_INLINE T pow2i(T n) {
+inline T pow2i(T n) {
   using Tr = Traits<T>;
   T t = n + Tr::kMagic;
   // The low bits of t are n + 2^(mant-1) (the magic's own mantissa); subtracting the magic's
@@ -97,7 +91,7 @@ EMBER_VMATH_INLINE T pow2i(T n) {
 // 2^n for integral-valued n in [-2 * (bias - 1), 2 * bias]: the product of two halves, so that
 // results that are subnormal or overflow come out correctly rounded (or inf) after `y * s1 * s2`.
 template <typename T>
-EMBER_VMATH_INLINE void pow2i_split(T n, T& s1, T& s2) {
+inline void pow2i_split(T n, T& s1, T& s2) {
   T t;
   T n1 = round_magic(n * T(0.5), t);
   s1 = pow2i(n1);
@@ -109,7 +103,7 @@ EMBER_VMATH_INLINE void pow2i_split(T n, T& s1, T& s2) {
 // ---------------------------------------------------------------------------------------------
 
 // e^r - 1 for |r| <= ln2/2 (the polynomial core shared by exp, exp2 and expm1).
-EMBER_VMATH_INLINE float expm1_core(float r) {
+inline float expm1_core(float r) {
   // Cephes expf minimax coefficients.
   float p = 1.9875691500e-4f;
   p = std::fma(p, r, 1.3981999507e-3f);
@@ -120,7 +114,7 @@ EMBER_VMATH_INLINE float expm1_core(float r) {
   return std::fma(p, r * r, r);
 }
 
-EMBER_VMATH_INLINE double expm1_core(double r) {
+inline double expm1_core(double r) {
   // Taylor series to degree 13: the remainder r^14/14! < 2^-60 for |r| <= ln2/2.
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = std::fma(p, r, 1.0 / 479001600.0);
@@ -161,7 +155,7 @@ struct ExpConst<double> {
 };
 
 template <typename T>
-EMBER_VMATH_INLINE T exp_impl(T x) {
+inline T exp_impl(T x) {
   using C = ExpConst<T>;
   // Clamping keeps n in range; NaN fails both comparisons and flows through as NaN.
   T xc = x > C::kMax ? C::kMax : x;
@@ -176,16 +170,16 @@ EMBER_VMATH_INLINE T exp_impl(T x) {
   return p * s1 * s2;
 }
 
-EMBER_VMATH_INLINE float exp(float x) {
+inline float exp(float x) {
   return exp_impl(x);
 }
-EMBER_VMATH_INLINE double exp(double x) {
+inline double exp(double x) {
   return exp_impl(x);
 }
 
 // 2^x: the reduction x = n + f is exact, so only f * ln2 is rounded.
 template <typename T>
-EMBER_VMATH_INLINE T exp2_impl(T x) {
+inline T exp2_impl(T x) {
   constexpr T kMax = sizeof(T) == 4 ? T(129) : T(1025);
   constexpr T kMin = sizeof(T) == 4 ? T(-151) : T(-1076);
   T xc = x > kMax ? kMax : x;
@@ -199,10 +193,10 @@ EMBER_VMATH_INLINE T exp2_impl(T x) {
   return p * s1 * s2;
 }
 
-EMBER_VMATH_INLINE float exp2(float x) {
+inline float exp2(float x) {
   return exp2_impl(x);
 }
-EMBER_VMATH_INLINE double exp2(double x) {
+inline double exp2(double x) {
   return exp2_impl(x);
 }
 
@@ -210,7 +204,7 @@ EMBER_VMATH_INLINE double exp2(double x) {
 // kExpm1Max the -1 is below half an ulp and the exp form (e^r) 2^n is used (it cannot overflow
 // in the intermediate 2^n).
 template <typename T>
-EMBER_VMATH_INLINE T expm1_impl(T x) {
+inline T expm1_impl(T x) {
   using C = ExpConst<T>;
   T xc = x > C::kMax ? C::kMax : x;
   xc = xc < C::kExpm1Min ? C::kExpm1Min : xc;
@@ -228,10 +222,10 @@ EMBER_VMATH_INLINE T expm1_impl(T x) {
   return x == T(0) ? x : res;  // keeps the sign of zero
 }
 
-EMBER_VMATH_INLINE float expm1(float x) {
+inline float expm1(float x) {
   return expm1_impl(x);
 }
-EMBER_VMATH_INLINE double expm1(double x) {
+inline double expm1(double x) {
   return expm1_impl(x);
 }
 
@@ -242,7 +236,7 @@ EMBER_VMATH_INLINE double expm1(double x) {
 // Splits x > 0 (finite, possibly subnormal) as x = 2^e * (1 + f) with 1 + f in [sqrt(1/2),
 // sqrt(2)), and returns e; `f` is exact.
 template <typename T>
-EMBER_VMATH_INLINE T log_reduce(T x, T& f) {
+inline T log_reduce(T x, T& f) {
   using Tr = Traits<T>;
   using UInt = typename Tr::UInt;
   constexpr T kMinNormal = std::numeric_limits<T>::min();
@@ -268,7 +262,7 @@ EMBER_VMATH_INLINE T log_reduce(T x, T& f) {
 }
 
 // log(1 + f) for 1 + f in [sqrt(1/2), sqrt(2)), returned as f + y with y a small correction.
-EMBER_VMATH_INLINE float log1p_reduced(float f) {
+inline float log1p_reduced(float f) {
   // Cephes logf minimax coefficients.
   float z = f * f;
   float y = 7.0376836292e-2f;
@@ -284,7 +278,7 @@ EMBER_VMATH_INLINE float log1p_reduced(float f) {
   return std::fma(-0.5f, z, y);  // y: log(1+f) - f
 }
 
-EMBER_VMATH_INLINE double log1p_reduced(double f) {
+inline double log1p_reduced(double f) {
   // fdlibm __ieee754_log: log(1+f) = f - hfsq + s*(hfsq+R), s = f/(2+f).
   constexpr double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
                    Lg3 = 2.857142874366239149e-01, Lg4 = 2.222219843214978396e-01,
@@ -313,7 +307,7 @@ struct LogConst<double> {
 
 // Special values shared by the log family: log(+inf) = +inf, log(0) = -inf, log(<0) = nan.
 template <typename T>
-EMBER_VMATH_INLINE T log_specials(T x, T r) {
+inline T log_specials(T x, T r) {
   constexpr T kInf = std::numeric_limits<T>::infinity();
   constexpr T kNan = std::numeric_limits<T>::quiet_NaN();
   r = x == kInf ? kInf : r;
@@ -323,7 +317,7 @@ EMBER_VMATH_INLINE T log_specials(T x, T r) {
 }
 
 template <typename T>
-EMBER_VMATH_INLINE T log_impl(T x) {
+inline T log_impl(T x) {
   using C = LogConst<T>;
   T f;
   T e = log_reduce(x, f);
@@ -333,15 +327,15 @@ EMBER_VMATH_INLINE T log_impl(T x) {
   return log_specials(x, r);
 }
 
-EMBER_VMATH_INLINE float log(float x) {
+inline float log(float x) {
   return log_impl(x);
 }
-EMBER_VMATH_INLINE double log(double x) {
+inline double log(double x) {
   return log_impl(x);
 }
 
 template <typename T>
-EMBER_VMATH_INLINE T log2_impl(T x) {
+inline T log2_impl(T x) {
   constexpr T kLog2e = T(1.44269504088896340735992468100189214);
   T f;
   T e = log_reduce(x, f);
@@ -351,15 +345,15 @@ EMBER_VMATH_INLINE T log2_impl(T x) {
   return log_specials(x, r);
 }
 
-EMBER_VMATH_INLINE float log2(float x) {
+inline float log2(float x) {
   return log2_impl(x);
 }
-EMBER_VMATH_INLINE double log2(double x) {
+inline double log2(double x) {
   return log2_impl(x);
 }
 
 template <typename T>
-EMBER_VMATH_INLINE T log10_impl(T x) {
+inline T log10_impl(T x) {
   constexpr T kLog10e = T(0.434294481903251827651128918916605082);
   constexpr T kLog10_2 = T(0.301029995663981195213738894724493027);
   T f;
@@ -369,17 +363,17 @@ EMBER_VMATH_INLINE T log10_impl(T x) {
   return log_specials(x, r);
 }
 
-EMBER_VMATH_INLINE float log10(float x) {
+inline float log10(float x) {
   return log10_impl(x);
 }
-EMBER_VMATH_INLINE double log10(double x) {
+inline double log10(double x) {
   return log10_impl(x);
 }
 
 // log(1 + x), accurate near 0: u = 1 + x rounds, and the rounding error (u - 1) - x is put back
 // to first order: log1p(x) = log(u) - ((u - 1) - x) / u.
 template <typename T>
-EMBER_VMATH_INLINE T log1p_impl(T x) {
+inline T log1p_impl(T x) {
   constexpr T kInf = std::numeric_limits<T>::infinity();
   constexpr T kNan = std::numeric_limits<T>::quiet_NaN();
   T u = T(1) + x;
@@ -392,10 +386,10 @@ EMBER_VMATH_INLINE T log1p_impl(T x) {
   return x != x ? x : r;
 }
 
-EMBER_VMATH_INLINE float log1p(float x) {
+inline float log1p(float x) {
   return log1p_impl(x);
 }
-EMBER_VMATH_INLINE double log1p(double x) {
+inline double log1p(double x) {
   return log1p_impl(x);
 }
 
@@ -404,7 +398,7 @@ EMBER_VMATH_INLINE double log1p(double x) {
 // ---------------------------------------------------------------------------------------------
 
 // |x| < 0.625: odd polynomial / rational (Cephes); otherwise 1 - 2 / (e^{2|x|} + 1) with the sign.
-EMBER_VMATH_INLINE float tanh(float x) {
+inline float tanh(float x) {
   float ax = std::fabs(x);
   float z = x * x;
   float p = -5.70498872745e-3f;
@@ -418,7 +412,7 @@ EMBER_VMATH_INLINE float tanh(float x) {
   return std::copysign(ax < 0.625f ? small : big, x);
 }
 
-EMBER_VMATH_INLINE double tanh(double x) {
+inline double tanh(double x) {
   double ax = std::fabs(x);
   double s = x * x;
   double p = std::fma(std::fma(-9.64399179425052238628e-1, s, -9.92877231001918586564e1), s,
@@ -434,14 +428,14 @@ EMBER_VMATH_INLINE double tanh(double x) {
 // With e = e^-|x| (never overflows): 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, so that
 // tiny results (x near -88 in float) keep their relative accuracy instead of flushing to 0.
 template <typename T>
-EMBER_VMATH_INLINE T sigmoid_impl(T x) {
+inline T sigmoid_impl(T x) {
   T e = exp_impl(-std::fabs(x));
   return (x < T(0) ? e : T(1)) / (T(1) + e);
 }
-EMBER_VMATH_INLINE float sigmoid(float x) {
+inline float sigmoid(float x) {
   return sigmoid_impl(x);
 }
-EMBER_VMATH_INLINE double sigmoid(double x) {
+inline double sigmoid(double x) {
   return sigmoid_impl(x);
 }
 
@@ -455,7 +449,7 @@ EMBER_VMATH_INLINE double sigmoid(double x) {
 // std::cos (see unary_trig_kernels.cpp).
 constexpr float kTrigFastLimit = 1.0e5f;
 
-EMBER_VMATH_INLINE void sincos_reduce(float xf, double& r, uint64_t& quadrant) {
+inline void sincos_reduce(float xf, double& r, uint64_t& quadrant) {
   constexpr double k2OverPi = 0.636619772367581343075535053490057448;
   constexpr double kPio2Hi = 1.57079632673412561417e+00;  // fdlibm pio2_1
   constexpr double kPio2Lo = 6.07710050650619224932e-11;  // fdlibm pio2_1t
@@ -467,7 +461,7 @@ EMBER_VMATH_INLINE void sincos_reduce(float xf, double& r, uint64_t& quadrant) {
   r = std::fma(-q, kPio2Lo, r);
 }
 
-EMBER_VMATH_INLINE double sin_poly(double r) {
+inline double sin_poly(double r) {
   const double z = r * r;
   double p = -1.0 / 39916800.0;
   p = std::fma(p, z, 1.0 / 362880.0);
@@ -478,7 +472,7 @@ EMBER_VMATH_INLINE double sin_poly(double r) {
   return r * std::fma(z, p, 1.0);
 }
 
-EMBER_VMATH_INLINE double cos_poly(double r) {
+inline double cos_poly(double r) {
   const double z = r * r;
   double p = 1.0 / 479001600.0;
   p = std::fma(p, z, -1.0 / 3628800.0);
@@ -490,7 +484,7 @@ EMBER_VMATH_INLINE double cos_poly(double r) {
 }
 
 // sin(x) for quadrant q: q mod 4 = 0: sin r, 1: cos r, 2: -sin r, 3: -cos r.
-EMBER_VMATH_INLINE float sin_fast(float x) {
+inline float sin_fast(float x) {
   double r;
   uint64_t q;
   sincos_reduce(x, r, q);
@@ -501,7 +495,7 @@ EMBER_VMATH_INLINE float sin_fast(float x) {
 }
 
 // cos(x) = sin(x + pi/2): the quadrant shifts by one.
-EMBER_VMATH_INLINE float cos_fast(float x) {
+inline float cos_fast(float x) {
   double r;
   uint64_t q;
   sincos_reduce(x, r, q);
