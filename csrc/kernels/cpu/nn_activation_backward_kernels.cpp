@@ -1,7 +1,8 @@
 // Backward kernels of the pointwise activations: out = grad * f'(x) in one pass (PyTorch's
 // *_backward kernels). relu receives its result in place of x (result > 0 exactly where x > 0).
 // The masks follow PyTorch's choices at the kinks: relu / threshold / hardtanh / hardshrink pass
-// no gradient at the boundary, leaky_relu passes the slope at 0.
+// no gradient at the boundary, leaky_relu passes the slope at 0. As in the forward kernels, every
+// candidate value is computed before the select so that the loops vectorise.
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/nn_activation_math.h"
 #include "ops/nn_activation.h"
@@ -22,24 +23,28 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
     case Activation::Threshold:
       return binary_kernel<kFloatingTypes>(iter, name, [th = p.a](auto g, auto x) {
         using V = decltype(g);
-        return x <= V(th) ? V(0) : g;
+        const V t = V(th);
+        return x <= t ? V(0) : g;
       });
     case Activation::Hardtanh:
       return binary_kernel<kFloatingTypes>(iter, name, [lo = p.a, hi = p.b](auto g, auto x) {
         using V = decltype(g);
-        return (x <= V(lo) || x >= V(hi)) ? V(0) : g;
+        const V l = V(lo), h = V(hi);
+        return (x <= l || x >= h) ? V(0) : g;
       });
     case Activation::LeakyRelu:
       return binary_kernel<kFloatingTypes>(iter, name, [slope = p.a](auto g, auto x) {
         using V = decltype(g);
-        return x > V(0) ? g : g * V(slope);
+        const V neg = g * V(slope);
+        return x > V(0) ? g : neg;
       });
     case Activation::Elu:
     case Activation::Celu:
       return binary_kernel<kFloatingTypes>(iter, name, [p](auto g, auto x) {
         using V = decltype(g);
+        const V pos = g * V(p.b);
         const V neg = g * V(p.c) * V(p.a) * V(p.b) * vexp(x * V(p.c));
-        return x > V(0) ? g * V(p.b) : neg;
+        return x > V(0) ? pos : neg;
       });
     case Activation::Gelu:
       return binary_kernel<kFloatingTypes>(iter, name,
@@ -56,7 +61,8 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
     case Activation::Hardsigmoid:
       return binary_kernel<kFloatingTypes>(iter, name, [](auto g, auto x) {
         using V = decltype(g);
-        return (x > V(-3) && x < V(3)) ? g * V(1.0 / 6.0) : V(0);
+        const V mid = g * V(1.0 / 6.0);
+        return (x > V(-3) && x < V(3)) ? mid : V(0);
       });
     case Activation::Hardswish:
       return binary_kernel<kFloatingTypes>(iter, name, [](auto g, auto x) {
@@ -69,7 +75,8 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
       return binary_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto g, auto x) {
         using V = decltype(g);
         const V bx = x * V(beta);
-        return bx > V(th) ? g : g * vsigmoid(bx);
+        const V soft = g * vsigmoid(bx);
+        return bx > V(th) ? g : soft;
       });
     case Activation::LogSigmoid:
       return binary_kernel<kFloatingTypes>(iter, name,
@@ -78,7 +85,8 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
     case Activation::Hardshrink:
       return binary_kernel<kFloatingTypes>(iter, name, [l = p.a](auto g, auto x) {
         using V = decltype(g);
-        return (x >= V(-l) && x <= V(l)) ? V(0) : g;
+        const V lambd = V(l);
+        return (x >= -lambd && x <= lambd) ? V(0) : g;
       });
   }
 }

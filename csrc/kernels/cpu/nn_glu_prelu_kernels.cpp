@@ -47,7 +47,8 @@ void glu_backward_kernel(TensorIterator& iter) {
 void prelu_kernel(TensorIterator& iter) {
   binary_kernel<kFloatingTypes>(iter, "prelu", [](auto x, auto w) {
     using V = decltype(x);
-    return x > V(0) ? x : w * x;
+    const V neg = w * x;  // hoisted out of the select so that the loop vectorises
+    return x > V(0) ? x : neg;
   });
 }
 
