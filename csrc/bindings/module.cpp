@@ -25,6 +25,10 @@ PYBIND11_MODULE(_C, m) {
   ember::init_view_extras(m, cls);
   ember::init_nn_norm(m, cls);
   ember::init_nn_loss(m, cls);
+  ember::init_nn_activation(m, cls);
+  ember::init_nn_dropout(m);
+  ember::init_nn_embedding(m);
+  ember::init_nn_rnn(m);
   ember::init_autograd(m, cls);
   ember::init_autograd_function(m);
   ember::init_config(m);

@@ -1,3 +1,6 @@
-"""ember.nn: neural-network layers and their functional forms (torch.nn's API)."""
+"""ember.nn: neural-network layers, functional forms and utilities (torch.nn)."""
 
-from . import functional  # noqa: F401
+from . import (
+    functional,  # noqa: F401
+    utils,  # noqa: F401
+)

@@ -1,0 +1,85 @@
+// Recurrent cells (torch.rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell) as single ops with
+// their own backward: the two gate products are matrix multiplications (addmm), everything
+// after them is one fused pointwise kernel forward and one backward. PyTorch's gate layout:
+//   LSTM: gates = x W_ih^T + b_ih + h W_hh^T + b_hh split as (i, f, g, o);
+//         c' = sigmoid(f) c + sigmoid(i) tanh(g),  h' = sigmoid(o) tanh(c')
+//   GRU:  gi = x W_ih^T + b_ih, gh = h W_hh^T + b_hh split as (r, z, n);
+//         r = sigmoid(gi_r + gh_r), z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r * gh_n),
+//         h' = (1 - z) n + z h
+//   RNN:  h' = tanh or relu(x W_ih^T + b_ih + h W_hh^T + b_hh)
+// Inputs are 2-D (batch, features); biases may be undefined.
+#pragma once
+#include <tuple>
+
+#include "core/tensor.h"
+#include "dispatch/stub.h"
+
+namespace ember {
+
+// ---- kernels (all tensors contiguous, (B, k H) row-major) ---------------------------------------
+// hy, cy (B, H) and workspace (B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) from the
+// pre-activation gates igates + hgates (B, 4H) and cx (B, H).
+using LstmCellFn = void (*)(const Tensor& hy, const Tensor& cy, const Tensor& workspace,
+                            const Tensor& igates, const Tensor& hgates, const Tensor& cx);
+// dgates (B, 4H, pre-activation) and dcx (B, H) from ghy / gcy (either undefined: zero).
+using LstmCellBackwardFn = void (*)(const Tensor& dgates, const Tensor& dcx, const Tensor& ghy,
+                                    const Tensor& gcy, const Tensor& workspace, const Tensor& cx,
+                                    const Tensor& cy);
+// hy (B, H) and workspace (B, 4H: r, z, n, gh_n) from igates, hgates (B, 3H) and hx.
+using GruCellFn = void (*)(const Tensor& hy, const Tensor& workspace, const Tensor& igates,
+                           const Tensor& hgates, const Tensor& hx);
+// dgi, dgh (B, 3H, pre-activation) and dhx (B, H, the direct z * ghy term) from ghy.
+using GruCellBackwardFn = void (*)(const Tensor& dgi, const Tensor& dgh, const Tensor& dhx,
+                                   const Tensor& ghy, const Tensor& workspace, const Tensor& hx);
+// hy = act(igates + hgates); backward: dgates = ghy * act'(from hy).
+using RnnCellFn = void (*)(const Tensor& hy, const Tensor& igates, const Tensor& hgates, bool relu);
+using RnnCellBackwardFn = void (*)(const Tensor& dgates, const Tensor& ghy, const Tensor& hy,
+                                   bool relu);
+EMBER_DECLARE_STUB(lstm_cell_stub, LstmCellFn);
+EMBER_DECLARE_STUB(lstm_cell_backward_stub, LstmCellBackwardFn);
+EMBER_DECLARE_STUB(gru_cell_stub, GruCellFn);
+EMBER_DECLARE_STUB(gru_cell_backward_stub, GruCellBackwardFn);
+EMBER_DECLARE_STUB(rnn_cell_stub, RnnCellFn);
+EMBER_DECLARE_STUB(rnn_cell_backward_stub, RnnCellBackwardFn);
+
+// ---- ops --------------------------------------------------------------------------------------
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, const Tensor& cx,
+                                     const Tensor& w_ih, const Tensor& w_hh,
+                                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+
+// ---- pieces shared with the derivatives (not recorded) ----------------------------------------
+enum class CellKind { RnnTanh, RnnRelu, Lstm, Gru };
+// Checks shapes and dtypes as PyTorch (RuntimeError naming the op).
+void check_cell_args(CellKind kind, const Tensor& input, const Tensor& hx, const Tensor& cx,
+                     const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                     const Tensor& b_hh);
+// x W^T + b (b may be undefined), contiguous.
+Tensor cell_gates(const Tensor& x, const Tensor& w, const Tensor& b);
+// (hy, cy, workspace).
+std::tuple<Tensor, Tensor, Tensor> lstm_cell_forward(const Tensor& input, const Tensor& hx,
+                                                     const Tensor& cx, const Tensor& w_ih,
+                                                     const Tensor& w_hh, const Tensor& b_ih,
+                                                     const Tensor& b_hh);
+// (dgates, dcx).
+std::tuple<Tensor, Tensor> lstm_cell_pointwise_backward(const Tensor& ghy, const Tensor& gcy,
+                                                        const Tensor& workspace, const Tensor& cx,
+                                                        const Tensor& cy);
+// (hy, workspace).
+std::tuple<Tensor, Tensor> gru_cell_forward(const Tensor& input, const Tensor& hx,
+                                            const Tensor& w_ih, const Tensor& w_hh,
+                                            const Tensor& b_ih, const Tensor& b_hh);
+// (dgi, dgh, dhx_direct).
+std::tuple<Tensor, Tensor, Tensor> gru_cell_pointwise_backward(const Tensor& ghy,
+                                                               const Tensor& workspace,
+                                                               const Tensor& hx);
+Tensor rnn_cell_forward(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                        const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool relu);
+Tensor rnn_cell_pointwise_backward(const Tensor& ghy, const Tensor& hy, bool relu);
+
+}  // namespace ember

@@ -1,0 +1,3 @@
+"""ember.nn.utils (torch.nn.utils)."""
+
+from . import rnn  # noqa: F401
