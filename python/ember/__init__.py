@@ -44,3 +44,4 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
+from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Function)

@@ -300,8 +300,9 @@ def _qr(a: Tensor):
         return linalg.qr(a)
     import numpy as np
 
-    q, r = np.linalg.qr(a.numpy().astype(np.float64))
-    return ember.from_numpy(q), ember.from_numpy(r)
+    # NumPy has no bfloat16: factor in float64 and convert back.
+    q, r = np.linalg.qr(a.to(ember.float64).numpy())
+    return ember.from_numpy(q).to(a.dtype), ember.from_numpy(r).to(a.dtype)
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:

@@ -65,14 +65,19 @@ class BackwardHookFunction(ember.autograd.Function):
 
     Wrapped around a module's inputs (``side="input"``) its backward sees the gradients with
     respect to the module inputs; around the outputs (``side="output"``) the gradients with
-    respect to the outputs. Undefined gradients stay None (as PyTorch's hooks see them).
+    respect to the outputs.
     """
 
     @staticmethod
     def forward(ctx, hook, side, *tensors):
-        ctx.set_materialize_grads(False)
+        if side == "output":
+            # grad_output keeps None for outputs that receive no gradient; grad_input is
+            # materialised (zeros for inputs that do not require grad), as in PyTorch, where
+            # the hooks see the raw inputs and the materialised outputs of this node.
+            ctx.set_materialize_grads(False)
         ctx.hook = hook
         ctx.side = side
+        ctx.metadata = [(t.shape, t.dtype) for t in tensors]
         outs = tuple(t.view_as(t) for t in tensors)
         ctx.mark_non_differentiable(*[o for o, t in zip(outs, tensors) if not t.requires_grad])
         return outs
@@ -82,6 +87,11 @@ class BackwardHookFunction(ember.autograd.Function):
         if ctx.side == "output":
             grads = ctx.hook._output_grads_ready(grads)
         else:
+            # Zeros where nothing arrived (outputs marked non-differentiable get None).
+            grads = tuple(
+                ember.zeros(shape, dtype=dtype) if g is None else g
+                for g, (shape, dtype) in zip(grads, ctx.metadata)
+            )
             grads = ctx.hook._input_grads_ready(grads)
         return (None, None, *grads)
 

@@ -42,10 +42,17 @@ def _apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Ten
 
 
 def _packed_sequence_class():
-    # ember.nn.utils.rnn imports this package, so look the class up lazily.
-    from ember.nn.utils.rnn import PackedSequence
-
+    """ember.nn.utils.rnn.PackedSequence, looked up at call time (that module imports this
+    package); None when the tree has no nn.utils.rnn, in which case no input is packed."""
+    try:
+        from ember.nn.utils.rnn import PackedSequence
+    except ImportError:
+        return None
     return PackedSequence
+
+
+def _is_packed(input, packed_cls) -> bool:
+    return packed_cls is not None and isinstance(input, packed_cls)
 
 
 def _lstm_projected_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr):
@@ -432,7 +439,7 @@ class RNNBase(Module):
         orig_input = input
         is_batched = True
         batch_dim = 0 if self.batch_first else 1
-        if isinstance(orig_input, PackedSequence):
+        if _is_packed(orig_input, PackedSequence):
             input, batch_sizes, sorted_indices, unsorted_indices = input
             max_batch_size = int(batch_sizes[0])
             if hx is None:
@@ -471,7 +478,7 @@ class RNNBase(Module):
             output, hidden = self._run_padded(input, hx)
         else:
             output, hidden = self._run_layers(input, [int(b) for b in batch_sizes.tolist()], hx)
-        if isinstance(orig_input, PackedSequence):
+        if _is_packed(orig_input, PackedSequence):
             output_packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
             return output_packed, self.permute_hidden(hidden, unsorted_indices)
         if not is_batched:
@@ -547,7 +554,7 @@ class LSTM(RNNBase):
         is_batched = True
         batch_dim = 0 if self.batch_first else 1
         real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        if isinstance(orig_input, PackedSequence):
+        if _is_packed(orig_input, PackedSequence):
             input, batch_sizes, sorted_indices, unsorted_indices = input
             max_batch_size = int(batch_sizes[0])
             if hx is None:
@@ -590,7 +597,7 @@ class LSTM(RNNBase):
             output, hidden = self._run_padded(input, hx)
         else:
             output, hidden = self._run_layers(input, [int(b) for b in batch_sizes.tolist()], hx)
-        if isinstance(orig_input, PackedSequence):
+        if _is_packed(orig_input, PackedSequence):
             output_packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
             return output_packed, self.permute_hidden(hidden, unsorted_indices)
         if not is_batched:
