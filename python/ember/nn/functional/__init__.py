@@ -23,7 +23,12 @@ def _load_families():
         module = _importlib.import_module(f"{__name__}.{name}")
         public = getattr(module, "__all__", None)
         if public is None:
-            public = [n for n in vars(module) if not n.startswith("_")]
+            # No __all__ (a helper file): only the public functions and classes it defines.
+            public = [
+                n
+                for n, v in vars(module).items()
+                if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+            ]
         for attr in public:
             globals()[attr] = getattr(module, attr)
             if attr not in __all__:

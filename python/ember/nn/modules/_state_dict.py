@@ -32,7 +32,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-
 def _load_recursive(module, local_state_dict, prefix, metadata, assign, missing_keys,
                     unexpected_keys, error_msgs) -> None:
     """load_state_dict's walk: loads ``module``'s own state, then each child's from the keys

@@ -749,9 +749,6 @@ class Module(_StateDictMixin):
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
 
-    def share_memory(self):
-        return self
-
     # ------------------------------------------------------------------ printing
     def _get_name(self):
         return self.__class__.__name__
