@@ -129,9 +129,10 @@ void init_tensor_class(py::module_& m) {
         if (!raw) throw py::error_already_set();
         py::object obj = py::reinterpret_steal<py::object>(raw);
         auto* inst = reinterpret_cast<py::detail::instance*>(raw);
-        py::detail::value_and_holder vh = inst->get_value_and_holder();
+        const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
+        py::detail::value_and_holder vh = inst->get_value_and_holder(tinfo);
         vh.value_ptr() = impl.get();
-        vh.type->init_instance(inst, &impl);  // copies the holder, registers the instance
+        tinfo->init_instance(inst, &impl);  // copies the holder, registers the instance
         if (require_grad) autograd::set_requires_grad(Tensor(impl), true, "_make_subclass");
         return obj;
       },
