@@ -404,3 +404,32 @@ def test_state_dict_transfers_to_and_from_torch():
         back = OrderedDict((k, torch.from_numpy(v.numpy().copy()))
                            for k, v in e.state_dict().items())
         t.load_state_dict(back)
+
+
+def _two_sample_ks(a, b):
+    a, b = np.sort(np.ravel(a)), np.sort(np.ravel(b))
+    grid = np.concatenate([a, b])
+    fa = np.searchsorted(a, grid, side="right") / a.size
+    fb = np.searchsorted(b, grid, side="right") / b.size
+    return np.abs(fa - fb).max()
+
+
+@pytest.mark.parametrize("name,args", [
+    ("Linear", (300, 200)), ("Conv2d", (16, 32, 3)), ("ConvTranspose1d", (32, 16, 5)),
+    ("Bilinear", (20, 30, 40)), ("LSTM", (50, 64)), ("GRUCell", (40, 50)),
+    ("Embedding", (500, 64)), ("EmbeddingBag", (500, 32)), ("PReLU", (10,)),
+])
+def test_default_init_distribution_matches_torch(name, args):
+    torch = pytest.importorskip("torch")
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    e = getattr(nn, name)(*args)
+    t = getattr(torch.nn, name)(*args)
+    for (k, ep), tp in zip(e.named_parameters(), t.parameters()):
+        a, b = ep.detach().numpy(), tp.detach().numpy()
+        n = a.size
+        if np.all(b == b.flat[0]):  # a constant (PReLU's 0.25)
+            np.testing.assert_array_equal(a, b)
+            continue
+        # Two-sample Kolmogorov-Smirnov at the 0.1% level.
+        assert _two_sample_ks(a, b) < 1.95 * math.sqrt(2.0 / n), (name, k)
