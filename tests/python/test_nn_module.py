@@ -68,6 +68,7 @@ def test_parameter_default_and_repr():
     assert p.shape == (0,) and p.requires_grad
     p = Parameter(ember.tensor([1.0, 2.0]))
     assert repr(p) == "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+    assert str(p) == repr(p)
     assert repr(Parameter(ember.tensor([1.0]), requires_grad=False)) == (
         "Parameter containing:\ntensor([1.])"
     )

@@ -53,6 +53,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    # ember.Tensor sets __str__ to its repr; print(p) shows the prefix too, as in PyTorch.
+    __str__ = __repr__
+
     def __reduce_ex__(self, proto):
         state = dict(self.__dict__)
         if not state:
