@@ -1023,3 +1023,63 @@ def test_no_warnings_on_plain_use():
         m(ember.ones(3)).sum().backward()
         m.state_dict()
         m.load_state_dict(m.state_dict())
+
+
+def test_legacy_backward_hook_on_output_grad_fn():
+    torch = torch_or_skip()
+
+    class TAffine(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones(3) * 2)
+            self.b = torch.nn.Parameter(torch.zeros(3))
+
+        def forward(self, x):
+            return x * self.w + self.b
+
+    results = []
+    for lib, mod in (("torch", TAffine()), ("ember", Affine())):
+        if lib == "ember":
+            with ember.no_grad():
+                mod.w.fill_(2.0)
+        rec = []
+        mod.register_backward_hook(
+            lambda m, gi, go, rec=rec: rec.append(
+                ([g.tolist() for g in gi if g is not None], [g.tolist() for g in go])))
+        t = torch if lib == "torch" else ember
+        x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        import warnings as _w
+
+        with _w.catch_warnings():
+            _w.simplefilter("ignore")
+            (mod(x) * t.tensor([1.0, 2.0, 3.0])).sum().backward()
+        results.append(rec)
+    assert results[0] == results[1]
+
+
+def test_global_full_backward_hook():
+    from ember.nn.modules import module as module_mod
+
+    seen = []
+    h = module_mod.register_module_full_backward_hook(
+        lambda mod, gi, go: seen.append(type(mod).__name__))
+    try:
+        m = nn.Sequential(Affine(2))
+        m(ember.ones(2, requires_grad=True)).sum().backward()
+    finally:
+        h.remove()
+        module_mod._gh._global_is_full_backward_hook = None
+    assert seen == ["Affine", "Sequential"]
+
+
+def _noop_hook(*args):
+    return None
+
+
+def test_removable_handle_pickles():
+    m = Affine()
+    h = m.register_forward_hook(_noop_hook)
+    h2 = pickle.loads(pickle.dumps(h))
+    assert h2.id == h.id
+    h2.remove()  # the unpickled handle points at a copy of the dict: harmless
+    assert h.id in m._forward_hooks
