@@ -1,5 +1,6 @@
 // ember.Tensor: the bound TensorImpl class, its properties and the protocol methods that carry
 // no op logic.
+#include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
 #include "ops/creation.h"
@@ -82,6 +83,60 @@ void init_tensor_class(py::module_& m) {
       })
       .def("__hash__", [](py::object self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
       .def_property_readonly_static("__array_priority__", [](py::object) { return 1000; });
+
+  // Tensor.data: an alias outside autograd with its own version counter (as PyTorch's
+  // variable_data()); assigning replaces storage, dtype and geometry in place (set_data), so
+  // an nn.Parameter keeps its identity through Module.to(dtype).
+  cls.def_property(
+      "data",
+      [](const Tensor& t) {
+        return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(),
+                                                 t.storage_offset()));
+      },
+      [](const Tensor& self, py::object src) {
+        if (!is_tensor(src)) {
+          throw py::type_error(str_cat("Variable data has to be a tensor, but got ",
+                                       Py_TYPE(src.ptr())->tp_name));
+        }
+        const Tensor s = src.cast<Tensor>();
+        if (s.impl() == self.impl()) return;
+        EMBER_CHECK(s.device() == self.device(), "[set_data] cannot move a tensor from ",
+                    self.device().str(), " to ", s.device().str(), " through .data");
+        if (s.dtype() != self.dtype()) {
+          // The leaf's gradient accumulator was made for the old dtype: a new one is created
+          // on next use.
+          if (auto* m = autograd::meta_of(self)) m->grad_accumulator.reset();
+        }
+        self.impl()->set_data_from(*s.impl());
+      });
+
+  // Tensor._make_subclass(cls, data, require_grad=False): an instance of the Python subclass
+  // `cls` (nn.Parameter) around a detached alias of `data` (shared storage and version
+  // counter, no history), as torch.Tensor._make_subclass. The instance is allocated by the
+  // pybind11 base type's tp_new, so cls.__new__ is not re-entered, and its holder is set here;
+  // the subclass must define an __init__ that does not call ember.Tensor.__init__.
+  cls.def_static(
+      "_make_subclass",
+      [](py::object subclass, const Tensor& data, bool require_grad) {
+        if (!PyType_Check(subclass.ptr()) ||
+            !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(subclass.ptr()), g_tensor_type)) {
+          throw py::type_error("[_make_subclass] cls must be a subclass of ember.Tensor");
+        }
+        TensorImplPtr impl = autograd::detach(data).impl_ptr();
+        auto* type = reinterpret_cast<PyTypeObject*>(subclass.ptr());
+        py::tuple no_args(0);
+        PyObject* raw = g_tensor_type->tp_new(type, no_args.ptr(), nullptr);
+        if (!raw) throw py::error_already_set();
+        py::object obj = py::reinterpret_steal<py::object>(raw);
+        auto* inst = reinterpret_cast<py::detail::instance*>(raw);
+        const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
+        py::detail::value_and_holder vh = inst->get_value_and_holder(tinfo);
+        vh.value_ptr() = impl.get();
+        tinfo->init_instance(inst, &impl);  // copies the holder, registers the instance
+        if (require_grad) autograd::set_requires_grad(Tensor(impl), true, "_make_subclass");
+        return obj;
+      },
+      py::arg("cls"), py::arg("data"), py::arg("require_grad") = false);
 }
 
 }  // namespace ember

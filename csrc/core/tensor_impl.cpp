@@ -23,6 +23,12 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
   refresh_cached_fields();
 }
 
+void TensorImpl::set_data_from(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_geometry(src.sizes_, src.strides_, src.storage_offset_);
+}
+
 void TensorImpl::refresh_cached_fields() {
   numel_ = 1;
   for (int64_t s : sizes_) numel_ *= s;  // sizes were checked by the op that built them

@@ -57,6 +57,9 @@ class TensorImpl : public RefCounted {
   void set_storage(Storage s) { storage_ = std::move(s); }
   // Changes geometry in place (as_strided_, squeeze_, ...); recomputes the cached fields.
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // `tensor.data = src` (PyTorch's set_data): takes src's storage, dtype and geometry, keeping
+  // this tensor's identity, autograd state and version counter (Module.to(dtype) relies on it).
+  void set_data_from(const TensorImpl& src);
 
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
   uint32_t version() const { return version_->current(); }

@@ -47,4 +47,5 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     no_grad,
     set_grad_enabled,
 )
+from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Function)
 from . import optim  # noqa: E402,F401
