@@ -38,7 +38,6 @@ from .serialization import load, save  # noqa: E402,F401
 
 __version__ = "0.1.0"
 from . import autograd  # noqa: E402,F401
-from . import nn  # noqa: E402,F401
 from .autograd.grad_mode import (  # noqa: E402,F401
     enable_grad,
     inference_mode,

@@ -1,6 +1,4 @@
-"""Forward and backward of every ember.nn layer (rename to test_nn_layers.py once the
-functional ops of all families have landed: it calls F.linear, F.conv2d, ... and the RNN cell
-ops, which other branches provide).
+"""Forward and backward of every ember.nn layer.
 
 Each layer is built in float64 in PyTorch and in Ember, the PyTorch weights are copied into the
 Ember module through load_state_dict, and the outputs, the input gradients, the parameter
