@@ -165,3 +165,34 @@ def environment() -> dict:
     except OSError:
         pass
     return info
+
+
+def ratio_chart(results, path, goal: float = 1.0, what: str = "time") -> None:
+    """A horizontal bar chart of the ember / reference ratios of `results` (Result objects or
+    their dicts), one bar per case and thread count, with a dashed line at `goal`."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: no chart written ({path})")
+        return
+    rows = [r if isinstance(r, dict) else r.as_dict() for r in results]
+    rows = [r for r in rows if r["ratio"] is not None]
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(rows) + 1.3))
+    ys = list(range(len(rows)))[::-1]
+    ratios = [r["ratio"] for r in rows]
+    ax.barh(ys, ratios, color=["#2a9d8f" if x <= goal else "#e76f51" for x in ratios])
+    ax.set_yticks(ys)
+    ax.set_yticklabels([f"{r['name']}  [{r['threads']} thr]" for r in rows], fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    if goal != 1.0:
+        ax.axvline(goal, color="gray", linewidth=0.8, linestyle="--")
+    for y, x in zip(ys, ratios):
+        ax.text(x, y, f" {x:.2f}", va="center", fontsize=8)
+    ax.set_xlabel(f"{what} ratio ember / {REFERENCE} (lower is better; goal {goal})")
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    print(f"chart: {path}")

@@ -33,6 +33,12 @@ void set_num_threads(int n) {
 
 bool in_parallel_region() { return omp_in_parallel(); }
 
+int sync_library_threads() {
+  const int n = get_num_threads();
+  if (!omp_in_parallel() && omp_get_max_threads() != n) omp_set_num_threads(n);
+  return omp_get_max_threads();
+}
+
 namespace detail {
 void parallel_run(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& f) {

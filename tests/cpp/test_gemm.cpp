@@ -6,8 +6,10 @@
 #include <cmath>
 #include <complex>
 #include <random>
+#include <thread>
 #include <vector>
 
+#include "core/parallel.h"
 #include "kernels/cpu/convert.h"
 #include "ops/gemm.h"
 #include "ops/shape_util.h"
@@ -127,4 +129,20 @@ TEST_CASE("dot and vdot", "[gemm]") {
   int8_t oi;
   dot_stub(Device(), &oi, ScalarType::Int8, 100, xi.data(), 1, yi.data(), 1, false);
   CHECK(oi == static_cast<int8_t>(1500));
+}
+
+TEST_CASE("library calls follow set_num_threads on every thread", "[gemm][parallel]") {
+  // oneDNN sizes its teams from the calling thread's OpenMP default, which OpenMP keeps per
+  // thread; sync_library_threads makes it Ember's count (and is what the primitive caches key
+  // on, so a primitive made at one count is not reused at another).
+  const int before = ember::get_num_threads();
+  ember::set_num_threads(3);
+  REQUIRE(ember::sync_library_threads() == 3);
+  int seen = 0;
+  std::thread worker([&] { seen = ember::sync_library_threads(); });
+  worker.join();
+  CHECK(seen == 3);
+  ember::set_num_threads(1);
+  CHECK(ember::sync_library_threads() == 1);
+  ember::set_num_threads(before);
 }

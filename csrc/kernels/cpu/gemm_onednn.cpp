@@ -2,7 +2,7 @@
 //
 // Note [oneDNN primitive cache]: creating a matmul primitive costs far more than running a
 // small one, so primitives are cached by everything that shapes them: dtype, batch/m/n/k, the
-// three matrices' strides, whether alpha is applied (as a runtime weights scale, so its value is
+// three matrices' strides, the thread count, whether alpha is applied (as a runtime weights scale, so its value is
 // not part of the key) and beta (baked into the sum post-op). Scratch memory is per thread (see
 // below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
 // runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/parallel.h"
 #include "kernels/cpu/gemm_cpu.h"
 
 namespace ember {
@@ -128,7 +129,7 @@ bool onednn_gemm(const GemmParams& p) {
   uint32_t beta_bits;
   std::memcpy(&beta_bits, &beta, 4);
   v[15] = beta_bits;
-  v[16] = 0;
+  v[16] = sync_library_threads();  // a primitive keeps the partitioning it was created with
   auto entry = cache().get(key, [&] {
     auto e = std::make_shared<Entry>();
     const auto dt = dnnl_type(p.dtype);

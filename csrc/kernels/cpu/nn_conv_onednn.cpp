@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/parallel.h"
 #include "ops/nn_conv_kernels.h"
 
 namespace ember {
@@ -124,7 +125,8 @@ Key make_key(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias) {
     v[16 + d] = g.dilation[d];
   }
   v[18] = bias;
-  for (int i = 19; i < 24; ++i) v[i] = 0;
+  v[19] = sync_library_threads();  // a primitive keeps the partitioning it was created with
+  for (int i = 20; i < 24; ++i) v[i] = 0;
   return k;
 }
 
