@@ -439,3 +439,81 @@ def test_no_warning_from_interpolate():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.interpolate(T(rand(1, 1, 3, 3)), scale_factor=2, mode="bilinear")
+
+
+# ---- interpolate(antialias=True) --------------------------------------------------------------
+
+AA_CASES = [
+    ((2, 3, 17, 23), {"size": (5, 7)}),
+    ((1, 2, 9, 8), {"scale_factor": 0.37}),
+    ((1, 1, 6, 6), {"size": (13, 4)}),  # upscaling rows: the plain filter width
+    ((1, 1, 10, 10), {"scale_factor": (0.5, 2.5)}),
+    ((1, 1, 5, 5), {"size": (1, 1)}),
+]
+
+
+def test_antialias_bilinear_halving_is_a_tent_filter():
+    # Halving with the stretched linear filter: interior output pixels weigh 4 input pixels
+    # (1, 3, 3, 1) / 8; the first output pixel, at the border, only 3 (3, 3, 1) / 7.
+    x = rand(1, 1, 8, 8)
+    w = np.zeros((4, 8))
+    w[0, :3] = np.array([3, 3, 1]) / 7
+    for i in range(1, 4):
+        taps = np.array([1, 3, 3, 1], dtype=np.float64)[: 8 - (2 * i - 1)]
+        w[i, 2 * i - 1: 2 * i - 1 + len(taps)] = taps / taps.sum()
+    want = w @ x[0, 0] @ w.T
+    got = F.interpolate(T(x), scale_factor=0.5, mode="bilinear", antialias=True)
+    close(got, want[None, None])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_antialias_keeps_constants_and_handles_views_and_empty_batches(mode, align_corners):
+    x = np.full((2, 3, 11, 9), 2.5)
+    got = F.interpolate(T(x), size=(4, 5), mode=mode, align_corners=align_corners, antialias=True)
+    close(got, np.full((2, 3, 4, 5), 2.5))
+    base = rand(2, 9, 11, 3)
+    view = T(base).permute(0, 3, 1, 2)  # non-contiguous (2, 3, 9, 11)
+    got = F.interpolate(view, size=(4, 6), mode=mode, align_corners=align_corners, antialias=True)
+    want = F.interpolate(T(np.ascontiguousarray(base.transpose(0, 3, 1, 2))), size=(4, 6),
+                         mode=mode, align_corners=align_corners, antialias=True)
+    close(got, to_numpy(want))
+    empty = F.interpolate(T(rand(0, 3, 8, 8)), size=(3, 3), mode=mode, antialias=True)
+    assert tuple(empty.shape) == (0, 3, 3, 3)
+    out32 = F.interpolate(T(rand(1, 1, 8, 8), dtype=ember.float32), size=(3, 3), mode=mode,
+                          antialias=True)
+    assert out32.dtype == ember.float32
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_gradcheck(mode):
+    x = T(rand(1, 2, 7, 6), requires_grad=True)
+    fn = lambda t: F.interpolate(t, size=(3, 4), mode=mode, antialias=True)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_antialias_errors():
+    x = T(rand(2, 3, 6))
+    with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, bicubic"):
+        F.interpolate(x, size=3, mode="linear", antialias=True)
+    with pytest.raises(ValueError, match="Anti-alias option is restricted"):
+        F.interpolate(T(rand(1, 1, 4, 4)), size=2, mode="nearest", antialias=True)
+    with pytest.raises(NotImplementedError, match="upsample_bilinear2d_aa.*int64"):
+        F.interpolate(T(rand(1, 1, 4, 4)).long(), size=2, mode="bilinear", antialias=True)
+    with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
+        F.interpolate(T(rand(1, 1, 4, 4)), size=(0, 2), mode="bicubic", antialias=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("shape,kw", AA_CASES)
+def test_torch_parity_interpolate_antialias(shape, kw, mode, align_corners, dtype):
+    torch = pytest.importorskip("torch")
+    tol = 1e-5 if dtype == np.float32 else 1e-10
+    _parity(torch, lambda x: F.interpolate(x, mode=mode, align_corners=align_corners,
+                                           antialias=True, **kw),
+            lambda x: torch.nn.functional.interpolate(x, mode=mode, align_corners=align_corners,
+                                                      antialias=True, **kw),
+            rand(*shape, dtype=dtype), tol)

@@ -9,6 +9,8 @@ import math
 import numbers
 import warnings
 
+import numpy as np
+
 from ... import _C
 from ..._C import _nn
 from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -34,6 +36,68 @@ def _is_integer(x):
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
+def _cubic_aa_filter(x):
+    # Keys' cubic convolution with a = -0.5, the kernel PIL (and PyTorch's antialias) uses.
+    a = -0.5
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _linear_aa_filter(x):
+    return np.maximum(1.0 - np.abs(x), 0.0)
+
+
+def _antialias_weights(in_size, out_size, scale_factor, align_corners, mode):
+    """The (out_size, in_size) matrix of an anti-aliased 1-D resampling: row i holds the filter
+    taps of output pixel i, the filter stretched by the downscaling factor so that it averages
+    over every input pixel it covers (PyTorch's and PIL's formulation)."""
+    if align_corners:
+        scale = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    elif scale_factor is not None and scale_factor > 0:
+        scale = 1.0 / scale_factor
+    else:
+        scale = in_size / out_size
+    interp_size, filt = (4, _cubic_aa_filter) if mode == "bicubic" else (2, _linear_aa_filter)
+    support = interp_size * 0.5 * scale if scale >= 1.0 else interp_size * 0.5
+    invscale = 1.0 / scale if scale >= 1.0 else 1.0
+    weights = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        center = scale * (i + 0.5)
+        # int() truncates toward zero, as the C++ reference's casts do.
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), in_size)
+        taps = filt((np.arange(lo, hi) - center + 0.5) * invscale)
+        total = taps.sum()
+        weights[i, lo:hi] = taps / total if total != 0 else taps
+    return weights
+
+
+def _interpolate_antialias(input, output_size, scale_factors, mode, align_corners):
+    """Anti-aliased bilinear / bicubic resampling of a 4-D input: a separable filter applied as
+    two matrix products, rows (out_h, in_h) @ x @ columns (in_w, out_w). Autograd flows through
+    the products; the weights depend only on the sizes."""
+    from ... import tensor
+
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f'[interpolate] "upsample_{mode}2d_aa" not implemented for dtype {input.dtype} '
+            "(anti-aliased resampling needs a floating-point input)"
+        )
+    in_h, in_w = input.shape[2], input.shape[3]
+    out_h, out_w = output_size
+    if out_h <= 0 or out_w <= 0:
+        raise RuntimeError(
+            f"[interpolate] Input and output sizes should be greater than 0, but got input "
+            f"(H: {in_h}, W: {in_w}) output (H: {out_h}, W: {out_w})"
+        )
+    sh, sw = scale_factors if scale_factors is not None else (None, None)
+    rows = tensor(_antialias_weights(in_h, out_h, sh, align_corners, mode), dtype=input.dtype)
+    cols = tensor(_antialias_weights(in_w, out_w, sw, align_corners, mode).T, dtype=input.dtype)
+    return rows.matmul(input).matmul(cols)
+
+
 def interpolate(
     input,
     size=None,
@@ -46,7 +110,9 @@ def interpolate(
     """Resamples input (N, C, *spatial) to `size` or by `scale_factor` (torch's interpolate).
 
     Modes: nearest, nearest-exact, linear (3-D input), bilinear (4-D), trilinear (5-D),
-    bicubic (4-D) and area (adaptive average pooling, 3-D and 4-D).
+    bicubic (4-D) and area (adaptive average pooling, 3-D and 4-D); ``antialias=True`` with
+    bilinear and bicubic filters over every input pixel an output pixel covers when downscaling
+    (as PyTorch and PIL do).
     """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -114,7 +180,7 @@ def interpolate(
             "requires a 4-D tensor as input"
         )
     if antialias:
-        raise NotImplementedError("[interpolate] antialias=True is not supported by Ember")
+        return _interpolate_antialias(input, output_size, scale_factors, mode, align_corners)
 
     if mode in ("nearest", "nearest-exact") and 3 <= input.dim() <= 5:
         return _nn._upsample(input, output_size, mode, False, scale_factors)
