@@ -27,8 +27,8 @@ struct BinaryForms {
 inline Tensor out_arg(py::handle out, const char* op) {
   if (out.is_none()) return Tensor();
   if (!is_tensor(out)) {
-    throw py::type_error(str_cat("[", op, "] argument 'out' must be Tensor, not ",
-                                 Py_TYPE(out.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[", op, "] argument 'out' must be Tensor, not ", Py_TYPE(out.ptr())->tp_name));
   }
   return out.cast<Tensor>();
 }
@@ -40,8 +40,8 @@ inline int64_t binary_work(const Tensor& a, const Tensor& b) {
 
 // f(a, b, out) -> Tensor, where out may be undefined.
 template <typename F>
-void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name,
-                F f, BinaryForms forms = {}) {
+void def_binary(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls, const char* name, F f,
+                BinaryForms forms = {}) {
   if (forms.functions) {
     m.def(
         name,

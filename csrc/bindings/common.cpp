@@ -89,8 +89,10 @@ DimVector parse_int_sequence(py::handle h, const char* op, const char* what) {
     } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
       out.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
     } else {
-      throw py::type_error(str_cat("[", op, "] ", what, " must be a tuple of ints, but found "
-                                   "element of type ", Py_TYPE(item.ptr())->tp_name));
+      throw py::type_error(str_cat("[", op, "] ", what,
+                                   " must be a tuple of ints, but found "
+                                   "element of type ",
+                                   Py_TYPE(item.ptr())->tp_name));
     }
   }
   return out;
@@ -107,8 +109,10 @@ DimVector parse_shape(const py::args& args, const char* op) {
     } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
       out.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
     } else {
-      throw py::type_error(str_cat("[", op, "] size must be a tuple of ints, but found element "
-                                   "of type ", Py_TYPE(item.ptr())->tp_name));
+      throw py::type_error(str_cat("[", op,
+                                   "] size must be a tuple of ints, but found element "
+                                   "of type ",
+                                   Py_TYPE(item.ptr())->tp_name));
     }
   }
   return out;
@@ -126,19 +130,23 @@ Tensor to_operand(py::handle h, const char* op) {
   if (PySequence_Check(h.ptr()) || py::hasattr(h, "__array__")) {
     return tensor_from_data(h, std::nullopt, Device(), /*warn_on_tensor=*/false, op);
   }
-  throw py::type_error(str_cat("[", op, "] expected a Tensor or a number, but got ",
-                               Py_TYPE(h.ptr())->tp_name));
+  throw py::type_error(
+      str_cat("[", op, "] expected a Tensor or a number, but got ", Py_TYPE(h.ptr())->tp_name));
 }
 
-Tensor wrap_scalar_for_binding(const Scalar& s) { return wrap_scalar(s); }
+Tensor wrap_scalar_for_binding(const Scalar& s) {
+  return wrap_scalar(s);
+}
 
 Device parse_device(py::handle h, const char* op) {
   if (h.is_none()) return Device();
   if (py::isinstance<Device>(h)) return h.cast<Device>();
   if (PyUnicode_Check(h.ptr())) return Device::parse(h.cast<std::string>());
   if (PyLong_Check(h.ptr())) return Device(DeviceType::CUDA, h.cast<int16_t>());
-  throw py::type_error(str_cat("[", op, "] device must be a str, an int or an ember.device, "
-                               "but got ", Py_TYPE(h.ptr())->tp_name));
+  throw py::type_error(str_cat("[", op,
+                               "] device must be a str, an int or an ember.device, "
+                               "but got ",
+                               Py_TYPE(h.ptr())->tp_name));
 }
 
 }  // namespace ember

@@ -1,7 +1,7 @@
 // Build information (ember.__config__.show()) and a live check that oneDNN and Eigen are linked.
-#include <Eigen/Core>
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <Eigen/Core>
 
 #include "bindings/pybind_ember.h"
 

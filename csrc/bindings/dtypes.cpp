@@ -13,15 +13,18 @@ void init_dtypes(py::module_& m) {
                              [](const DTypeObject& d) { return is_floating(d.type); })
       .def_property_readonly("is_complex", [](const DTypeObject& d) { return is_complex(d.type); })
       .def_property_readonly("is_signed", [](const DTypeObject& d) { return is_signed(d.type); })
-      .def_property_readonly("itemsize",
-                             [](const DTypeObject& d) { return element_size(d.type); })
-      .def("to_complex", [](const DTypeObject& d) {
-        EMBER_CHECK(is_floating(d.type) || is_complex(d.type), "[to_complex] Unknown complex "
-                    "dtype for ", dtype_name(d.type));
-        return to_complex(d.type);
-      })
+      .def_property_readonly("itemsize", [](const DTypeObject& d) { return element_size(d.type); })
+      .def("to_complex",
+           [](const DTypeObject& d) {
+             EMBER_CHECK(is_floating(d.type) || is_complex(d.type),
+                         "[to_complex] Unknown complex "
+                         "dtype for ",
+                         dtype_name(d.type));
+             return to_complex(d.type);
+           })
       .def("to_real", [](const DTypeObject& d) { return to_real(d.type); })
-      .def("__repr__", [](const DTypeObject& d) { return std::string("ember.") + dtype_name(d.type); })
+      .def("__repr__",
+           [](const DTypeObject& d) { return std::string("ember.") + dtype_name(d.type); })
       .def("__reduce__", [](const DTypeObject& d) { return std::string(dtype_name(d.type)); })
       .def_property_readonly("_name", [](const DTypeObject& d) { return dtype_name(d.type); });
   for (int i = 0; i < kNumScalarTypes; ++i) {
@@ -35,31 +38,38 @@ void init_dtypes(py::module_& m) {
              if (PyLong_Check(spec.ptr())) return Device(DeviceType::CUDA, spec.cast<int16_t>());
              Device d = Device::parse(spec.cast<std::string>());
              if (!index.is_none()) {
-               EMBER_CHECK(d.index < 0, "[device] type (string) must not include an index "
-                           "because index was passed explicitly: ", spec.cast<std::string>());
+               EMBER_CHECK(d.index < 0,
+                           "[device] type (string) must not include an index "
+                           "because index was passed explicitly: ",
+                           spec.cast<std::string>());
                d.index = index.cast<int16_t>();
              }
              return d;
            }),
            py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const Device& d) { return device_type_name(d.type); })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        if (d.index < 0) return py::none();
-        return py::int_(d.index);
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               if (d.index < 0) return py::none();
+                               return py::int_(d.index);
+                             })
       .def("__str__", &Device::str)
-      .def("__repr__", [](const Device& d) {
-        std::string s = std::string("device(type='") + device_type_name(d.type) + "'";
-        if (d.index >= 0) s += ", index=" + std::to_string(d.index);
-        return s + ")";
-      })
-      .def("__eq__", [](const Device& a, py::object b) {
-        if (py::isinstance<Device>(b)) return a == b.cast<Device>();
-        if (PyUnicode_Check(b.ptr())) return a == Device::parse(b.cast<std::string>());
-        return false;
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + device_type_name(d.type) + "'";
+             if (d.index >= 0) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::object b) {
+             if (py::isinstance<Device>(b)) return a == b.cast<Device>();
+             if (PyUnicode_Check(b.ptr())) return a == Device::parse(b.cast<std::string>());
+             return false;
+           })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
-      .def("__reduce__", [](const Device& d) { return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str())); });
+      .def("__reduce__", [](const Device& d) {
+        return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str()));
+      });
   py::implicitly_convertible<py::str, Device>();
 
   // ember.memory_format objects: preserve_format keeps a dense input's strides (the default of
@@ -68,8 +78,8 @@ void init_dtypes(py::module_& m) {
   struct MemoryFormat {
     const char* name;
   };
-  static MemoryFormat formats[] = {{"preserve_format"}, {"contiguous_format"},
-                                   {"channels_last"}, {"channels_last_3d"}};
+  static MemoryFormat formats[] = {
+      {"preserve_format"}, {"contiguous_format"}, {"channels_last"}, {"channels_last_3d"}};
   py::class_<MemoryFormat>(m, "memory_format")
       .def("__repr__", [](const MemoryFormat& f) { return std::string("ember.") + f.name; })
       .def("__reduce__", [](const MemoryFormat& f) { return std::string(f.name); });

@@ -74,10 +74,18 @@ Operand operand(PyObject* o, Tensor& out) {
 }
 
 using BinaryOp = Tensor (*)(const Tensor&, const Tensor&, const Tensor& out);
-Tensor add_op(const Tensor& a, const Tensor& b, const Tensor& out) { return add(a, b, 1, out); }
-Tensor sub_op(const Tensor& a, const Tensor& b, const Tensor& out) { return sub(a, b, 1, out); }
-Tensor mul_op(const Tensor& a, const Tensor& b, const Tensor& out) { return mul(a, b, out); }
-Tensor div_op(const Tensor& a, const Tensor& b, const Tensor& out) { return div(a, b, out); }
+Tensor add_op(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return add(a, b, 1, out);
+}
+Tensor sub_op(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return sub(a, b, 1, out);
+}
+Tensor mul_op(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return mul(a, b, out);
+}
+Tensor div_op(const Tensor& a, const Tensor& b, const Tensor& out) {
+  return div(a, b, out);
+}
 
 // Fallback for operands the fast path does not take (arrays, sequences, unknown types): the
 // full pybind11 dunders, called the way Python's binary-op protocol would. (Calling the saved
@@ -248,9 +256,15 @@ PyObject* fast_factory(PyObject* module, PyObject* const* args, Py_ssize_t nargs
   });
 }
 
-Tensor make_zeros(IntArrayRef s, TensorOptions o) { return zeros(s, o); }
-Tensor make_ones(IntArrayRef s, TensorOptions o) { return ones(s, o); }
-Tensor make_empty(IntArrayRef s, TensorOptions o) { return empty(s, o); }
+Tensor make_zeros(IntArrayRef s, TensorOptions o) {
+  return zeros(s, o);
+}
+Tensor make_ones(IntArrayRef s, TensorOptions o) {
+  return ones(s, o);
+}
+Tensor make_empty(IntArrayRef s, TensorOptions o) {
+  return empty(s, o);
+}
 
 PyObject* g_size_type = nullptr;
 
@@ -280,14 +294,17 @@ PyGetSetDef g_shape_getset = {"shape", fast_shape, nullptr, "The tensor's shape 
                               nullptr};
 
 PyMethodDef g_module_functions[] = {
-    {"zeros", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
-                  fast_factory<&g_fallback_zeros, make_zeros>)),
+    {"zeros",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(fast_factory<&g_fallback_zeros, make_zeros>)),
      METH_FASTCALL | METH_KEYWORDS, "A tensor filled with zeros."},
-    {"ones", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
-                 fast_factory<&g_fallback_ones, make_ones>)),
+    {"ones",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(fast_factory<&g_fallback_ones, make_ones>)),
      METH_FASTCALL | METH_KEYWORDS, "A tensor filled with ones."},
-    {"empty", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
-                  fast_factory<&g_fallback_empty, make_empty>)),
+    {"empty",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(fast_factory<&g_fallback_empty, make_empty>)),
      METH_FASTCALL | METH_KEYWORDS, "An uninitialised tensor."},
 };
 
@@ -297,9 +314,9 @@ void init_fast_paths(py::module_& m) {
   auto* type = reinterpret_cast<PyHeapTypeObject*>(g_tensor_type);
   PyObject* dict = g_tensor_type->tp_dict;
 
-  for (const char* name : {"__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__",
-                           "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__",
-                           "__itruediv__", "__getitem__"}) {
+  for (const char* name :
+       {"__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+        "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__getitem__"}) {
     EMBER_CHECK(PyDict_GetItemString(dict, name), "[fast_paths] ", name,
                 " must be bound before init_fast_paths");
   }

@@ -11,8 +11,11 @@ std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   switch (kind) {
-    case 'b': return ScalarType::Bool;
-    case 'u': if (size == 1) return ScalarType::UInt8; break;
+    case 'b':
+      return ScalarType::Bool;
+    case 'u':
+      if (size == 1) return ScalarType::UInt8;
+      break;
     case 'i':
       if (size == 1) return ScalarType::Int8;
       if (size == 2) return ScalarType::Int16;
@@ -28,7 +31,8 @@ std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt) {
       if (size == 8) return ScalarType::Complex64;
       if (size == 16) return ScalarType::Complex128;
       break;
-    default: break;
+    default:
+      break;
   }
   return std::nullopt;
 }
@@ -45,17 +49,28 @@ void release_pyobject(void* ctx, void*) noexcept {
 
 py::dtype numpy_dtype_for(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return py::dtype("bool");
-    case ScalarType::UInt8: return py::dtype("uint8");
-    case ScalarType::Int8: return py::dtype("int8");
-    case ScalarType::Int16: return py::dtype("int16");
-    case ScalarType::Int32: return py::dtype("int32");
-    case ScalarType::Int64: return py::dtype("int64");
-    case ScalarType::Float16: return py::dtype("float16");
-    case ScalarType::Float32: return py::dtype("float32");
-    case ScalarType::Float64: return py::dtype("float64");
-    case ScalarType::Complex64: return py::dtype("complex64");
-    case ScalarType::Complex128: return py::dtype("complex128");
+    case ScalarType::Bool:
+      return py::dtype("bool");
+    case ScalarType::UInt8:
+      return py::dtype("uint8");
+    case ScalarType::Int8:
+      return py::dtype("int8");
+    case ScalarType::Int16:
+      return py::dtype("int16");
+    case ScalarType::Int32:
+      return py::dtype("int32");
+    case ScalarType::Int64:
+      return py::dtype("int64");
+    case ScalarType::Float16:
+      return py::dtype("float16");
+    case ScalarType::Float32:
+      return py::dtype("float32");
+    case ScalarType::Float64:
+      return py::dtype("float64");
+    case ScalarType::Complex64:
+      return py::dtype("complex64");
+    case ScalarType::Complex128:
+      return py::dtype("complex128");
     default:
       EMBER_THROW(TypeError, "[numpy] Got unsupported ScalarType ", dtype_name(t),
                   ": NumPy has no such dtype (convert with .float() first)");
@@ -64,22 +79,23 @@ py::dtype numpy_dtype_for(ScalarType t) {
 
 Tensor tensor_from_numpy(py::handle obj, bool warn_if_not_writeable) {
   if (!py::isinstance<py::array>(obj)) {
-    throw py::type_error(str_cat("[from_numpy] expected np.ndarray (got ",
-                                 Py_TYPE(obj.ptr())->tp_name, ")"));
+    throw py::type_error(
+        str_cat("[from_numpy] expected np.ndarray (got ", Py_TYPE(obj.ptr())->tp_name, ")"));
   }
   py::array arr = py::reinterpret_borrow<py::array>(obj);
   py::dtype dt = arr.dtype();
   auto st = scalar_type_from_numpy(dt);
   if (!st) {
-    throw py::type_error(str_cat(
-        "[from_numpy] can't convert np.ndarray of type ", py::str(dt).cast<std::string>(),
-        ". The only supported types are: float64, float32, float16, complex64, complex128, "
-        "int64, int32, int16, int8, uint8, and bool."));
+    throw py::type_error(
+        str_cat("[from_numpy] can't convert np.ndarray of type ", py::str(dt).cast<std::string>(),
+                ". The only supported types are: float64, float32, float16, complex64, complex128, "
+                "int64, int32, int16, int8, uint8, and bool."));
   }
   if (!dt.attr("isnative").cast<bool>()) {
-    throw py::value_error("[from_numpy] given numpy array has byte order different from the "
-                          "native byte order. Conversion between byte orders is currently not "
-                          "supported.");
+    throw py::value_error(
+        "[from_numpy] given numpy array has byte order different from the "
+        "native byte order. Conversion between byte orders is currently not "
+        "supported.");
   }
   const int64_t nd = arr.ndim();
   const int64_t isz = static_cast<int64_t>(element_size(*st));
@@ -91,15 +107,17 @@ Tensor tensor_from_numpy(py::handle obj, bool warn_if_not_writeable) {
     int64_t sb = arr.strides(d);
     if (sizes[d] == 0) empty = true;
     if (sb < 0 && sizes[d] > 1) {
-      throw py::value_error("[from_numpy] At least one stride in the given numpy array is "
-                            "negative, and tensors with negative strides are not currently "
-                            "supported. (You can probably work around this by making a copy "
-                            "of your array with array.copy().)");
+      throw py::value_error(
+          "[from_numpy] At least one stride in the given numpy array is "
+          "negative, and tensors with negative strides are not currently "
+          "supported. (You can probably work around this by making a copy "
+          "of your array with array.copy().)");
     }
     if (sb % isz != 0) {
-      throw py::value_error(str_cat("[from_numpy] given numpy array strides not a multiple of "
-                                    "the element byte size (stride ", sb, ", itemsize ", isz,
-                                    "). Copy the numpy array to reallocate the memory."));
+      throw py::value_error(
+          str_cat("[from_numpy] given numpy array strides not a multiple of "
+                  "the element byte size (stride ",
+                  sb, ", itemsize ", isz, "). Copy the numpy array to reallocate the memory."));
     }
     strides[d] = sizes[d] > 1 ? sb / isz : (sb >= 0 ? sb / isz : 0);
     extent += (sizes[d] - 1) * std::max<int64_t>(sb, 0);
@@ -117,9 +135,9 @@ Tensor tensor_from_numpy(py::handle obj, bool warn_if_not_writeable) {
   }
   PyObject* owner = arr.ptr();
   Py_INCREF(owner);
-  auto storage = make_intrusive<StorageImpl>(const_cast<void*>(arr.data()),
-                                             static_cast<size_t>(extent), Device(),
-                                             &release_pyobject, owner);
+  auto storage =
+      make_intrusive<StorageImpl>(const_cast<void*>(arr.data()), static_cast<size_t>(extent),
+                                  Device(), &release_pyobject, owner);
   storage->set_read_only(!writeable);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), *st, sizes, strides, 0));
 }
@@ -147,9 +165,10 @@ py::array tensor_to_numpy(py::object self, bool force) {
 }
 
 void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  m.def("from_numpy", [](py::handle a) { return tensor_from_numpy(a, true); }, py::arg("ndarray"),
-        "Shares the memory of a NumPy array (zero-copy); the array stays alive while the tensor "
-        "lives.");
+  m.def(
+      "from_numpy", [](py::handle a) { return tensor_from_numpy(a, true); }, py::arg("ndarray"),
+      "Shares the memory of a NumPy array (zero-copy); the array stays alive while the tensor "
+      "lives.");
   cls.def("numpy", &tensor_to_numpy, py::kw_only(), py::arg("force") = false,
           "A NumPy array sharing this tensor's memory.");
 
@@ -163,9 +182,11 @@ void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& c
         if (!dtype.is_none()) {
           py::dtype want = py::dtype::from_args(dtype);
           if (!want.equal(arr.dtype())) {
-            EMBER_CHECK_T(ValueError, !no_copy, "[__array__] Unable to avoid copy while creating "
-                          "an array as requested (dtype ", py::str(arr.dtype()).cast<std::string>(),
-                          " -> ", py::str(want).cast<std::string>(), ").");
+            EMBER_CHECK_T(ValueError, !no_copy,
+                          "[__array__] Unable to avoid copy while creating "
+                          "an array as requested (dtype ",
+                          py::str(arr.dtype()).cast<std::string>(), " -> ",
+                          py::str(want).cast<std::string>(), ").");
             return arr.attr("astype")(want);
           }
         }

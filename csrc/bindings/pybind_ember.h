@@ -125,9 +125,12 @@ struct type_caster<ember::Scalar> {
   }
   static handle cast(const ember::Scalar& s, return_value_policy, handle) {
     switch (s.kind()) {
-      case ember::Scalar::Kind::Bool: return bool_(s.to_bool()).release();
-      case ember::Scalar::Kind::Int: return int_(s.to_int64()).release();
-      case ember::Scalar::Kind::Float: return float_(s.to_double()).release();
+      case ember::Scalar::Kind::Bool:
+        return bool_(s.to_bool()).release();
+      case ember::Scalar::Kind::Int:
+        return int_(s.to_int64()).release();
+      case ember::Scalar::Kind::Float:
+        return float_(s.to_double()).release();
       default: {
         auto c = s.to_complex();
         return PyComplex_FromDoubles(c.real(), c.imag());

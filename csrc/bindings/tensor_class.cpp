@@ -20,7 +20,9 @@ py::tuple shape_tuple(IntArrayRef sizes) {
 }
 }  // namespace
 
-py::class_<TensorImpl, TensorImplPtr>& tensor_class() { return *g_tensor_class; }
+py::class_<TensorImpl, TensorImplPtr>& tensor_class() {
+  return *g_tensor_class;
+}
 
 void init_tensor_class(py::module_& m) {
   static py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
@@ -36,7 +38,8 @@ void init_tensor_class(py::module_& m) {
     if (args.size() == 0) return empty({0}, dt).impl_ptr();
     if (args.size() == 1 && is_tensor(args[0])) return alias(args[0].cast<Tensor>()).impl_ptr();
     bool all_ints = true;
-    for (py::handle a : args) all_ints = all_ints && PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr());
+    for (py::handle a : args)
+      all_ints = all_ints && PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr());
     if (all_ints) return empty(parse_shape(args, "Tensor"), dt).impl_ptr();
     if (args.size() == 1) {
       py::object made = py::module_::import("ember").attr("tensor")(args[0], py::arg("dtype") = dt);
@@ -44,17 +47,22 @@ void init_tensor_class(py::module_& m) {
     }
     throw py::type_error("[Tensor] expected sizes (ints), a sequence of data, or a Tensor");
   }));
-  cls.def_property_readonly("shape", [size_type](const Tensor& t) {
-        return size_type(shape_tuple(t.sizes()));
-      })
-      .def("size", [size_type](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return size_type(shape_tuple(t.sizes()));
-        return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
-      }, py::arg("dim") = py::none())
-      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return shape_tuple(t.strides());
-        return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
-      }, py::arg("dim") = py::none())
+  cls.def_property_readonly(
+         "shape", [size_type](const Tensor& t) { return size_type(shape_tuple(t.sizes())); })
+      .def(
+          "size",
+          [size_type](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return size_type(shape_tuple(t.sizes()));
+            return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return shape_tuple(t.strides());
+            return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
+          },
+          py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
@@ -64,24 +72,32 @@ void init_tensor_class(py::module_& m) {
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
-      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
+      .def_property_readonly("nbytes",
+                             [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes(); })
-      .def("_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
-      .def("is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-           py::arg("memory_format") = py::none())
+      .def("_storage_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
+      .def(
+          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+          py::arg("memory_format") = py::none())
       .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
       .def("is_complex", [](const Tensor& t) { return t.is_complex(); })
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_property_readonly("is_cuda", [](const Tensor& t) { return !t.device().is_cpu(); })
       .def_property_readonly("_version", [](const Tensor& t) { return t.impl()->version(); })
-      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
-      .def("__len__", [](const Tensor& t) {
-        EMBER_CHECK_T(TypeError, t.dim() > 0, "len() of a 0-d tensor");
-        return t.size(0);
-      })
-      .def("__hash__", [](py::object self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
+      .def("_is_view_of",
+           [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
+      .def("__len__",
+           [](const Tensor& t) {
+             EMBER_CHECK_T(TypeError, t.dim() > 0, "len() of a 0-d tensor");
+             return t.size(0);
+           })
+      .def("__hash__",
+           [](py::object self) {
+             return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr())));
+           })
       .def_property_readonly_static("__array_priority__", [](py::object) { return 1000; });
 
   // Tensor.data: an alias outside autograd with its own version counter (as PyTorch's
@@ -95,8 +111,8 @@ void init_tensor_class(py::module_& m) {
       },
       [](const Tensor& self, py::object src) {
         if (!is_tensor(src)) {
-          throw py::type_error(str_cat("Variable data has to be a tensor, but got ",
-                                       Py_TYPE(src.ptr())->tp_name));
+          throw py::type_error(
+              str_cat("Variable data has to be a tensor, but got ", Py_TYPE(src.ptr())->tp_name));
         }
         const Tensor s = src.cast<Tensor>();
         if (s.impl() == self.impl()) return;

@@ -1,7 +1,7 @@
 // View ops and copies: view, reshape, transpose, permute, expand, squeeze, ... contiguous, clone.
+#include "ops/views.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
-#include "ops/views.h"
 
 namespace ember {
 
@@ -10,25 +10,30 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     Tensor t = self.cast<Tensor>();
     if (shape.size() == 1) {
       if (auto dt = try_parse_dtype(shape[0])) {
-        EMBER_CHECK(element_size(*dt) == t.itemsize(), "[view] viewing a tensor as a dtype with "
-                    "a different element size is not supported (", dtype_name(t.dtype()),
-                    " -> ", dtype_name(*dt), ")");
+        EMBER_CHECK(element_size(*dt) == t.itemsize(),
+                    "[view] viewing a tensor as a dtype with "
+                    "a different element size is not supported (",
+                    dtype_name(t.dtype()), " -> ", dtype_name(*dt), ")");
         Tensor v = alias(t);
-        return py::cast(Tensor(make_intrusive<TensorImpl>(t.storage(), *dt, t.sizes(),
-                                                          t.strides(), t.storage_offset(),
-                                                          t.impl()->version_counter())));
+        return py::cast(
+            Tensor(make_intrusive<TensorImpl>(t.storage(), *dt, t.sizes(), t.strides(),
+                                              t.storage_offset(), t.impl()->version_counter())));
       }
     }
     return py::cast(view(t, parse_shape(shape, "view")));
   });
-  cls.def("view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); },
-          py::arg("other"));
+  cls.def(
+      "view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); },
+      py::arg("other"));
   cls.def("reshape", [](const Tensor& t, py::args shape) {
     return reshape(t, parse_shape(shape, "reshape"));
   });
-  m.def("reshape", [](const Tensor& t, py::object shape) {
-    return reshape(t, parse_int_sequence(shape, "reshape", "shape"));
-  }, py::arg("input"), py::arg("shape"));
+  m.def(
+      "reshape",
+      [](const Tensor& t, py::object shape) {
+        return reshape(t, parse_int_sequence(shape, "reshape", "shape"));
+      },
+      py::arg("input"), py::arg("shape"));
   cls.def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); });
 
   auto flatten_fn = [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); };
@@ -42,18 +47,20 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   }
   cls.def("swapaxes", transpose_fn, py::arg("axis0"), py::arg("axis1"));
   m.def("swapaxes", transpose_fn, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
-  cls.def("permute", [](const Tensor& t, py::args dims) {
-    return permute(t, parse_shape(dims, "permute"));
-  });
-  m.def("permute", [](const Tensor& t, py::object dims) {
-    return permute(t, parse_int_sequence(dims, "permute", "dims"));
-  }, py::arg("input"), py::arg("dims"));
+  cls.def("permute",
+          [](const Tensor& t, py::args dims) { return permute(t, parse_shape(dims, "permute")); });
+  m.def(
+      "permute",
+      [](const Tensor& t, py::object dims) {
+        return permute(t, parse_int_sequence(dims, "permute", "dims"));
+      },
+      py::arg("input"), py::arg("dims"));
 
-  cls.def("expand", [](const Tensor& t, py::args sizes) {
-    return expand(t, parse_shape(sizes, "expand"));
-  });
-  cls.def("expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
-          py::arg("other"));
+  cls.def("expand",
+          [](const Tensor& t, py::args sizes) { return expand(t, parse_shape(sizes, "expand")); });
+  cls.def(
+      "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
+      py::arg("other"));
 
   auto squeeze_fn = [](const Tensor& t, py::object dim) {
     if (dim.is_none()) return squeeze(t);
@@ -68,7 +75,9 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   auto select_fn = [](const Tensor& t, int64_t d, int64_t i) { return select(t, d, i); };
   cls.def("select", select_fn, py::arg("dim"), py::arg("index"));
   m.def("select", select_fn, py::arg("input"), py::arg("dim"), py::arg("index"));
-  auto narrow_fn = [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); };
+  auto narrow_fn = [](const Tensor& t, int64_t d, int64_t s, int64_t l) {
+    return narrow(t, d, s, l);
+  };
   cls.def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
 
@@ -93,19 +102,26 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def("as_strided", as_strided_fn, py::arg("input"), py::arg("size"), py::arg("stride"),
         py::arg("storage_offset") = py::none());
 
-  cls.def("_to_dtype", [](const Tensor& t, ScalarType dt, bool copy) { return to_dtype(t, dt, copy); },
-          py::arg("dtype"), py::arg("copy") = false);
-  cls.def("contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
-          py::arg("memory_format") = py::none());
-  cls.def("clone", [](const Tensor& t, py::object) { return clone(t); },
-          py::kw_only(), py::arg("memory_format") = py::none());
-  m.def("clone", [](const Tensor& t, py::object) { return clone(t); }, py::arg("input"),
-        py::kw_only(), py::arg("memory_format") = py::none());
-  cls.def("copy_", [](py::object self, py::object src, bool) {
-    Tensor t = self.cast<Tensor>();
-    copy_(t, to_operand(src, "copy_"));
-    return self;
-  }, py::arg("src"), py::arg("non_blocking") = false);
+  cls.def(
+      "_to_dtype", [](const Tensor& t, ScalarType dt, bool copy) { return to_dtype(t, dt, copy); },
+      py::arg("dtype"), py::arg("copy") = false);
+  cls.def(
+      "contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
+      py::arg("memory_format") = py::none());
+  cls.def(
+      "clone", [](const Tensor& t, py::object) { return clone(t); }, py::kw_only(),
+      py::arg("memory_format") = py::none());
+  m.def(
+      "clone", [](const Tensor& t, py::object) { return clone(t); }, py::arg("input"),
+      py::kw_only(), py::arg("memory_format") = py::none());
+  cls.def(
+      "copy_",
+      [](py::object self, py::object src, bool) {
+        Tensor t = self.cast<Tensor>();
+        copy_(t, to_operand(src, "copy_"));
+        return self;
+      },
+      py::arg("src"), py::arg("non_blocking") = false);
 }
 
 }  // namespace ember

@@ -54,6 +54,8 @@ AllocatorStats cpu_allocator_stats() {
   return {g_current.load(), g_peak.load(), g_count.load()};
 }
 
-void reset_cpu_allocator_peak() { g_peak.store(g_current.load()); }
+void reset_cpu_allocator_peak() {
+  g_peak.store(g_current.load());
+}
 
 }  // namespace ember

@@ -13,7 +13,7 @@ void cpu_free(void* ptr, size_t nbytes) noexcept;
 struct AllocatorStats {
   int64_t current_bytes;  // bytes held in blocks from cpu_alloc not yet freed
   int64_t peak_bytes;
-  int64_t num_allocs;     // cumulative
+  int64_t num_allocs;  // cumulative
 };
 AllocatorStats cpu_allocator_stats();
 void reset_cpu_allocator_peak();

@@ -4,7 +4,9 @@
 
 namespace ember {
 
-const char* device_type_name(DeviceType t) { return t == DeviceType::CPU ? "cpu" : "cuda"; }
+const char* device_type_name(DeviceType t) {
+  return t == DeviceType::CPU ? "cpu" : "cuda";
+}
 
 Device Device::parse(const std::string& spec) {
   std::string type = spec;
@@ -13,8 +15,8 @@ Device Device::parse(const std::string& spec) {
   if (colon != std::string::npos) {
     type = spec.substr(0, colon);
     std::string idx = spec.substr(colon + 1);
-    bool digits = !idx.empty() && idx.size() < 6 &&
-                  idx.find_first_not_of("0123456789") == std::string::npos;
+    bool digits =
+        !idx.empty() && idx.size() < 6 && idx.find_first_not_of("0123456789") == std::string::npos;
     EMBER_CHECK(digits, "[device] invalid device string: '", spec, "'");
     index = std::stoi(idx);
   }
@@ -23,8 +25,8 @@ Device Device::parse(const std::string& spec) {
     return Device(DeviceType::CPU, static_cast<int16_t>(index));
   }
   if (type == "cuda") return Device(DeviceType::CUDA, static_cast<int16_t>(index));
-  EMBER_THROW(Error, "[device] expected one of cpu, cuda device type at start of device string: ",
-              spec);
+  EMBER_THROW(Error,
+              "[device] expected one of cpu, cuda device type at start of device string: ", spec);
 }
 
 std::string Device::str() const {

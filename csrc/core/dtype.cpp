@@ -13,9 +13,9 @@ size_t element_size(ScalarType t) {
 }
 
 const char* dtype_name(ScalarType t) {
-  static const char* names[] = {"bool",     "uint8",    "int8",    "int16",
-                                "int32",    "int64",    "float16", "bfloat16",
-                                "float32",  "float64",  "complex64", "complex128"};
+  static const char* names[] = {"bool",    "uint8",   "int8",      "int16",
+                                "int32",   "int64",   "float16",   "bfloat16",
+                                "float32", "float64", "complex64", "complex128"};
   if (t == ScalarType::Undefined) return "undefined";
   return names[static_cast<int>(t)];
 }
@@ -50,8 +50,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   constexpr auto b1 = ScalarType::Bool, u1 = ScalarType::UInt8, i1 = ScalarType::Int8,
                  i2 = ScalarType::Int16, i4 = ScalarType::Int32, i8 = ScalarType::Int64,
                  f2 = ScalarType::Float16, bf = ScalarType::BFloat16, f4 = ScalarType::Float32,
-                 f8 = ScalarType::Float64, c8 = ScalarType::Complex64,
-                 c16 = ScalarType::Complex128;
+                 f8 = ScalarType::Float64, c8 = ScalarType::Complex64, c16 = ScalarType::Complex128;
   static constexpr ScalarType table[kNumScalarTypes][kNumScalarTypes] = {
       /*        b1   u1   i1   i2   i4   i8   f2   bf   f4   f8   c8   c16 */
       /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, c16},
@@ -81,12 +80,15 @@ namespace {
 std::atomic<ScalarType> g_default_dtype{ScalarType::Float32};
 }
 
-ScalarType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+ScalarType default_dtype() {
+  return g_default_dtype.load(std::memory_order_relaxed);
+}
 
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK_T(TypeError, is_floating(t),
                 "[set_default_dtype] only floating-point types are supported as the default type, "
-                "got ", dtype_name(t));
+                "got ",
+                dtype_name(t));
   g_default_dtype.store(t, std::memory_order_relaxed);
 }
 

@@ -43,7 +43,9 @@ inline bool is_integral(ScalarType t, bool include_bool) {
   return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) ||
          (include_bool && t == ScalarType::Bool);
 }
-inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+inline bool is_signed(ScalarType t) {
+  return t != ScalarType::Bool && t != ScalarType::UInt8;
+}
 ScalarType to_complex(ScalarType t);  // float32 -> complex64, float64 -> complex128
 ScalarType to_real(ScalarType t);     // complex64 -> float32, others unchanged
 
@@ -53,14 +55,16 @@ bool can_cast(ScalarType from, ScalarType to);
 
 ScalarType default_dtype();  // float32 unless set_default_dtype changed it
 void set_default_dtype(ScalarType t);
-inline ScalarType default_complex_dtype() { return to_complex(default_dtype()); }
+inline ScalarType default_complex_dtype() {
+  return to_complex(default_dtype());
+}
 
 // C++ type <-> ScalarType.
 template <typename T>
 struct ScalarTypeOf;
-#define EMBER_SCALAR_TYPE_OF(T, ST) \
-  template <>                       \
-  struct ScalarTypeOf<T> {          \
+#define EMBER_SCALAR_TYPE_OF(T, ST)                     \
+  template <>                                           \
+  struct ScalarTypeOf<T> {                              \
     static constexpr ScalarType value = ScalarType::ST; \
   };
 EMBER_SCALAR_TYPE_OF(bool, Bool)

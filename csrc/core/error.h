@@ -52,18 +52,17 @@ std::string str_cat(const Args&... args) {
 
 }  // namespace ember
 
-// EMBER_CHECK(cond, "[op] message ", value, ...) throws ember::Error (RuntimeError) when cond fails.
-#define EMBER_CHECK(cond, ...) \
-  do {                         \
-    if (__builtin_expect(!(cond), 0)) \
-      throw ::ember::Error(::ember::str_cat(__VA_ARGS__)); \
+// EMBER_CHECK(cond, "[op] message ", value, ...) throws ember::Error (RuntimeError) when cond
+// fails.
+#define EMBER_CHECK(cond, ...)                                                             \
+  do {                                                                                     \
+    if (__builtin_expect(!(cond), 0)) throw ::ember::Error(::ember::str_cat(__VA_ARGS__)); \
   } while (0)
 
 // Same with an explicit error class: EMBER_CHECK_T(IndexError, cond, ...).
-#define EMBER_CHECK_T(ErrorClass, cond, ...) \
-  do {                                      \
-    if (__builtin_expect(!(cond), 0))        \
-      throw ::ember::ErrorClass(::ember::str_cat(__VA_ARGS__)); \
+#define EMBER_CHECK_T(ErrorClass, cond, ...)                                                    \
+  do {                                                                                          \
+    if (__builtin_expect(!(cond), 0)) throw ::ember::ErrorClass(::ember::str_cat(__VA_ARGS__)); \
   } while (0)
 
 #define EMBER_THROW(ErrorClass, ...) throw ::ember::ErrorClass(::ember::str_cat(__VA_ARGS__))

@@ -8,12 +8,12 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, const ch
   int64_t n = checked_numel(sizes, op);
   size_t nbytes = checked_nbytes(n, element_size(dtype), op);
   auto storage = make_intrusive<StorageImpl>(nbytes, device, op);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes,
-                                           contiguous_strides(sizes), 0));
+  return Tensor(
+      make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
-Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype,
-                            Device device, const char* op) {
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device,
+                            const char* op) {
   EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] mismatch in length of strides (",
               strides.size(), ") and shape (", sizes.size(), ")");
   checked_numel(sizes, op);

@@ -53,11 +53,13 @@ inline uint16_t float_to_half_bits(float f) {
   return uint16_t(sign | (x >> 13));
 }
 
-inline float bf16_bits_to_float(uint16_t b) { return bits_f32(uint32_t(b) << 16); }
+inline float bf16_bits_to_float(uint16_t b) {
+  return bits_f32(uint32_t(b) << 16);
+}
 inline uint16_t float_to_bf16_bits(float f) {
   uint32_t x = f32_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);  // quiet nan
-  x += 0x7fffu + ((x >> 16) & 1);  // round to nearest even
+  x += 0x7fffu + ((x >> 16) & 1);                                          // round to nearest even
   return uint16_t(x >> 16);
 }
 }  // namespace detail

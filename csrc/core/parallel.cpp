@@ -23,7 +23,9 @@ int default_threads() {
 }
 }  // namespace
 
-int get_num_threads() { return default_threads(); }
+int get_num_threads() {
+  return default_threads();
+}
 
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "[set_num_threads] Expected a positive number of threads, got ", n);
@@ -31,7 +33,9 @@ void set_num_threads(int n) {
   omp_set_num_threads(n);
 }
 
-bool in_parallel_region() { return omp_in_parallel(); }
+bool in_parallel_region() {
+  return omp_in_parallel();
+}
 
 int sync_library_threads() {
   const int n = get_num_threads();

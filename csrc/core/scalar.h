@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/dtype.h"
-#include "core/error.h"
 #include <cmath>
 #include <limits>
+#include "core/dtype.h"
+#include "core/error.h"
 
 namespace ember {
 
@@ -16,12 +16,12 @@ class Scalar {
   enum class Kind : uint8_t { Bool, Int, Float, Complex };
 
   Scalar() : Scalar(int64_t(0)) {}
-  Scalar(bool v) : kind_(Kind::Bool) { i_ = v; }                       // NOLINT
-  Scalar(int v) : kind_(Kind::Int) { i_ = v; }                         // NOLINT
-  Scalar(int64_t v) : kind_(Kind::Int) { i_ = v; }                     // NOLINT
-  Scalar(double v) : kind_(Kind::Float) { d_ = v; }                    // NOLINT
-  Scalar(float v) : kind_(Kind::Float) { d_ = v; }                     // NOLINT
-  Scalar(std::complex<double> v) : kind_(Kind::Complex), c_(v) {}      // NOLINT
+  Scalar(bool v) : kind_(Kind::Bool) { i_ = v; }                   // NOLINT
+  Scalar(int v) : kind_(Kind::Int) { i_ = v; }                     // NOLINT
+  Scalar(int64_t v) : kind_(Kind::Int) { i_ = v; }                 // NOLINT
+  Scalar(double v) : kind_(Kind::Float) { d_ = v; }                // NOLINT
+  Scalar(float v) : kind_(Kind::Float) { d_ = v; }                 // NOLINT
+  Scalar(std::complex<double> v) : kind_(Kind::Complex), c_(v) {}  // NOLINT
 
   Kind kind() const { return kind_; }
   bool is_bool() const { return kind_ == Kind::Bool; }
@@ -32,25 +32,35 @@ class Scalar {
   // The dtype a Python number of this kind gets when it becomes a tensor on its own.
   ScalarType natural_dtype() const {
     switch (kind_) {
-      case Kind::Bool: return ScalarType::Bool;
-      case Kind::Int: return ScalarType::Int64;
-      case Kind::Float: return default_dtype();
-      default: return default_complex_dtype();
+      case Kind::Bool:
+        return ScalarType::Bool;
+      case Kind::Int:
+        return ScalarType::Int64;
+      case Kind::Float:
+        return default_dtype();
+      default:
+        return default_complex_dtype();
     }
   }
 
   double to_double() const {
     switch (kind_) {
-      case Kind::Float: return d_;
-      case Kind::Complex: return c_.real();
-      default: return static_cast<double>(i_);
+      case Kind::Float:
+        return d_;
+      case Kind::Complex:
+        return c_.real();
+      default:
+        return static_cast<double>(i_);
     }
   }
   int64_t to_int64() const {
     switch (kind_) {
-      case Kind::Float: return static_cast<int64_t>(d_);
-      case Kind::Complex: return static_cast<int64_t>(c_.real());
-      default: return i_;
+      case Kind::Float:
+        return static_cast<int64_t>(d_);
+      case Kind::Complex:
+        return static_cast<int64_t>(c_.real());
+      default:
+        return i_;
     }
   }
   std::complex<double> to_complex() const {
@@ -58,9 +68,12 @@ class Scalar {
   }
   bool to_bool() const {
     switch (kind_) {
-      case Kind::Float: return d_ != 0.0;
-      case Kind::Complex: return c_ != std::complex<double>(0, 0);
-      default: return i_ != 0;
+      case Kind::Float:
+        return d_ != 0.0;
+      case Kind::Complex:
+        return c_ != std::complex<double>(0, 0);
+      default:
+        return i_ != 0;
     }
   }
 
@@ -109,8 +122,8 @@ T Scalar::to_checked(const char* op) const {
     bool fits;
     if (kind_ == Kind::Int || kind_ == Kind::Bool) {
       fits = i_ >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-             (i_ < 0 || static_cast<uint64_t>(i_) <=
-                            static_cast<uint64_t>(std::numeric_limits<T>::max()));
+             (i_ < 0 ||
+              static_cast<uint64_t>(i_) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
     } else {
       if (kind_ == Kind::Complex && c_.imag() != 0) fits = false;
       double d = to_double();

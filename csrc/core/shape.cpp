@@ -98,7 +98,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   }
   if (infer_at >= 0) {
     EMBER_CHECK(known != 0, "[", op, "] cannot reshape tensor of 0 elements into shape ",
-                shape_str(shape), " because the unspecified dimension size -1 can be any value "
+                shape_str(shape),
+                " because the unspecified dimension size -1 can be any value "
                 "and is ambiguous");
     EMBER_CHECK(numel % known == 0, "[", op, "] shape '", shape_str(shape),
                 "' is invalid for input of size ", numel);

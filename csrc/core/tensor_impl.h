@@ -50,7 +50,8 @@ class TensorImpl : public RefCounted {
 
   // Address of element 0 (storage data + offset * itemsize).
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize());
+    return static_cast<char*>(storage_->data()) +
+           storage_offset_ * static_cast<int64_t>(itemsize());
   }
 
   // Replaces the storage (resize_ when the old one is too small, set_).
@@ -71,7 +72,9 @@ class TensorImpl : public RefCounted {
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
-  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
+    autograd_meta_ = std::move(m);
+  }
 
   // The tensor this one is a view of (the root: never itself a view), or null. Autograd uses it
   // to route gradients of in-place writes through views (CopySlices); Python shows it as _base.

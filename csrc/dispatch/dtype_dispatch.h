@@ -37,9 +37,9 @@ enum DTypeSet : uint32_t {
   kFloatingTypes = kFloat16 | kBFloat16 | kFloat32 | kFloat64,
   kComplexTypes = kComplex64 | kComplex128,
   kFloatingAndComplex = kFloatingTypes | kComplexTypes,
-  kRealTypes = kIntegralTypes | kFloatingTypes,            // no bool, no complex
+  kRealTypes = kIntegralTypes | kFloatingTypes,  // no bool, no complex
   kRealAndBool = kRealTypes | kBool,
-  kNumericTypes = kRealTypes | kComplexTypes,              // no bool
+  kNumericTypes = kRealTypes | kComplexTypes,  // no bool
   kAllTypes = kNumericTypes | kBool,
 };
 
@@ -47,8 +47,8 @@ enum DTypeSet : uint32_t {
 
 template <uint32_t Set, typename F>
 decltype(auto) dispatch_dtype(ScalarType t, const char* op, F&& f) {
-#define EMBER_DISPATCH_CASE(ST, CPP, BIT)            \
-  case ScalarType::ST:                               \
+#define EMBER_DISPATCH_CASE(ST, CPP, BIT)                     \
+  case ScalarType::ST:                                        \
     if constexpr ((Set & BIT) != 0) return f(TypeTag<CPP>{}); \
     break;
   switch (t) {

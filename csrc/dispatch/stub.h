@@ -41,8 +41,8 @@ struct DispatchStub<Ret (*)(Args...)> {
 
 #define EMBER_DECLARE_STUB(stub, fn_type) extern ::ember::DispatchStub<fn_type> stub
 #define EMBER_DEFINE_STUB(stub, fn_type) ::ember::DispatchStub<fn_type> stub(#stub)
-#define EMBER_REGISTER_KERNEL(stub, device, fn)                                      \
-  static const bool ember_registered_##stub##_##device = [] {                        \
-    stub.table[static_cast<int>(::ember::DeviceType::device)] = (fn);               \
-    return true;                                                                     \
+#define EMBER_REGISTER_KERNEL(stub, device, fn)                       \
+  static const bool ember_registered_##stub##_##device = [] {         \
+    stub.table[static_cast<int>(::ember::DeviceType::device)] = (fn); \
+    return true;                                                      \
   }()

@@ -45,8 +45,10 @@ ScalarType result_type(const std::vector<Tensor>& tensors) {
     ScalarType d = t.dtype();
     if (t.impl()->is_wrapped_number()) {
       // A Python number counts as the default dtype of its category.
-      if (is_floating(d)) d = default_dtype();
-      else if (is_complex(d)) d = default_complex_dtype();
+      if (is_floating(d))
+        d = default_dtype();
+      else if (is_complex(d))
+        d = default_complex_dtype();
       wrapped_result = promote_types(wrapped_result, d);
     } else if (t.dim() == 0) {
       zero_result = promote_types(zero_result, d);
@@ -107,8 +109,10 @@ bool TensorIteratorConfig::try_build_fast(TensorIterator& it) {
   for (const Tensor& t : inputs_) {
     if (!t.device().is_cpu() || !t.is_contiguous()) return false;
     if (t.dim() == 0) continue;
-    if (!shaped) shaped = &t;
-    else if (!t.sizes().equals(shaped->sizes())) return false;
+    if (!shaped)
+      shaped = &t;
+    else if (!t.sizes().equals(shaped->sizes()))
+      return false;
   }
   ScalarType common = promote_ ? result_type(inputs_) : inputs_[0].dtype();
   if (promote_ && int_to_float_ && is_integral(common, /*include_bool=*/true)) {
@@ -163,8 +167,10 @@ TensorIterator TensorIteratorConfig::build() {
         it.device_ = t.device();
         have_device = true;
       } else if (t.device() != it.device_ && !(t.dim() == 0 && t.device().is_cpu())) {
-        EMBER_THROW(Error, "[", op, "] Expected all tensors to be on the same device, but found "
-                    "at least two devices, ", it.device_.str(), " and ", t.device().str());
+        EMBER_THROW(Error, "[", op,
+                    "] Expected all tensors to be on the same device, but found "
+                    "at least two devices, ",
+                    it.device_.str(), " and ", t.device().str());
       }
     }
   }
@@ -217,16 +223,16 @@ TensorIterator TensorIteratorConfig::build() {
     IterOperand o;
     o.is_output = true;
     if (t.defined()) {
-      EMBER_CHECK(!t.storage()->read_only(), "[", op, "] cannot write to a tensor whose memory "
+      EMBER_CHECK(!t.storage()->read_only(), "[", op,
+                  "] cannot write to a tensor whose memory "
                   "belongs to a read-only NumPy array (copy the array first)");
       ScalarType want = output_dtype_ != ScalarType::Undefined ? output_dtype_ : common;
       if (t.dtype() != want) {
         EMBER_CHECK(cast_outputs_ || !promote_, "[", op, "] expected output dtype ",
                     dtype_name(want), " but got ", dtype_name(t.dtype()));
         if (cast_outputs_) {
-          EMBER_CHECK(can_cast(want, t.dtype()), "[", op, "] result type ",
-                      dtype_name(want), " can't be cast to the desired output type ",
-                      dtype_name(t.dtype()));
+          EMBER_CHECK(can_cast(want, t.dtype()), "[", op, "] result type ", dtype_name(want),
+                      " can't be cast to the desired output type ", dtype_name(t.dtype()));
           o.original = t;
           o.tensor = empty_tensor(t.sizes(), want, t.device(), op);
         } else {
@@ -236,8 +242,9 @@ TensorIterator TensorIteratorConfig::build() {
         o.tensor = t;
       }
     }
-    o.dtype = o.tensor.defined() ? o.tensor.dtype()
-                                 : (output_dtype_ != ScalarType::Undefined ? output_dtype_ : common);
+    o.dtype = o.tensor.defined()
+                  ? o.tensor.dtype()
+                  : (output_dtype_ != ScalarType::Undefined ? output_dtype_ : common);
     it.ops_.push_back(std::move(o));
   }
   for (const Tensor& t : inputs_) {
@@ -255,7 +262,8 @@ TensorIterator TensorIteratorConfig::build() {
     const int64_t isz = static_cast<int64_t>(o.tensor.itemsize());
     const int off = nd - static_cast<int>(o.tensor.dim());
     for (int d = 0; d < o.tensor.dim(); ++d) {
-      o.strides[off + d] = o.tensor.size(d) == 1 && shape[off + d] != 1 ? 0 : o.tensor.stride(d) * isz;
+      o.strides[off + d] =
+          o.tensor.size(d) == 1 && shape[off + d] != 1 ? 0 : o.tensor.stride(d) * isz;
     }
   }
 
@@ -273,7 +281,8 @@ TensorIterator TensorIteratorConfig::build() {
     return false;
   };
   for (int i = 1; i < nd; ++i) {
-    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j)
+      std::swap(perm[j - 1], perm[j]);
   }
 
   // --- allocate missing outputs with the inputs' layout ----------------------------------
@@ -293,7 +302,8 @@ TensorIterator TensorIteratorConfig::build() {
     for (const IterOperand& o : it.ops_) {
       if (!o.is_output) continue;
       for (int d = 0; d < nd; ++d) {
-        EMBER_CHECK(o.strides[d] != 0 || shape[d] <= 1, "[", op, "] unsupported operation: more "
+        EMBER_CHECK(o.strides[d] != 0 || shape[d] <= 1, "[", op,
+                    "] unsupported operation: more "
                     "than one element of the written-to tensor refers to a single memory "
                     "location. Please clone() the tensor before performing the operation.");
       }

@@ -18,8 +18,8 @@ namespace ember {
 using LoopFn = function_ref<void(char** data, const int64_t* strides, int64_t n)>;
 
 struct IterOperand {
-  Tensor tensor;     // what the kernel reads or writes
-  Tensor original;   // the caller's output when `tensor` is a common-dtype temporary
+  Tensor tensor;    // what the kernel reads or writes
+  Tensor original;  // the caller's output when `tensor` is a common-dtype temporary
   ScalarType dtype = ScalarType::Undefined;
   bool is_output = false;
   DimVector strides;  // bytes, per iteration dim
@@ -34,26 +34,60 @@ class TensorIteratorConfig {
     outputs_.reserve(2);
     inputs_.reserve(3);
   }
-  TensorIteratorConfig& name(const char* n) { name_ = n; return *this; }
+  TensorIteratorConfig& name(const char* n) {
+    name_ = n;
+    return *this;
+  }
   // An undefined tensor asks the iterator to allocate the output.
-  TensorIteratorConfig& add_output(const Tensor& t) { outputs_.push_back(t); return *this; }
-  TensorIteratorConfig& add_input(const Tensor& t) { inputs_.push_back(t); return *this; }
+  TensorIteratorConfig& add_output(const Tensor& t) {
+    outputs_.push_back(t);
+    return *this;
+  }
+  TensorIteratorConfig& add_input(const Tensor& t) {
+    inputs_.push_back(t);
+    return *this;
+  }
   // Inputs are converted to result_type(inputs) before the kernel runs.
-  TensorIteratorConfig& promote_inputs_to_common_dtype(bool v) { promote_ = v; return *this; }
+  TensorIteratorConfig& promote_inputs_to_common_dtype(bool v) {
+    promote_ = v;
+    return *this;
+  }
   // An integral (or bool) common dtype becomes the default float dtype (true_divide, exp, ...).
-  TensorIteratorConfig& promote_integer_inputs_to_float(bool v) { int_to_float_ = v; return *this; }
+  TensorIteratorConfig& promote_integer_inputs_to_float(bool v) {
+    int_to_float_ = v;
+    return *this;
+  }
   // A defined output of another dtype receives the result by a cast (checked with can_cast).
-  TensorIteratorConfig& cast_common_dtype_to_outputs(bool v) { cast_outputs_ = v; return *this; }
+  TensorIteratorConfig& cast_common_dtype_to_outputs(bool v) {
+    cast_outputs_ = v;
+    return *this;
+  }
   // Inputs and outputs must all share one dtype (no promotion at all).
-  TensorIteratorConfig& check_all_same_dtype(bool v) { same_dtype_ = v; return *this; }
+  TensorIteratorConfig& check_all_same_dtype(bool v) {
+    same_dtype_ = v;
+    return *this;
+  }
   // dtype of allocated outputs when it differs from the common dtype (comparisons: Bool).
-  TensorIteratorConfig& output_dtype(ScalarType t) { output_dtype_ = t; return *this; }
+  TensorIteratorConfig& output_dtype(ScalarType t) {
+    output_dtype_ = t;
+    return *this;
+  }
   // The iteration shape is fixed by the caller; outputs are not resized (reductions).
-  TensorIteratorConfig& static_shape(IntArrayRef s) { static_shape_ = DimVector(s); has_static_shape_ = true; return *this; }
+  TensorIteratorConfig& static_shape(IntArrayRef s) {
+    static_shape_ = DimVector(s);
+    has_static_shape_ = true;
+    return *this;
+  }
   // Outputs may have zero strides (a reduction writes many inputs into one output element).
-  TensorIteratorConfig& is_reduction(bool v) { is_reduction_ = v; return *this; }
+  TensorIteratorConfig& is_reduction(bool v) {
+    is_reduction_ = v;
+    return *this;
+  }
   // Element conversion between an input's dtype and the common dtype happens in the kernel.
-  TensorIteratorConfig& allow_cpu_scalars(bool v) { allow_cpu_scalars_ = v; return *this; }
+  TensorIteratorConfig& allow_cpu_scalars(bool v) {
+    allow_cpu_scalars_ = v;
+    return *this;
+  }
 
   TensorIterator build();
 

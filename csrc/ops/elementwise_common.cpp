@@ -32,7 +32,8 @@ void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& i
   if (oe <= ib || ie <= ob) return;  // disjoint
   const bool full = ob == ib && oe == ie && out.itemsize() == in.itemsize() &&
                     out.sizes().equals(in.sizes()) && out.strides().equals(in.strides());
-  EMBER_CHECK(full, "[", op, "] unsupported operation: some elements of the input tensor and the "
+  EMBER_CHECK(full, "[", op,
+              "] unsupported operation: some elements of the input tensor and the "
               "written-to tensor refer to a single memory location. Please clone() the tensor "
               "before performing the operation.");
 }

@@ -127,7 +127,6 @@ Tensor gather_slices(const Tensor& src, int64_t dim, const std::vector<int64_t>&
   return out;
 }
 
-
 Tensor int64_tensor(const std::vector<int64_t>& v) {
   Tensor t =
       empty_tensor({static_cast<int64_t>(v.size())}, ScalarType::Int64, Device(), "int64_tensor");

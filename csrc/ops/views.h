@@ -10,8 +10,8 @@ namespace ember {
 Tensor alias(const Tensor& t);  // same geometry, new TensorImpl (detach uses this)
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
                   std::optional<int64_t> storage_offset = std::nullopt);
-Tensor view(const Tensor& t, IntArrayRef shape);      // -1 allowed once
-Tensor reshape(const Tensor& t, IntArrayRef shape);   // a view when strides allow, else a copy
+Tensor view(const Tensor& t, IntArrayRef shape);     // -1 allowed once
+Tensor reshape(const Tensor& t, IntArrayRef shape);  // a view when strides allow, else a copy
 Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
 Tensor permute(const Tensor& t, IntArrayRef dims);
@@ -25,18 +25,18 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length,
                    const Tensor& out = {});
 // Basic slicing t[start:end:step] along dim (step > 0); start/end are clamped like Python.
-Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
-             std::optional<int64_t> end, int64_t step = 1);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step = 1);
 
 // --- More views (views_shape.cpp): none of these copy, except matrix_H/mH/adjoint on complex
 // inputs, which materialise the conjugate (Ember has no lazy conjugate bit).
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);  // one -1 allowed
-Tensor matrix_t(const Tensor& t);   // Tensor.t(): <= 2-D only
-Tensor& matrix_t_(Tensor& t);       // Tensor.t_(): transposes t's own geometry
-Tensor numpy_T(const Tensor& t);    // Tensor.T: reverses all dims
-Tensor mT(const Tensor& t);         // Tensor.mT: swaps the last two dims (>= 2-D)
-Tensor matrix_H(const Tensor& t);   // Tensor.H: conjugate transpose of a 0-D or 2-D tensor
-Tensor mH(const Tensor& t);         // Tensor.mH / adjoint(): conjugate of mT
+Tensor matrix_t(const Tensor& t);                                   // Tensor.t(): <= 2-D only
+Tensor& matrix_t_(Tensor& t);      // Tensor.t_(): transposes t's own geometry
+Tensor numpy_T(const Tensor& t);   // Tensor.T: reverses all dims
+Tensor mT(const Tensor& t);        // Tensor.mT: swaps the last two dims (>= 2-D)
+Tensor matrix_H(const Tensor& t);  // Tensor.H: conjugate transpose of a 0-D or 2-D tensor
+Tensor mH(const Tensor& t);        // Tensor.mH / adjoint(): conjugate of mT
 Tensor adjoint(const Tensor& t);
 Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination);
 Tensor broadcast_to(const Tensor& t, IntArrayRef shape);

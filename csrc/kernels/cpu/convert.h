@@ -12,12 +12,16 @@ inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (is_complex_v<From>) return v.real() != 0 || v.imag() != 0;
-    else return static_cast<acc_type<From>>(v) != 0;
+    if constexpr (is_complex_v<From>)
+      return v.real() != 0 || v.imag() != 0;
+    else
+      return static_cast<acc_type<From>>(v) != 0;
   } else if constexpr (is_complex_v<To>) {
     using R = typename To::value_type;
-    if constexpr (is_complex_v<From>) return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
-    else return To(static_cast<R>(static_cast<acc_type<From>>(v)), R(0));
+    if constexpr (is_complex_v<From>)
+      return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+    else
+      return To(static_cast<R>(static_cast<acc_type<From>>(v)), R(0));
   } else if constexpr (is_complex_v<From>) {
     return convert<To>(v.real());
   } else if constexpr (is_reduced_float_v<To>) {

@@ -33,11 +33,16 @@ void copy_kernel(TensorIterator& iter) {
   const ScalarType src = iter.dtype(1);
   if (dst == src) {
     switch (element_size(dst)) {
-      case 1: return copy_bytes<1>(iter);
-      case 2: return copy_bytes<2>(iter);
-      case 4: return copy_bytes<4>(iter);
-      case 8: return copy_bytes<8>(iter);
-      default: return copy_bytes<16>(iter);
+      case 1:
+        return copy_bytes<1>(iter);
+      case 2:
+        return copy_bytes<2>(iter);
+      case 4:
+        return copy_bytes<4>(iter);
+      case 8:
+        return copy_bytes<8>(iter);
+      default:
+        return copy_bytes<16>(iter);
     }
   }
   dispatch_dtype<kAllTypes>(dst, "copy_", [&](auto dst_tag) {

@@ -2,9 +2,9 @@
 //
 // Note [oneDNN primitive cache]: creating a matmul primitive costs far more than running a
 // small one, so primitives are cached by everything that shapes them: dtype, batch/m/n/k, the
-// three matrices' strides, the thread count, whether alpha is applied (as a runtime weights scale, so its value is
-// not part of the key) and beta (baked into the sum post-op). Scratch memory is per thread (see
-// below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
+// three matrices' strides, the thread count, whether alpha is applied (as a runtime weights scale,
+// so its value is not part of the key) and beta (baked into the sum post-op). Scratch memory is per
+// thread (see below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
 // runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
 #include <oneapi/dnnl/dnnl.hpp>
 

@@ -7,10 +7,10 @@
 // Argument types come from the lambda's signature and must match the operands' dtypes (inputs
 // have been promoted by the iterator); the return type must match the output dtype.
 #pragma once
+#include <immintrin.h>
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <immintrin.h>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -39,18 +39,20 @@ namespace detail {
 
 template <typename F, size_t... I>
 EMBER_FLATTEN inline void basic_loop(char** data, const int64_t* strides, int64_t n, const F& op,
-                       std::index_sequence<I...>) {
+                                     std::index_sequence<I...>) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
   char* out = data[0];
   for (int64_t k = 0; k < n; ++k) {
-    *reinterpret_cast<R*>(out + k * strides[0]) = op(
-        *reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1] + k * strides[I + 1])...);
+    *reinterpret_cast<R*>(out + k * strides[0]) =
+        op(*reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1] +
+                                                                      k * strides[I + 1])...);
   }
 }
 
 template <typename F, size_t... I>
-EMBER_FLATTEN inline void contiguous_loop(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
+EMBER_FLATTEN inline void contiguous_loop(char** data, int64_t n, const F& op,
+                                          std::index_sequence<I...>) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
   R* out = reinterpret_cast<R*>(data[0]);
@@ -61,7 +63,8 @@ EMBER_FLATTEN inline void contiguous_loop(char** data, int64_t n, const F& op, s
 
 // Input S (0-based among inputs) is a broadcast scalar; the others are contiguous.
 template <int S, typename F, size_t... I>
-EMBER_FLATTEN inline void scalar_loop(char** data, int64_t n, const F& op, std::index_sequence<I...>) {
+EMBER_FLATTEN inline void scalar_loop(char** data, int64_t n, const F& op,
+                                      std::index_sequence<I...>) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
   R* out = reinterpret_cast<R*>(data[0]);
@@ -81,8 +84,7 @@ inline bool is_contiguous_loop_impl(const int64_t* strides, std::index_sequence<
 
 template <typename F>
 inline bool is_contiguous_loop(const int64_t* strides) {
-  return is_contiguous_loop_impl<F>(strides,
-                                    std::make_index_sequence<function_traits<F>::arity>{});
+  return is_contiguous_loop_impl<F>(strides, std::make_index_sequence<function_traits<F>::arity>{});
 }
 
 // Note [Streaming Stores]: an output much larger than the last-level cache will not be read back
@@ -117,7 +119,7 @@ inline void stream_out(char* dst, const char* src, int64_t bytes) {
 
 template <typename F, size_t... I>
 EMBER_FLATTEN inline void contiguous_loop_streaming(char** data, int64_t n, const F& op,
-                                      std::index_sequence<I...> idx) {
+                                                    std::index_sequence<I...> idx) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
   constexpr int64_t kBlock = kStreamingBlockBytes / int64_t(sizeof(R));

@@ -77,7 +77,7 @@ inline double erf(double x) {
   q = std::fma(q, a, 2.24633760818710981792E3);
   q = std::fma(q, a, 1.65666309194161350182E3);
   q = std::fma(q, a, 5.57535340817727675546E2);
-  const double large = 1.0 - vmath::exp(-z) * p / q;  // exp(-inf) = 0: erf(+-inf) = +-1
+  const double large = 1.0 - vmath::exp(-z) * p / q;   // exp(-inf) = 0: erf(+-inf) = +-1
   return ax <= 1.0 ? small : std::copysign(large, x);  // NaN falls to `large`, which is NaN
 }
 template <typename V>

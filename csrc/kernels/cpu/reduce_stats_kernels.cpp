@@ -264,8 +264,8 @@ struct LogSumExpOps : ReduceOpsBase<LogSumExpOps<T>, T, LseAcc<T>, T> {
           return combine(acc, run);
         }
         const float m = run.m;
-        run.s = cascade_sum<float, T>(p, stride, n,
-                                      [m](auto v) { return vexpf(load<float>(v) - m); });
+        run.s =
+            cascade_sum<float, T>(p, stride, n, [m](auto v) { return vexpf(load<float>(v) - m); });
         return combine(acc, run);
       }
     }

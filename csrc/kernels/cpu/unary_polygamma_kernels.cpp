@@ -4,12 +4,12 @@
 //
 // zeta is summed directly until x + k reaches s + 10, and the rest by the Euler-Maclaurin
 // formula (from there each of its terms is at most about 1/8 of the previous one, so twelve of
-// them reach double precision). Every term is scaled by m^s, m = the smallest |x + k|, so that neither n! nor the
-// powers overflow on the way: the result only overflows when psi_n(x) itself does (PyTorch
-// computes n! separately and gives inf for polygamma(200, 30), which is finite). Negative x uses
-// the reflection formula psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) cot^(n)(pi x), with the n-th
-// derivative of cot as a polynomial in cot (its coefficients are computed once per call).
-// Computation is in double for every dtype.
+// them reach double precision). Every term is scaled by m^s, m = the smallest |x + k|, so that
+// neither n! nor the powers overflow on the way: the result only overflows when psi_n(x) itself
+// does (PyTorch computes n! separately and gives inf for polygamma(200, 30), which is finite).
+// Negative x uses the reflection formula psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) cot^(n)(pi x),
+// with the n-th derivative of cot as a polynomial in cot (its coefficients are computed once per
+// call). Computation is in double for every dtype.
 #include <cmath>
 #include <cstdint>
 #include <limits>
