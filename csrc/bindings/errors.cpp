@@ -4,9 +4,14 @@
 namespace ember {
 
 void init_errors(py::module_& m) {
+  // ember._C._LinAlgError, re-exported as ember.linalg.LinAlgError (PyTorch's layout).
+  static py::handle linalg_error =
+      py::exception<LinAlgError>(m, "_LinAlgError", PyExc_RuntimeError).release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const LinAlgError& e) {
+      PyErr_SetString(linalg_error.ptr(), e.what());
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ValueError& e) {

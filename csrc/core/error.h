@@ -32,6 +32,12 @@ class OutOfMemoryError : public Error {  // -> MemoryError
  public:
   using Error::Error;
 };
+// A singular, non-positive-definite or otherwise failed factorization -> ember.linalg.LinAlgError
+// (a RuntimeError subclass, as torch.linalg.LinAlgError).
+class LinAlgError : public Error {
+ public:
+  using Error::Error;
+};
 // Plain Error -> RuntimeError.
 
 namespace detail {

@@ -48,3 +48,4 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 )
 from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Function)
 from . import optim  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401

@@ -1,0 +1,11 @@
+"""ember.linalg: torch.linalg's functions (batched, float32/64 and complex64/128, autograd).
+
+The functions live in private modules by family, each listing its names in ``__all__``.
+"""
+
+from .._C import _LinAlgError as LinAlgError
+
+LinAlgError.__module__ = "ember.linalg"
+LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
+
+__all__ = ["LinAlgError"]
