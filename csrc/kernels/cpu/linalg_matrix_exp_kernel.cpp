@@ -65,24 +65,27 @@ Mat<T> taylor4(const Mat<T>& A) {
   return E;
 }
 
-// Degree 8 with three products (the paper's eq. (12)).
+// Degree 8 with three products (the paper's construction for m = 8).
 template <typename T, typename R>
 Mat<T> taylor8(const Mat<T>& A) {
-  const R sqrt_177 = R(0.1330413469565007072504e+2);
-  const R x3 = R(2) / R(3);
-  const R x1 = x3 * ((R(1) + sqrt_177) / R(88));
-  const R x2 = x3 * ((R(1) + sqrt_177) / R(352));
-  const R x4 = (R(-271) + R(29) * sqrt_177) / (R(315) * x3);
-  const R x5 = (R(-11) + R(11) * sqrt_177) / (R(1260) * x3);
-  const R x6 = (R(-99) + R(11) * sqrt_177) / (R(5040) * x3);
-  const R x7 = (R(89) - sqrt_177) / (R(5040) * x3);
-  const R y2 = (R(857) - R(58) * sqrt_177) / R(630);
+  // The coefficients are formed in double (they involve cancellations), then rounded.
+  constexpr double sqrt_177 = 0.1330413469565007072504e+2;
+  constexpr double x3 = 2.0 / 3.0;
+  constexpr double x1 = x3 * ((1.0 + sqrt_177) / 88.0);
+  constexpr double x2 = x3 * ((1.0 + sqrt_177) / 352.0);
+  constexpr double x4 = (-271.0 + 29.0 * sqrt_177) / (315.0 * x3);
+  constexpr double x5 = (-11.0 + 11.0 * sqrt_177) / (1260.0 * x3);
+  constexpr double x6 = (-99.0 + 11.0 * sqrt_177) / (5040.0 * x3);
+  // x3 squared, as in the paper: PyTorch's x3 alone left the polynomial exact only to degree 4.
+  constexpr double x7 = (89.0 - sqrt_177) / (5040.0 * x3 * x3);
+  constexpr double y2 = (857.0 - 58.0 * sqrt_177) / 630.0;
+  auto c = [](double v) { return T(static_cast<R>(v)); };
   const Mat<T> A2 = A * A;
-  const Mat<T> A4 = A2 * (T(x1) * A + T(x2) * A2);
-  Mat<T> right = T(x5) * A + T(x6) * A2 + T(x7) * A4;
-  add_identity(right, T(x4));
-  Mat<T> E = A + T(y2) * A2;
-  E.noalias() += (T(x3) * A2 + A4) * right;
+  const Mat<T> A4 = A2 * (c(x1) * A + c(x2) * A2);
+  Mat<T> right = c(x5) * A + c(x6) * A2 + c(x7) * A4;
+  add_identity(right, c(x4));
+  Mat<T> E = A + c(y2) * A2;
+  E.noalias() += (c(x3) * A2 + A4) * right;
   add_identity(E, T(1));
   return E;
 }
