@@ -76,7 +76,8 @@ Mat<T> taylor8(const Mat<T>& A) {
   constexpr double x4 = (-271.0 + 29.0 * sqrt_177) / (315.0 * x3);
   constexpr double x5 = (-11.0 + 11.0 * sqrt_177) / (1260.0 * x3);
   constexpr double x6 = (-99.0 + 11.0 * sqrt_177) / (5040.0 * x3);
-  // x3 squared, as in the paper: PyTorch's x3 alone left the polynomial exact only to degree 4.
+  // x3 squared, as in the paper (older PyTorch releases divided by x3 once, which left the
+  // polynomial exact only to degree 4).
   constexpr double x7 = (89.0 - sqrt_177) / (5040.0 * x3 * x3);
   constexpr double y2 = (857.0 - 58.0 * sqrt_177) / 630.0;
   auto c = [](double v) { return T(static_cast<R>(v)); };
