@@ -2,10 +2,10 @@
 // linalg_vecdot, linalg_vander, linalg_diagonal, linalg_multi_dot, linalg_matrix_power,
 // linalg_matrix_exp, re-exported by python/ember/linalg/_misc.py under their torch.linalg names;
 // and the top-level matrix_power / matrix_exp with their Tensor methods.
+#include "ops/linalg_misc.h"
 #include "bindings/list_args.h"
 #include "bindings/reduction_helpers.h"
 #include "ops/linalg_common.h"
-#include "ops/linalg_misc.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -72,8 +72,8 @@ void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
         const Tensor o = opt_tensor(out, "linalg.vecdot");
         return nogil(x.numel() + y.numel(), [&] { return linalg_vecdot(x, y, dim, o); });
       },
-      py::arg("x"), py::arg("y"), py::kw_only(), py::arg("dim") = -1,
-      py::arg("out") = py::none(), "linalg.vecdot(x, y, *, dim=-1, out=None) -> Tensor");
+      py::arg("x"), py::arg("y"), py::kw_only(), py::arg("dim") = -1, py::arg("out") = py::none(),
+      "linalg.vecdot(x, y, *, dim=-1, out=None) -> Tensor");
 
   la.def(
       "linalg_vander",

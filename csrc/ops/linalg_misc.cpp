@@ -41,8 +41,7 @@ void check_norm_dtype(ScalarType input, ScalarType dtype, const char* op) {
               "] dtype should be floating point or complex, but got ", torch_type_name(dtype));
   EMBER_CHECK(is_complex(input) == is_complex(dtype), "[", op, "] dtype should be ",
               is_complex(input) ? "complex" : "real", " for ",
-              is_complex(input) ? "complex" : "real", " inputs, but got ",
-              torch_type_name(dtype));
+              is_complex(input) ? "complex" : "real", " inputs, but got ", torch_type_name(dtype));
   EMBER_CHECK(promote_types(input, dtype) == dtype, "[", op, "] the dtype of the input (",
               torch_type_name(input),
               ") should be convertible without narrowing to the specified dtype (",
@@ -66,8 +65,8 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, const DimList& dims, bool
                 " norm on an empty tensor because the operation does not have an identity");
     for (int64_t d : *dims) {
       const int64_t w = wrap_dim(d, x.dim(), op);
-      EMBER_CHECK(x.dim() == 0 || x.size(w) != 0, "[", op, "] cannot compute the ",
-                  order_str(ord), " norm on the dimension ", w,
+      EMBER_CHECK(x.dim() == 0 || x.size(w) != 0, "[", op, "] cannot compute the ", order_str(ord),
+                  " norm on the dimension ", w,
                   " because this dimension is empty and the operation does not have an identity");
     }
   }
@@ -116,8 +115,7 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor
   // Two vectors: one fused dot product (conj(x) . y) instead of a product tensor and a sum.
   if (x.dim() == 1 && y.dim() == 1 && x.size(0) == y.size(0)) return vdot(x, y, out);
   const Tensor prod = x.is_complex() ? mul(conj(x), y) : mul(x, y);
-  return sum(prod, std::vector<int64_t>{d}, false,
-             ScalarType::Undefined, out);
+  return sum(prod, std::vector<int64_t>{d}, false, ScalarType::Undefined, out);
 }
 
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {

@@ -33,8 +33,8 @@ std::vector<std::vector<int64_t>> chain_order(const std::vector<int64_t>& dims) 
         // Sizes fit in int64 (the tensors exist); the flop count saturates instead of wrapping.
         const double flops = double(dims[i]) * double(dims[k + 1]) * double(dims[j + 1]);
         const double total = double(cost[i][k]) + double(cost[k + 1][j]) + flops;
-        const int64_t q = total >= 9.0e18 ? std::numeric_limits<int64_t>::max() - 1
-                                          : static_cast<int64_t>(total);
+        const int64_t q =
+            total >= 9.0e18 ? std::numeric_limits<int64_t>::max() - 1 : static_cast<int64_t>(total);
         if (q < cost[i][j]) {
           cost[i][j] = q;
           split[i][j] = k;

@@ -530,7 +530,8 @@ def np_expm(a):
 
 
 # 1-norms straddling every degree's threshold (float32 and float64 thetas)
-NORMS = [1e-17, 1e-10, 1e-7, 1e-5, 3e-4, 0.01, 0.04, 0.05, 0.2, 0.4, 0.55, 1.0, 1.2, 2.0, 3.5, 10, 60]
+NORMS = [1e-17, 1e-10, 1e-7, 1e-5, 3e-4, 0.01, 0.04, 0.05, 0.2, 0.4, 0.55, 1.0, 1.2, 2.0, 3.5,
+         10, 60]
 
 
 @pytest.mark.parametrize("dtype", REAL_AND_COMPLEX, ids=str)

@@ -27,11 +27,10 @@ Tensor matrix_exp_differential(const Tensor& A, const Tensor& G, bool adjoint) {
 }
 
 Tensor linalg_matrix_exp(const Tensor& A) {
-  auto node = autograd::new_node("LinalgMatrixExpBackward0", {A},
-                                 [](FunctionNode& n, const variable_list& g) {
-                                   return variable_list{
-                                       matrix_exp_differential(n.saved(0), g[0], true)};
-                                 });
+  auto node = autograd::new_node(
+      "LinalgMatrixExpBackward0", {A}, [](FunctionNode& n, const variable_list& g) {
+        return variable_list{matrix_exp_differential(n.saved(0), g[0], true)};
+      });
   node->save(A);
   return autograd::record(node, {A}, Tensor(), "linalg.matrix_exp",
                           [&] { return ember::linalg_matrix_exp(A); });

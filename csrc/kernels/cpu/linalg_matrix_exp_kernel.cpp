@@ -29,9 +29,9 @@ constexpr std::array<float, 6> kThetas<float> = {1.192092800768788e-07f, 5.97885
                                                  5.116619363445086e-02f, 5.800524627688768e-01f,
                                                  1.461661507209034e+00f, 3.010066362817634e+00f};
 template <>
-constexpr std::array<double, 6> kThetas<double> = {
-    2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
-    4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00};
+constexpr std::array<double, 6> kThetas<double> = {2.220446049250313e-16, 2.580956802971767e-08,
+                                                   3.397168839976962e-04, 4.991228871115323e-02,
+                                                   2.996158913811580e-01, 1.090863719290036e+00};
 
 // M += c * I.
 template <typename T>
@@ -111,8 +111,7 @@ Mat<T> taylor12(const Mat<T>& A) {
        0.01108844528519167989},
       {0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968,
        0.00610700528898058230},
-      {-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079,
-       -0.00675951846863086359},
+      {-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359},
   }};
   const Mat<T> A2 = A * A;
   const Mat<T> A3 = A * A2;
@@ -137,8 +136,8 @@ Mat<T> taylor12(const Mat<T>& A) {
 template <typename T, typename R>
 Mat<T> taylor18(const Mat<T>& A) {
   static constexpr std::array<std::array<double, 5>, 5> b = {{
-      {0., -1.00365581030144618291e-01, -8.02924648241156932449e-03,
-       -8.92138498045729985177e-04, 0.},
+      {0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04,
+       0.},
       {0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
        -6.37898194594723280150e-04},
       {-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
@@ -210,15 +209,16 @@ void matrix_exp_one(const T* a, T* out, int64_t n) {
 
 void matrix_exp_kernel(const Tensor& out, const Tensor& a) {
   const int64_t batch = a.size(0), n = a.size(1);
-  dispatch_dtype<kFloat32 | kFloat64 | kComplexTypes>(a.dtype(), "linalg.matrix_exp", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* in = a.data<T>();
-    T* res = out.data<T>();
-    // About 6 products of n^3 multiply-adds per matrix (more when the norm is large).
-    linalg::for_each_matrix(batch, 6 * n * n * n, [&](int64_t b) {
-      matrix_exp_one<T>(in + b * n * n, res + b * n * n, n);
-    });
-  });
+  dispatch_dtype<kFloat32 | kFloat64 | kComplexTypes>(
+      a.dtype(), "linalg.matrix_exp", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* in = a.data<T>();
+        T* res = out.data<T>();
+        // About 6 products of n^3 multiply-adds per matrix (more when the norm is large).
+        linalg::for_each_matrix(batch, 6 * n * n * n, [&](int64_t b) {
+          matrix_exp_one<T>(in + b * n * n, res + b * n * n, n);
+        });
+      });
 }
 
 }  // namespace
