@@ -1,7 +1,8 @@
 // ember._C._linalg (PyTorch's torch._C._linalg): linalg_vector_norm, linalg_cross,
 // linalg_vecdot, linalg_vander, linalg_diagonal, linalg_multi_dot, linalg_matrix_power,
-// linalg_matrix_exp, re-exported by python/ember/linalg/_misc.py under their torch.linalg names;
-// and the top-level matrix_power / matrix_exp with their Tensor methods.
+// linalg_matrix_exp, linalg_tensorinv, linalg_tensorsolve, re-exported by
+// python/ember/linalg/_misc.py under their torch.linalg names; and the top-level matrix_power /
+// matrix_exp with their Tensor methods.
 #include "ops/linalg_misc.h"
 #include "bindings/list_args.h"
 #include "bindings/reduction_helpers.h"
@@ -119,6 +120,26 @@ void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
         return nogil(matrix_work(A), [&] { return linalg_matrix_power(A, n); });
       },
       py::arg("n"));
+
+  la.def(
+      "linalg_tensorinv",
+      [](const Tensor& A, int64_t ind, py::handle out) {
+        const Tensor o = opt_tensor(out, "linalg.tensorinv");
+        return nogil(matrix_work(A), [&] { return linalg_tensorinv(A, ind, o); });
+      },
+      py::arg("A"), py::arg("ind") = 2, py::kw_only(), py::arg("out") = py::none(),
+      "linalg.tensorinv(A, ind=2, *, out=None) -> Tensor");
+  la.def(
+      "linalg_tensorsolve",
+      [](const Tensor& A, const Tensor& B, py::handle dims, py::handle out) {
+        const char* op = "linalg.tensorsolve";
+        std::optional<DimVector> d;
+        if (const DimList parsed = parse_dims(dims, op)) d = DimVector(IntArrayRef(*parsed));
+        const Tensor o = opt_tensor(out, op);
+        return nogil(A.numel() * 8, [&] { return linalg_tensorsolve(A, B, d, o); });
+      },
+      py::arg("A"), py::arg("B"), py::arg("dims") = py::none(), py::kw_only(),
+      py::arg("out") = py::none(), "linalg.tensorsolve(A, B, dims=None, *, out=None) -> Tensor");
 
   auto matrix_exp = [](const Tensor& A) {
     return nogil(matrix_work(A), [&] { return linalg_matrix_exp(A); });

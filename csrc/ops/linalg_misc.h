@@ -1,15 +1,16 @@
 // ember.linalg's products, norms and matrix functions that are not decompositions:
-// vector_norm, cross, vecdot, vander, multi_dot, matrix_power, matrix_exp (PyTorch's
-// at::linalg_* functions, with its argument checks and messages).
+// vector_norm, cross, vecdot, vander, multi_dot, matrix_power, matrix_exp, tensorinv,
+// tensorsolve (PyTorch's at::linalg_* functions, with its argument checks and messages).
 //
 // All but matrix_exp are composites of public ops (norm, cross, mul/sum, cumprod/cat, mm,
-// matmul), so autograd records their pieces; matrix_exp has its own kernel and derivative
-// (autograd/derivatives/linalg_misc.cpp).
+// matmul, inv, solve), so autograd records their pieces; matrix_exp has its own kernel and
+// derivative (autograd/derivatives/linalg_misc.cpp).
 #pragma once
 #include <optional>
 #include <vector>
 
 #include "core/scalar.h"
+#include "core/small_vector.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
 #include "ops/reduce.h"
@@ -38,8 +39,18 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
 Tensor linalg_multi_dot(const std::vector<Tensor>& tensors, const Tensor& out = {});
 
 // linalg.matrix_power(A, n, *, out=None): repeated squaring for n > 0, the identity for
-// n == 0, and powers of linalg.inv(A) for n < 0 (needs matrix_power_inverse_hook).
+// n == 0, and powers of linalg.inv(A) for n < 0.
 Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out = {});
+
+// linalg.tensorinv(A, ind=2, *, out=None): the inverse of A seen as a square matrix of
+// prod(A.shape[:ind]) rows, shaped A.shape[ind:] + A.shape[:ind].
+Tensor linalg_tensorinv(const Tensor& A, int64_t ind = 2, const Tensor& out = {});
+
+// linalg.tensorsolve(A, B, dims=None, *, out=None): X with tensordot(A, X, X.dim()) == B, X of
+// shape A.shape[B.dim():] (after moving `dims` of A to the end).
+Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B,
+                          const std::optional<DimVector>& dims = std::nullopt,
+                          const Tensor& out = {});
 
 // linalg.matrix_exp(A): scaling and squaring with the optimized Taylor polynomials of degree
 // 1, 2, 4, 8, 12 and 18 of Bader, Blanes and Casas (2019), as PyTorch.

@@ -1,15 +1,19 @@
-// linalg.multi_dot and linalg.matrix_power: chains of matrix products through the public mm /
-// matmul ops (which record autograd), ordered to do the fewest flops.
+// linalg.multi_dot, linalg.matrix_power, linalg.tensorinv and linalg.tensorsolve: chains of
+// matrix products through the public mm / matmul ops ordered to do the fewest flops, and the
+// tensor forms of inv / solve as one reshaped call. Everything records autograd through the
+// public ops it calls.
 #include <cstdlib>
 #include <limits>
 
 #include "autograd/record.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/shape.h"
 #include "dispatch/copy.h"
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_misc.h"
+#include "ops/linalg_solve.h"
 #include "ops/matmul.h"
 #include "ops/range_factories.h"
 #include "ops/shape_util.h"
@@ -141,9 +145,10 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out) {
     return copy_to_out(r, out, op);
   }
   if (n == 1) return copy_to_out(clone(A), out, op);
-  EMBER_CHECK_T(NotImplementedError, n > 0, "[", op,
-                "] negative powers need linalg.inv, which is not in this build");
-  const Tensor& a = A;
+  if (n == -1) return linalg_inv(A, out);
+  // A^-n = (A^-1)^n: one inversion, then the same products as for n.
+  const Tensor a = n < 0 ? linalg_inv(A) : A;
+  n = std::abs(n);
   Tensor result;
   if (n == 2) {
     result = matmul(a, a);
@@ -158,6 +163,53 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out) {
     }
   }
   return copy_to_out(result, out, op);
+}
+
+Tensor linalg_tensorinv(const Tensor& A, int64_t ind, const Tensor& out) {
+  const char* op = "linalg.tensorinv";
+  EMBER_CHECK(ind > 0, "[", op, "] Expected a strictly positive integer for 'ind', but got ", ind);
+  EMBER_CHECK(ind <= A.dim(), "[", op, "] ind (", ind,
+              ") must not exceed the number of dimensions of the input (", A.dim(), ")");
+  const IntArrayRef sizes = A.sizes();
+  const IntArrayRef rows_shape(sizes.begin(), static_cast<size_t>(ind));
+  const IntArrayRef cols_shape(sizes.begin() + ind, sizes.size() - static_cast<size_t>(ind));
+  const int64_t rows = checked_numel(rows_shape, op), cols = checked_numel(cols_shape, op);
+  EMBER_CHECK(rows == cols, "[", op,
+              "] Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+              "prod(self.shape[:ind]), but got ",
+              cols, " != ", rows);
+  if (out.defined() && autograd::should_record(A)) autograd::check_out_arg(out, {A}, op);
+  // The inverse of the (rows x rows) matrix maps the trailing dims back to the leading ones.
+  DimVector result_shape(cols_shape);
+  for (int64_t s : rows_shape) result_shape.push_back(s);
+  const Tensor inverse = linalg_inv(reshape(A, {rows, cols}));
+  return copy_to_out(reshape(inverse, result_shape), out, op);
+}
+
+Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<DimVector>& dims,
+                          const Tensor& out) {
+  const char* op = "linalg.tensorsolve";
+  Tensor a = A;
+  if (dims) {
+    // The named dims of A go last, in the given order (PyTorch's movedim).
+    const int64_t k = static_cast<int64_t>(dims->size());
+    EMBER_CHECK(k <= A.dim(), "[", op, "] dims names ", k, " dimensions but A has ", A.dim());
+    DimVector destination;
+    for (int64_t i = A.dim() - k; i < A.dim(); ++i) destination.push_back(i);
+    a = movedim(A, *dims, destination);
+  }
+  EMBER_CHECK(B.dim() <= a.dim(), "[", op, "] B (", B.dim(),
+              " dims) must not have more dimensions than A (", a.dim(), ")");
+  const IntArrayRef sizes = a.sizes();
+  const IntArrayRef result_shape(sizes.begin() + B.dim(), sizes.size() - B.dim());
+  const int64_t n = checked_numel(result_shape, op);
+  EMBER_CHECK(n == B.numel(), "[", op,
+              "] Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+              "prod(self.shape[:other.ndim]), but got ",
+              n, " != ", B.numel());
+  if (out.defined() && autograd::should_record(A, B)) autograd::check_out_arg(out, {A, B}, op);
+  const Tensor x = linalg_solve(reshape(a, {n, n}), reshape(B, {n}), /*left=*/true);
+  return copy_to_out(reshape(x, result_shape), out, op);
 }
 
 }  // namespace ember

@@ -1,5 +1,5 @@
 """ember.linalg's products, norms and matrix functions: vector_norm, cross, vecdot, vander,
-diagonal, multi_dot, matrix_power, matrix_exp, tensorinv, tensorsolve.
+diagonal, multi_dot, matrix_power (negative powers too), matrix_exp, tensorinv, tensorsolve.
 
 NumPy (and SciPy's expm when installed) are the references; edge cases (0-d, empty, 0x0,
 non-contiguous, broadcast, negative dims, NaN/inf, complex), errors with PyTorch's classes and
@@ -28,6 +28,13 @@ def rand(shape, dtype=ember.float64, seed=0, scale=1.0):
     if dtype.is_complex:
         a = a + 1j * rng.standard_normal(shape) * scale
     return a.astype(NP[dtype])
+
+
+def well_conditioned(shape, dtype=ember.float64, seed=0, boost=4.0):
+    """rand() plus boost times an identity over the trailing dims seen as a square matrix."""
+    a = rand(shape, dtype, seed)
+    n = int(round(math.sqrt(a.size)))
+    return (a + boost * np.eye(n).reshape(shape)).astype(NP[dtype])
 
 
 def T(a, requires_grad=False):
@@ -461,9 +468,9 @@ def test_multi_dot_gradcheck(dtype):
 # ---- matrix_power --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", REAL_AND_COMPLEX, ids=str)
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 8, 13])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 8, 13, -1, -2, -3, -6])
 def test_matrix_power_matches_numpy(n, dtype):
-    a = rand((2, 3, 4, 4), dtype, scale=0.5)
+    a = (rand((2, 3, 4, 4), dtype, scale=0.5) + 2 * np.eye(4)).astype(NP[dtype])
     close(L.matrix_power(T(a), n), np.linalg.matrix_power(a, n), dtype,
           atol=1e-4 if dtype in (ember.float32, ember.complex64) else 1e-10)
 
@@ -486,6 +493,21 @@ def test_matrix_power_forms_edges_and_integers():
     close(out, np.linalg.matrix_power(a, 4))
 
 
+def test_matrix_power_negative_edges():
+    a = rand((3, 3)) + 3 * np.eye(3)
+    close(L.matrix_power(T(a), -1) @ T(a), np.eye(3))
+    out = ember.empty(0, dtype=ember.float64)
+    assert L.matrix_power(T(a), -3, out=out) is out
+    close(out, np.linalg.matrix_power(a, -3))
+    assert L.matrix_power(ember.zeros(0, 3, 3), -2).shape == (0, 3, 3)
+    with pytest.raises(L.LinAlgError, match=r"\(Batch element 1\): The diagonal element 1 is "
+                       "zero, the inversion could not be completed because the input matrix is "
+                       "singular"):
+        L.matrix_power(T(np.stack([a, np.zeros((3, 3))])), -2)
+    with pytest.raises(NotImplementedError, match="Expected a floating point or complex tensor"):
+        L.matrix_power(ember.arange(9).view(3, 3), -1)
+
+
 def test_matrix_power_errors():
     with pytest.raises(RuntimeError, match="A must be batches of square matrices, but they are "
                        "3 by 4 matrices"):
@@ -502,12 +524,87 @@ def test_matrix_power_errors():
 
 
 @pytest.mark.parametrize("dtype", [ember.float64, ember.complex128], ids=str)
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6, -1, -3])
 def test_matrix_power_gradcheck(n, dtype):
-    a = T(rand((2, 3, 3), dtype, scale=0.5), True)
+    a = T((rand((2, 3, 3), dtype, scale=0.5) + 2 * np.eye(3)).astype(NP[dtype]), True)
     assert gradcheck(lambda t: L.matrix_power(t, n), (a,))
-    if n in (2, 3):
+    if n in (2, 3, -1):
         assert gradgradcheck(lambda t: L.matrix_power(t, n), (a,))
+
+
+# ---- tensorinv and tensorsolve -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", REAL_AND_COMPLEX, ids=str)
+def test_tensorinv_matches_numpy(dtype):
+    a = well_conditioned((4, 6, 8, 3), dtype, boost=5)
+    got = L.tensorinv(T(a), ind=2)
+    close(got, np.linalg.tensorinv(a, ind=2), dtype, atol=1e-4)
+    # the defining identity: tensordot(inv, a, ind) is the identity on a's trailing dims
+    close(np.tensordot(got.numpy(), a, 2), np.eye(24).reshape(8, 3, 8, 3), dtype, atol=1e-4)
+    b = well_conditioned((6, 2, 3), dtype)
+    close(L.tensorinv(T(b), 1), np.linalg.tensorinv(b, 1), dtype, atol=1e-4)
+    close(L.tensorinv(T(a).permute(1, 0, 2, 3), ind=2),
+          np.linalg.tensorinv(a.transpose(1, 0, 2, 3), ind=2), dtype, atol=1e-4)
+
+
+def test_tensorinv_edges_and_errors():
+    assert L.tensorinv(ember.zeros(0, 0), ind=1).shape == (0, 0)
+    out = ember.empty(0, dtype=ember.float64)
+    a = T(well_conditioned((2, 2, 4)))
+    assert L.tensorinv(a, out=out) is out and out.shape == (4, 2, 2)
+    with pytest.raises(RuntimeError, match="Expected a strictly positive integer for 'ind', but "
+                       "got 0"):
+        L.tensorinv(ember.randn(4, 4), ind=0)
+    with pytest.raises(RuntimeError, match=r"prod\(self.shape\[ind:\]\) == "
+                       r"prod\(self.shape\[:ind\]\), but got 144 != 4"):
+        L.tensorinv(ember.randn(4, 6, 8, 3), ind=1)
+    with pytest.raises(RuntimeError, match="must not exceed the number of dimensions"):
+        L.tensorinv(ember.randn(4, 4), ind=3)
+    with pytest.raises(L.LinAlgError, match="the input matrix is singular"):
+        L.tensorinv(ember.zeros(2, 2, 2, 2))
+    with pytest.raises(NotImplementedError, match="Expected a floating point or complex tensor"):
+        L.tensorinv(ember.arange(16).view(4, 4), ind=1)
+
+
+@pytest.mark.parametrize("dtype", REAL_AND_COMPLEX, ids=str)
+def test_tensorsolve_matches_numpy(dtype):
+    a = well_conditioned((2, 3, 6), dtype)
+    b = rand((2, 3), dtype, seed=1)
+    x = L.tensorsolve(T(a), T(b))
+    close(x, np.linalg.tensorsolve(a, b), dtype, atol=1e-4)
+    close(np.tensordot(a, x.numpy(), 1), b, dtype, atol=1e-4)
+    a2 = well_conditioned((6, 2, 3), dtype, seed=3)
+    close(L.tensorsolve(T(a2), T(b), dims=(0,)),
+          np.linalg.tensorsolve(a2, b, axes=(0,)), dtype, atol=1e-4)
+    # B needs A's leading element count only, not its shape (PyTorch flattens it)
+    close(L.tensorsolve(T(a), T(b.reshape(3, 2))), np.linalg.tensorsolve(a, b), dtype, atol=1e-4)
+
+
+def test_tensorsolve_edges_and_errors():
+    assert L.tensorsolve(ember.zeros(0, 0), ember.zeros(0)).shape == (0,)
+    out = ember.empty(3)
+    r = L.tensorsolve(ember.eye(6) * 2, ember.ones(6), out=out)
+    assert r is out and out.tolist() == [0.5] * 6
+    with pytest.raises(RuntimeError, match="but got 18 != 6"):
+        L.tensorsolve(ember.randn(2, 3, 6), ember.randn(6))
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype"):
+        L.tensorsolve(ember.randn(6, 6), ember.randn(6).double())
+    with pytest.raises(L.LinAlgError, match="singular"):
+        L.tensorsolve(ember.zeros(2, 3, 6), ember.randn(2, 3))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        L.tensorsolve(ember.randn(6, 6), ember.randn(6), dims=(5,))
+    with pytest.raises(RuntimeError, match="must not have more dimensions"):
+        L.tensorsolve(ember.randn(2, 3), ember.randn(2, 3, 4))
+
+
+@pytest.mark.parametrize("dtype", [ember.float64, ember.complex128], ids=str)
+def test_tensorinv_tensorsolve_gradcheck(dtype):
+    a = T(well_conditioned((2, 3, 6), dtype), True)
+    b = T(rand((2, 3), dtype, seed=1), True)
+    assert gradcheck(L.tensorsolve, (a, b))
+    assert gradgradcheck(L.tensorsolve, (a, b))
+    c = T(well_conditioned((2, 3, 6), dtype, seed=2), True)
+    assert gradcheck(lambda t: L.tensorinv(t, ind=2), (c,))
 
 
 # ---- matrix_exp ----------------------------------------------------------------------------
@@ -639,7 +736,13 @@ PARITY = [
     ("multi_dot", lambda m, *a: m.linalg.multi_dot(list(a)), [(5,), (5, 8), (8, 2), (2, 9)]),
     ("matrix_power", lambda m, x: m.linalg.matrix_power(x, 5), [(2, 4, 4)]),
     ("matrix_power0", lambda m, x: m.linalg.matrix_power(x, 0), [(2, 4, 4)]),
+    ("matrix_power_neg", lambda m, x: m.linalg.matrix_power(x + 3 * m.eye(4, dtype=x.dtype),
+                                                            -3), [(2, 4, 4)]),
     ("matrix_exp", lambda m, x: m.linalg.matrix_exp(x), [(3, 5, 5)]),
+    ("tensorinv", lambda m, x: m.linalg.tensorinv(x + 4 * m.eye(6, dtype=x.dtype).view(2, 3, 6),
+                                                  ind=2), [(2, 3, 6)]),
+    ("tensorsolve", lambda m, x, y: m.linalg.tensorsolve(
+        x + 4 * m.eye(6, dtype=x.dtype).view(6, 2, 3), y, dims=(0,)), [(6, 2, 3), (2, 3)]),
 ]
 
 

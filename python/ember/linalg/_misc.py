@@ -12,6 +12,8 @@ __all__ = [
     "matrix_exp",
     "matrix_power",
     "multi_dot",
+    "tensorinv",
+    "tensorsolve",
     "vander",
     "vecdot",
     "vector_norm",
@@ -25,4 +27,6 @@ diagonal = _linalg.linalg_diagonal
 multi_dot = _linalg.linalg_multi_dot
 matrix_power = _linalg.linalg_matrix_power
 matrix_exp = _linalg.linalg_matrix_exp
+tensorinv = _linalg.linalg_tensorinv
+tensorsolve = _linalg.linalg_tensorsolve
 
