@@ -233,6 +233,11 @@ def test_cross_errors():
         L.cross(ember.tensor(1.0), ember.tensor(1.0))
     with pytest.raises(IndexError, match="Dimension out of range"):
         L.cross(ember.randn(2, 3), ember.randn(2, 3), dim=2)
+    # ember.cross too: a 0-d pair has no dim (it used to read a size past the end)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        ember.cross(ember.tensor(1.0), ember.tensor(1.0), 0)
+    with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
+        ember.cross(ember.tensor(1.0), ember.tensor(1.0))
     with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
         L.cross(ember.ones(3, dtype=ember.bool), ember.ones(3, dtype=ember.bool))
 
