@@ -36,11 +36,11 @@ void check_lu_input(const Tensor& A, const char* op) {
 TensorTriple lu_factor_compute(const Tensor& A, bool pivot, const char* op) {
   const int64_t k = std::min(rows(A), cols(A));
   const DimVector batch = batch_shape(A);
-  Tensor LU = column_major_copy(A, op);
+  Tensor LU = work_copy(A, op);
   Tensor pivots = empty_int32(with_dims(batch, {k}), op);
   Tensor infos = empty_int32(batch, op);
   lu_factor_stub(A.device(), LU, pivots, infos, pivot);
-  return {LU, pivots, infos};
+  return {unpadded(LU, op), pivots, infos};
 }
 
 }  // namespace
