@@ -321,6 +321,40 @@ void def_lu(py::module_& m, py::module_& lm, Class& cls) {
       "L, U)");
 }
 
+void def_ldl(py::module_& lm) {
+  lm.def(
+      "ldl_factor",
+      [](const Tensor& A, bool hermitian, py::handle out) {
+        auto o = outs<2>(out, "linalg.ldl_factor");
+        auto r = run(A, [&] { return linalg_ldl_factor(A, hermitian, o[0], o[1]); });
+        return named("linalg_ldl_factor", !out.is_none(), r);
+      },
+      py::arg("input"), py::kw_only(), py::arg("hermitian") = false, py::arg("out") = py::none(),
+      "linalg.ldl_factor(A, *, hermitian=False, out=None) -> (LD, pivots)");
+  lm.def(
+      "ldl_factor_ex",
+      [](const Tensor& A, bool hermitian, bool check_errors, py::handle out) {
+        auto o = outs<3>(out, "linalg.ldl_factor_ex");
+        auto r = run(
+            A, [&] { return linalg_ldl_factor_ex(A, hermitian, check_errors, o[0], o[1], o[2]); });
+        return named("linalg_ldl_factor_ex", !out.is_none(), r);
+      },
+      py::arg("input"), py::kw_only(), py::arg("hermitian") = false,
+      py::arg("check_errors") = false, py::arg("out") = py::none(),
+      "linalg.ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None) -> (LD, "
+      "pivots, info)");
+  lm.def(
+      "ldl_solve",
+      [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
+         py::handle out) {
+        Tensor o = opt_out(out, "linalg.ldl_solve");
+        return run(LD, [&] { return linalg_ldl_solve(LD, pivots, B, hermitian, o); });
+      },
+      py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false,
+      py::arg("out") = py::none(),
+      "linalg.ldl_solve(LD, pivots, B, *, hermitian=False, out=None) -> Tensor");
+}
+
 }  // namespace
 
 void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
@@ -330,6 +364,7 @@ void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cl
   def_solve(lm);
   def_triangular(m, lm, cls);
   def_lu(m, lm, cls);
+  def_ldl(lm);
 }
 
 }  // namespace ember

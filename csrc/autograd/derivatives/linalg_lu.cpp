@@ -232,5 +232,50 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
   return r;
 }
 
+// ---- LDL -----------------------------------------------------------------------------------
+
+TensorTriple linalg_ldl_factor_ex(const Tensor& A, bool hermitian, const Tensor& LD_out,
+                                  const Tensor& pivots_out, const Tensor& info_out) {
+  refuse_outs({LD_out, pivots_out, info_out}, {A}, "linalg_ldl_factor_ex");
+  // PyTorch has no derivative for the Bunch-Kaufman factorization: its node raises when reached.
+  auto node = autograd::new_node(
+      "NotImplemented", {A}, [](FunctionNode&, const variable_list&) -> variable_list {
+        throw Error("derivative for aten::linalg_ldl_factor_ex is not implemented");
+      });
+  TensorTriple r =
+      without_recording([&] { return ember::linalg_ldl_factor_ex(A, hermitian, false); });
+  autograd::set_history_all(node, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
+  return r;
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
+                        const Tensor& out) {
+  refuse_outs({out}, {LD, B}, "linalg_ldl_solve");
+  // X = A^{-1} B with A symmetric (A^H = conj(A)) or Hermitian: gB = A^{-H} gX. PyTorch defines
+  // no derivative here at all; the one with respect to LD stays undefined, as there.
+  auto node = autograd::new_node(
+      "LinalgLdlSolveBackward0", {LD, B},
+      [hermitian](FunctionNode& n, const variable_list& g) {
+        variable_list r(2);
+        if (!g[0].defined()) return r;
+        if (n.should_compute_output(0)) {
+          throw Error("derivative for aten::linalg_ldl_solve with respect to LD is not "
+                      "implemented");
+        }
+        const Tensor LD = n.saved(0), pivots = n.saved(1);
+        if (hermitian || !LD.is_complex()) {
+          r[1] = ember::linalg_ldl_solve(LD, pivots, g[0], hermitian);
+        } else {
+          r[1] = conj(ember::linalg_ldl_solve(LD, pivots, conj(g[0]), false));
+        }
+        return r;
+      });
+  Tensor X = without_recording([&] { return ember::linalg_ldl_solve(LD, pivots, B, hermitian); });
+  autograd::set_history_all(node, {X});
+  node->save(LD);
+  node->save(pivots);
+  return X;
+}
+
 }  // namespace derivatives
 }  // namespace ember
