@@ -29,8 +29,8 @@ auto run(const Tensor& A, F&& f) {
 Tensor opt_out(py::handle h, const char* op) {
   if (h.is_none()) return Tensor();
   if (!is_tensor(h)) {
-    throw py::type_error(str_cat("[", op, "] argument 'out' must be Tensor, not ",
-                                 Py_TYPE(h.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[", op, "] argument 'out' must be Tensor, not ", Py_TYPE(h.ptr())->tp_name));
   }
   return h.cast<Tensor>();
 }
@@ -47,8 +47,7 @@ std::array<Tensor, N> outs(py::handle h, const char* op) {
   auto seq = py::reinterpret_borrow<py::sequence>(h);
   for (size_t i = 0; i < N; ++i) {
     if (!is_tensor(seq[i])) {
-      throw py::type_error(str_cat("[", op, "] argument 'out' must be a tuple of ", N,
-                                   " Tensors"));
+      throw py::type_error(str_cat("[", op, "] argument 'out' must be a tuple of ", N, " Tensors"));
     }
     r[i] = seq[i].cast<Tensor>();
   }
@@ -154,14 +153,14 @@ void def_inverse_and_det(py::module_& m, py::module_& lm, Class& cls) {
       "slogdet(input, *, out=None) -> (sign, logabsdet)");
   cls.def(
       "slogdet",
-      [](const Tensor& A) { return named("slogdet", false, run(A, [&] {
-                                           return linalg_slogdet(A);
-                                         })); },
+      [](const Tensor& A) {
+        return named("slogdet", false, run(A, [&] { return linalg_slogdet(A); }));
+      },
       "Tensor.slogdet() -> (sign, logabsdet)");
 
   m.def(
-      "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); },
-      py::arg("input"), "logdet(input) -> Tensor");
+      "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); }, py::arg("input"),
+      "logdet(input) -> Tensor");
   cls.def(
       "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); },
       "Tensor.logdet() -> Tensor");
@@ -204,9 +203,8 @@ void def_triangular(py::module_& m, py::module_& lm, Class& cls) {
       [](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular,
          py::handle out) {
         auto o = outs<2>(out, "triangular_solve");
-        auto r = run(A, [&] {
-          return triangular_solve(b, A, upper, transpose, unitriangular, o[0], o[1]);
-        });
+        auto r = run(
+            A, [&] { return triangular_solve(b, A, upper, transpose, unitriangular, o[0], o[1]); });
         return named("triangular_solve", !out.is_none(), r);
       },
       py::arg("input"), py::arg("A"), py::arg("upper") = true, py::arg("transpose") = false,
@@ -245,7 +243,9 @@ void def_triangular(py::module_& m, py::module_& lm, Class& cls) {
       "cholesky_inverse(L, upper=False, *, out=None) -> Tensor");
   cls.def(
       "cholesky_inverse",
-      [](const Tensor& L, bool upper) { return run(L, [&] { return cholesky_inverse(L, upper); }); },
+      [](const Tensor& L, bool upper) {
+        return run(L, [&] { return cholesky_inverse(L, upper); });
+      },
       py::arg("upper") = false);
 }
 
@@ -345,8 +345,7 @@ void def_ldl(py::module_& lm) {
       "pivots, info)");
   lm.def(
       "ldl_solve",
-      [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
-         py::handle out) {
+      [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian, py::handle out) {
         Tensor o = opt_out(out, "linalg.ldl_solve");
         return run(LD, [&] { return linalg_ldl_solve(LD, pivots, B, hermitian, o); });
       },

@@ -233,9 +233,8 @@ TensorPair linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inver
   check_square_float_matrix(A, op);
   check_out(inverse_out, A.dtype(), op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorPair r = autograd::should_record(A)
-                     ? derivatives::linalg_inv_ex(A, inverse_out, info_out)
-                     : inv_compute(A, inverse_out, info_out, op);
+  TensorPair r = autograd::should_record(A) ? derivatives::linalg_inv_ex(A, inverse_out, info_out)
+                                            : inv_compute(A, inverse_out, info_out, op);
   if (check_errors) raise_for_infos(r.second, A, op, describe_singular_inverse);
   return r;
 }

@@ -15,10 +15,10 @@ using namespace linalg;
 namespace {
 
 std::string describe_singular_d(int32_t info) {
-  return str_cat("The factorization has been completed, but the block diagonal matrix D is "
-                 "exactly singular (D[",
-                 info, ",", info,
-                 "] is zero), so it cannot be used to solve a system of equations.");
+  return str_cat(
+      "The factorization has been completed, but the block diagonal matrix D is "
+      "exactly singular (D[",
+      info, ",", info, "] is zero), so it cannot be used to solve a system of equations.");
 }
 
 TensorTriple ldl_compute(const Tensor& A, bool hermitian, const char* op) {
@@ -103,9 +103,10 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
               "] Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
               "shape ",
               torch_shape_str(pivots.sizes()), " instead");
-  EMBER_CHECK(rows(B) == n, "[", op, "] Incompatible matrix sizes for torch.linalg.ldl_solve: "
-              "each A matrix is ", n, " by ", n, " but each b matrix is ", rows(B), " by ",
-              cols(B));
+  EMBER_CHECK(rows(B) == n, "[", op,
+              "] Incompatible matrix sizes for torch.linalg.ldl_solve: "
+              "each A matrix is ",
+              n, " by ", n, " but each b matrix is ", rows(B), " by ", cols(B));
   check_out(out, B.dtype(), op);
   const Tensor piv32 = contiguous(to_dtype(pivots, ScalarType::Int32));
   check_ldl_pivots(piv32, n, op);

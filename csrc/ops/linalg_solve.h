@@ -64,8 +64,8 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out = {},
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint, const Tensor& out = {});
 // (P, L, U) from lu_factor's output; undefined tensors for the parts not unpacked.
-TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
-                       bool unpack_pivots, const Tensor& P_out = {}, const Tensor& L_out = {},
+TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                       const Tensor& P_out = {}, const Tensor& L_out = {},
                        const Tensor& U_out = {});
 
 // --- LDL (linalg_ldl.cpp) ---

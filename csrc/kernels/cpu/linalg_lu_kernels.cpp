@@ -179,8 +179,8 @@ void lu_factor_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& info
     T* a = LU.data<T>();
     for_each_matrix(batch, m * n * k, [&](int64_t b) {
       T* ab = a + matrix_offset(LU, b);
-      info[b] = pivot ? lu_pivoted(ab, m, n, lda, piv + b * k)
-                      : lu_unpivoted(ab, m, n, lda, piv + b * k);
+      info[b] =
+          pivot ? lu_pivoted(ab, m, n, lda, piv + b * k) : lu_unpivoted(ab, m, n, lda, piv + b * k);
     });
   });
 }
@@ -228,8 +228,8 @@ void lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, Ma
         piv_offset += (rest % pivots.size(d)) * pivots.stride(d);
         rest /= pivots.size(d);
       }
-      lu_solve_one<T>(a + matrix_offset(LU, i), lda, piv + piv_offset, n,
-                      b + matrix_offset(B, i), ldb, nrhs, op);
+      lu_solve_one<T>(a + matrix_offset(LU, i), lda, piv + piv_offset, n, b + matrix_offset(B, i),
+                      ldb, nrhs, op);
     });
   });
 }

@@ -61,9 +61,9 @@ void triangular_solve_inplace(const T* a, int64_t lda, int64_t n, T* b, int64_t 
   }
 }
 
-#define EMBER_LINALG_TRIANGULAR_INSTANTIATE(T)                                          \
-  template void triangular_solve_inplace<T>(const T*, int64_t, int64_t, T*, int64_t, \
-                                            int64_t, bool, bool, MatrixOp);
+#define EMBER_LINALG_TRIANGULAR_INSTANTIATE(T)                                                \
+  template void triangular_solve_inplace<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t, \
+                                            bool, bool, MatrixOp);
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(float)
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(double)
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(std::complex<float>)
