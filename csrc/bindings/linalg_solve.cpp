@@ -305,6 +305,29 @@ void def_lu(py::module_& m, py::module_& lm, Class& cls) {
         return run(LU, [&] { return linalg_lu_solve(LU, pivots, b, true, false); });
       },
       py::arg("LU_data"), py::arg("LU_pivots"));
+  // The deprecated torch.lu(A, pivot=True, get_infos=False) / Tensor.lu: lu_factor_ex as a plain
+  // tuple (LU, pivots) or (LU, pivots, infos), raising on a zero pivot unless get_infos.
+  auto lu = [](const Tensor& A, bool pivot, bool get_infos, py::handle out) -> py::tuple {
+    std::array<Tensor, 3> o;
+    if (get_infos) {
+      o = outs<3>(out, "lu");
+    } else {
+      auto o2 = outs<2>(out, "lu");  // (LU, pivots)
+      o = {o2[0], o2[1], Tensor()};
+    }
+    auto r = run(A, [&] { return linalg_lu_factor_ex(A, pivot, !get_infos, o[0], o[1], o[2]); });
+    if (get_infos) return py::make_tuple(std::get<0>(r), std::get<1>(r), std::get<2>(r));
+    return py::make_tuple(std::get<0>(r), std::get<1>(r));
+  };
+  m.def("lu", lu, py::arg("A"), py::arg("pivot") = true, py::arg("get_infos") = false,
+        py::kw_only(), py::arg("out") = py::none(),
+        "lu(A, pivot=True, get_infos=False, out=None) -> (LU, pivots[, infos])");
+  cls.def(
+      "lu",
+      [lu](const Tensor& A, bool pivot, bool get_infos) {
+        return lu(A, pivot, get_infos, py::none());
+      },
+      py::arg("pivot") = true, py::arg("get_infos") = false);
   m.def(
       "lu_unpack",
       [](const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,

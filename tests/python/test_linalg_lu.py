@@ -110,9 +110,10 @@ def test_lu_without_pivoting(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("left", [True, False])
 @pytest.mark.parametrize("adjoint", [False, True])
-def test_lu_solve(dtype, left, adjoint):
+@pytest.mark.parametrize("nrhs", [1, 2])  # one right-hand side takes the trsv path
+def test_lu_solve(dtype, left, adjoint, nrhs):
     a = well_conditioned((2, 4, 4), dtype)
-    b = rand((3, 1, 4, 2) if left else (3, 1, 2, 4), dtype, 1)
+    b = rand((3, 1, 4, nrhs) if left else (3, 1, nrhs, 4), dtype, 1)
     LU, piv = ember.linalg.lu_factor(ember.tensor(a))
     X = ember.linalg.lu_solve(LU, piv, ember.tensor(b), left=left, adjoint=adjoint)
     op = np.conj(np.swapaxes(a, -1, -2)) if adjoint else a
@@ -120,7 +121,26 @@ def test_lu_solve(dtype, left, adjoint):
                 else np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)),
                                  -1, -2))
     assert X.shape == (3, 2) + b.shape[-2:]
+    if nrhs == 1:  # large enough for the blocked kernels too
+        big = well_conditioned((70, 70), dtype, 2)
+        c = rand((70, 1) if left else (1, 70), dtype, 3)
+        LU2, piv2 = ember.linalg.lu_factor(ember.tensor(big))
+        op2 = np.conj(big.T) if adjoint else big
+        X2 = ember.linalg.lu_solve(LU2, piv2, ember.tensor(c), left=left, adjoint=adjoint)
+        close(ember.tensor(op2 @ X2.numpy() if left else X2.numpy() @ op2), c, dtype, 100)
     close(X, expected, dtype, 10)
+
+
+def test_deprecated_lu():
+    a = rand((2, 3, 3), ember.float64)
+    LU, piv = ember.lu(ember.tensor(a))
+    ref_LU, ref_piv = ember.linalg.lu_factor(ember.tensor(a))
+    np.testing.assert_array_equal(LU.numpy(), ref_LU.numpy())
+    assert len(ember.lu(ember.tensor(a), get_infos=True)) == 3
+    assert len(ember.tensor(a).lu(get_infos=True)) == 3
+    with pytest.raises(RuntimeError, match="is zero"):
+        ember.lu(ember.zeros(2, 2))
+    assert ember.lu(ember.zeros(2, 2), get_infos=True)[2].item() == 1
 
 
 def test_deprecated_lu_solve_forms():

@@ -370,9 +370,10 @@ def test_cholesky_solve_and_inverse_errors():
 @pytest.mark.parametrize("upper", [False, True])
 @pytest.mark.parametrize("left", [False, True])
 @pytest.mark.parametrize("unit", [False, True])
-def test_solve_triangular_matches_numpy(dtype, upper, left, unit):
+@pytest.mark.parametrize("nrhs", [1, 3])
+def test_solve_triangular_matches_numpy(dtype, upper, left, unit, nrhs):
     a = well_conditioned((2, 4, 4), dtype)
-    b = rand((3, 1, 4, 3) if left else (3, 1, 3, 4), dtype, 1)
+    b = rand((3, 1, 4, nrhs) if left else (3, 1, nrhs, 4), dtype, 1)
     tri = np.triu(a) if upper else np.tril(a)
     if unit:
         tri[..., np.arange(4), np.arange(4)] = 1
