@@ -1,6 +1,8 @@
 // linalg.inv / inv_ex and linalg.solve / solve_ex: an LU factorization of A's own batch, then
 // getrs on the (broadcast) right-hand sides. Also the family's shared helpers and the LU
 // factorization the backward passes reuse (linalg::LuFactors).
+#include <algorithm>
+
 #include "autograd/derivatives/linalg_solve.h"
 #include "autograd/variable.h"
 #include "core/factory.h"
@@ -80,13 +82,23 @@ Tensor column_major(const Tensor& t, const char* op) {
 LuFactors lu_factor_square(const Tensor& A, const char* op) {
   LuFactors f;
   const int64_t n = rows(A);
-  // As PyTorch: a contiguous real A is a column-major A^T, factored without a transposing copy.
+  // A contiguous real A is a column-major A^T: factored without a transposing copy.
   f.transposed = A.is_contiguous() && !A.is_complex();
   f.LU = work_copy(f.transposed ? mT(A) : A, op);
   const DimVector batch = batch_shape(A);
   f.pivots = empty_int32(with_dims(batch, {n}), op);
   f.infos = empty_int32(batch, op);
   lu_factor_stub(A.device(), f.LU, f.pivots, f.infos, /*pivot=*/true);
+  if (f.transposed) {
+    // A singular A: the first zero pivot of A^T's LU need not be A's, which PyTorch's infos and
+    // messages report. Rare, so that case factors A again for its infos.
+    const int32_t* info = f.infos.data<int32_t>();
+    if (std::any_of(info, info + f.infos.numel(), [](int32_t i) { return i != 0; })) {
+      Tensor LU = work_copy(A, op);
+      Tensor pivots = empty_int32(with_dims(batch, {n}), op);
+      lu_factor_stub(A.device(), LU, pivots, f.infos, /*pivot=*/true);
+    }
+  }
   return f;
 }
 

@@ -309,7 +309,8 @@ void lu_slogdet_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& sig
 void lu_permutation_kernel(const Tensor& pivots, const Tensor& P) {
   const int64_t m = rows(P), k = pivots.size(pivots.dim() - 1), batch = batch_count(P);
   const int32_t* piv = pivots.data<int32_t>();
-  dispatch_dtype<kLinalgTypes>(P.dtype(), "lu_unpack", [&](auto tag) {
+  // Any dtype: lu_unpack accepts integer LU tensors too, as PyTorch's.
+  dispatch_dtype<kAllTypes>(P.dtype(), "lu_unpack", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = P.data<T>();
     const int64_t rs = P.stride(P.dim() - 2), cs = P.stride(P.dim() - 1);
@@ -320,9 +321,9 @@ void lu_permutation_kernel(const Tensor& pivots, const Tensor& P) {
       for (int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[pb[i] - 1]);
       T* pm = p + matrix_offset(P, b);
       for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < m; ++j) pm[i * rs + j * cs] = T(0);
+        for (int64_t j = 0; j < m; ++j) pm[i * rs + j * cs] = static_cast<T>(0);
       }
-      for (int64_t j = 0; j < m; ++j) pm[perm[j] * rs + j * cs] = T(1);
+      for (int64_t j = 0; j < m; ++j) pm[perm[j] * rs + j * cs] = static_cast<T>(1);
     });
   });
 }
