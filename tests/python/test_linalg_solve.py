@@ -300,6 +300,22 @@ def test_cholesky_matches_numpy(dtype, shape):
     assert np.all(info.numpy() == 0)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_of_non_contiguous_inputs(dtype, upper):
+    a = spd((3, 4, 4), dtype)
+    expected = np.linalg.cholesky(a)
+    if upper:
+        expected = np.conj(np.swapaxes(expected, -1, -2))
+    A = ember.tensor(np.swapaxes(a, -1, -2).copy()).mT  # a column-major view of a
+    assert not A.is_contiguous()
+    close(ember.linalg.cholesky(A, upper=upper), expected, dtype)
+    padded = np.zeros((3, 4, 8), dtype=a.dtype)
+    padded[..., ::2] = a
+    strided = ember.tensor(padded)[..., ::2]  # a, every other column of a wider buffer
+    close(ember.linalg.cholesky(strided, upper=upper), expected, dtype)
+
+
 def test_cholesky_reads_one_triangle_only():
     a = spd((4, 4), ember.float64)
     junk_upper = np.tril(a) + np.triu(np.full((4, 4), 7.0), 1)
