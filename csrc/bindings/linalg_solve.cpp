@@ -29,8 +29,8 @@ auto run(const Tensor& A, F&& f) {
 Tensor opt_out(py::handle h, const char* op) {
   if (h.is_none()) return Tensor();
   if (!is_tensor(h)) {
-    throw py::type_error(str_cat("[", op, "] argument 'out' must be Tensor, not ",
-                                 Py_TYPE(h.ptr())->tp_name));
+    throw py::type_error(
+        str_cat("[", op, "] argument 'out' must be Tensor, not ", Py_TYPE(h.ptr())->tp_name));
   }
   return h.cast<Tensor>();
 }
@@ -47,8 +47,7 @@ std::array<Tensor, N> outs(py::handle h, const char* op) {
   auto seq = py::reinterpret_borrow<py::sequence>(h);
   for (size_t i = 0; i < N; ++i) {
     if (!is_tensor(seq[i])) {
-      throw py::type_error(str_cat("[", op, "] argument 'out' must be a tuple of ", N,
-                                   " Tensors"));
+      throw py::type_error(str_cat("[", op, "] argument 'out' must be a tuple of ", N, " Tensors"));
     }
     r[i] = seq[i].cast<Tensor>();
   }
@@ -154,14 +153,14 @@ void def_inverse_and_det(py::module_& m, py::module_& lm, Class& cls) {
       "slogdet(input, *, out=None) -> (sign, logabsdet)");
   cls.def(
       "slogdet",
-      [](const Tensor& A) { return named("slogdet", false, run(A, [&] {
-                                           return linalg_slogdet(A);
-                                         })); },
+      [](const Tensor& A) {
+        return named("slogdet", false, run(A, [&] { return linalg_slogdet(A); }));
+      },
       "Tensor.slogdet() -> (sign, logabsdet)");
 
   m.def(
-      "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); },
-      py::arg("input"), "logdet(input) -> Tensor");
+      "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); }, py::arg("input"),
+      "logdet(input) -> Tensor");
   cls.def(
       "logdet", [](const Tensor& A) { return run(A, [&] { return logdet(A); }); },
       "Tensor.logdet() -> Tensor");
@@ -204,9 +203,8 @@ void def_triangular(py::module_& m, py::module_& lm, Class& cls) {
       [](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular,
          py::handle out) {
         auto o = outs<2>(out, "triangular_solve");
-        auto r = run(A, [&] {
-          return triangular_solve(b, A, upper, transpose, unitriangular, o[0], o[1]);
-        });
+        auto r = run(
+            A, [&] { return triangular_solve(b, A, upper, transpose, unitriangular, o[0], o[1]); });
         return named("triangular_solve", !out.is_none(), r);
       },
       py::arg("input"), py::arg("A"), py::arg("upper") = true, py::arg("transpose") = false,
@@ -245,7 +243,9 @@ void def_triangular(py::module_& m, py::module_& lm, Class& cls) {
       "cholesky_inverse(L, upper=False, *, out=None) -> Tensor");
   cls.def(
       "cholesky_inverse",
-      [](const Tensor& L, bool upper) { return run(L, [&] { return cholesky_inverse(L, upper); }); },
+      [](const Tensor& L, bool upper) {
+        return run(L, [&] { return cholesky_inverse(L, upper); });
+      },
       py::arg("upper") = false);
 }
 
@@ -305,6 +305,29 @@ void def_lu(py::module_& m, py::module_& lm, Class& cls) {
         return run(LU, [&] { return linalg_lu_solve(LU, pivots, b, true, false); });
       },
       py::arg("LU_data"), py::arg("LU_pivots"));
+  // The deprecated torch.lu(A, pivot=True, get_infos=False) / Tensor.lu: lu_factor_ex as a plain
+  // tuple (LU, pivots) or (LU, pivots, infos), raising on a zero pivot unless get_infos.
+  auto lu = [](const Tensor& A, bool pivot, bool get_infos, py::handle out) -> py::tuple {
+    std::array<Tensor, 3> o;
+    if (get_infos) {
+      o = outs<3>(out, "lu");
+    } else {
+      auto o2 = outs<2>(out, "lu");  // (LU, pivots)
+      o = {o2[0], o2[1], Tensor()};
+    }
+    auto r = run(A, [&] { return linalg_lu_factor_ex(A, pivot, !get_infos, o[0], o[1], o[2]); });
+    if (get_infos) return py::make_tuple(std::get<0>(r), std::get<1>(r), std::get<2>(r));
+    return py::make_tuple(std::get<0>(r), std::get<1>(r));
+  };
+  m.def("lu", lu, py::arg("A"), py::arg("pivot") = true, py::arg("get_infos") = false,
+        py::kw_only(), py::arg("out") = py::none(),
+        "lu(A, pivot=True, get_infos=False, out=None) -> (LU, pivots[, infos])");
+  cls.def(
+      "lu",
+      [lu](const Tensor& A, bool pivot, bool get_infos) {
+        return lu(A, pivot, get_infos, py::none());
+      },
+      py::arg("pivot") = true, py::arg("get_infos") = false);
   m.def(
       "lu_unpack",
       [](const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,
@@ -321,6 +344,39 @@ void def_lu(py::module_& m, py::module_& lm, Class& cls) {
       "L, U)");
 }
 
+void def_ldl(py::module_& lm) {
+  lm.def(
+      "ldl_factor",
+      [](const Tensor& A, bool hermitian, py::handle out) {
+        auto o = outs<2>(out, "linalg.ldl_factor");
+        auto r = run(A, [&] { return linalg_ldl_factor(A, hermitian, o[0], o[1]); });
+        return named("linalg_ldl_factor", !out.is_none(), r);
+      },
+      py::arg("input"), py::kw_only(), py::arg("hermitian") = false, py::arg("out") = py::none(),
+      "linalg.ldl_factor(A, *, hermitian=False, out=None) -> (LD, pivots)");
+  lm.def(
+      "ldl_factor_ex",
+      [](const Tensor& A, bool hermitian, bool check_errors, py::handle out) {
+        auto o = outs<3>(out, "linalg.ldl_factor_ex");
+        auto r = run(
+            A, [&] { return linalg_ldl_factor_ex(A, hermitian, check_errors, o[0], o[1], o[2]); });
+        return named("linalg_ldl_factor_ex", !out.is_none(), r);
+      },
+      py::arg("input"), py::kw_only(), py::arg("hermitian") = false,
+      py::arg("check_errors") = false, py::arg("out") = py::none(),
+      "linalg.ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None) -> (LD, "
+      "pivots, info)");
+  lm.def(
+      "ldl_solve",
+      [](const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian, py::handle out) {
+        Tensor o = opt_out(out, "linalg.ldl_solve");
+        return run(LD, [&] { return linalg_ldl_solve(LD, pivots, B, hermitian, o); });
+      },
+      py::arg("LD"), py::arg("pivots"), py::arg("B"), py::kw_only(), py::arg("hermitian") = false,
+      py::arg("out") = py::none(),
+      "linalg.ldl_solve(LD, pivots, B, *, hermitian=False, out=None) -> Tensor");
+}
+
 }  // namespace
 
 void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
@@ -330,6 +386,7 @@ void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cl
   def_solve(lm);
   def_triangular(m, lm, cls);
   def_lu(m, lm, cls);
+  def_ldl(lm);
 }
 
 }  // namespace ember

@@ -25,9 +25,19 @@ std::string describe_not_positive_definite(int32_t info) {
 
 TensorPair cholesky_compute(const Tensor& A, bool upper, const Tensor& L_out,
                             const Tensor& info_out, const char* op) {
-  Tensor L = column_major_copy(A, op);
   Tensor infos = empty_int32(batch_shape(A), op);
-  cholesky_stub(A.device(), L, infos, upper);
+  Tensor L;
+  if (A.is_contiguous()) {
+    // A row-major A is the column-major M = A^T, and the triangle of A that is read is the
+    // other triangle of M: the factor of M from that triangle, read row-major, is A's factor
+    // (U_M^T = L, with conjugates cancelling for complex A). No transposing copy.
+    Tensor M = column_major_copy(mT(A), op);
+    cholesky_stub(A.device(), M, infos, !upper);
+    L = mT(M);
+  } else {
+    L = column_major_copy(A, op);
+    cholesky_stub(A.device(), L, infos, upper);
+  }
   return {finish_out(L, L_out, op), finish_out(infos, info_out, op)};
 }
 

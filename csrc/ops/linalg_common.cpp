@@ -17,11 +17,11 @@ void check_float_or_complex(const Tensor& A, const char* op, const char* arg) {
     // PyTorch raises NotImplementedError for reduced floats as for integers and bool.
     if (is_floating(t)) {
       throw NotImplementedError(
-          str_cat("[", op, "] Low precision dtypes not supported. Got ", torch_cpp_type_name(t)));
+          str_cat("[", op, "] Low precision dtypes not supported. Got ", torch_type_name(t)));
     }
     throw NotImplementedError(str_cat("[", op, "] Expected a floating point or complex tensor as ",
                                       arg == std::string("A") ? "input" : arg, ". Got ",
-                                      torch_cpp_type_name(t)));
+                                      torch_type_name(t)));
   }
 }
 

@@ -64,8 +64,8 @@ Tensor logdet(const Tensor& A) {
   check_square_float_matrix(A, op);
   auto [sign, logabsdet] = linalg_slogdet(A);
   if (A.is_complex()) return add(log(sign), logabsdet);
-  const Tensor nan = scalar_tensor(Scalar(std::numeric_limits<double>::quiet_NaN()),
-                                   logabsdet.dtype());
+  const Tensor nan =
+      scalar_tensor(Scalar(std::numeric_limits<double>::quiet_NaN()), logabsdet.dtype());
   return where(eq(sign, scalar_tensor(Scalar(-1.0), sign.dtype())), nan, logabsdet);
 }
 

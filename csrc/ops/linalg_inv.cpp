@@ -1,9 +1,13 @@
 // linalg.inv / inv_ex and linalg.solve / solve_ex: an LU factorization of A's own batch, then
 // getrs on the (broadcast) right-hand sides. Also the family's shared helpers and the LU
 // factorization the backward passes reuse (linalg::LuFactors).
+#include <algorithm>
+
 #include "autograd/derivatives/linalg_solve.h"
 #include "autograd/variable.h"
+#include "core/factory.h"
 #include "core/shape.h"
+#include "dispatch/copy.h"
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve.h"
@@ -40,6 +44,37 @@ Tensor expand_batch(const Tensor& t, IntArrayRef batch, int64_t matrix_dims) {
   return expand(t, shape);
 }
 
+int64_t work_leading_dim(int64_t m, size_t itemsize) {
+  const int64_t bytes = m * static_cast<int64_t>(itemsize);
+  return m >= 64 && bytes % 4096 == 0 ? m + 64 / static_cast<int64_t>(itemsize) : m;
+}
+
+Tensor empty_work(IntArrayRef sizes, ScalarType dtype, const char* op) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  const int64_t m = sizes[nd - 2], n = sizes[nd - 1];
+  const int64_t ld = work_leading_dim(m, element_size(dtype));
+  if (ld == m) return empty_column_major(sizes, dtype, op);
+  DimVector strides(nd);
+  strides[nd - 2] = 1;
+  strides[nd - 1] = ld;
+  int64_t step = ld * std::max<int64_t>(n, 1);
+  for (int64_t d = nd - 3; d >= 0; --d) {
+    strides[d] = step;
+    step *= std::max<int64_t>(sizes[d], 1);
+  }
+  return empty_strided_tensor(sizes, strides, dtype, Device(), op);
+}
+
+Tensor work_copy(const Tensor& A, const char* op) {
+  Tensor w = empty_work(A.sizes(), A.dtype(), op);
+  copy_into(w, A, op, /*bump_version=*/false);
+  return w;
+}
+
+Tensor unpadded(const Tensor& W, const char* op) {
+  return is_column_major_batch(W) ? W : column_major_copy(W, op);
+}
+
 Tensor column_major(const Tensor& t, const char* op) {
   return is_column_major_batch(t) ? t : column_major_copy(t, op);
 }
@@ -47,13 +82,23 @@ Tensor column_major(const Tensor& t, const char* op) {
 LuFactors lu_factor_square(const Tensor& A, const char* op) {
   LuFactors f;
   const int64_t n = rows(A);
-  // As PyTorch: a contiguous real A is a column-major A^T, factored without a transposing copy.
+  // A contiguous real A is a column-major A^T: factored without a transposing copy.
   f.transposed = A.is_contiguous() && !A.is_complex();
-  f.LU = column_major_copy(f.transposed ? mT(A) : A, op);
+  f.LU = work_copy(f.transposed ? mT(A) : A, op);
   const DimVector batch = batch_shape(A);
   f.pivots = empty_int32(with_dims(batch, {n}), op);
   f.infos = empty_int32(batch, op);
   lu_factor_stub(A.device(), f.LU, f.pivots, f.infos, /*pivot=*/true);
+  if (f.transposed) {
+    // A singular A: the first zero pivot of A^T's LU need not be A's, which PyTorch's infos and
+    // messages report. Rare, so that case factors A again for its infos.
+    const int32_t* info = f.infos.data<int32_t>();
+    if (std::any_of(info, info + f.infos.numel(), [](int32_t i) { return i != 0; })) {
+      Tensor LU = work_copy(A, op);
+      Tensor pivots = empty_int32(with_dims(batch, {n}), op);
+      lu_factor_stub(A.device(), LU, pivots, f.infos, /*pivot=*/true);
+    }
+  }
   return f;
 }
 
@@ -82,15 +127,15 @@ Tensor lu_solve_matrices(const LuFactors& f, const Tensor& B, bool left, bool ad
   const DimVector batch = broadcast_shapes(batch_shape(f.LU), batch_shape(B), op);
   if (left) {
     // op(A) X = B on a column-major copy of B (broadcast to the common batch).
-    Tensor X = column_major_copy(expand_batch(B, batch), op);
+    Tensor X = work_copy(expand_batch(B, batch), op);
     lu_solve_inplace(f, X, adjoint ? MatrixOp::Adjoint : MatrixOp::None);
-    return X;
+    return unpadded(X, op);
   }
   // X op(A) = B <=> op(A)^T X^T = B^T, with A^T, or (A^H)^T = conj(A): solve for the
   // column-major X^T and return its transposed view.
-  Tensor XT = column_major_copy(expand_batch(mT(B), batch), op);
+  Tensor XT = work_copy(expand_batch(mT(B), batch), op);
   lu_solve_inplace(f, XT, adjoint ? MatrixOp::Conj : MatrixOp::Transpose);
-  return mT(XT);
+  return mT(unpadded(XT, op));
 }
 
 bool solve_is_vector_rhs(const Tensor& A, const Tensor& B) {
@@ -184,8 +229,9 @@ namespace {
 TensorPair inv_compute(const Tensor& A, const Tensor& inverse_out, const Tensor& info_out,
                        const char* op) {
   LuFactors f = lu_factor_square(A, op);
-  Tensor X = empty_column_major(A.sizes(), A.dtype(), op);
+  Tensor X = empty_work(A.sizes(), A.dtype(), op);
   lu_inverse_stub(A.device(), f.LU, f.pivots, X);
+  X = unpadded(X, op);
   // The factors of A^T give (A^T)^{-1} = (A^{-1})^T: its transposed view is A^{-1}.
   if (f.transposed) X = mT(X);
   return {finish_out(X, inverse_out, op), finish_out(f.infos, info_out, op)};
@@ -199,9 +245,8 @@ TensorPair linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inver
   check_square_float_matrix(A, op);
   check_out(inverse_out, A.dtype(), op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorPair r = autograd::should_record(A)
-                     ? derivatives::linalg_inv_ex(A, inverse_out, info_out)
-                     : inv_compute(A, inverse_out, info_out, op);
+  TensorPair r = autograd::should_record(A) ? derivatives::linalg_inv_ex(A, inverse_out, info_out)
+                                            : inv_compute(A, inverse_out, info_out, op);
   if (check_errors) raise_for_infos(r.second, A, op, describe_singular_inverse);
   return r;
 }

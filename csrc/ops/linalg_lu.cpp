@@ -28,19 +28,20 @@ std::string describe_zero_pivot(int32_t info) {
 }
 
 void check_lu_input(const Tensor& A, const char* op) {
-  EMBER_CHECK(A.dim() >= 2, "[", op, "] Expected tensor with 2 or more dimensions. Got size: ",
-              torch_shape_str(A.sizes()), " instead");
+  EMBER_CHECK(A.dim() >= 2, "[", op,
+              "] Expected tensor with 2 or more dimensions. Got size: ", torch_shape_str(A.sizes()),
+              " instead");
   check_float_or_complex(A, op);
 }
 
 TensorTriple lu_factor_compute(const Tensor& A, bool pivot, const char* op) {
   const int64_t k = std::min(rows(A), cols(A));
   const DimVector batch = batch_shape(A);
-  Tensor LU = column_major_copy(A, op);
+  Tensor LU = work_copy(A, op);
   Tensor pivots = empty_int32(with_dims(batch, {k}), op);
   Tensor infos = empty_int32(batch, op);
   lu_factor_stub(A.device(), LU, pivots, infos, pivot);
-  return {LU, pivots, infos};
+  return {unpadded(LU, op), pivots, infos};
 }
 
 }  // namespace
@@ -80,8 +81,7 @@ TensorPair linalg_lu_factor(const Tensor& A, bool pivot, const Tensor& LU_out,
 
 namespace {
 
-void check_unpack_args(const Tensor& LU, const Tensor& pivots, bool unpack_pivots,
-                       const char* op) {
+void check_unpack_args(const Tensor& LU, const Tensor& pivots, bool unpack_pivots, const char* op) {
   EMBER_CHECK(LU.dim() >= 2, "[", op, "] Expected tensor with 2 or more dimensions. Got size: ",
               torch_shape_str(LU.sizes()), " instead");
   if (!unpack_pivots) return;
@@ -139,12 +139,11 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data_
                       "inclusive.Did you properly pass the result of lu_factor?");
   }
   if (unpack_data_flag && autograd::should_record(LU)) {
-    return derivatives::lu_unpack(LU, pivots, unpack_data_flag, unpack_pivots, P_out, L_out,
-                                  U_out);
+    return derivatives::lu_unpack(LU, pivots, unpack_data_flag, unpack_pivots, P_out, L_out, U_out);
   }
   const TensorOptions opts(LU.dtype());
-  Tensor P = unpack_pivots ? permutation_matrices(pivots, rows(LU), LU.dtype(), op)
-                           : empty({0}, opts);
+  Tensor P =
+      unpack_pivots ? permutation_matrices(pivots, rows(LU), LU.dtype(), op) : empty({0}, opts);
   Tensor L = empty({0}, opts), U = empty({0}, opts);
   if (unpack_data_flag) std::tie(L, U) = unpack_data(LU);
   return {finish_out(P, P_out, op), finish_out(L, L_out, op), finish_out(U, U_out, op)};

@@ -64,8 +64,8 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out = {},
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint, const Tensor& out = {});
 // (P, L, U) from lu_factor's output; undefined tensors for the parts not unpacked.
-TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
-                       bool unpack_pivots, const Tensor& P_out = {}, const Tensor& L_out = {},
+TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                       const Tensor& P_out = {}, const Tensor& L_out = {},
                        const Tensor& U_out = {});
 
 // --- LDL (linalg_ldl.cpp) ---
@@ -92,6 +92,13 @@ Tensor expand_batch(const Tensor& t, IntArrayRef batch, int64_t matrix_dims = 2)
 
 // op(A) expressed on M = A^T: A = M^T, A^T = M, A^H = conj(M), conj(A) = M^H.
 MatrixOp op_on_transpose(MatrixOp op);
+// Work matrices: column-major with the leading dimension padded by a cache line when a column
+// spans a multiple of 4 KiB (512 float64 rows): columns that far apart share cache sets, and a
+// 512x512 LU ran at half speed. unpadded() returns the exact column-major layout results use.
+int64_t work_leading_dim(int64_t m, size_t itemsize);
+Tensor empty_work(IntArrayRef sizes, ScalarType dtype, const char* op);
+Tensor work_copy(const Tensor& A, const char* op);
+Tensor unpadded(const Tensor& W, const char* op);
 // A column-major batch holding t's matrices (t itself when it is one already).
 Tensor column_major(const Tensor& t, const char* op);
 

@@ -20,7 +20,8 @@ enum class MatrixOp { None, Transpose, Adjoint, Conj };
 
 // LU with partial pivoting (getrf) of each (m, n) matrix of LU, in place; pivots (batch, k) and
 // infos (batch) contiguous int32. pivot=false: no row interchanges (pivots are 1..k).
-using LuFactorFn = void (*)(const Tensor& LU, const Tensor& pivots, const Tensor& infos, bool pivot);
+using LuFactorFn = void (*)(const Tensor& LU, const Tensor& pivots, const Tensor& infos,
+                            bool pivot);
 EMBER_DECLARE_STUB(lu_factor_stub, LuFactorFn);
 
 // B <- op(A)^{-1} B for each matrix of B (getrs), A = P^T L U given by LU and pivots, which have

@@ -1,8 +1,8 @@
 // Derivatives of the LU family: lu_factor(_ex), lu, lu_solve, lu_unpack (PyTorch's
 // lu_factor_ex_backward, linalg_lu_backward, linalg_lu_solve_LU, lu_unpack_backward), and the
 // LDL ops, which PyTorch does not differentiate except ldl_solve with respect to B here.
-#include "autograd/derivatives/linalg_solve.h"
 #include "autograd/derivatives/common.h"
+#include "autograd/derivatives/linalg_solve.h"
 #include "autograd/record.h"
 #include "ops/complex_ops.h"
 #include "ops/creation.h"
@@ -81,8 +81,7 @@ Tensor linalg_lu_backward(const Tensor& L_grad, const Tensor& U_grad, const Tens
     }
     A_grad = solve_tri(mH(U1), tril(A_grad, -1), /*upper=*/false, /*left=*/false);
     if (U_grad.defined()) {
-      A_grad = cat({add(A_grad, triu(narrow(U_grad, -1, 0, k))), narrow(U_grad, -1, k, n - k)},
-                   -1);
+      A_grad = cat({add(A_grad, triu(narrow(U_grad, -1, 0, k))), narrow(U_grad, -1, k, n - k)}, -1);
     }
     A_grad = solve_tri(mH(L), A_grad, /*upper=*/true, /*left=*/true, /*unit=*/true);
     if (!U_grad.defined()) {
@@ -100,8 +99,8 @@ Tensor linalg_lu_backward(const Tensor& L_grad, const Tensor& U_grad, const Tens
   }
   A_grad = solve_tri(mH(L1), triu(A_grad), /*upper=*/true, /*left=*/true, /*unit=*/true);
   if (L_grad.defined()) {
-    A_grad = cat({add(A_grad, tril(narrow(L_grad, -2, 0, k), -1)), narrow(L_grad, -2, k, m - k)},
-                 -2);
+    A_grad =
+        cat({add(A_grad, tril(narrow(L_grad, -2, 0, k), -1)), narrow(L_grad, -2, k, m - k)}, -2);
   }
   A_grad = solve_tri(mH(U), A_grad, /*upper=*/false, /*left=*/false);
   if (!L_grad.defined()) {
@@ -119,8 +118,8 @@ TensorTriple linalg_lu_factor_ex(const Tensor& A, bool pivot, const Tensor& LU_o
         const Tensor LU = n.saved(0);
         auto [P, L, U] = ember::lu_unpack(LU, n.saved(1), true, pivot);
         const int64_t k = std::min(LU.size(LU.dim() - 2), LU.size(LU.dim() - 1));
-        return variable_list{linalg_lu_backward(narrow(g[0], -1, 0, k), narrow(g[0], -2, 0, k),
-                                                P, L, U, pivot)};
+        return variable_list{
+            linalg_lu_backward(narrow(g[0], -1, 0, k), narrow(g[0], -2, 0, k), P, L, U, pivot)};
       });
   TensorTriple r = without_recording([&] { return ember::linalg_lu_factor_ex(A, pivot, false); });
   autograd::set_history_all(node, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
@@ -158,15 +157,14 @@ Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pi
     const Tensor gR =
         solve_tri(mH(U), neg(matmul(left ? gX : mH(gX), left ? mH(X) : X)), /*upper=*/false,
                   /*left=*/true);
-    const Tensor gL = tril(
-        solve_tri(mH(L), matmul(gR, mH(U)), /*upper=*/true, /*left=*/true, /*unit=*/true), -1);
+    const Tensor gL =
+        tril(solve_tri(mH(L), matmul(gR, mH(U)), /*upper=*/true, /*left=*/true, /*unit=*/true), -1);
     return add(gL, triu(gR));
   }
   // gR = -P^T op_3(X) op_1(op_2(gX)) P, then gR L^{-H}; gU = (L^H gR U^{-H}).triu()
   Tensor gR = neg(matmul(matmul(matmul(mT(P), left ? X : mH(X)), left ? mH(gX) : gX), P));
   gR = solve_tri(mH(L), gR, /*upper=*/true, /*left=*/false, /*unit=*/true);
-  const Tensor gU =
-      triu(solve_tri(mH(U), matmul(mH(L), gR), /*upper=*/false, /*left=*/false));
+  const Tensor gU = triu(solve_tri(mH(U), matmul(mH(L), gR), /*upper=*/false, /*left=*/false));
   return add(tril(gR, -1), gU);
 }
 
@@ -176,8 +174,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
                        bool adjoint, const Tensor& out) {
   refuse_outs({out}, {LU, B}, "linalg_lu_solve");
   auto node = autograd::new_node(
-      "LinalgLuSolveBackward0", {LU, B},
-      [left, adjoint](FunctionNode& n, const variable_list& g) {
+      "LinalgLuSolveBackward0", {LU, B}, [left, adjoint](FunctionNode& n, const variable_list& g) {
         variable_list r(2);
         if (!g[0].defined()) return r;
         const Tensor LU = n.saved(0), pivots = n.saved(1), X = n.saved(2);
@@ -198,9 +195,8 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   return X;
 }
 
-TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
-                       bool unpack_pivots, const Tensor& P_out, const Tensor& L_out,
-                       const Tensor& U_out) {
+TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                       const Tensor& P_out, const Tensor& L_out, const Tensor& U_out) {
   refuse_outs({P_out, L_out, U_out}, {LU}, "lu_unpack");
   const int64_t m = LU.size(LU.dim() - 2), n = LU.size(LU.dim() - 1), k = std::min(m, n);
   auto node = autograd::new_node(
@@ -217,8 +213,7 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
           if (!Ug.defined()) {
             return variable_list{cat({Lg, zeros_for(with_last(Lg, n - k), Lg)}, -1)};
           }
-          return variable_list{
-              cat({add(narrow(Ug, -1, 0, k), Lg), narrow(Ug, -1, k, n - k)}, -1)};
+          return variable_list{cat({add(narrow(Ug, -1, 0, k), Lg), narrow(Ug, -1, k, n - k)}, -1)};
         }
         if (!Ug.defined()) return variable_list{Lg};
         if (!Lg.defined()) {
@@ -226,10 +221,55 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
         }
         return variable_list{cat({add(narrow(Lg, -2, 0, k), Ug), narrow(Lg, -2, k, m - k)}, -2)};
       });
-  TensorTriple r = without_recording(
-      [&] { return ember::lu_unpack(LU, pivots, unpack_data, unpack_pivots); });
+  TensorTriple r =
+      without_recording([&] { return ember::lu_unpack(LU, pivots, unpack_data, unpack_pivots); });
   autograd::set_history_all(node, {Tensor(), std::get<1>(r), std::get<2>(r)});
   return r;
+}
+
+// ---- LDL -----------------------------------------------------------------------------------
+
+TensorTriple linalg_ldl_factor_ex(const Tensor& A, bool hermitian, const Tensor& LD_out,
+                                  const Tensor& pivots_out, const Tensor& info_out) {
+  refuse_outs({LD_out, pivots_out, info_out}, {A}, "linalg_ldl_factor_ex");
+  // PyTorch has no derivative for the Bunch-Kaufman factorization: its node raises when reached.
+  auto node = autograd::new_node(
+      "NotImplemented", {A}, [](FunctionNode&, const variable_list&) -> variable_list {
+        throw Error("derivative for aten::linalg_ldl_factor_ex is not implemented");
+      });
+  TensorTriple r =
+      without_recording([&] { return ember::linalg_ldl_factor_ex(A, hermitian, false); });
+  autograd::set_history_all(node, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
+  return r;
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
+                        const Tensor& out) {
+  refuse_outs({out}, {LD, B}, "linalg_ldl_solve");
+  // X = A^{-1} B with A symmetric (A^H = conj(A)) or Hermitian: gB = A^{-H} gX. PyTorch defines
+  // no derivative here at all; the one with respect to LD stays undefined, as there.
+  auto node = autograd::new_node(
+      "LinalgLdlSolveBackward0", {LD, B}, [hermitian](FunctionNode& n, const variable_list& g) {
+        variable_list r(2);
+        if (!g[0].defined()) return r;
+        if (n.should_compute_output(0)) {
+          throw Error(
+              "derivative for aten::linalg_ldl_solve with respect to LD is not "
+              "implemented");
+        }
+        const Tensor LD = n.saved(0), pivots = n.saved(1);
+        if (hermitian || !LD.is_complex()) {
+          r[1] = ember::linalg_ldl_solve(LD, pivots, g[0], hermitian);
+        } else {
+          r[1] = conj(ember::linalg_ldl_solve(LD, pivots, conj(g[0]), false));
+        }
+        return r;
+      });
+  Tensor X = without_recording([&] { return ember::linalg_ldl_solve(LD, pivots, B, hermitian); });
+  autograd::set_history_all(node, {X});
+  node->save(LD);
+  node->save(pivots);
+  return X;
 }
 
 }  // namespace derivatives

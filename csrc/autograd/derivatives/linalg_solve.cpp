@@ -79,13 +79,13 @@ double epsilon_of(ScalarType t) {
 
 TensorPair linalg_inv_ex(const Tensor& A, const Tensor& inverse_out, const Tensor& info_out) {
   refuse_out(inverse_out, info_out, {A}, "linalg_inv_ex");
-  auto node = autograd::new_node("LinalgInvExBackward0", {A},
-                                 [](FunctionNode& n, const variable_list& g) {
-                                   if (!g[0].defined()) return variable_list{Tensor()};
-                                   // -A^{-H} g A^{-H}
-                                   const Tensor invH = mH(n.saved(0));
-                                   return variable_list{neg(matmul(invH, matmul(g[0], invH)))};
-                                 });
+  auto node =
+      autograd::new_node("LinalgInvExBackward0", {A}, [](FunctionNode& n, const variable_list& g) {
+        if (!g[0].defined()) return variable_list{Tensor()};
+        // -A^{-H} g A^{-H}
+        const Tensor invH = mH(n.saved(0));
+        return variable_list{neg(matmul(invH, matmul(g[0], invH)))};
+      });
   TensorPair r = without_recording([&] { return ember::linalg_inv_ex(A, false); });
   autograd::set_history_all(node, {r.first, r.second});
   node->save(r.first, /*is_output=*/true);
@@ -150,8 +150,8 @@ Tensor det_backward(const Tensor& g, const Tensor& det, const Tensor& A, const L
     LuFactors nudged = f;
     nudged.LU = linalg::column_major_copy(f.LU, "linalg.det");
     Tensor diag = diagonal(nudged.LU, 0, -2, -1);
-    Tensor fixed = where(eq(diag, scalar_tensor(0, diag.dtype())),
-                         scalar_tensor(eps, diag.dtype()), diag);
+    Tensor fixed =
+        where(eq(diag, scalar_tensor(0, diag.dtype())), scalar_tensor(eps, diag.dtype()), diag);
     copy_(diag, fixed);
     return linalg::lu_solve_matrices(nudged, d, /*left=*/true, /*adjoint=*/true, "linalg.det");
   };
@@ -175,8 +175,7 @@ Tensor linalg_det(const Tensor& A, const Tensor& out) {
   auto node = autograd::new_node(
       "LinalgDetBackward0", {A}, [transposed](FunctionNode& n, const variable_list& g) {
         if (!g[0].defined()) return variable_list{Tensor()};
-        return variable_list{
-            det_backward(g[0], n.saved(1), n.saved(0), factors(n, 2, transposed))};
+        return variable_list{det_backward(g[0], n.saved(1), n.saved(0), factors(n, 2, transposed))};
       });
   Tensor det = std::get<0>(result);
   autograd::set_history_all(node, {det});
@@ -250,20 +249,20 @@ TensorPair linalg_cholesky_ex(const Tensor& A, bool upper, const Tensor& L_out,
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor& out) {
   refuse_out(out, Tensor(), {B, L}, "cholesky_solve");
-  auto node = autograd::new_node(
-      "CholeskySolveBackward0", {B, L}, [upper](FunctionNode& n, const variable_list& g) {
-        variable_list r(2);
-        if (!g[0].defined()) return r;
-        const Tensor L = n.saved(0), X = n.saved(1);
-        const Tensor gB = ember::cholesky_solve(g[0], L, upper);
-        if (n.should_compute_output(1)) {
-          Tensor common = matmul(gB, mH(X));
-          common = add(common, mH(common));
-          r[1] = neg(upper ? matmul(L, common) : matmul(common, L));
-        }
-        if (n.should_compute_output(0)) r[0] = gB;
-        return r;
-      });
+  auto node = autograd::new_node("CholeskySolveBackward0", {B, L},
+                                 [upper](FunctionNode& n, const variable_list& g) {
+                                   variable_list r(2);
+                                   if (!g[0].defined()) return r;
+                                   const Tensor L = n.saved(0), X = n.saved(1);
+                                   const Tensor gB = ember::cholesky_solve(g[0], L, upper);
+                                   if (n.should_compute_output(1)) {
+                                     Tensor common = matmul(gB, mH(X));
+                                     common = add(common, mH(common));
+                                     r[1] = neg(upper ? matmul(L, common) : matmul(common, L));
+                                   }
+                                   if (n.should_compute_output(0)) r[0] = gB;
+                                   return r;
+                                 });
   Tensor X = without_recording([&] { return ember::cholesky_solve(B, L, upper); });
   autograd::set_history_all(node, {X});
   node->save(L);

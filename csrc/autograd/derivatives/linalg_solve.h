@@ -33,9 +33,8 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out, const T
                        const Tensor& U_out);
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint, const Tensor& out);
-TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
-                       bool unpack_pivots, const Tensor& P_out, const Tensor& L_out,
-                       const Tensor& U_out);
+TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                       const Tensor& P_out, const Tensor& L_out, const Tensor& U_out);
 
 // LDL: PyTorch defines no derivative for the factorization (its node raises when reached);
 // ldl_solve differentiates with respect to B only.

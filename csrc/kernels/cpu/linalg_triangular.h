@@ -17,7 +17,7 @@ template <typename T>
 void triangular_solve_inplace(const T* a, int64_t lda, int64_t n, T* b, int64_t ldb, int64_t nrhs,
                               bool upper, bool unit, MatrixOp op);
 
-#define EMBER_LINALG_TRIANGULAR_EXTERN(T)                                                      \
+#define EMBER_LINALG_TRIANGULAR_EXTERN(T)                                                   \
   extern template void triangular_solve_inplace<T>(const T*, int64_t, int64_t, T*, int64_t, \
                                                    int64_t, bool, bool, MatrixOp);
 EMBER_LINALG_TRIANGULAR_EXTERN(float)

@@ -32,14 +32,8 @@ void solve_triangle(const MA& A, MB& B, bool upper, bool unit) {
   }
 }
 
-}  // namespace
-
-template <typename T>
-void triangular_solve_inplace(const T* a, int64_t lda, int64_t n, T* b, int64_t ldb, int64_t nrhs,
-                              bool upper, bool unit, MatrixOp op) {
-  if (n == 0 || nrhs == 0) return;
-  ConstMap<T> A(a, n, n, Eigen::OuterStride<>(lda));
-  MutMap<T> B(b, n, nrhs, Eigen::OuterStride<>(ldb));
+template <typename T, typename MB>
+void solve_op(const ConstMap<T>& A, MB& B, bool upper, bool unit, MatrixOp op) {
   if constexpr (!Eigen::NumTraits<T>::IsComplex) {
     // Real matrices: A^H is A^T and conj(A) is A.
     if (op == MatrixOp::Adjoint) op = MatrixOp::Transpose;
@@ -61,9 +55,26 @@ void triangular_solve_inplace(const T* a, int64_t lda, int64_t n, T* b, int64_t 
   }
 }
 
-#define EMBER_LINALG_TRIANGULAR_INSTANTIATE(T)                                          \
-  template void triangular_solve_inplace<T>(const T*, int64_t, int64_t, T*, int64_t, \
-                                            int64_t, bool, bool, MatrixOp);
+}  // namespace
+
+template <typename T>
+void triangular_solve_inplace(const T* a, int64_t lda, int64_t n, T* b, int64_t ldb, int64_t nrhs,
+                              bool upper, bool unit, MatrixOp op) {
+  if (n == 0 || nrhs == 0) return;
+  ConstMap<T> A(a, n, n, Eigen::OuterStride<>(lda));
+  if (nrhs == 1) {
+    // One right-hand side: Eigen's trsv, about twice faster than trsm with a single column.
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> v(b, n);
+    solve_op<T>(A, v, upper, unit, op);
+    return;
+  }
+  MutMap<T> B(b, n, nrhs, Eigen::OuterStride<>(ldb));
+  solve_op<T>(A, B, upper, unit, op);
+}
+
+#define EMBER_LINALG_TRIANGULAR_INSTANTIATE(T)                                                \
+  template void triangular_solve_inplace<T>(const T*, int64_t, int64_t, T*, int64_t, int64_t, \
+                                            bool, bool, MatrixOp);
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(float)
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(double)
 EMBER_LINALG_TRIANGULAR_INSTANTIATE(std::complex<float>)
