@@ -9,3 +9,4 @@ LinAlgError.__module__ = "ember.linalg"
 LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
 
 __all__ = ["LinAlgError"]
+from ._spectral import *  # noqa: E402,F401,F403

@@ -1,0 +1,29 @@
+// Derivatives of ember.linalg's spectral family (ops/linalg_spectral.h). Each wrapper runs the op
+// with recording off and attaches a node whose formula is PyTorch's (FunctionsManual.cpp),
+// written with public ops so that double backward works. The formulas themselves are in
+// linalg_spectral_backward.cpp.
+//
+// Ill-defined cases, as PyTorch: the gradients of eigenvectors and singular vectors divide by
+// differences of eigenvalues (squared singular values), so repeated ones give inf/nan; complex
+// eigenvectors and singular vectors are defined up to a phase, and a loss that depends on the
+// phase raises a RuntimeError in backward.
+#pragma once
+#include <tuple>
+
+#include "core/tensor.h"
+
+namespace ember {
+namespace derivatives {
+
+// eigh: node LinalgEighBackward0 over (eigenvalues, eigenvectors).
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper);
+
+// ---- formulas (public ops only) ------------------------------------------------------------
+
+// PyTorch's linalg_eig_backward: gA from the gradients of the eigenvalues L and eigenvectors V
+// (either may be undefined). Hermitian: A = V diag(L) V^H; otherwise V has unit-norm columns.
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
+                           bool hermitian);
+
+}  // namespace derivatives
+}  // namespace ember

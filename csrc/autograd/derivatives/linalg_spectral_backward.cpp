@@ -1,0 +1,77 @@
+// The backward formulas of the spectral family, transcribed from PyTorch's FunctionsManual.cpp
+// with Ember's public ops (so that they record themselves under create_graph=True).
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/linalg_spectral.h"
+#include "core/dtype.h"
+#include "ops/compare_ops.h"
+#include "ops/complex_ops.h"
+#include "ops/elementwise.h"
+#include "ops/join.h"
+#include "ops/matmul.h"
+#include "ops/range_factories.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace derivatives {
+
+namespace {
+
+Tensor mm_(const Tensor& a, const Tensor& b) {
+  return ember::matmul(a, b);
+}
+
+Tensor diag_of(const Tensor& t) {
+  return ember::diagonal(t, 0, -2, -1);
+}
+
+// X with its diagonal replaced by d (out of place, so that it records).
+Tensor with_diagonal(const Tensor& X, const Tensor& d) {
+  return ember::add(ember::sub(X, ember::diag_embed(diag_of(X))), ember::diag_embed(d));
+}
+
+// E_{ij} = x_j - x_i off the diagonal and 1 on it (the denominators of the spectral formulas).
+Tensor pairwise_differences(const Tensor& x) {
+  const int64_t n = x.size(x.dim() - 1);
+  Tensor E = ember::sub(ember::unsqueeze(x, -2), ember::unsqueeze(x, -1));
+  return ember::add(E, eye(n, n, TensorOptions(E.dtype())));
+}
+
+}  // namespace
+
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
+                           bool hermitian) {
+  // https://arxiv.org/pdf/1701.00392.pdf Eq 4.77: for A = V L V^{-1},
+  // gA = V^{-H} (diag_embed(gL) + (V^H gV - V^H V diag(Re(V^H gV))) / E*) V^H,
+  // E_ij = L_j - L_i; the Hermitian case uses V^{-1} = V^H and real L.
+  if (!gL.defined() && !gV.defined()) return Tensor();
+  const Tensor VH = ember::mH(V);
+  if (!gV.defined()) {
+    EMBER_CHECK(hermitian, "[linalg_eig_backward] the non-Hermitian case needs linalg.solve");
+    return mm_(ember::mul(V, ember::unsqueeze(gL, -2)), VH);
+  }
+  Tensor VhgV = mm_(VH, gV);
+  const Tensor diag = diag_of(VhgV);
+  if (is_complex(V.dtype())) {
+    // The loss must not depend on the phase of each eigenvector: Im(diag(V^H gV)) == 0.
+    const Tensor im = ember::imag(diag);
+    EMBER_CHECK(allclose(im, zeros_for(im.sizes(), im), 1e-2, 1e-2), "[",
+                hermitian ? "linalg_eigh_backward" : "linalg_eig_backward",
+                "] The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                "ill-defined.");
+  }
+  if (hermitian) {
+    // Projection onto the skew-Hermitian matrices (the tangent space of U(n) at the identity).
+    VhgV = ember::mul(ember::sub(VhgV, ember::mH(VhgV)), number(0.5));
+  } else {
+    // Projection onto the tangent space of matrices with unit-norm columns.
+    VhgV = ember::sub(VhgV, mm_(VH, ember::mul(V, ember::unsqueeze(ember::real(diag), -2))));
+  }
+  Tensor gA = ember::div(VhgV, pairwise_differences(ember::conj(L)));
+  if (gL.defined()) gA = with_diagonal(gA, gL);
+  EMBER_CHECK(hermitian, "[linalg_eig_backward] the non-Hermitian case needs linalg.solve");
+  return mm_(V, mm_(gA, VH));
+}
+
+}  // namespace derivatives
+}  // namespace ember

@@ -1,0 +1,12 @@
+"""ember.linalg's spectral family: eigh, eigvalsh, eig, eigvals, svd, svdvals, qr,
+householder_product, lstsq, matrix_norm, norm, cond, matrix_rank, pinv.
+
+Every function is the C++ binding itself (ember._C._linalg_spectral): one call per op.
+"""
+
+from .._C import _linalg_spectral as _impl
+
+__all__ = ["eigh", "eigvalsh"]
+
+eigh = _impl.eigh
+eigvalsh = _impl.eigvalsh
