@@ -31,8 +31,8 @@ void scipy_ssyevd_(const char*, const char*, const int*, float*, const int*, flo
                    const int*, int*, const int*, int*, FLen, FLen);
 void scipy_dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
                    const int*, int*, const int*, int*, FLen, FLen);
-void scipy_cheevd_(const char*, const char*, const int*, c64*, const int*, float*, c64*,
-                   const int*, float*, const int*, int*, const int*, int*, FLen, FLen);
+void scipy_cheevd_(const char*, const char*, const int*, c64*, const int*, float*, c64*, const int*,
+                   float*, const int*, int*, const int*, int*, FLen, FLen);
 void scipy_zheevd_(const char*, const char*, const int*, c128*, const int*, double*, c128*,
                    const int*, double*, const int*, int*, const int*, int*, FLen, FLen);
 
@@ -41,21 +41,20 @@ void scipy_sgesdd_(const char*, const int*, const int*, float*, const int*, floa
                    const int*, float*, const int*, float*, const int*, int*, int*, FLen);
 void scipy_dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*,
                    const int*, double*, const int*, double*, const int*, int*, int*, FLen);
-void scipy_cgesdd_(const char*, const int*, const int*, c64*, const int*, float*, c64*,
-                   const int*, c64*, const int*, c64*, const int*, float*, int*, int*, FLen);
+void scipy_cgesdd_(const char*, const int*, const int*, c64*, const int*, float*, c64*, const int*,
+                   c64*, const int*, c64*, const int*, float*, int*, int*, FLen);
 void scipy_zgesdd_(const char*, const int*, const int*, c128*, const int*, double*, c128*,
                    const int*, c128*, const int*, c128*, const int*, double*, int*, int*, FLen);
 
 // Householder QR and the product of its reflectors.
 void scipy_sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
-void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*,
-                   int*);
+void scipy_dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
 void scipy_cgeqrf_(const int*, const int*, c64*, const int*, c64*, c64*, const int*, int*);
 void scipy_zgeqrf_(const int*, const int*, c128*, const int*, c128*, c128*, const int*, int*);
 void scipy_sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*,
                    const int*, int*);
-void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*,
-                   double*, const int*, int*);
+void scipy_dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*,
+                   const int*, int*);
 void scipy_cungqr_(const int*, const int*, const int*, c64*, const int*, const c64*, c64*,
                    const int*, int*);
 void scipy_zungqr_(const int*, const int*, const int*, c128*, const int*, const c128*, c128*,
@@ -70,8 +69,8 @@ void scipy_cgels_(const char*, const int*, const int*, const int*, c64*, const i
                   const int*, c64*, const int*, int*, FLen);
 void scipy_zgels_(const char*, const int*, const int*, const int*, c128*, const int*, c128*,
                   const int*, c128*, const int*, int*, FLen);
-void scipy_sgelsy_(const int*, const int*, const int*, float*, const int*, float*, const int*,
-                   int*, const float*, int*, float*, const int*, int*);
+void scipy_sgelsy_(const int*, const int*, const int*, float*, const int*, float*, const int*, int*,
+                   const float*, int*, float*, const int*, int*);
 void scipy_dgelsy_(const int*, const int*, const int*, double*, const int*, double*, const int*,
                    int*, const double*, int*, double*, const int*, int*);
 void scipy_cgelsy_(const int*, const int*, const int*, c64*, const int*, c64*, const int*, int*,
@@ -96,14 +95,14 @@ void scipy_zgelss_(const int*, const int*, const int*, c128*, const int*, c128*,
                    double*, const double*, int*, c128*, const int*, double*, int*);
 
 // General eigendecomposition.
-void scipy_sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*,
-                  float*, const int*, float*, const int*, float*, const int*, int*, FLen, FLen);
+void scipy_sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*, float*,
+                  const int*, float*, const int*, float*, const int*, int*, FLen, FLen);
 void scipy_dgeev_(const char*, const char*, const int*, double*, const int*, double*, double*,
                   double*, const int*, double*, const int*, double*, const int*, int*, FLen, FLen);
 void scipy_cgeev_(const char*, const char*, const int*, c64*, const int*, c64*, c64*, const int*,
                   c64*, const int*, c64*, const int*, float*, int*, FLen, FLen);
-void scipy_zgeev_(const char*, const char*, const int*, c128*, const int*, c128*, c128*,
-                  const int*, c128*, const int*, c128*, const int*, double*, int*, FLen, FLen);
+void scipy_zgeev_(const char*, const char*, const int*, c128*, const int*, c128*, c128*, const int*,
+                  c128*, const int*, c128*, const int*, double*, int*, FLen, FLen);
 }
 
 namespace ember {
@@ -151,10 +150,10 @@ class Workspace {
 
 // ---- overloads on the element type (real kernels ignore rwork) --------------------------
 
-#define EMBER_LAPACK_HEEVD(T, R, fn, ...)                                                         \
-  inline void heevd(char jobz, char uplo, int n, T* a, int lda, R* w, T* work, int lwork,       \
-                    R* rwork, int lrwork, int* iwork, int liwork, int* info) {                 \
-    fn(&jobz, &uplo, &n, a, &lda, w, work, &lwork, __VA_ARGS__ iwork, &liwork, info, 1, 1);     \
+#define EMBER_LAPACK_HEEVD(T, R, fn, ...)                                                   \
+  inline void heevd(char jobz, char uplo, int n, T* a, int lda, R* w, T* work, int lwork,   \
+                    R* rwork, int lrwork, int* iwork, int liwork, int* info) {              \
+    fn(&jobz, &uplo, &n, a, &lda, w, work, &lwork, __VA_ARGS__ iwork, &liwork, info, 1, 1); \
   }
 EMBER_LAPACK_HEEVD(float, float, scipy_ssyevd_, )
 EMBER_LAPACK_HEEVD(double, double, scipy_dsyevd_, )
@@ -163,9 +162,9 @@ EMBER_LAPACK_HEEVD(c128, double, scipy_zheevd_, rwork, &lrwork, )
 #undef EMBER_LAPACK_HEEVD
 
 #define EMBER_LAPACK_GESDD(T, R, fn, ...)                                                         \
-  inline void gesdd(char jobz, int m, int n, T* a, int lda, R* s, T* u, int ldu, T* vt,         \
-                    int ldvt, T* work, int lwork, R* rwork, int* iwork, int* info) {             \
-    fn(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, __VA_ARGS__ iwork, info, 1); \
+  inline void gesdd(char jobz, int m, int n, T* a, int lda, R* s, T* u, int ldu, T* vt, int ldvt, \
+                    T* work, int lwork, R* rwork, int* iwork, int* info) {                        \
+    fn(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, __VA_ARGS__ iwork, info, 1);  \
   }
 EMBER_LAPACK_GESDD(float, float, scipy_sgesdd_, )
 EMBER_LAPACK_GESDD(double, double, scipy_dgesdd_, )
@@ -173,13 +172,13 @@ EMBER_LAPACK_GESDD(c64, float, scipy_cgesdd_, rwork, )
 EMBER_LAPACK_GESDD(c128, double, scipy_zgesdd_, rwork, )
 #undef EMBER_LAPACK_GESDD
 
-#define EMBER_LAPACK_QR(T, geqrf_fn, orgqr_fn)                                                 \
-  inline void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) {    \
-    geqrf_fn(&m, &n, a, &lda, tau, work, &lwork, info);                                       \
-  }                                                                                           \
-  inline void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork,    \
-                    int* info) {                                                              \
-    orgqr_fn(&m, &n, &k, a, &lda, tau, work, &lwork, info);                                   \
+#define EMBER_LAPACK_QR(T, geqrf_fn, orgqr_fn)                                            \
+  inline void geqrf(int m, int n, T* a, int lda, T* tau, T* work, int lwork, int* info) { \
+    geqrf_fn(&m, &n, a, &lda, tau, work, &lwork, info);                                   \
+  }                                                                                       \
+  inline void orgqr(int m, int n, int k, T* a, int lda, const T* tau, T* work, int lwork, \
+                    int* info) {                                                          \
+    orgqr_fn(&m, &n, &k, a, &lda, tau, work, &lwork, info);                               \
   }
 EMBER_LAPACK_QR(float, scipy_sgeqrf_, scipy_sorgqr_)
 EMBER_LAPACK_QR(double, scipy_dgeqrf_, scipy_dorgqr_)
@@ -187,46 +186,42 @@ EMBER_LAPACK_QR(c64, scipy_cgeqrf_, scipy_cungqr_)
 EMBER_LAPACK_QR(c128, scipy_zgeqrf_, scipy_zungqr_)
 #undef EMBER_LAPACK_QR
 
-#define EMBER_LAPACK_LSTSQ(T, R, gels_fn, gelsy_fn, gelsd_fn, gelss_fn, ...)                     \
-  inline void gels(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork,    \
-                   int* info) {                                                                 \
-    const char trans = 'N';                                                                     \
-    gels_fn(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);                    \
-  }                                                                                             \
-  inline void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, R rcond,   \
-                    int* rank, T* work, int lwork, R* rwork, int* info) {                       \
-    gelsy_fn(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, __VA_ARGS__     \
-                 info);                                                                         \
-  }                                                                                             \
-  inline void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond,        \
-                    int* rank, T* work, int lwork, R* rwork, int* iwork, int* info) {           \
-    gelsd_fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, __VA_ARGS__ iwork, \
-             info);                                                                             \
-  }                                                                                             \
-  inline void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond,        \
-                    int* rank, T* work, int lwork, R* rwork, int* info) {                       \
-    gelss_fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, __VA_ARGS__ info); \
+#define EMBER_LAPACK_LSTSQ(T, R, gels_fn, gelsy_fn, gelsd_fn, gelss_fn, ...)                       \
+  inline void gels(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T* work, int lwork,       \
+                   int* info) {                                                                    \
+    const char trans = 'N';                                                                        \
+    gels_fn(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);                       \
+  }                                                                                                \
+  inline void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* jpvt, R rcond,      \
+                    int* rank, T* work, int lwork, R* rwork, int* info) {                          \
+    gelsy_fn(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, __VA_ARGS__ info); \
+  }                                                                                                \
+  inline void gelsd(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond,           \
+                    int* rank, T* work, int lwork, R* rwork, int* iwork, int* info) {              \
+    gelsd_fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, __VA_ARGS__ iwork,    \
+             info);                                                                                \
+  }                                                                                                \
+  inline void gelss(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, R* s, R rcond,           \
+                    int* rank, T* work, int lwork, R* rwork, int* info) {                          \
+    gelss_fn(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, __VA_ARGS__ info);    \
   }
 EMBER_LAPACK_LSTSQ(float, float, scipy_sgels_, scipy_sgelsy_, scipy_sgelsd_, scipy_sgelss_, )
 EMBER_LAPACK_LSTSQ(double, double, scipy_dgels_, scipy_dgelsy_, scipy_dgelsd_, scipy_dgelss_, )
 EMBER_LAPACK_LSTSQ(c64, float, scipy_cgels_, scipy_cgelsy_, scipy_cgelsd_, scipy_cgelss_, rwork, )
-EMBER_LAPACK_LSTSQ(c128, double, scipy_zgels_, scipy_zgelsy_, scipy_zgelsd_, scipy_zgelss_,
-                   rwork, )
+EMBER_LAPACK_LSTSQ(c128, double, scipy_zgels_, scipy_zgelsy_, scipy_zgelsd_, scipy_zgelss_, rwork, )
 #undef EMBER_LAPACK_LSTSQ
 
 // geev: real routines return the eigenvalues as (wr, wi) pairs, complex ones as w.
 inline void geev(char jobvl, char jobvr, int n, float* a, int lda, float* wr, float* wi, float* vl,
                  int ldvl, float* vr, int ldvr, float* work, int lwork, int* info) {
-  scipy_sgeev_(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1,
-               1);
+  scipy_sgeev_(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1, 1);
 }
 inline void geev(char jobvl, char jobvr, int n, double* a, int lda, double* wr, double* wi,
                  double* vl, int ldvl, double* vr, int ldvr, double* work, int lwork, int* info) {
-  scipy_dgeev_(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1,
-               1);
+  scipy_dgeev_(&jobvl, &jobvr, &n, a, &lda, wr, wi, vl, &ldvl, vr, &ldvr, work, &lwork, info, 1, 1);
 }
-inline void geev(char jobvl, char jobvr, int n, c64* a, int lda, c64* w, c64* vl, int ldvl,
-                 c64* vr, int ldvr, c64* work, int lwork, float* rwork, int* info) {
+inline void geev(char jobvl, char jobvr, int n, c64* a, int lda, c64* w, c64* vl, int ldvl, c64* vr,
+                 int ldvr, c64* work, int lwork, float* rwork, int* info) {
   scipy_cgeev_(&jobvl, &jobvr, &n, a, &lda, w, vl, &ldvl, vr, &ldvr, work, &lwork, rwork, info, 1,
                1);
 }

@@ -15,8 +15,8 @@ void eigh_typed(const Tensor& A, const Tensor& W, const Tensor& infos, bool uppe
   T work_size{};
   R rwork_size = 1;
   int iwork_size = 1, info = 0;
-  lapack::heevd(jobz, uplo, n, nullptr, lda, nullptr, &work_size, -1, &rwork_size, -1,
-                &iwork_size, -1, &info);
+  lapack::heevd(jobz, uplo, n, nullptr, lda, nullptr, &work_size, -1, &rwork_size, -1, &iwork_size,
+                -1, &info);
   const int lwork = lapack::query_size(work_size), lrwork = lapack::query_size(rwork_size);
   const int liwork = std::max(1, iwork_size);
   T* a = A.data<T>();
