@@ -35,6 +35,15 @@ TensorList tuple_out(py::handle out, size_t n, const char* op) {
   return r;
 }
 
+std::optional<std::string> opt_string(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return h.cast<std::string>();
+}
+
+py::object svd_result(const std::tuple<Tensor, Tensor, Tensor>& r, const char* name, bool is_out) {
+  return named(name, {std::get<0>(r), std::get<1>(r), std::get<2>(r)}, is_out);
+}
+
 }  // namespace
 
 void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
@@ -55,6 +64,42 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
         return without_gil([&] { return linalg::eigvalsh(A, uplo, o); });
       },
       py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none());
+
+  la.def(
+      "svd",
+      [](const Tensor& A, bool full_matrices, py::handle driver, py::handle out) {
+        TensorList o = tuple_out(out, 3, "linalg.svd");
+        auto d = opt_string(driver);
+        auto r = without_gil([&] { return linalg::svd(A, full_matrices, d, o[0], o[1], o[2]); });
+        return svd_result(r, "linalg_svd", !out.is_none());
+      },
+      py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("driver") = py::none(),
+      py::arg("out") = py::none());
+  la.def(
+      "svdvals",
+      [](const Tensor& A, py::handle driver, py::handle out) {
+        Tensor o = opt_tensor(out);
+        auto d = opt_string(driver);
+        return without_gil([&] { return linalg::svdvals(A, d, o); });
+      },
+      py::arg("A"), py::kw_only(), py::arg("driver") = py::none(), py::arg("out") = py::none());
+
+  // torch.svd and Tensor.svd: (U, S, V).
+  m.def(
+      "svd",
+      [](const Tensor& A, bool some, bool compute_uv, py::handle out) {
+        TensorList o = tuple_out(out, 3, "svd");
+        auto r = without_gil([&] { return svd(A, some, compute_uv, o[0], o[1], o[2]); });
+        return svd_result(r, "svd", !out.is_none());
+      },
+      py::arg("input"), py::arg("some") = true, py::arg("compute_uv") = true, py::kw_only(),
+      py::arg("out") = py::none());
+  cls.def(
+      "svd",
+      [](const Tensor& A, bool some, bool compute_uv) {
+        return svd_result(without_gil([&] { return svd(A, some, compute_uv); }), "svd", false);
+      },
+      py::arg("some") = true, py::arg("compute_uv") = true);
 }
 
 }  // namespace ember

@@ -27,7 +27,25 @@ Tensor eigvalsh(const Tensor& A, const std::string& uplo = "L", const Tensor& ou
 std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vectors,
                                            const char* op);
 
+// ---- svd / svdvals ------------------------------------------------------------------------
+// driver must be empty: PyTorch accepts it only for CUDA inputs.
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true,
+                                       const std::optional<std::string>& driver = std::nullopt,
+                                       const Tensor& U_out = {}, const Tensor& S_out = {},
+                                       const Tensor& Vh_out = {});
+Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver = std::nullopt,
+               const Tensor& out = {});
+// The computation without checks or recording; U and Vh undefined unless compute_uv.
+std::tuple<Tensor, Tensor, Tensor> svd_unrecorded(const Tensor& A, bool full_matrices,
+                                                  bool compute_uv, const char* op);
+
 }  // namespace linalg
+
+// torch.svd (the old API): (U, S, V) with V = Vh^H; some=False gives square U and V;
+// compute_uv=False gives zero U (m x m) and V (n x n), as PyTorch.
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true, bool compute_uv = true,
+                                       const Tensor& U_out = {}, const Tensor& S_out = {},
+                                       const Tensor& V_out = {});
 
 // ---- kernels (CPU: LAPACK) ----------------------------------------------------------------
 // Every kernel receives column-major batches it may overwrite and an int32 `infos` tensor of
@@ -37,5 +55,11 @@ std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vec
 using EighFn = void (*)(const Tensor& A, const Tensor& values, const Tensor& infos, bool upper,
                         bool vectors);
 EMBER_DECLARE_STUB(linalg_eigh_stub, EighFn);
+
+// A (..., m, n) is destroyed; S (..., k) real; U and Vh column-major, (..., m, m) and (..., n, n)
+// for jobz 'A', (..., m, k) and (..., k, n) for 'S', undefined for 'N' (values only).
+using SvdFn = void (*)(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor& Vh,
+                       const Tensor& infos, char jobz);
+EMBER_DECLARE_STUB(linalg_svd_stub, SvdFn);
 
 }  // namespace ember

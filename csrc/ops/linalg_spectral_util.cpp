@@ -17,6 +17,15 @@ void check_lapack_dtype(const Tensor& A, const char* op, const char* kernel) {
   }
 }
 
+void check_float_or_complex_input(const Tensor& A, const char* op, const char* kernel) {
+  if (!is_floating(A.dtype()) && !is_complex(A.dtype())) {
+    throw NotImplementedError(
+        str_cat("[", op, "] Expected a floating point or complex tensor as input. Got ",
+                torch_type_name(A.dtype())));
+  }
+  check_lapack_dtype(A, op, kernel);
+}
+
 DimVector batch_shape(const Tensor& A, IntArrayRef tail) {
   DimVector shape;
   for (int64_t d = 0; d + 2 < A.dim(); ++d) shape.push_back(A.size(d));

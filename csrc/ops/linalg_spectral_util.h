@@ -12,6 +12,11 @@ namespace linalg {
 // name PyTorch reports, e.g. linalg_eigh_cpu), as PyTorch does for every unsupported dtype.
 void check_lapack_dtype(const Tensor& A, const char* op, const char* kernel);
 
+// The check of ops PyTorch guards with "Expected a floating point or complex tensor as input"
+// (svd, qr, ...): integers and bool raise that NotImplementedError, float16 / bfloat16 the
+// kernel's "not implemented for 'Half'" one.
+void check_float_or_complex_input(const Tensor& A, const char* op, const char* kernel);
+
 // The batch dims of A (all but the last two) followed by `tail`.
 DimVector batch_shape(const Tensor& A, IntArrayRef tail);
 

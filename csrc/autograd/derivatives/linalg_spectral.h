@@ -17,6 +17,8 @@ namespace derivatives {
 
 // eigh: node LinalgEighBackward0 over (eigenvalues, eigenvectors).
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper);
+// svd: node LinalgSvdBackward0 over (U, S, Vh).
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices);
 
 // ---- formulas (public ops only) ------------------------------------------------------------
 
@@ -24,6 +26,11 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper);
 // (either may be undefined). Hermitian: A = V diag(L) V^H; otherwise V has unit-norm columns.
 Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
                            bool hermitian);
+
+// PyTorch's svd_backward: gA from the gradients of U, S, Vh (any may be undefined) of the
+// reduced SVD (U (.., m, k), Vh (.., k, n)).
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
+                    const Tensor& S, const Tensor& Vh);
 
 }  // namespace derivatives
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/join.h"
 #include "ops/matmul.h"
 #include "ops/range_factories.h"
+#include "ops/unary_ops.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -71,6 +72,64 @@ Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, 
   if (gL.defined()) gA = with_diagonal(gA, gL);
   EMBER_CHECK(hermitian, "[linalg_eig_backward] the non-Hermitian case needs linalg.solve");
   return mm_(V, mm_(gA, VH));
+}
+
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
+                    const Tensor& S, const Tensor& Vh) {
+  // Assumes distinct singular values, and full rank when A is rectangular or complex. With
+  // skew(X) = X - X^H and E_jk = S_k^2 - S_j^2 (1 on the diagonal):
+  //   gA = U [(skew(U^H gU) / E) S + S (skew(V^H gV) / E) + I o gS
+  //           + i Im(diag(U^H gU)) / (2S)] V^H
+  //        + (I_m - U U^H) gU S^{-1} V^H          (m > n)
+  //        + U S^{-1} gV^H (I_n - V V^H)          (m < n)
+  if (!gU.defined() && !gS.defined() && !gVh.defined()) return Tensor();
+  const int64_t m = U.size(U.dim() - 2), n = Vh.size(Vh.dim() - 1);
+  if (!gU.defined() && !gVh.defined()) {
+    // svdvals: gA = U diag(gS) Vh
+    return m >= n ? mm_(U, ember::mul(ember::unsqueeze(gS, -1), Vh))
+                  : mm_(ember::mul(U, ember::unsqueeze(gS, -2)), Vh);
+  }
+  const bool complex = is_complex(U.dtype());
+  const auto skew = [](const Tensor& X) { return ember::sub(X, ember::mH(X)); };
+  const Tensor UhgU = gU.defined() ? skew(mm_(ember::mH(U), gU)) : Tensor();
+  const Tensor VhgV = gVh.defined() ? skew(mm_(Vh, ember::mH(gVh))) : Tensor();
+  if (complex) {
+    // The loss must not depend on the phases: Im(diag(U^H gU)) + Im(diag(V^H gV)) = 0.
+    const Tensor zero = zeros_for(S.sizes(), S);
+    const Tensor im_u = gU.defined() ? ember::imag(diag_of(UhgU)) : zero;
+    const Tensor im_v = gVh.defined() ? ember::imag(diag_of(VhgV)) : zero;
+    EMBER_CHECK(allclose(im_u, ember::neg(im_v), 1e-2, 1e-2),
+                "[svd_backward] The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                "term, making it ill-defined.");
+  }
+  const Tensor S_row = ember::unsqueeze(S, -2), S_col = ember::unsqueeze(S, -1);
+  const Tensor E = pairwise_differences(ember::mul(S, S));
+  Tensor gA;
+  if (gU.defined() && gVh.defined()) {
+    gA = ember::div(ember::add(ember::mul(UhgU, S_row), ember::mul(S_col, VhgV)), E);
+  } else if (gU.defined()) {
+    gA = ember::mul(ember::div(UhgU, E), S_row);
+  } else {
+    gA = ember::mul(S_col, ember::div(VhgV, E));
+  }
+  if (gS.defined()) gA = ember::add(gA, ember::diag_embed(gS));
+  if (complex && gU.defined() && gVh.defined()) {
+    gA = ember::add(gA, ember::diag_embed(ember::div(diag_of(UhgU), ember::mul(S, number(2.0)))));
+  }
+  if (m > n && gU.defined()) {
+    gA = mm_(U, gA);
+    const Tensor gUSinv = ember::div(gU, S_row);
+    gA = ember::sub(ember::add(gA, gUSinv), mm_(U, mm_(ember::mH(U), gUSinv)));
+    return mm_(gA, Vh);
+  }
+  if (m < n && gVh.defined()) {
+    gA = mm_(gA, Vh);
+    const Tensor SinvgVh = ember::div(gVh, S_col);
+    gA = ember::sub(ember::add(gA, SinvgVh), mm_(mm_(SinvgVh, ember::mH(Vh)), Vh));
+    return mm_(U, gA);
+  }
+  return m >= n ? mm_(U, mm_(gA, Vh)) : mm_(mm_(U, gA), Vh);
 }
 
 }  // namespace derivatives

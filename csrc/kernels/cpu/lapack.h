@@ -8,7 +8,7 @@
 // complex<float> and complex<double>. Complex arrays are std::complex, which has the layout of
 // Fortran's COMPLEX. Character arguments are followed by their hidden Fortran lengths.
 //
-// Threads: see Note [LAPACK threads] in lapack_threads.cpp. Every kernel runs its matrices
+// Threads: see Note [LAPACK threads] in lapack_runtime.cpp. Every kernel runs its matrices
 // through lapack::for_each_matrix (below), never calls a routine from a bare parallel_for.
 #pragma once
 #include <algorithm>

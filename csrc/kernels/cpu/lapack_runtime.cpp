@@ -1,4 +1,5 @@
-// OpenBLAS's threads run on Ember's OpenMP pool. See Note [LAPACK threads].
+// OpenBLAS set up for Ember at load: its threads run on Ember's OpenMP pool (Note [LAPACK
+// threads]) and its argument-error reports (xerbla) are silenced (Note [LAPACK errors]).
 //
 // Note [LAPACK threads]
 // OpenBLAS (pthreads build, as the PyPI wheel ships it) parallelises its BLAS calls on a pool of
@@ -18,6 +19,13 @@
 //     user holds it shared, so no call can see the raised count from inside a parallel region.
 //     When the exclusive lock is not free at once (another op is running LAPACK), the large
 //     matrix runs on one thread instead of waiting.
+//
+// Note [LAPACK errors]
+// LAPACK reports an illegal argument by calling xerbla, which prints to stderr. Ember validates
+// every argument it passes, so the only reports left come from routines called deep inside a
+// decomposition of non-finite input (e.g. ?lascl inside ?gesdd on a matrix holding inf, where
+// the result is NaN, as in PyTorch). The kernels report failures through `info` and the ops turn
+// them into LinAlgError, so the handler stays silent instead of printing.
 #include <omp.h>
 
 #include <limits>
@@ -32,6 +40,8 @@ using openblas_threads_callback = void (*)(int sync, openblas_dojob_callback doj
                                            size_t jobdata_elsize, void* jobdata, int dojob_data);
 void scipy_openblas_set_threads_callback_function(openblas_threads_callback callback);
 void scipy_openblas_set_num_threads(int num_threads);
+using openblas_xerbla_handler = void (*)(const char* name, const int* info, size_t name_length);
+openblas_xerbla_handler scipy_openblas_set_xerbla(openblas_xerbla_handler handler);
 }
 
 namespace ember {
@@ -60,8 +70,11 @@ void run_jobs_on_openmp(int /*sync*/, openblas_dojob_callback dojob, int numjobs
   }
 }
 
+void silent_xerbla(const char*, const int*, size_t) {}
+
 // Installed before any LAPACK call can run (static initialisation of libember).
 const bool g_installed = [] {
+  scipy_openblas_set_xerbla(&silent_xerbla);
   scipy_openblas_set_threads_callback_function(&run_jobs_on_openmp);
   scipy_openblas_set_num_threads(1);
   return true;
