@@ -20,6 +20,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_join(m, cls);
   ember::init_join_sort(m, cls);
   ember::init_matmul(m, cls);
+  ember::init_linalg_solve(m, cls);
   ember::init_nn_conv(m, cls);
   ember::init_indexing_ops(m, cls);
   ember::init_view_extras(m, cls);

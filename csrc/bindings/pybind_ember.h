@@ -155,6 +155,7 @@ void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_join(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 // Convolutions, linear layers, pooling, padding and resampling (bindings/nn_conv.cpp).
 void init_nn_conv(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

@@ -14,14 +14,14 @@ void check_float_or_complex(const Tensor& A, const char* op, const char* arg) {
   const bool ok = t == ScalarType::Float32 || t == ScalarType::Float64 ||
                   t == ScalarType::Complex64 || t == ScalarType::Complex128;
   if (!ok) {
-    // PyTorch: NotImplementedError for integers and bool, RuntimeError for reduced floats.
+    // PyTorch raises NotImplementedError for reduced floats as for integers and bool.
     if (is_floating(t)) {
-      throw Error(
-          str_cat("[", op, "] Low precision dtypes not supported. Got ", torch_cpp_type_name(t)));
+      throw NotImplementedError(
+          str_cat("[", op, "] Low precision dtypes not supported. Got ", torch_type_name(t)));
     }
     throw NotImplementedError(str_cat("[", op, "] Expected a floating point or complex tensor as ",
                                       arg == std::string("A") ? "input" : arg, ". Got ",
-                                      torch_cpp_type_name(t)));
+                                      torch_type_name(t)));
   }
 }
 

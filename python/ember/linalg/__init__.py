@@ -4,6 +4,7 @@ The functions live in private modules by family, each listing its names in ``__a
 """
 
 from .._C import _LinAlgError as LinAlgError
+from ._solve import *  # noqa: F403
 
 LinAlgError.__module__ = "ember.linalg"
 LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
