@@ -84,6 +84,65 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
       },
       py::arg("A"), py::kw_only(), py::arg("driver") = py::none(), py::arg("out") = py::none());
 
+  la.def(
+      "qr",
+      [](const Tensor& A, const std::string& mode, py::handle out) {
+        TensorList o = tuple_out(out, 2, "linalg.qr");
+        auto r = without_gil([&] { return linalg::qr(A, mode, o[0], o[1]); });
+        return named("linalg_qr", {std::get<0>(r), std::get<1>(r)}, !out.is_none());
+      },
+      py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none());
+  la.def(
+      "householder_product",
+      [](const Tensor& A, const Tensor& tau, py::handle out) {
+        Tensor o = opt_tensor(out);
+        return without_gil([&] { return linalg::householder_product(A, tau, o); });
+      },
+      py::arg("A"), py::arg("tau"), py::kw_only(), py::arg("out") = py::none());
+
+  // torch.qr / Tensor.qr (the old API: some), torch.geqrf / Tensor.geqrf, torch.orgqr /
+  // Tensor.orgqr (householder_product).
+  m.def(
+      "qr",
+      [](const Tensor& A, bool some, py::handle out) {
+        TensorList o = tuple_out(out, 2, "qr");
+        auto r = without_gil([&] { return qr(A, some, o[0], o[1]); });
+        return named("qr", {std::get<0>(r), std::get<1>(r)}, !out.is_none());
+      },
+      py::arg("input"), py::arg("some") = true, py::kw_only(), py::arg("out") = py::none());
+  cls.def(
+      "qr",
+      [](const Tensor& A, bool some) {
+        auto r = without_gil([&] { return qr(A, some); });
+        return named("qr", {std::get<0>(r), std::get<1>(r)});
+      },
+      py::arg("some") = true);
+  m.def(
+      "geqrf",
+      [](const Tensor& A, py::handle out) {
+        TensorList o = tuple_out(out, 2, "geqrf");
+        auto r = without_gil([&] { return geqrf(A, o[0], o[1]); });
+        return named("geqrf", {std::get<0>(r), std::get<1>(r)}, !out.is_none());
+      },
+      py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+  cls.def("geqrf", [](const Tensor& A) {
+    auto r = without_gil([&] { return geqrf(A); });
+    return named("geqrf", {std::get<0>(r), std::get<1>(r)});
+  });
+  m.def(
+      "orgqr",
+      [](const Tensor& A, const Tensor& tau, py::handle out) {
+        Tensor o = opt_tensor(out);
+        return without_gil([&] { return linalg::householder_product(A, tau, o); });
+      },
+      py::arg("input"), py::arg("input2"), py::kw_only(), py::arg("out") = py::none());
+  cls.def(
+      "orgqr",
+      [](const Tensor& A, const Tensor& tau) {
+        return without_gil([&] { return linalg::householder_product(A, tau); });
+      },
+      py::arg("input2"));
+
   // torch.svd and Tensor.svd: (U, S, V).
   m.def(
       "svd",

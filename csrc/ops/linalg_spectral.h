@@ -39,7 +39,25 @@ Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver = std::
 std::tuple<Tensor, Tensor, Tensor> svd_unrecorded(const Tensor& A, bool full_matrices,
                                                   bool compute_uv, const char* op);
 
+// ---- qr (mode: "reduced", "complete" or "r") and householder_product -----------------------
+std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode = "reduced",
+                              const Tensor& Q_out = {}, const Tensor& R_out = {});
+std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mode, const char* op);
+// geqrf's (compact QR, tau) without checks or recording.
+std::pair<Tensor, Tensor> compact_qr(const Tensor& A, const char* op);
+// The product of the Householder reflectors H_1 ... H_k (k = tau.size(-1)) stored below the
+// diagonal of A's first k columns (LAPACK's orgqr / ungqr): the first n columns of Q.
+Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out = {});
+Tensor householder_product_unrecorded(const Tensor& A, const Tensor& tau);
+
 }  // namespace linalg
+
+// torch.geqrf: (a, tau), LAPACK's compact QR (not differentiable, as in PyTorch).
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out = {},
+                                 const Tensor& tau_out = {});
+// torch.qr (the old API): mode "reduced" when some, else "complete".
+std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some = true, const Tensor& Q_out = {},
+                              const Tensor& R_out = {});
 
 // torch.svd (the old API): (U, S, V) with V = Vh^H; some=False gives square U and V;
 // compute_uv=False gives zero U (m x m) and V (n x n), as PyTorch.
@@ -61,5 +79,13 @@ EMBER_DECLARE_STUB(linalg_eigh_stub, EighFn);
 using SvdFn = void (*)(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor& Vh,
                        const Tensor& infos, char jobz);
 EMBER_DECLARE_STUB(linalg_svd_stub, SvdFn);
+
+// A (..., m, n) is overwritten with geqrf's compact QR; tau (..., min(m, n)).
+using GeqrfFn = void (*)(const Tensor& A, const Tensor& tau, const Tensor& infos);
+EMBER_DECLARE_STUB(linalg_geqrf_stub, GeqrfFn);
+// Q (..., m, n), m >= n, holds reflectors in its first k = tau.size(-1) columns and is
+// overwritten with the product of the reflectors (orgqr / ungqr).
+using OrgqrFn = void (*)(const Tensor& Q, const Tensor& tau, const Tensor& infos);
+EMBER_DECLARE_STUB(linalg_orgqr_stub, OrgqrFn);
 
 }  // namespace ember

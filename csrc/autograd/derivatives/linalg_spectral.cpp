@@ -58,5 +58,49 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrice
   return {U, S, Vh};
 }
 
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode) {
+  auto node =
+      autograd::new_node("LinalgQrBackward0", {A}, [mode](FunctionNode& n, const variable_list& g) {
+        return variable_list{linalg_qr_backward(g[0], g[1], n.saved(0), n.saved(1), mode)};
+      });
+  Tensor Q, R;
+  {
+    autograd::NoGradGuard no_grad;
+    std::tie(Q, R) = linalg::qr_unrecorded(A, mode, "linalg.qr");
+  }
+  autograd::set_history_all(node, {Q, R});
+  node->save(Q, /*is_output=*/true);
+  node->save(R, /*is_output=*/true);
+  return {Q, R};
+}
+
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  auto node = autograd::new_node(
+      "LinalgHouseholderProductBackward0", {A, tau}, [](FunctionNode& n, const variable_list& g) {
+        auto [gA, gtau] = householder_product_backward(g[0], n.saved(2), n.saved(0), n.saved(1));
+        return variable_list{gA, gtau};
+      });
+  node->save(A);
+  node->save(tau);
+  Tensor Q = autograd::record(node, {A, tau}, Tensor(), "linalg.householder_product",
+                              [&] { return linalg::householder_product_unrecorded(A, tau); });
+  node->save(Q, /*is_output=*/true);
+  return Q;
+}
+
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
+  auto node = autograd::new_node("GeqrfBackward0", {A}, [](FunctionNode&, const variable_list&) {
+    throw NotImplementedError("[geqrf] the derivative for 'geqrf' is not implemented.");
+    return variable_list{};
+  });
+  Tensor W, tau;
+  {
+    autograd::NoGradGuard no_grad;
+    std::tie(W, tau) = linalg::compact_qr(A, "geqrf");
+  }
+  autograd::set_history_all(node, {W, tau});
+  return {W, tau};
+}
+
 }  // namespace derivatives
 }  // namespace ember

@@ -8,6 +8,7 @@
 // eigenvectors and singular vectors are defined up to a phase, and a loss that depends on the
 // phase raises a RuntimeError in backward.
 #pragma once
+#include <string>
 #include <tuple>
 
 #include "core/tensor.h"
@@ -19,6 +20,12 @@ namespace derivatives {
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper);
 // svd: node LinalgSvdBackward0 over (U, S, Vh).
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices);
+// qr: node LinalgQrBackward0 over (Q, R); mode 'r' and 'complete' with m > n raise in backward.
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode);
+// householder_product: node LinalgHouseholderProductBackward0 (gradients for A and tau).
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
+// geqrf: node GeqrfBackward0, which raises (not differentiable, as in PyTorch).
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
 
 // ---- formulas (public ops only) ------------------------------------------------------------
 
@@ -31,6 +38,13 @@ Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, 
 // reduced SVD (U (.., m, k), Vh (.., k, n)).
 Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
                     const Tensor& S, const Tensor& Vh);
+
+// PyTorch's linalg_qr_backward (mode "reduced" or "complete").
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R,
+                          const std::string& mode);
+// PyTorch's householder_product_backward: (gradient of A, gradient of tau).
+std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, const Tensor& result,
+                                                        const Tensor& A, const Tensor& tau);
 
 }  // namespace derivatives
 }  // namespace ember

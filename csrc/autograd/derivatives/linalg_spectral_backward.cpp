@@ -7,8 +7,10 @@
 #include "ops/complex_ops.h"
 #include "ops/elementwise.h"
 #include "ops/join.h"
+#include "ops/linalg_solve.h"
 #include "ops/matmul.h"
 #include "ops/range_factories.h"
+#include "ops/reduce.h"
 #include "ops/unary_ops.h"
 #include "ops/views.h"
 
@@ -130,6 +132,101 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
     return mm_(U, gA);
   }
   return m >= n ? mm_(U, mm_(gA, Vh)) : mm_(mm_(U, gA), Vh);
+}
+
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R,
+                          const std::string& mode) {
+  // m >= n: gA = (gQ + Q syminvadj(triu(gR R^H - Q^H gQ))) R^{-H}
+  // m < n:  gA = [Q trilImInvAdjSkew(Q^H gQ - gR R^H) R_1^{-H}, 0] + Q gR
+  EMBER_CHECK(mode != "r",
+              "[linalg.qr] The derivative of linalg.qr depends on Q, which is not computed when "
+              "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+              "differentiate through linalg.qr.");
+  const int64_t m = Q.size(Q.dim() - 2), n = R.size(R.dim() - 1);
+  EMBER_CHECK(mode == "reduced" || m <= n,
+              "[linalg.qr] The QR decomposition is not differentiable when mode='complete' and "
+              "nrows > ncols.");
+  if (!gQ.defined() && !gR.defined()) return Tensor();
+  const Tensor QH = ember::mH(Q);
+  Tensor gA;
+  if (gQ.defined() && gR.defined()) {
+    gA = ember::sub(mm_(gR, ember::mH(R)), mm_(QH, gQ));
+  } else if (gQ.defined()) {
+    gA = ember::neg(mm_(QH, gQ));
+  } else {
+    gA = mm_(gR, ember::mH(R));
+  }
+  if (m >= n) {
+    // syminvadj(X) = X + X^H with the real part of the diagonal halved
+    Tensor X = ember::triu(gA);
+    X = ember::add(X, ember::mH(X));
+    X = ember::sub(X, ember::diag_embed(ember::mul(ember::real(diag_of(X)), number(0.5))));
+    gA = mm_(Q, X);
+    if (gQ.defined()) gA = ember::add(gA, gQ);
+    return linalg_solve_triangular(ember::mH(R), gA, /*upper=*/false, /*left=*/false,
+                                   /*unitriangular=*/false);
+  }
+  // trilImInvAdjSkew(-gA): tril(Y - Y^H) with the imaginary part of the diagonal halved
+  const Tensor Y = ember::neg(gA);
+  Tensor X = ember::tril(ember::sub(Y, ember::mH(Y)));
+  if (is_complex(X.dtype())) {
+    const Tensor half_i = wrap_scalar(Scalar(std::complex<double>(0.0, 0.5)));
+    X = ember::sub(X, ember::diag_embed(ember::mul(ember::imag(diag_of(X)), half_i)));
+  }
+  gA = mm_(Q, X);
+  gA = linalg_solve_triangular(ember::mH(ember::narrow(R, R.dim() - 1, 0, m)), gA,
+                               /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+  DimVector zeros_shape(R.sizes());
+  zeros_shape.back() = n - m;
+  gA = ember::cat({gA, zeros_for(zeros_shape, gA)}, -1);
+  if (gR.defined()) gA = ember::add(gA, mm_(Q, gR));
+  return gA;
+}
+
+std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, const Tensor& result,
+                                                        const Tensor& A, const Tensor& tau) {
+  // The product is H_1 ... H_k with H_i = I - tau_i v_i v_i^H, v_i the i-th column of the unit
+  // lower-triangular part of A. K is moved along the chain with H_i and their inverses
+  // H(sigma_i), sigma_i = tau_i / (tau_i ||v_i||^2 - 1); each step reads the gradient of v_i and
+  // tau_i off K (PyTorch's algorithm, in its out-of-place form so that it records).
+  if (!grad.defined() || A.numel() == 0 || tau.numel() == 0) return {Tensor(), Tensor()};
+  const int64_t m = A.size(A.dim() - 2), ncols = A.size(A.dim() - 1);
+  const int64_t k = tau.size(tau.dim() - 1);
+  const Tensor V = ember::add(ember::tril(A, -1), eye(m, ncols, TensorOptions(A.dtype())));
+  const Tensor Vk = ember::narrow(V, -1, 0, k);
+  const Tensor norms = ember::sum(ember::mul(Vk, ember::conj(Vk)), std::vector<int64_t>{-2});
+  const Tensor sigma = ember::div(tau, ember::sub(ember::mul(tau, norms), number(1.0)));
+  const auto column = [&](const Tensor& t, int64_t i) { return ember::narrow(t, -1, i, 1); };
+  // (I - t v v^H) K (left) or K (I - t v v^H) (right); v (..., m, 1), t (..., 1)
+  const auto reflect = [](const Tensor& v, const Tensor& t, const Tensor& K, bool left) {
+    const Tensor tv = ember::mul(ember::unsqueeze(t, -1), v);
+    return left ? ember::sub(K, ember::mul(tv, mm_(ember::mH(v), K)))
+                : ember::sub(K, ember::mul(mm_(K, tv), ember::mH(v)));
+  };
+  Tensor K = mm_(result, ember::mH(grad));
+  K = reflect(column(V, 0), column(sigma, 0), K, /*left=*/true);
+  std::vector<Tensor> A_grads, tau_grads;
+  for (int64_t i = 0; i < k; ++i) {
+    const Tensor v_i = column(V, i), t_i = column(tau, i);
+    const Tensor v = ember::narrow(v_i, -2, i, m - i);
+    const Tensor vHK = mm_(ember::mH(v), ember::narrow(K, -2, i, m - i));  // (..., 1, m)
+    const Tensor Kv = mm_(ember::narrow(K, -1, i, m - i), v);              // (..., m, 1)
+    const Tensor t = ember::unsqueeze(t_i, -1);
+    const Tensor v_grad = ember::sub(ember::mH(ember::neg(ember::mul(t, vHK))), ember::mul(t, Kv));
+    A_grads.push_back(v_grad);
+    tau_grads.push_back(
+        ember::squeeze(ember::neg(ember::conj(mm_(ember::narrow(vHK, -1, i, m - i), v))), {-1}));
+    if (i + 1 < k) {
+      K = reflect(column(V, i + 1), column(sigma, i + 1), K, /*left=*/true);
+      K = reflect(v_i, t_i, K, /*left=*/false);
+    }
+  }
+  if (k < ncols) {
+    DimVector shape(A.sizes());
+    shape.back() = ncols - k;
+    A_grads.push_back(zeros_for(shape, K));
+  }
+  return {ember::tril(ember::cat(A_grads, -1), -1), ember::cat(tau_grads, -1)};
 }
 
 }  // namespace derivatives

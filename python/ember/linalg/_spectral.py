@@ -6,9 +6,11 @@ Every function is the C++ binding itself (ember._C._linalg_spectral): one call p
 
 from .._C import _linalg_spectral as _impl
 
-__all__ = ["eigh", "eigvalsh", "svd", "svdvals"]
+__all__ = ["eigh", "eigvalsh", "householder_product", "qr", "svd", "svdvals"]
 
 eigh = _impl.eigh
 eigvalsh = _impl.eigvalsh
 svd = _impl.svd
 svdvals = _impl.svdvals
+qr = _impl.qr
+householder_product = _impl.householder_product
