@@ -167,9 +167,12 @@ def environment() -> dict:
     return info
 
 
-def ratio_chart(results, path, goal: float = 1.0, what: str = "time") -> None:
+def ratio_chart(results, path, goal: float = 1.0, what: str = "time", reference=None,
+                goal_of=None) -> None:
     """A horizontal bar chart of the ember / reference ratios of `results` (Result objects or
-    their dicts), one bar per case and thread count, with a dashed line at `goal`."""
+    their dicts), one bar per case and thread count, with a dashed line at `goal`. `reference`
+    names the reference in the axis label (default: REFERENCE); `goal_of(row)` gives a row its
+    own goal (its bar's colour and a dashed line per distinct goal)."""
     try:
         import matplotlib
 
@@ -183,15 +186,18 @@ def ratio_chart(results, path, goal: float = 1.0, what: str = "time") -> None:
     fig, ax = plt.subplots(figsize=(8, 0.42 * len(rows) + 1.3))
     ys = list(range(len(rows)))[::-1]
     ratios = [r["ratio"] for r in rows]
-    ax.barh(ys, ratios, color=["#2a9d8f" if x <= goal else "#e76f51" for x in ratios])
+    goals = [goal_of(r) if goal_of else goal for r in rows]
+    ax.barh(ys, ratios, color=["#2a9d8f" if x <= g else "#e76f51" for x, g in zip(ratios, goals)])
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r['name']}  [{r['threads']} thr]" for r in rows], fontsize=8)
     ax.axvline(1.0, color="black", linewidth=0.8)
-    if goal != 1.0:
-        ax.axvline(goal, color="gray", linewidth=0.8, linestyle="--")
+    for g in sorted(set(goals) | {goal}):
+        if g != 1.0:
+            ax.axvline(g, color="gray", linewidth=0.8, linestyle="--")
     for y, x in zip(ys, ratios):
         ax.text(x, y, f" {x:.2f}", va="center", fontsize=8)
-    ax.set_xlabel(f"{what} ratio ember / {REFERENCE} (lower is better; goal {goal})")
+    goal_text = "goal " + " / ".join(f"{g:g}" for g in sorted(set(goals) | {goal}))
+    ax.set_xlabel(f"{what} ratio ember / {reference or REFERENCE} (lower is better; {goal_text})")
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -172,6 +172,7 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
 void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);  // _C._linalg
 // Must run last: replaces hot entry points installed by the other init_* functions.
 void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_autograd_function(py::module_& m);

@@ -130,6 +130,9 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   };
   int64_t d = -1;
   if (dim) {
+    // A 0-d pair has no dim to index (wrap_dim accepts 0 and -1 for it, as for reductions).
+    EMBER_CHECK_T(IndexError, nd > 0, "[cross] Dimension specified as ", *dim,
+                  " but tensor has no dimensions");
     d = wrap_dim(*dim, nd, op);
     EMBER_CHECK(size_at(a, d) == 3 && size_at(b, d) == 3,
                 "[cross] linalg.cross: inputs "
