@@ -40,6 +40,7 @@ using openblas_threads_callback = void (*)(int sync, openblas_dojob_callback doj
                                            size_t jobdata_elsize, void* jobdata, int dojob_data);
 void scipy_openblas_set_threads_callback_function(openblas_threads_callback callback);
 void scipy_openblas_set_num_threads(int num_threads);
+int scipy_openblas_get_num_threads();
 using openblas_xerbla_handler = void (*)(const char* name, const int* info, size_t name_length);
 openblas_xerbla_handler scipy_openblas_set_xerbla(openblas_xerbla_handler handler);
 }
@@ -100,6 +101,9 @@ ThreadScope::ThreadScope(bool parallel_inside) {
     return;
   }
   g_lapack_mutex.lock_shared();
+  // Defensive: the count is 1 whenever no exclusive scope is held, unless code outside Ember
+  // set it (e.g. a thread-control tool that found this library); restore the invariant.
+  if (scipy_openblas_get_num_threads() != 1) scipy_openblas_set_num_threads(1);
 }
 
 ThreadScope::~ThreadScope() {
