@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bindings/list_args.h"
+#include "ops/creation.h"
 #include "ops/linalg_spectral.h"
 
 namespace ember {
@@ -42,6 +43,30 @@ std::optional<std::string> opt_string(py::handle h) {
 
 py::object svd_result(const std::tuple<Tensor, Tensor, Tensor>& r, const char* name, bool is_out) {
   return named(name, {std::get<0>(r), std::get<1>(r), std::get<2>(r)}, is_out);
+}
+
+// A tolerance given as None, a Python number or a tensor.
+Tensor opt_tolerance(py::handle h) {
+  if (h.is_none()) return Tensor();
+  if (is_tensor(h)) return h.cast<Tensor>();
+  return scalar_tensor(Scalar(h.cast<double>()), ScalarType::Float64);
+}
+
+// ord of the norms: None, a number (inf included) or "fro" / "nuc".
+linalg::NormOrd parse_ord(py::handle h) {
+  linalg::NormOrd ord;
+  if (h.is_none()) return ord;
+  if (py::isinstance<py::str>(h)) {
+    ord.name = h.cast<std::string>();
+  } else {
+    ord.number = h.cast<double>();
+  }
+  return ord;
+}
+
+ScalarType dtype_arg(py::handle h) {
+  if (h.is_none()) return ScalarType::Undefined;
+  return h.cast<ScalarType>();
 }
 
 }  // namespace
@@ -142,6 +167,101 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
         return without_gil([&] { return linalg::householder_product(A, tau); });
       },
       py::arg("input2"));
+
+  la.def(
+      "lstsq",
+      [](const Tensor& A, const Tensor& B, py::handle rcond, py::handle driver) {
+        std::optional<double> rc;
+        if (!rcond.is_none()) rc = rcond.cast<double>();
+        auto d = opt_string(driver);
+        auto r = without_gil([&] { return linalg::lstsq(A, B, rc, d); });
+        return named("linalg_lstsq",
+                     {std::get<0>(r), std::get<1>(r), std::get<2>(r), std::get<3>(r)});
+      },
+      py::arg("A"), py::arg("B"), py::arg("rcond") = py::none(), py::kw_only(),
+      py::arg("driver") = py::none());
+  // pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None): the positional
+  // rcond is PyTorch's older spelling of rtol (with atol = 0).
+  la.def(
+      "pinv",
+      [](const Tensor& A, py::handle rcond, bool hermitian, py::handle atol, py::handle rtol,
+         py::handle out) {
+        Tensor a = opt_tolerance(atol), r = opt_tolerance(rtol), o = opt_tensor(out);
+        if (!rcond.is_none()) {
+          if (!atol.is_none() || !rtol.is_none()) {
+            throw py::type_error("[linalg.pinv] rcond cannot be combined with atol / rtol");
+          }
+          r = opt_tolerance(rcond);
+          a = scalar_tensor(Scalar(0.0), ScalarType::Float64);
+        }
+        return without_gil([&] { return linalg::pinv(A, a, r, hermitian, o); });
+      },
+      py::arg("A"), py::arg("rcond") = py::none(), py::arg("hermitian") = false, py::kw_only(),
+      py::arg("atol") = py::none(), py::arg("rtol") = py::none(), py::arg("out") = py::none());
+  // matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None): tol is the
+  // older spelling of atol (with rtol = 0).
+  la.def(
+      "matrix_rank",
+      [](const Tensor& A, py::handle tol, bool hermitian, py::handle atol, py::handle rtol,
+         py::handle out) {
+        Tensor a = opt_tolerance(atol), r = opt_tolerance(rtol), o = opt_tensor(out);
+        if (!tol.is_none()) {
+          if (!atol.is_none() || !rtol.is_none()) {
+            throw py::type_error("[linalg.matrix_rank] tol cannot be combined with atol / rtol");
+          }
+          a = opt_tolerance(tol);
+          r = scalar_tensor(Scalar(0.0), ScalarType::Float64);
+        }
+        return without_gil([&] { return linalg::matrix_rank(A, a, r, hermitian, o); });
+      },
+      py::arg("A"), py::arg("tol") = py::none(), py::arg("hermitian") = false, py::kw_only(),
+      py::arg("atol") = py::none(), py::arg("rtol") = py::none(), py::arg("out") = py::none());
+  la.def(
+      "matrix_norm",
+      [](const Tensor& A, py::handle ord, py::handle dim, bool keepdim, py::handle dtype,
+         py::handle out) {
+        linalg::NormOrd o = parse_ord(ord);
+        if (!o.number && !o.name) o.name = "fro";
+        auto dims = parse_dims(dim, "linalg.matrix_norm");
+        DimVector d = dims ? DimVector(IntArrayRef(*dims)) : DimVector{-2, -1};
+        ScalarType dt = dtype_arg(dtype);
+        Tensor ot = opt_tensor(out);
+        return without_gil([&] { return linalg::matrix_norm(A, o, d, keepdim, dt, ot); });
+      },
+      py::arg("A"), py::arg("ord") = "fro", py::arg("dim") = py::make_tuple(-2, -1),
+      py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("out") = py::none());
+  la.def(
+      "norm",
+      [](const Tensor& A, py::handle ord, py::handle dim, bool keepdim, py::handle out,
+         py::handle dtype) {
+        linalg::NormOrd o = parse_ord(ord);
+        auto dims = parse_dims(dim, "linalg.norm");
+        ScalarType dt = dtype_arg(dtype);
+        Tensor ot = opt_tensor(out);
+        return without_gil([&] { return linalg::norm(A, o, dims, keepdim, dt, ot); });
+      },
+      py::arg("input"), py::arg("ord") = py::none(), py::arg("dim") = py::none(),
+      py::arg("keepdim") = false, py::kw_only(), py::arg("out") = py::none(),
+      py::arg("dtype") = py::none());
+  la.def(
+      "cond",
+      [](const Tensor& A, py::handle p, py::handle out) {
+        linalg::NormOrd o = parse_ord(p);
+        Tensor ot = opt_tensor(out);
+        return without_gil([&] { return linalg::cond(A, o, ot); });
+      },
+      py::arg("A"), py::arg("p") = py::none(), py::kw_only(), py::arg("out") = py::none());
+
+  // torch.pinverse / Tensor.pinverse.
+  m.def(
+      "pinverse",
+      [](const Tensor& A, double rcond) { return without_gil([&] { return pinverse(A, rcond); }); },
+      py::arg("input"), py::arg("rcond") = 1e-15);
+  cls.def(
+      "pinverse",
+      [](const Tensor& A, double rcond) { return without_gil([&] { return pinverse(A, rcond); }); },
+      py::arg("rcond") = 1e-15);
 
   // torch.svd and Tensor.svd: (U, S, V).
   m.def(

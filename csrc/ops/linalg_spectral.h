@@ -50,7 +50,42 @@ std::pair<Tensor, Tensor> compact_qr(const Tensor& A, const char* op);
 Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out = {});
 Tensor householder_product_unrecorded(const Tensor& A, const Tensor& tau);
 
+// ---- lstsq ----------------------------------------------------------------------------------
+// (solution, residuals, rank, singular_values) as PyTorch returns them per driver ("gels",
+// "gelsy" (default), "gelsd", "gelss"); rcond defaults to eps(dtype) * max(m, n).
+using LstsqResult = std::tuple<Tensor, Tensor, Tensor, Tensor>;
+LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond = std::nullopt,
+                  const std::optional<std::string>& driver = std::nullopt);
+LstsqResult lstsq_unrecorded(const Tensor& A, const Tensor& B, std::optional<double> rcond,
+                             const std::string& driver);
+// B is a batch of vectors (A.dim() == B.dim() + 1), PyTorch's vector case of lstsq.
+bool lstsq_vector_case(const Tensor& A, const Tensor& B);
+
+// ---- pinv, matrix_rank, matrix_norm, norm, cond (composites of the decompositions) ---------
+// atol / rtol: tensors broadcasting against the batch (undefined: PyTorch's defaults, rtol =
+// eps * max(m, n) unless atol > 0).
+Tensor pinv(const Tensor& A, const Tensor& atol = {}, const Tensor& rtol = {},
+            bool hermitian = false, const Tensor& out = {});
+Tensor matrix_rank(const Tensor& A, const Tensor& atol = {}, const Tensor& rtol = {},
+                   bool hermitian = false, const Tensor& out = {});
+// ord: a number (+-1, +-2, +-inf) or "fro" / "nuc" (exactly one of ord / ord_str is used).
+struct NormOrd {
+  std::optional<double> number;
+  std::optional<std::string> name;
+};
+Tensor matrix_norm(const Tensor& A, const NormOrd& ord, IntArrayRef dim = {-2, -1},
+                   bool keepdim = false, ScalarType dtype = ScalarType::Undefined,
+                   const Tensor& out = {});
+// linalg.norm: ord unset (neither field) means the 2-norm / Frobenius norm.
+Tensor norm(const Tensor& A, const NormOrd& ord, const std::optional<std::vector<int64_t>>& dim,
+            bool keepdim = false, ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
+// ord unset: 2.
+Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out = {});
+
 }  // namespace linalg
+
+// torch.pinverse(input, rcond=1e-15).
+Tensor pinverse(const Tensor& A, double rcond = 1e-15);
 
 // torch.geqrf: (a, tau), LAPACK's compact QR (not differentiable, as in PyTorch).
 std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out = {},
@@ -87,5 +122,13 @@ EMBER_DECLARE_STUB(linalg_geqrf_stub, GeqrfFn);
 // overwritten with the product of the reflectors (orgqr / ungqr).
 using OrgqrFn = void (*)(const Tensor& Q, const Tensor& tau, const Tensor& infos);
 EMBER_DECLARE_STUB(linalg_orgqr_stub, OrgqrFn);
+
+// A (..., m, n) is destroyed; B (..., max(m, n), k) holds the right-hand sides in its first m
+// rows and receives the solutions in its first n rows. rank (int64, batch) is written by
+// gelsy / gelsd / gelss, S (..., min(m, n)) by gelsd / gelss.
+enum class LstsqDriver { gels, gelsy, gelsd, gelss };
+using LstsqFn = void (*)(const Tensor& A, const Tensor& B, const Tensor& rank, const Tensor& S,
+                         const Tensor& infos, LstsqDriver driver, double rcond);
+EMBER_DECLARE_STUB(linalg_lstsq_stub, LstsqFn);
 
 }  // namespace ember

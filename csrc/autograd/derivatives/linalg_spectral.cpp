@@ -102,5 +102,27 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
   return {W, tau};
 }
 
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const Tensor& B,
+                                                        std::optional<double> rcond,
+                                                        const std::string& driver) {
+  auto node = autograd::new_node(
+      "LinalgLstsqBackward0", {A, B}, [](FunctionNode& n, const variable_list& g) {
+        auto [gA, gB] = linalg_lstsq_backward(g[0], g[1], n.saved(0), n.saved(1), n.saved(2));
+        return variable_list{gA, gB};
+      });
+  node->save(A);
+  node->save(B);
+  Tensor X, residuals, rank, sv;
+  {
+    autograd::NoGradGuard no_grad;
+    std::tie(X, residuals, rank, sv) = linalg::lstsq_unrecorded(A, B, rcond, driver);
+  }
+  // Only the solution and the residuals are differentiable (rank is an integer, and PyTorch
+  // leaves the singular values without history).
+  autograd::set_history_all(node, {X, residuals});
+  node->save(X, /*is_output=*/true);
+  return {X, residuals, rank, sv};
+}
+
 }  // namespace derivatives
 }  // namespace ember

@@ -8,6 +8,7 @@
 // eigenvectors and singular vectors are defined up to a phase, and a loss that depends on the
 // phase raises a RuntimeError in backward.
 #pragma once
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -26,6 +27,11 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode);
 Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 // geqrf: node GeqrfBackward0, which raises (not differentiable, as in PyTorch).
 std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
+// lstsq: node LinalgLstsqBackward0 over (solution, residuals); rank and singular_values are
+// not differentiable.
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const Tensor& B,
+                                                        std::optional<double> rcond,
+                                                        const std::string& driver);
 
 // ---- formulas (public ops only) ------------------------------------------------------------
 
@@ -45,6 +51,13 @@ Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, c
 // PyTorch's householder_product_backward: (gradient of A, gradient of tau).
 std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, const Tensor& result,
                                                         const Tensor& A, const Tensor& tau);
+
+// PyTorch's pinv_backward: the gradient of A from the gradient of pinv(A).
+Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A);
+// PyTorch's linalg_lstsq_backward: gradients of A and B from those of the solution X and the
+// residuals L (either may be undefined).
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& gX, const Tensor& gL,
+                                                 const Tensor& A, const Tensor& B, const Tensor& X);
 
 }  // namespace derivatives
 }  // namespace ember

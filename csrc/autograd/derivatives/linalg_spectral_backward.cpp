@@ -8,6 +8,7 @@
 #include "ops/elementwise.h"
 #include "ops/join.h"
 #include "ops/linalg_solve.h"
+#include "ops/linalg_spectral.h"
 #include "ops/matmul.h"
 #include "ops/range_factories.h"
 #include "ops/reduce.h"
@@ -227,6 +228,54 @@ std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, cons
     A_grads.push_back(zeros_for(shape, K));
   }
   return {ember::tril(ember::cat(A_grads, -1), -1), ember::cat(tau_grads, -1)};
+}
+
+Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A) {
+  const int64_t m = A.size(A.dim() - 2), n = A.size(A.dim() - 1);
+  const Tensor pinvAh = ember::mH(pinvA), gradh = ember::mH(grad);
+  // Ordered to keep the intermediate products of the smaller dimension.
+  if (m <= n) {
+    const Tensor K = mm_(gradh, pinvA);
+    const Tensor KpinvAh = mm_(K, pinvAh);
+    Tensor r = ember::sub(KpinvAh, ember::mH(mm_(pinvA, K)));
+    r = ember::sub(r, mm_(mm_(A, pinvA), KpinvAh));
+    return ember::add(r, mm_(mm_(pinvAh, pinvA), ember::sub(gradh, mm_(K, A))));
+  }
+  const Tensor K = mm_(pinvA, gradh);
+  const Tensor pinvAhK = mm_(pinvAh, K);
+  Tensor r = ember::neg(ember::mH(mm_(K, pinvA)));
+  r = ember::add(r, mm_(mm_(ember::sub(gradh, mm_(A, K)), pinvA), pinvAh));
+  return ember::sub(ember::add(r, pinvAhK), mm_(mm_(pinvAhK, pinvA), A));
+}
+
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& gX_, const Tensor& gL_,
+                                                 const Tensor& A, const Tensor& B_,
+                                                 const Tensor& X_) {
+  // X = pinv(A) B: gA from pinv_backward, gB = pinv(A)^H gX; the residuals L = ||A X - B||^2
+  // add gA += 2 (gL r) X^H and gB -= 2 gL r with r = A X - B (Danskin: X is optimal).
+  const bool has_gL = gL_.defined() && gL_.numel() > 0;
+  if (!gX_.defined() && !has_gL) return {Tensor(), Tensor()};
+  const bool vector_case = linalg::lstsq_vector_case(A, B_);
+  const auto to_matrix = [&](const Tensor& t) { return vector_case ? ember::unsqueeze(t, -1) : t; };
+  const auto to_vector = [&](const Tensor& t) { return vector_case ? ember::squeeze(t, {-1}) : t; };
+  const Tensor B = to_matrix(B_);
+  Tensor gA, gB;
+  if (gX_.defined()) {
+    const Tensor gX = to_matrix(gX_);
+    const Tensor pinvA = linalg::pinv(A);
+    gA = pinv_backward(mm_(gX, ember::mH(B)), pinvA, A);
+    gB = to_vector(mm_(ember::mH(pinvA), gX));
+  }
+  if (has_gL) {
+    const Tensor X = to_matrix(X_);
+    const Tensor r = ember::sub(mm_(A, X), B);
+    const Tensor gL = ember::unsqueeze(gL_, -2);
+    const Tensor gA_L = ember::mul(mm_(ember::mul(gL, r), ember::mH(X)), number(2.0));
+    const Tensor gB_L = to_vector(ember::mul(ember::mul(gL, r), number(-2.0)));
+    gA = gA.defined() ? ember::add(gA, gA_L) : gA_L;
+    gB = gB.defined() ? ember::add(gB, gB_L) : gB_L;
+  }
+  return {gA, gB};
 }
 
 }  // namespace derivatives

@@ -6,7 +6,20 @@ Every function is the C++ binding itself (ember._C._linalg_spectral): one call p
 
 from .._C import _linalg_spectral as _impl
 
-__all__ = ["eigh", "eigvalsh", "householder_product", "qr", "svd", "svdvals"]
+__all__ = [
+    "cond",
+    "eigh",
+    "eigvalsh",
+    "householder_product",
+    "lstsq",
+    "matrix_norm",
+    "matrix_rank",
+    "norm",
+    "pinv",
+    "qr",
+    "svd",
+    "svdvals",
+]
 
 eigh = _impl.eigh
 eigvalsh = _impl.eigvalsh
@@ -14,3 +27,9 @@ svd = _impl.svd
 svdvals = _impl.svdvals
 qr = _impl.qr
 householder_product = _impl.householder_product
+lstsq = _impl.lstsq
+pinv = _impl.pinv
+matrix_rank = _impl.matrix_rank
+matrix_norm = _impl.matrix_norm
+norm = _impl.norm
+cond = _impl.cond
