@@ -35,7 +35,7 @@ void check_eigh_input(const Tensor& A, const char* op) {
 std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vectors,
                                            const char* op) {
   Tensor work = column_major_copy(A, op);
-  Tensor values = empty(batch_shape(A, {rows(A)}), TensorOptions(to_real(A.dtype())));
+  Tensor values = empty(batch_dims_with(A, {rows(A)}), TensorOptions(to_real(A.dtype())));
   Tensor infos = zeros({batch_count(A)}, TensorOptions(ScalarType::Int32));
   if (A.numel() > 0) linalg_eigh_stub(A.device(), work, values, infos, upper, vectors);
   raise_for_infos(infos, A, op, [](int info) {

@@ -80,7 +80,8 @@ LstsqResult lstsq_unrecorded(const Tensor& A, const Tensor& B_in, std::optional<
   const bool vector_case = lstsq_vector_case(A, B_in);
   const Tensor B = vector_case ? unsqueeze(B_in, -1) : B_in;
   const int64_t m = rows(A), n = cols(A), nrhs = cols(B), mx = std::max(m, n);
-  const DimVector batch = broadcast_shapes(batch_shape(A, {}), batch_shape(B, {}), kOp);
+  const DimVector batch =
+      broadcast_shapes(batch_dims_with(A, IntArrayRef()), batch_dims_with(B, IntArrayRef()), kOp);
   const ScalarType real_dtype = to_real(A.dtype());
   const double eps = real_dtype == ScalarType::Float32 ? std::numeric_limits<float>::epsilon()
                                                        : std::numeric_limits<double>::epsilon();

@@ -173,7 +173,7 @@ Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out) {
   const double o = ord.number.value_or(2.0);
   if (A.numel() == 0) {
     // NumPy leaves the condition number of 0x0 matrices undefined; PyTorch returns 0.
-    result = zeros(batch_shape(A, {}), TensorOptions(to_real(A.dtype())));
+    result = zeros(batch_dims_with(A, IntArrayRef()), TensorOptions(to_real(A.dtype())));
   } else if (!ord.name.has_value() && std::abs(o) == 2.0) {
     const Tensor S = svdvals(A);
     const Tensor s_max = narrow(S, -1, 0, 1), s_min = narrow(S, -1, S.size(S.dim() - 1) - 1, 1);

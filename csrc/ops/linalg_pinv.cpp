@@ -95,7 +95,7 @@ Tensor matrix_rank(const Tensor& A, const Tensor& atol_in, const Tensor& rtol_in
   const Tensor S = hermitian ? abs(eigvalsh(A)) : svdvals(A);
   Tensor largest;
   if (S.numel() == 0) {
-    largest = zeros(batch_shape(A, {1}), TensorOptions(S.dtype()));
+    largest = zeros(batch_dims_with(A, {1}), TensorOptions(S.dtype()));
   } else {
     largest = hermitian ? amax(S, std::vector<int64_t>{-1}, true) : narrow(S, -1, 0, 1);
   }

@@ -43,7 +43,7 @@ void expand_reflectors(const Tensor& Q, const Tensor& tau, const char* op) {
 std::pair<Tensor, Tensor> compact_qr(const Tensor& A, const char* op) {
   Tensor W = column_major_copy(A, op);
   Tensor tau =
-      empty(batch_shape(A, {std::min(rows(A), cols(A))}), TensorOptions(A.dtype(), A.device()));
+      empty(batch_dims_with(A, {std::min(rows(A), cols(A))}), TensorOptions(A.dtype(), A.device()));
   Tensor infos = zeros({batch_count(A)}, TensorOptions(ScalarType::Int32));
   if (W.numel() > 0) linalg_geqrf_stub(A.device(), W, tau, infos);
   raise_for_infos(infos, A, op, describe_info);
@@ -57,7 +57,7 @@ std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mod
   // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major.
   Tensor R = column_major_copy(triu(narrow(W, W.dim() - 2, 0, complete ? m : k)), op);
   if (mode == "r") return {empty({0}, TensorOptions(A.dtype(), A.device())), R};
-  Tensor Q = empty_column_major(batch_shape(A, {m, complete ? m : k}), A.dtype(), op);
+  Tensor Q = empty_column_major(batch_dims_with(A, {m, complete ? m : k}), A.dtype(), op);
   Tensor reflectors = narrow(Q, Q.dim() - 1, 0, k);
   copy_(reflectors, narrow(W, W.dim() - 1, 0, k));
   expand_reflectors(Q, tau, op);
@@ -99,7 +99,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out
   EMBER_CHECK(A.dim() - tau.dim() == 1, prefix,
               "Expected tau to have one dimension less than input, but got tau.ndim equal to ",
               tau.dim(), " and input.ndim is equal to ", A.dim());
-  const DimVector batch = batch_shape(A, {});
+  const DimVector batch = batch_dims_with(A, IntArrayRef());
   DimVector tau_batch(tau.sizes());
   tau_batch.pop_back();
   if (!(batch == tau_batch)) {

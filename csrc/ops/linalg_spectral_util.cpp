@@ -26,7 +26,7 @@ void check_float_or_complex_input(const Tensor& A, const char* op, const char* k
   check_lapack_dtype(A, op, kernel);
 }
 
-DimVector batch_shape(const Tensor& A, IntArrayRef tail) {
+DimVector batch_dims_with(const Tensor& A, IntArrayRef tail) {
   DimVector shape;
   for (int64_t d = 0; d + 2 < A.dim(); ++d) shape.push_back(A.size(d));
   for (int64_t s : tail) shape.push_back(s);

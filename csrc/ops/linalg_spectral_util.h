@@ -17,8 +17,8 @@ void check_lapack_dtype(const Tensor& A, const char* op, const char* kernel);
 // kernel's "not implemented for 'Half'" one.
 void check_float_or_complex_input(const Tensor& A, const char* op, const char* kernel);
 
-// The batch dims of A (all but the last two) followed by `tail`.
-DimVector batch_shape(const Tensor& A, IntArrayRef tail);
+// The batch dims of A (all but the last two) followed by `tail` (IntArrayRef() for none).
+DimVector batch_dims_with(const Tensor& A, IntArrayRef tail);
 
 }  // namespace linalg
 }  // namespace ember

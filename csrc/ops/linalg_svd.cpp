@@ -50,13 +50,13 @@ std::tuple<Tensor, Tensor, Tensor> svd_unrecorded(const Tensor& A, bool full_mat
                                                   bool compute_uv, const char* op) {
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   Tensor work = column_major_copy(A, op);
-  Tensor S = empty(batch_shape(A, {k}), TensorOptions(to_real(A.dtype())));
+  Tensor S = empty(batch_dims_with(A, {k}), TensorOptions(to_real(A.dtype())));
   Tensor U, Vh;
   char jobz = 'N';
   if (compute_uv) {
     jobz = full_matrices ? 'A' : 'S';
-    U = empty_column_major(batch_shape(A, {m, full_matrices ? m : k}), A.dtype(), op);
-    Vh = empty_column_major(batch_shape(A, {full_matrices ? n : k, n}), A.dtype(), op);
+    U = empty_column_major(batch_dims_with(A, {m, full_matrices ? m : k}), A.dtype(), op);
+    Vh = empty_column_major(batch_dims_with(A, {full_matrices ? n : k, n}), A.dtype(), op);
   }
   Tensor infos = zeros({batch_count(A)}, TensorOptions(ScalarType::Int32));
   if (A.numel() > 0) {
@@ -110,8 +110,8 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_
   } else {
     S = linalg::svdvals(A);
     const int64_t m = linalg::rows(A), n = linalg::cols(A);
-    U = zeros(linalg::batch_shape(A, {m, m}), TensorOptions(A.dtype()));
-    V = zeros(linalg::batch_shape(A, {n, n}), TensorOptions(A.dtype()));
+    U = zeros(linalg::batch_dims_with(A, {m, m}), TensorOptions(A.dtype()));
+    V = zeros(linalg::batch_dims_with(A, {n, n}), TensorOptions(A.dtype()));
   }
   if (U_out.defined() || S_out.defined() || V_out.defined()) {
     autograd::check_out_arg(U_out.defined() ? U_out : S_out.defined() ? S_out : V_out, {A}, op);
