@@ -135,4 +135,10 @@ def test_norms_match_torch(torch, ord):
     a = rand((2, 3, 4), ember.complex128, seed=10)
     compare_with_torch(torch, lambda m, x: m.linalg.matrix_norm(x, ord), [a])
     sq = rand((3, 3), seed=11) + 2 * np.eye(3)
-    compare_with_torch(torch, lambda m, x: m.linalg.cond(x, ord), [sq])
+    if ord in (2, "nuc"):
+        compare_with_torch(torch, lambda m, x: m.linalg.cond(x, ord), [sq])
+    else:
+        # PyTorch's cond cannot backpropagate through these ords (it fills inv's result in
+        # place); compare values only. Ember's gradient is checked by gradcheck above.
+        np.testing.assert_allclose(ember.linalg.cond(ember.tensor(sq), ord).numpy(),
+                                   torch.linalg.cond(torch.tensor(sq), ord).numpy(), rtol=1e-12)
