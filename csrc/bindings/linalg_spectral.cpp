@@ -91,6 +91,22 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
       py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none());
 
   la.def(
+      "eig",
+      [](const Tensor& A, py::handle out) {
+        TensorList o = tuple_out(out, 2, "linalg.eig");
+        auto r = without_gil([&] { return linalg::eig(A, o[0], o[1]); });
+        return named("linalg_eig", {std::get<0>(r), std::get<1>(r)}, !out.is_none());
+      },
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
+  la.def(
+      "eigvals",
+      [](const Tensor& A, py::handle out) {
+        Tensor o = opt_tensor(out);
+        return without_gil([&] { return linalg::eigvals(A, o); });
+      },
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
+
+  la.def(
       "svd",
       [](const Tensor& A, bool full_matrices, py::handle driver, py::handle out) {
         TensorList o = tuple_out(out, 3, "linalg.svd");

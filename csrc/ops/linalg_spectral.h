@@ -27,6 +27,12 @@ Tensor eigvalsh(const Tensor& A, const std::string& uplo = "L", const Tensor& ou
 std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vectors,
                                            const char* op);
 
+// ---- eig / eigvals: complex eigenvalues and unit-norm eigenvectors of general matrices ------
+std::tuple<Tensor, Tensor> eig(const Tensor& A, const Tensor& values_out = {},
+                               const Tensor& vectors_out = {});
+Tensor eigvals(const Tensor& A, const Tensor& out = {});
+std::tuple<Tensor, Tensor> eig_unrecorded(const Tensor& A, bool vectors, const char* op);
+
 // ---- svd / svdvals ------------------------------------------------------------------------
 // driver must be empty: PyTorch accepts it only for CUDA inputs.
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true,
@@ -108,6 +114,12 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true, bool c
 using EighFn = void (*)(const Tensor& A, const Tensor& values, const Tensor& infos, bool upper,
                         bool vectors);
 EMBER_DECLARE_STUB(linalg_eigh_stub, EighFn);
+
+// A (..., n, n) is destroyed; values (..., n) complex; vectors (..., n, n) complex column-major
+// (undefined: values only). LAPACK's ?geev, real pairs expanded to complex conjugate vectors.
+using EigFn = void (*)(const Tensor& A, const Tensor& values, const Tensor& vectors,
+                       const Tensor& infos);
+EMBER_DECLARE_STUB(linalg_eig_stub, EigFn);
 
 // A (..., m, n) is destroyed; S (..., k) real; U and Vh column-major, (..., m, m) and (..., n, n)
 // for jobz 'A', (..., m, k) and (..., k, n) for 'S', undefined for 'N' (values only).

@@ -140,5 +140,8 @@ def test_norms_match_torch(torch, ord):
     else:
         # PyTorch's cond cannot backpropagate through these ords (it fills inv's result in
         # place); compare values only. Ember's gradient is checked by gradcheck above.
-        np.testing.assert_allclose(ember.linalg.cond(ember.tensor(sq), ord).numpy(),
-                                   torch.linalg.cond(torch.tensor(sq), ord).numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            ember.linalg.cond(ember.tensor(sq), ord).numpy(),
+            torch.linalg.cond(torch.tensor(sq), ord).numpy(),
+            rtol=1e-12,
+        )

@@ -28,6 +28,23 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper) {
   return {L, V};
 }
 
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  auto node =
+      autograd::new_node("LinalgEigBackward0", {A}, [](FunctionNode& n, const variable_list& g) {
+        return variable_list{
+            linalg_eig_backward(g[0], g[1], n.saved(0), n.saved(1), /*hermitian=*/false)};
+      });
+  Tensor L, V;
+  {
+    autograd::NoGradGuard no_grad;
+    std::tie(L, V) = linalg::eig_unrecorded(A, /*vectors=*/true, "linalg.eig");
+  }
+  autograd::set_history_all(node, {L, V});
+  node->save(L, /*is_output=*/true);
+  node->save(V, /*is_output=*/true);
+  return {L, V};
+}
+
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices) {
   auto node = autograd::new_node("LinalgSvdBackward0", {A},
                                  [full_matrices](FunctionNode& n, const variable_list& g) {

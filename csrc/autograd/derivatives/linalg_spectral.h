@@ -19,6 +19,8 @@ namespace derivatives {
 
 // eigh: node LinalgEighBackward0 over (eigenvalues, eigenvectors).
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, bool upper);
+// eig: node LinalgEigBackward0 over (eigenvalues, eigenvectors).
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A);
 // svd: node LinalgSvdBackward0 over (U, S, Vh).
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices);
 // qr: node LinalgQrBackward0 over (Q, R); mode 'r' and 'complete' with m > n raise in backward.

@@ -50,8 +50,9 @@ Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, 
   if (!gL.defined() && !gV.defined()) return Tensor();
   const Tensor VH = ember::mH(V);
   if (!gV.defined()) {
-    EMBER_CHECK(hermitian, "[linalg_eig_backward] the non-Hermitian case needs linalg.solve");
-    return mm_(ember::mul(V, ember::unsqueeze(gL, -2)), VH);
+    // eigvals / eigvalsh: gA = V^{-H} diag(gL) V^H
+    if (hermitian) return mm_(ember::mul(V, ember::unsqueeze(gL, -2)), VH);
+    return linalg_solve(VH, ember::mul(ember::unsqueeze(gL, -1), VH), /*left=*/true);
   }
   Tensor VhgV = mm_(VH, gV);
   const Tensor diag = diag_of(VhgV);
@@ -73,8 +74,9 @@ Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, 
   }
   Tensor gA = ember::div(VhgV, pairwise_differences(ember::conj(L)));
   if (gL.defined()) gA = with_diagonal(gA, gL);
-  EMBER_CHECK(hermitian, "[linalg_eig_backward] the non-Hermitian case needs linalg.solve");
-  return mm_(V, mm_(gA, VH));
+  // Conjugation by V^{-H}
+  if (hermitian) return mm_(V, mm_(gA, VH));
+  return linalg_solve(VH, mm_(gA, VH), /*left=*/true);
 }
 
 Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,

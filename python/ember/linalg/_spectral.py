@@ -8,7 +8,9 @@ from .._C import _linalg_spectral as _impl
 
 __all__ = [
     "cond",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "lstsq",
@@ -33,3 +35,5 @@ matrix_rank = _impl.matrix_rank
 matrix_norm = _impl.matrix_norm
 norm = _impl.norm
 cond = _impl.cond
+eig = _impl.eig
+eigvals = _impl.eigvals
