@@ -54,9 +54,16 @@ std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mod
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   auto [W, tau] = compact_qr(A, op);
   const bool complete = mode == "complete";
-  // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major.
-  Tensor R = column_major_copy(triu(narrow(W, W.dim() - 2, 0, complete ? m : k)), op);
+  // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major, zeroed
+  // below the diagonal in place.
+  Tensor R = column_major_copy(narrow(W, W.dim() - 2, 0, complete ? m : k), op);
+  triu(R, 0, R);
   if (mode == "r") return {empty({0}, TensorOptions(A.dtype(), A.device())), R};
+  if (!complete && m >= n) {
+    // Q has W's shape: expand the reflectors in place.
+    expand_reflectors(W, tau, op);
+    return {W, R};
+  }
   Tensor Q = empty_column_major(batch_dims_with(A, {m, complete ? m : k}), A.dtype(), op);
   Tensor reflectors = narrow(Q, Q.dim() - 1, 0, k);
   copy_(reflectors, narrow(W, W.dim() - 1, 0, k));
