@@ -39,25 +39,29 @@ void expand_reflectors(const Tensor& Q, const Tensor& tau, const char* op) {
 
 }  // namespace
 
-// The compact QR of A: (column-major m x n with R above and the reflectors below, tau).
-std::pair<Tensor, Tensor> compact_qr(const Tensor& A, const char* op) {
+// The compact QR of A (column-major m x n with R above and the reflectors below, tau), and R
+// (R_rows x n, column-major) when R_rows > 0.
+std::tuple<Tensor, Tensor, Tensor> compact_qr(const Tensor& A, const char* op, int64_t R_rows) {
   Tensor W = column_major_copy(A, op);
   Tensor tau =
       empty(batch_dims_with(A, {std::min(rows(A), cols(A))}), TensorOptions(A.dtype(), A.device()));
+  Tensor R;
+  if (R_rows > 0) {
+    R = empty_column_major(batch_dims_with(A, {R_rows, cols(A)}), A.dtype(), op);
+    if (W.numel() == 0) zero_fresh(R);
+  }
   Tensor infos = zeros({batch_count(A)}, TensorOptions(ScalarType::Int32));
-  if (W.numel() > 0) linalg_geqrf_stub(A.device(), W, tau, infos);
+  if (W.numel() > 0) linalg_geqrf_stub(A.device(), W, tau, R, infos);
   raise_for_infos(infos, A, op, describe_info);
-  return {W, tau};
+  return {W, tau, R};
 }
 
 std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mode, const char* op) {
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
-  auto [W, tau] = compact_qr(A, op);
   const bool complete = mode == "complete";
-  // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major, zeroed
-  // below the diagonal in place.
-  Tensor R = column_major_copy(narrow(W, W.dim() - 2, 0, complete ? m : k), op);
-  triu(R, 0, R);
+  // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major.
+  auto [W, tau, R] = compact_qr(A, op, complete ? m : k);
+  if (!R.defined()) R = empty_column_major(batch_dims_with(A, {0, n}), A.dtype(), op);
   if (mode == "r") return {empty({0}, TensorOptions(A.dtype(), A.device())), R};
   if (!complete && m >= n) {
     // Q has W's shape: expand the reflectors in place.
@@ -137,7 +141,7 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out, const Ten
     if (tau_out.defined()) autograd::check_out_arg(tau_out, {A}, op);
     return derivatives::geqrf(A);
   }
-  auto [W, tau] = linalg::compact_qr(A, op);
+  auto [W, tau, R] = linalg::compact_qr(A, op);
   return {finish_out(W, a_out, op), finish_out(tau, tau_out, op)};
 }
 

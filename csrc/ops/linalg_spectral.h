@@ -50,7 +50,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode = "reduce
                               const Tensor& Q_out = {}, const Tensor& R_out = {});
 std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mode, const char* op);
 // geqrf's (compact QR, tau) without checks or recording.
-std::pair<Tensor, Tensor> compact_qr(const Tensor& A, const char* op);
+// R_rows > 0 also extracts R (R_rows x n, column-major) as the third result.
+std::tuple<Tensor, Tensor, Tensor> compact_qr(const Tensor& A, const char* op, int64_t R_rows = 0);
 // The product of the Householder reflectors H_1 ... H_k (k = tau.size(-1)) stored below the
 // diagonal of A's first k columns (LAPACK's orgqr / ungqr): the first n columns of Q.
 Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out = {});
@@ -127,8 +128,10 @@ using SvdFn = void (*)(const Tensor& A, const Tensor& U, const Tensor& S, const 
                        const Tensor& infos, char jobz);
 EMBER_DECLARE_STUB(linalg_svd_stub, SvdFn);
 
-// A (..., m, n) is overwritten with geqrf's compact QR; tau (..., min(m, n)).
-using GeqrfFn = void (*)(const Tensor& A, const Tensor& tau, const Tensor& infos);
+// A (..., m, n) is overwritten with geqrf's compact QR; tau (..., min(m, n)). R, when defined
+// (..., r, n) column-major with r <= m, receives the upper triangle of A's first r rows (zeros
+// below), copied while the matrix is still in cache.
+using GeqrfFn = void (*)(const Tensor& A, const Tensor& tau, const Tensor& R, const Tensor& infos);
 EMBER_DECLARE_STUB(linalg_geqrf_stub, GeqrfFn);
 // Q (..., m, n), m >= n, holds reflectors in its first k = tau.size(-1) columns and is
 // overwritten with the product of the reflectors (orgqr / ungqr).

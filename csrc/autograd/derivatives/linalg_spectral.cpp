@@ -113,7 +113,7 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
   Tensor W, tau;
   {
     autograd::NoGradGuard no_grad;
-    std::tie(W, tau) = linalg::compact_qr(A, "geqrf");
+    std::tie(W, tau, std::ignore) = linalg::compact_qr(A, "geqrf");
   }
   autograd::set_history_all(node, {W, tau});
   return {W, tau};

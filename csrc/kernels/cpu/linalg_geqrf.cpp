@@ -6,7 +6,7 @@ namespace ember {
 namespace {
 
 template <typename T>
-void geqrf_typed(const Tensor& A, const Tensor& tau, const Tensor& infos) {
+void geqrf_typed(const Tensor& A, const Tensor& tau, const Tensor& R, const Tensor& infos) {
   const int m = lapack::to_int(linalg::rows(A), "linalg.qr");
   const int n = lapack::to_int(linalg::cols(A), "linalg.qr");
   const int k = std::min(m, n), lda = std::max(1, m);
@@ -18,15 +18,23 @@ void geqrf_typed(const Tensor& A, const Tensor& tau, const Tensor& infos) {
   T* t = tau.data<T>();
   int32_t* infos_data = infos.data<int32_t>();
   const int64_t stride = int64_t(m) * n;
+  T* r = R.defined() ? R.data<T>() : nullptr;
+  const int64_t r_rows = R.defined() ? linalg::rows(R) : 0;
   lapack::for_each_matrix(linalg::batch_count(A), stride * k, [&](int64_t b) {
     lapack::Workspace<T> work(0, lwork);
-    lapack::geqrf(m, n, a + b * stride, lda, t + b * k, work.get(), lwork, &infos_data[b]);
+    T* ab = a + b * stride;
+    lapack::geqrf(m, n, ab, lda, t + b * k, work.get(), lwork, &infos_data[b]);
+    if (!r) return;
+    T* rb = r + b * r_rows * n;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < r_rows; ++i) rb[j * r_rows + i] = i <= j ? ab[j * m + i] : T(0);
+    }
   });
 }
 
-void geqrf_kernel(const Tensor& A, const Tensor& tau, const Tensor& infos) {
+void geqrf_kernel(const Tensor& A, const Tensor& tau, const Tensor& R, const Tensor& infos) {
   dispatch_dtype<lapack::kLapackTypes>(A.dtype(), "linalg.qr", [&](auto tag) {
-    geqrf_typed<typename decltype(tag)::type>(A, tau, infos);
+    geqrf_typed<typename decltype(tag)::type>(A, tau, R, infos);
   });
 }
 
