@@ -205,3 +205,37 @@ def test_eigh_matches_torch(torch, dtype):
     compare_with_torch(torch, lambda m, x: m.linalg.eigh(x + x.mH)[0], [a])
     compare_with_torch(torch, lambda m, x: m.linalg.eigvalsh(x, UPLO="U"), [a])
     compare_with_torch(torch, lambda m, x: m.linalg.eigh(x + x.mH)[1].abs(), [a], atol=1e-7)
+
+
+def test_concurrent_large_and_batched_calls():
+    # Note [LAPACK threads]: one large matrix raises OpenBLAS's thread count under an exclusive
+    # lock while batches run single-threaded under a shared one; calls from several Python
+    # threads at once must neither deadlock nor mix results.
+    import threading
+
+    a = hermitian((300, 300), seed=21)
+    b = hermitian((64, 12, 12), seed=22)
+    A, B = ember.tensor(a), ember.tensor(b)
+    want_a, want_b = np.linalg.eigvalsh(a), np.linalg.eigvalsh(b)
+    errors = []
+    saved = ember.get_num_threads()
+    ember.set_num_threads(2)
+
+    def run(t, want, times):
+        for _ in range(times):
+            if np.abs(ember.linalg.eigvalsh(t).numpy() - want).max() > 1e-8:
+                errors.append(t.shape)
+
+    threads = [
+        threading.Thread(target=run, args=args)
+        for args in [(A, want_a, 4), (A, want_a, 4), (B, want_b, 20), (B, want_b, 20)]
+    ]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads)
+    finally:
+        ember.set_num_threads(saved)
+    assert errors == []
