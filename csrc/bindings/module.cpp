@@ -35,5 +35,6 @@ PYBIND11_MODULE(_C, m) {
   ember::init_config(m);
   ember::init_optim(m);
   ember::init_linalg_misc(m, cls);
+  ember::init_linalg_spectral(m, cls);
   ember::init_fast_paths(m);  // last: wraps the bindings above
 }

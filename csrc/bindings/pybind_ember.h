@@ -176,6 +176,9 @@ void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
 // Must run last: replaces hot entry points installed by the other init_* functions.
 void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_autograd_function(py::module_& m);
+// ember._C._linalg_spectral (ember.linalg's eigh, svd, qr, lstsq, norms, ...) and the top-level
+// aliases ember.svd, ember.qr, ember.pinverse with their Tensor methods.
+void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_fast_paths(py::module_& m);
 py::dtype numpy_dtype_for(ScalarType t);
 std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt);

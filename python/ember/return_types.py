@@ -88,6 +88,7 @@ _FIELDS = {
     "min": ("values", "indices"),
     "mode": ("values", "indices"),
     "nanmedian": ("values", "indices"),
+    "qr": ("Q", "R"),
     "slogdet": ("sign", "logabsdet"),
     "sort": ("values", "indices"),
     "svd": ("U", "S", "V"),

@@ -297,6 +297,9 @@ def _qr(a: Tensor):
     """Reduced QR of a 2-D tensor: ember.linalg.qr when it exists, else NumPy's (LAPACK)."""
     linalg = getattr(ember, "linalg", None)
     if linalg is not None and hasattr(linalg, "qr"):
+        if a.dtype in (ember.float16, ember.bfloat16):  # LAPACK has no half precision
+            q, r = linalg.qr(a.to(ember.float32))
+            return q.to(a.dtype), r.to(a.dtype)
         return linalg.qr(a)
     import numpy as np
 
