@@ -14,22 +14,40 @@ multi_dot, vecdot, cross.
     PYTHONPATH=build/python /root/venvs/torch/bin/python benchmarks/bench_linalg.py [--quick]
 
 Writes docs/images/linalg.png (ratio against the faster reference per case and thread count).
+
+Three thread pools share the process (Ember's OpenMP, PyTorch's own OpenMP, NumPy's OpenBLAS). A
+pool that has just finished keeps spinning for a while and steals a core from the next library,
+which made 2-thread timings swing several-fold. So NumPy's OpenBLAS workers are told to sleep at
+once (OPENBLAS_THREAD_TIMEOUT, read when NumPy loads it) and, with more than one thread, each
+block of calls starts after a short pause in which the other pools go idle.
 """
 
 from __future__ import annotations
 
-import argparse
-import ctypes
-import glob
-import json
 import os
-import statistics
-from pathlib import Path
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # 2^4 cycles of spinning; before numpy
 
-import ember
-from common import Result, _time_calls, calibrate, environment, format_time, ratio_chart, torch
+import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import glob  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import ember  # noqa: E402
+from common import (  # noqa: E402
+    Result,
+    _time_calls,
+    calibrate,
+    environment,
+    format_time,
+    ratio_chart,
+    torch,
+)
 
 HERE = Path(__file__).resolve().parent
 ISSUE_FUNCTIONS = ["cholesky", "inv", "det", "solve", "qr", "svd", "eigh", "lstsq"]
@@ -100,16 +118,23 @@ def _functions(name: str, batch: tuple):
     return e, t, n
 
 
-def compare3(fns, repeat: int, target_s: float):
-    """Median seconds per call of each non-None function, measured round-robin."""
+def compare3(fns, repeat: int, target_s: float, pause_s: float = 0.0):
+    """Median seconds per call of each non-None function, measured round-robin; pause_s of
+    sleep before each block lets the previous library's worker threads stop spinning."""
     live = [f for f in fns if f is not None]
     number = min(calibrate(f, target_s) for f in live)
     times = [[] for _ in fns]
     for _ in range(repeat):
         for i, f in enumerate(fns):
             if f is not None:
+                if pause_s:
+                    time.sleep(pause_s)
                 times[i].append(_time_calls(f, number))
     return [statistics.median(t) if t else None for t in times]
+
+
+def _pause(threads: int) -> float:
+    return 0.02 if threads > 1 else 0.0
 
 
 def _result(name, threads, te, tt, tn, goal):
@@ -147,7 +172,7 @@ def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
                 ta = [torch.from_numpy(a) for a in args] if ft is not None else None
                 te, tt, tn = compare3(
                     [lambda: fe(*ea), (lambda: ft(*ta)) if ft else None,
-                     (lambda: fn(*args)) if fn else None], repeat, target_s)
+                     (lambda: fn(*args)) if fn else None], repeat, target_s, _pause(nthreads))
                 goal = BATCHED_GOAL if batch else GOAL
                 results.append(_result(case, nthreads, te, tt, tn, goal))
     return results
@@ -196,7 +221,7 @@ def run_misc_cases(threads=(1, 2), repeat=11, target_s=0.05):
             if ft is None and fn is None:
                 results.append(_skip(case, nthreads, "no reference installed"))
                 continue
-            te, tt, tn = compare3([fe, ft, fn], repeat, target_s)
+            te, tt, tn = compare3([fe, ft, fn], repeat, target_s, _pause(nthreads))
             results.append(_result(case, nthreads, te, tt, tn, GOAL))
     return results
 
