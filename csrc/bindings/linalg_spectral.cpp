@@ -28,7 +28,7 @@ py::object named(const char* name, std::initializer_list<Tensor> items, bool is_
 // out=(a, b, ...) of `n` tensors (None: all undefined).
 TensorList tuple_out(py::handle out, size_t n, const char* op) {
   if (out.is_none()) return TensorList(n);
-  if (!PySequence_Check(out.ptr()) || static_cast<size_t>(py::len(out)) != n) {
+  if (is_tensor(out) || !PySequence_Check(out.ptr()) || static_cast<size_t>(py::len(out)) != n) {
     throw py::type_error(str_cat("[", op, "] out must be a tuple of ", n, " tensors"));
   }
   TensorList r;
@@ -124,6 +124,20 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
         return without_gil([&] { return linalg::svdvals(A, d, o); });
       },
       py::arg("A"), py::kw_only(), py::arg("driver") = py::none(), py::arg("out") = py::none());
+
+  // matrix_sqrth(input): PyTorch's documentation says A, its binding takes `input`.
+  la.def(
+      "matrix_sqrth",
+      [](const Tensor& A) { return without_gil([&] { return linalg::matrix_sqrth(A); }); },
+      py::arg("input"));
+  la.def(
+      "polar",
+      [](const Tensor& A, py::handle out) {
+        TensorList o = tuple_out(out, 2, "linalg.polar");
+        auto r = without_gil([&] { return linalg::polar(A, o[0], o[1]); });
+        return named("linalg_polar", {std::get<0>(r), std::get<1>(r)}, !out.is_none());
+      },
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
 
   la.def(
       "qr",

@@ -89,6 +89,21 @@ Tensor norm(const Tensor& A, const NormOrd& ord, const std::optional<std::vector
 // ord unset: 2.
 Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out = {});
 
+// ---- matrix_sqrth and polar (ops/linalg_polar.cpp) ----------------------------------------
+// The principal square root of Hermitian positive-(semi)definite matrices (lower triangle read,
+// negative eigenvalues taken as zero).
+Tensor matrix_sqrth(const Tensor& A);
+// (s, V): the square roots of A's eigenvalues (clamped at zero) and its eigenvectors, so that
+// sqrt(A) = V diag(s) V^H; no checks or recording.
+std::tuple<Tensor, Tensor> matrix_sqrth_factors(const Tensor& A, const char* op);
+Tensor matrix_sqrth_from_factors(const Tensor& s, const Tensor& V);
+// The polar decomposition A = U H of (..., m, n) matrices with m >= n.
+std::tuple<Tensor, Tensor> polar(const Tensor& A, const Tensor& U_out = {},
+                                 const Tensor& H_out = {});
+// (U, H, S, V) from the reduced svd A = W diag(S) V^H: U = W V^H, H = V diag(S) V^H; no checks
+// or recording.
+std::tuple<Tensor, Tensor, Tensor, Tensor> polar_factors(const Tensor& A);
+
 }  // namespace linalg
 
 // torch.pinverse(input, rcond=1e-15).

@@ -35,6 +35,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const T
                                                         std::optional<double> rcond,
                                                         const std::string& driver);
 
+// matrix_sqrth: node LinalgMatrixSqrthBackward0; polar: node LinalgPolarBackward0 over (U, H).
+// Their formulas solve Sylvester equations (finite at repeated eigenvalues, as PyTorch's).
+Tensor linalg_matrix_sqrth(const Tensor& A);
+std::tuple<Tensor, Tensor> linalg_polar(const Tensor& A);
+
 // ---- formulas (public ops only) ------------------------------------------------------------
 
 // PyTorch's linalg_eig_backward: gA from the gradients of the eigenvalues L and eigenvectors V

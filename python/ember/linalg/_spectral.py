@@ -1,5 +1,5 @@
 """ember.linalg's spectral family: eigh, eigvalsh, eig, eigvals, svd, svdvals, qr,
-householder_product, lstsq, matrix_norm, norm, cond, matrix_rank, pinv.
+householder_product, lstsq, matrix_norm, norm, cond, matrix_rank, pinv, matrix_sqrth, polar.
 
 Every function is the C++ binding itself (ember._C._linalg_spectral): one call per op.
 """
@@ -16,8 +16,10 @@ __all__ = [
     "lstsq",
     "matrix_norm",
     "matrix_rank",
+    "matrix_sqrth",
     "norm",
     "pinv",
+    "polar",
     "qr",
     "svd",
     "svdvals",
@@ -37,3 +39,5 @@ norm = _impl.norm
 cond = _impl.cond
 eig = _impl.eig
 eigvals = _impl.eigvals
+matrix_sqrth = _impl.matrix_sqrth
+polar = _impl.polar
