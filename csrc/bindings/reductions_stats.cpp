@@ -3,6 +3,7 @@
 #include <string>
 
 #include "bindings/reduction_helpers.h"
+#include "ops/linalg_spectral.h"
 
 namespace ember {
 
@@ -95,26 +96,22 @@ void def_var_mean(py::module_& m, const char* name, VarMeanFnPtr f) {
       py::arg("out") = py::none());
 }
 
-// p: None or 'fro' (2-norm over the dims), a number (inf, -inf and 0 included).
+// p: None or 'fro' (2-norm over the dims), a number (inf, -inf and 0 included). Other strings
+// ('nuc', or 'fro' over more than two dims) go to linalg.matrix_norm, as torch.norm does.
 NormOrder parse_norm_order(py::handle p) {
-  if (p.is_none()) return NormOrder{};
-  if (PyUnicode_Check(p.ptr())) {
-    const std::string s = p.cast<std::string>();
-    if (s == "fro") return NormOrder{};
-    if (s == "nuc") {
-      throw Error(
-          "[norm] p='nuc' (the nuclear norm, a sum of singular values) is a matrix "
-          "decomposition and is not computed by this reduction; use p='fro' or a "
-          "numeric p");
-    }
-    throw Error("[norm] Order " + s + " not supported.");
-  }
+  if (p.is_none() || PyUnicode_Check(p.ptr())) return NormOrder{};
   auto s = try_parse_scalar(p);
   if (!s || s->is_complex()) {
     throw py::type_error(
         str_cat("[norm] p must be a number, 'fro' or None, not ", Py_TYPE(p.ptr())->tp_name));
   }
   return NormOrder::from_double(s->to_double());
+}
+
+// torch.norm's matrix-norm case: p a string other than 'fro' over at most two dims.
+bool is_matrix_norm_order(py::handle p, const std::optional<std::vector<int64_t>>& dims) {
+  if (!PyUnicode_Check(p.ptr())) return false;
+  return p.cast<std::string>() != "fro" || (dims && dims->size() > 2);
 }
 
 }  // namespace
@@ -132,6 +129,18 @@ void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>
     DimList dims = parse_dims(dim, "norm");
     ScalarType dt = opt_dtype(dtype);
     Tensor o = opt_tensor(out, "norm");
+    if (is_matrix_norm_order(p, dims)) {
+      linalg::NormOrd ord;
+      ord.name = p.cast<std::string>();
+      std::vector<int64_t> matrix_dims;
+      if (dims) {
+        matrix_dims = *dims;
+      } else {
+        for (int64_t d = 0; d < t.dim(); ++d) matrix_dims.push_back(d);
+      }
+      return nogil(t.numel(),
+                   [&] { return linalg::matrix_norm(t, ord, matrix_dims, keepdim, dt, o); });
+    }
     return nogil(t.numel(), [&] { return norm(t, order, dims, keepdim, dt, o); });
   };
   m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),

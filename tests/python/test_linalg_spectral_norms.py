@@ -145,3 +145,30 @@ def test_norms_match_torch(torch, ord):
             torch.linalg.cond(torch.tensor(sq), ord).numpy(),
             rtol=1e-12,
         )
+
+
+# ---- torch.norm's matrix-norm cases ---------------------------------------------------------------
+
+
+def test_top_level_norm_nuc_is_matrix_norm():
+    a = rand((2, 3, 4), ember.float64)
+    want = np.linalg.norm(a, "nuc", axis=(1, 2))
+    np.testing.assert_allclose(ember.norm(ember.tensor(a), p="nuc", dim=(1, 2)).numpy(), want)
+    np.testing.assert_allclose(
+        ember.tensor(a).norm("nuc", dim=(-2, -1), keepdim=True).numpy(), want[:, None, None]
+    )
+    np.testing.assert_allclose(
+        ember.norm(ember.tensor(a[0]), "nuc").numpy(), np.linalg.norm(a[0], "nuc")
+    )
+    # PyTorch routes these to linalg.matrix_norm, which raises.
+    with pytest.raises(RuntimeError, match=r"\[linalg.matrix_norm\] dim must be a 2-tuple"):
+        ember.norm(ember.tensor(a), p="nuc")
+    with pytest.raises(RuntimeError, match=r"\[linalg.matrix_norm\] dim must be a 2-tuple"):
+        ember.norm(ember.tensor(a), p="fro", dim=(0, 1, 2))
+    with pytest.raises(RuntimeError, match="Order bad not supported"):
+        ember.norm(ember.tensor(a), p="bad")
+
+
+def test_top_level_norm_nuc_gradient():
+    a = ember.tensor(rand((3, 4), ember.float64)).requires_grad_()
+    assert gradcheck(lambda x: ember.norm(x, "nuc"), (a,))
