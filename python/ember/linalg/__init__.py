@@ -4,7 +4,7 @@ The functions live in private modules by family, each listing its names in ``__a
 """
 
 from .._C import _LinAlgError as LinAlgError
-from .._C import matmul
+from .._C import matmul as matmul  # torch.linalg.matmul: an alias
 from . import _misc, _solve, _spectral
 from ._misc import *  # noqa: F403
 from ._solve import *  # noqa: F403
