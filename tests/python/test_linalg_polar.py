@@ -36,7 +36,7 @@ def numpy_polar(a):
     return w @ vh, (adjoint(vh) * s[..., None, :]) @ vh
 
 
-# ---- matrix_sqrth -------------------------------------------------------------------------------
+# ---- matrix_sqrth ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -120,7 +120,7 @@ def test_matrix_sqrth_gradient_matches_sylvester_solution():
     np.testing.assert_allclose(x @ ga + ga @ x, (g + g.T) / 2, atol=1e-10)
 
 
-# ---- polar --------------------------------------------------------------------------------------
+# ---- polar ----------------------------------------------------------------------------------
 
 POLAR_SHAPES = [(1, 1), (4, 4), (6, 3), (2, 5, 2), (2, 3, 4, 4), (5, 1)]
 
@@ -213,7 +213,7 @@ def test_polar_gradient_is_finite_at_repeated_singular_values():
     np.testing.assert_allclose(a.grad.numpy(), (g - g.T) / 2, atol=1e-12)
 
 
-# ---- linalg.matmul and the namespace -------------------------------------------------------------
+# ---- linalg.matmul and the namespace ---------------------------------------------------------
 
 
 def test_linalg_matmul_is_matmul():

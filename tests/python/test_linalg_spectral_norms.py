@@ -147,7 +147,7 @@ def test_norms_match_torch(torch, ord):
         )
 
 
-# ---- torch.norm's matrix-norm cases ---------------------------------------------------------------
+# ---- torch.norm's matrix-norm cases ----------------------------------------------------------
 
 
 def test_top_level_norm_nuc_is_matrix_norm():
