@@ -82,8 +82,21 @@ int32_t cholesky_small_lower(T* a, int64_t n, int64_t lda) {
 }
 
 template <typename T>
-int32_t cholesky_one(T* a, int64_t n, int64_t lda, bool upper) {
+int32_t cholesky_one(T* a, int64_t n, int64_t lda, bool upper, bool from_other_triangle) {
   MutMap<T> A(a, n, n, Eigen::OuterStride<>(lda));
+  if (from_other_triangle) {
+    // The triangle to read lies transposed in the other one (a row-major input viewed as
+    // column-major): move it into place, a plain transpose of the strict part.
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = j + 1; i < n; ++i) {
+        if (upper) {
+          a[i * lda + j] = a[j * lda + i];
+        } else {
+          a[j * lda + i] = a[i * lda + j];
+        }
+      }
+    }
+  }
   // Eigen's Upper variant factors the transposed lower problem: U^H U from the upper triangle.
   constexpr int64_t kSmall = 64;
   if (n <= kSmall) {
@@ -128,14 +141,15 @@ int32_t cholesky_one(T* a, int64_t n, int64_t lda, bool upper) {
   return info;
 }
 
-void cholesky_kernel(const Tensor& A, const Tensor& infos, bool upper) {
+void cholesky_kernel(const Tensor& A, const Tensor& infos, bool upper, bool from_other_triangle) {
   const int64_t n = rows(A), batch = batch_count(A), lda = leading_dim(A);
   int32_t* info = infos.data<int32_t>();
   dispatch_dtype<kLinalgTypes>(A.dtype(), "linalg.cholesky", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* a = A.data<T>();
     for_each_matrix(batch, n * n * n / 3 + 1, [&](int64_t b) {
-      info[b] = n == 0 ? 0 : cholesky_one(a + matrix_offset(A, b), n, lda, upper);
+      info[b] =
+          n == 0 ? 0 : cholesky_one(a + matrix_offset(A, b), n, lda, upper, from_other_triangle);
     });
   });
 }
