@@ -161,6 +161,12 @@ def test_float64_gemm_alpha_beta_and_non_finite():
     np.testing.assert_allclose(ember.addmm(T(nan), T(a), T(b), beta=0).numpy(), a @ b,
                                rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ember.addmm(T(c), T(a), T(b), beta=1, alpha=0).numpy(), c)
+    # alpha = 0 with NaN in A: the same result at 20^3 (dgemm-sized) as at 4^3 (Eigen)
+    for m in (4, 20):
+        an = np.full((m, m), np.nan)
+        cm = np.ones((m, m))
+        got0 = ember.addmm(T(cm), T(an), T(np.ones((m, m))), alpha=0).numpy()
+        assert np.isnan(got0).all()
     a2 = a.copy()
     a2[3, 4], a2[7, 0] = np.nan, np.inf
     with np.errstate(invalid="ignore"):

@@ -87,6 +87,9 @@ bool openblas_gemm(const GemmParams& p) {
   if (scope.threads() != 1) return false;
 
   const double alpha = p.alpha.to<double>(), beta = p.beta.to<double>();
+  // BLAS skips A B when alpha is 0, so NaN / inf in A or B would not reach C; Ember's other
+  // GEMM paths compute 0 * (A B) (NaN where A B has NaN or inf): keep one behaviour.
+  if (alpha == 0.0) return false;
   const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   const double* a = static_cast<const double*>(p.a.data);
   const double* b = static_cast<const double*>(p.b.data);
