@@ -155,7 +155,11 @@ def _skip(name, threads, why):
     return Result(name, threads, None, None, note=f"skipped: {why}")
 
 
-def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
+def _selected(case, only):
+    return only is None or any(case.startswith(o) for o in only)
+
+
+def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES, only=None):
     rng = np.random.default_rng(0)
     results = []
     for nthreads in threads:
@@ -163,6 +167,8 @@ def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
         for name in ISSUE_FUNCTIONS:
             for label, batch, n in sizes:
                 case = f"{name} {label}"
+                if not _selected(case, only):
+                    continue
                 fe, ft, fn = _functions(name, batch)
                 if fe is None:
                     results.append(_skip(case, nthreads, f"ember.linalg has no {name} yet"))
@@ -178,7 +184,7 @@ def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
     return results
 
 
-def run_misc_cases(threads=(1, 2), repeat=11, target_s=0.05):
+def run_misc_cases(threads=(1, 2), repeat=11, target_s=0.05, only=None):
     """ember.linalg's products and matrix functions (linalg_misc)."""
     rng = np.random.default_rng(1)
     x = rng.standard_normal((1000, 1000))
@@ -217,6 +223,8 @@ def run_misc_cases(threads=(1, 2), repeat=11, target_s=0.05):
     for nthreads in threads:
         set_threads(nthreads)
         for case, fe in ember_cases.items():
+            if not _selected(case, only):
+                continue
             ft, fn = torch_cases.get(case), np_only.get(case)
             if ft is None and fn is None:
                 results.append(_skip(case, nthreads, "no reference installed"))
@@ -231,14 +239,22 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
     p.add_argument("--chart", type=Path, default=HERE.parent / "docs" / "images" / "linalg.png")
+    p.add_argument("--only", default=None,
+                   help="comma-separated case name prefixes (e.g. 'cholesky 256,matrix_power'); "
+                        "no chart is written")
+    p.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     args = p.parse_args(argv)
     repeat, target = (3, 0.01) if args.quick else (11, 0.05)
+    threads = tuple(int(t) for t in args.threads.split(","))
+    only = [o.strip() for o in args.only.split(",")] if args.only else None
     print(environment())
     print(f"numpy OpenBLAS thread control: {'yes' if _SETTERS else 'no (env vars only)'}")
     print("issue cases (goal: <= 1.2x the faster of torch and numpy; <= 0.8x batched):")
-    results = run_issue_cases(repeat=repeat, target_s=target)
+    results = run_issue_cases(threads, repeat=repeat, target_s=target, only=only)
     print("ember.linalg misc:")
-    results += run_misc_cases(repeat=repeat, target_s=target)
+    results += run_misc_cases(threads, repeat=repeat, target_s=target, only=only)
+    if only:
+        return
     set_threads(1)
     rows = [r.as_dict() for r in results]
     if args.json:

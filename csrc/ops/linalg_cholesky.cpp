@@ -27,16 +27,23 @@ TensorPair cholesky_compute(const Tensor& A, bool upper, const Tensor& L_out,
                             const Tensor& info_out, const char* op) {
   Tensor infos = empty_int32(batch_shape(A), op);
   Tensor L;
-  if (A.is_contiguous()) {
+  if (A.is_contiguous() && upper) {
     // A row-major A is the column-major M = A^T, and the triangle of A that is read is the
     // other triangle of M: the factor of M from that triangle, read row-major, is A's factor
     // (U_M^T = L, with conjugates cancelling for complex A). No transposing copy.
     Tensor M = column_major_copy(mT(A), op);
-    cholesky_stub(A.device(), M, infos, !upper);
+    cholesky_stub(A.device(), M, infos, !upper, /*from_other_triangle=*/false);
     L = mT(M);
+  } else if (A.is_contiguous()) {
+    // The lower factor, column-major as PyTorch returns it: A copied as is holds A's lower
+    // triangle transposed in its upper one, which the kernel moves into place (one transpose of
+    // the strict triangle; reading the factor back row-major would take a second one).
+    // (The copy of mT(A) is a plain copy: its column-major layout is A's row-major one.)
+    L = column_major_copy(mT(A), op);
+    cholesky_stub(A.device(), L, infos, upper, /*from_other_triangle=*/true);
   } else {
     L = column_major_copy(A, op);
-    cholesky_stub(A.device(), L, infos, upper);
+    cholesky_stub(A.device(), L, infos, upper, /*from_other_triangle=*/false);
   }
   return {finish_out(L, L_out, op), finish_out(infos, info_out, op)};
 }

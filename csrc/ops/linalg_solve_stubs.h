@@ -48,8 +48,10 @@ EMBER_DECLARE_STUB(lu_permutation_stub, LuPermutationFn);
 
 // Cholesky (potrf) in place: reads the lower (or upper) triangle, writes L (or U = L^H) there
 // and zeroes the other triangle; infos (batch) get the order of the first leading minor that is
-// not positive-definite.
-using CholeskyFn = void (*)(const Tensor& A, const Tensor& infos, bool upper);
+// not positive-definite. from_other_triangle: the triangle to read is stored transposed in the
+// other one (A^T's, as a row-major input copied as is), so the result lands where it is read.
+using CholeskyFn = void (*)(const Tensor& A, const Tensor& infos, bool upper,
+                            bool from_other_triangle);
 EMBER_DECLARE_STUB(cholesky_stub, CholeskyFn);
 
 // B <- op(T)^{-1} B (trsm, left side) with T the upper or lower triangle of each matrix of A

@@ -57,15 +57,32 @@ TEST_CASE("lu_factor_stub reports the first zero pivot and carries on", "[linalg
 TEST_CASE("cholesky_stub names the failing leading minor", "[linalg]") {
   Tensor A = col_major({4, 2, 2, 1}, 2, 2);  // 4 * 1 - 2 * 2 = 0: not positive-definite
   Tensor info = linalg::empty_int32({}, "test");
-  cholesky_stub(Device(), A, info, false);
+  cholesky_stub(Device(), A, info, false, false);
   CHECK(info.data<int32_t>()[0] == 2);
   Tensor B = col_major({4, 2, 2, 5}, 2, 2);
-  cholesky_stub(Device(), B, info, false);
+  cholesky_stub(Device(), B, info, false, false);
   CHECK(info.data<int32_t>()[0] == 0);
   CHECK(at(B, 0, 0) == Approx(2));
   CHECK(at(B, 1, 0) == Approx(1));
   CHECK(at(B, 1, 1) == Approx(2));
   CHECK(at(B, 0, 1) == 0);  // the other triangle is zeroed
+}
+
+TEST_CASE("cholesky_stub reads the triangle stored transposed in the other one", "[linalg]") {
+  // The lower triangle of [[4, 2], [2, 5]] held in the upper one; junk (7) where it is written.
+  Tensor B = col_major({4, 2, 7, 5}, 2, 2);
+  Tensor info = linalg::empty_int32({}, "test");
+  cholesky_stub(Device(), B, info, false, true);
+  CHECK(info.data<int32_t>()[0] == 0);
+  CHECK(at(B, 0, 0) == Approx(2));
+  CHECK(at(B, 1, 0) == Approx(1));
+  CHECK(at(B, 1, 1) == Approx(2));
+  CHECK(at(B, 0, 1) == 0);
+  Tensor U = col_major({4, 7, 2, 5}, 2, 2);  // upper triangle held in the lower one
+  cholesky_stub(Device(), U, info, true, true);
+  CHECK(info.data<int32_t>()[0] == 0);
+  CHECK(at(U, 0, 1) == Approx(1));
+  CHECK(at(U, 1, 0) == 0);
 }
 
 TEST_CASE("triangular_solve_stub covers the four ops on either triangle", "[linalg]") {

@@ -1,6 +1,7 @@
 // CPU GEMM back ends (see ops/gemm.h for the contract). gemm_kernel.cpp picks one per dtype:
 //   float32, bfloat16 (and float16 when oneDNN has a native kernel): oneDNN's matmul primitive
-//   float64, complex64, complex128: Eigen
+//   float64: OpenBLAS's dgemm (scipy-openblas32) from 8x8x8 up, Eigen below
+//   complex64, complex128: Eigen
 //   integers (and anything oneDNN declines): the cache-blocked reference loops below
 #pragma once
 #include "ops/gemm.h"
@@ -10,6 +11,9 @@ namespace ember {
 // Runs p through a cached oneDNN matmul primitive. Returns false (having done nothing) when
 // oneDNN offers only its slow reference implementation for this dtype/layout.
 bool onednn_gemm(const GemmParams& p);
+// float64 through OpenBLAS's dgemm. Returns false (having done nothing) for other dtypes, tiny
+// products, and when OpenBLAS is busy elsewhere (see gemm_openblas.cpp).
+bool openblas_gemm(const GemmParams& p);
 // float64 / complex64 / complex128 through Eigen's GEMM.
 void eigen_gemm(const GemmParams& p);
 // Integer dtypes (exact, wrapping like PyTorch's) and float fallbacks: blocked loops.

@@ -14,6 +14,8 @@ void gemm_kernel(const GemmParams& p) {
       if (onednn_gemm(p)) return;
       return blocked_gemm(p);
     case ScalarType::Float64:
+      if (openblas_gemm(p)) return;
+      return eigen_gemm(p);
     case ScalarType::Complex64:
     case ScalarType::Complex128:
       return eigen_gemm(p);

@@ -238,13 +238,23 @@ inline void geev(char jobvl, char jobvr, int n, c128* a, int lda, c128* w, c128*
 class ThreadScope {
  public:
   explicit ThreadScope(bool parallel_inside);
+  // A shared scope for callers that have another engine to fall back on (float64 GEMM): never
+  // waits. held() says whether OpenBLAS may be called on this thread now; threads() is
+  // OpenBLAS's thread count meanwhile (more than 1 only when this thread is nested in its own
+  // exclusive scope).
+  struct TryOnly {};
+  explicit ThreadScope(TryOnly);
   ~ThreadScope();
   ThreadScope(const ThreadScope&) = delete;
   ThreadScope& operator=(const ThreadScope&) = delete;
 
+  bool held() const { return held_; }
+  int threads() const;
+
  private:
   bool exclusive_ = false;
   bool nested_ = false;
+  bool held_ = true;
 };
 
 // Runs fn(b) for each matrix of a batch. A batch of several spreads the matrices over Ember's

@@ -106,7 +106,29 @@ ThreadScope::ThreadScope(bool parallel_inside) {
   if (scipy_openblas_get_num_threads() != 1) scipy_openblas_set_num_threads(1);
 }
 
+ThreadScope::ThreadScope(TryOnly) {
+  if (t_scope_depth > 0) {
+    // Nested in a scope of this thread. With OpenBLAS raised to several threads (an exclusive
+    // scope), a call from inside a parallel region would split into jobs that can never all run.
+    held_ = !(in_parallel_region() && scipy_openblas_get_num_threads() > 1);
+    if (held_) {
+      ++t_scope_depth;
+      nested_ = true;
+    }
+    return;
+  }
+  held_ = g_lapack_mutex.try_lock_shared();
+  if (!held_) return;  // an exclusive scope is running on another thread
+  ++t_scope_depth;
+  if (scipy_openblas_get_num_threads() != 1) scipy_openblas_set_num_threads(1);
+}
+
+int ThreadScope::threads() const {
+  return scipy_openblas_get_num_threads();
+}
+
 ThreadScope::~ThreadScope() {
+  if (!held_) return;
   --t_scope_depth;
   if (nested_) return;
   if (exclusive_) {

@@ -1,0 +1,112 @@
+// float64 GEMM through OpenBLAS's dgemm (scipy-openblas32, linked for LAPACK already). Measured
+// against Eigen's GEMM on one thread (us per product, m x k x n; docs/design/linalg.md):
+// 8^3 0.27 vs 0.90, 32^3 3.8 vs 7.9, 64^3 42 vs 66, 512^3 21.8 vs 36.2 ms, 1000x64x64 214 vs
+// 794; Eigen wins only below about 8x8x8 (4^3: 0.20 vs 0.27), where the call costs more than
+// the product. Complex GEMM stays on Eigen.
+//
+// Threads: dgemm always runs single-threaded, under a try-only ThreadScope (Note [LAPACK
+// threads] in lapack_runtime.cpp). Batches are spread over Ember's threads, one dgemm per
+// matrix; one large product with several threads, or any product while OpenBLAS is busy
+// elsewhere in an exclusive scope, goes to Eigen's GEMM instead of waiting.
+#include <algorithm>
+
+#include "core/parallel.h"
+#include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/lapack.h"
+
+extern "C" {
+void scipy_dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                  const double* alpha, const double* a, const int* lda, const double* b,
+                  const int* ldb, const double* beta, double* c, const int* ldc, FLen, FLen);
+}
+
+namespace ember {
+namespace {
+
+// Below this many multiply-adds (8x8x8) the call overhead outweighs dgemm's faster kernel.
+constexpr int64_t kMinWork = 512;
+// Batches of products smaller than this are spread over threads, one dgemm per matrix (the
+// same rule as eigen_gemm), whatever the batch size.
+constexpr int64_t kBatchParallelWork = int64_t(1) << 21;
+
+bool fits_int(int64_t v) {
+  return v >= 0 && v <= 0x7fffffff;
+}
+
+// One operand as dgemm sees it in the transposed problem C^T = B^T A^T (column-major C^T is
+// Ember's row-major C): a row-major r x c matrix is a column-major c x r one ('N'), a
+// column-major one needs 'T'. Returns false when its leading dimension is out of range.
+bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* ld) {
+  int64_t lead;
+  if (g.col_stride == 1) {
+    *trans = 'N';
+    lead = r == 1 ? std::max<int64_t>(c, 1) : g.row_stride;
+    if (lead < std::max<int64_t>(c, 1)) return false;
+  } else {
+    *trans = 'T';
+    lead = c == 1 ? std::max<int64_t>(r, 1) : g.col_stride;
+    if (g.row_stride != 1 || lead < std::max<int64_t>(r, 1)) return false;
+  }
+  if (!fits_int(lead)) return false;
+  *ld = static_cast<int>(lead);
+  return true;
+}
+
+}  // namespace
+
+bool openblas_gemm(const GemmParams& p) {
+  if (p.dtype != ScalarType::Float64) return false;
+  const int64_t work = p.m * p.n * p.k;
+  if (work < kMinWork || !fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
+  char ta, tb;
+  int lda, ldb;
+  // C^T (n x m) = op(B^T) (n x k) op(A^T) (k x m).
+  if (!as_transposed(p.b, p.k, p.n, &tb, &ldb) || !as_transposed(p.a, p.m, p.k, &ta, &lda)) {
+    return false;
+  }
+  const int64_t ldc64 = p.m == 1 ? std::max<int64_t>(p.n, 1) : p.c.row_stride;
+  if (p.c.col_stride != 1 && p.n > 1) return false;
+  if (ldc64 < std::max<int64_t>(p.n, 1) || !fits_int(ldc64)) return false;
+  const int ldc = static_cast<int>(ldc64);
+
+  // A batch is spread over the threads (one single-threaded dgemm per matrix) when its
+  // products are small, or when there are enough of them to keep every thread busy.
+  const int threads = get_num_threads();
+  const bool spread_batch = p.batch > 1 && threads > 1 && !in_parallel_region() &&
+                            (work < kBatchParallelWork || p.batch >= 2 * threads);
+  // One large product with several threads stays on Eigen's parallel GEMM: OpenBLAS's own split
+  // (an exclusive ThreadScope) measured no faster on this 2-core machine, and slower for
+  // 1000x64x64 (see docs/design/linalg.md).
+  if (!spread_batch && 2 * work >= lapack::kParallelWork && threads > 1 && !in_parallel_region()) {
+    return false;
+  }
+  lapack::ThreadScope scope(lapack::ThreadScope::TryOnly{});
+  if (!scope.held()) return false;
+  // OpenBLAS raised to several threads (this thread holds an exclusive scope): a product from
+  // here would split; leave it to Eigen.
+  if (scope.threads() != 1) return false;
+
+  const double alpha = p.alpha.to<double>(), beta = p.beta.to<double>();
+  // BLAS skips A B when alpha is 0, so NaN / inf in A or B would not reach C; Ember's other
+  // GEMM paths compute 0 * (A B) (NaN where A B has NaN or inf): keep one behaviour.
+  if (alpha == 0.0) return false;
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  const double* a = static_cast<const double*>(p.a.data);
+  const double* b = static_cast<const double*>(p.b.data);
+  double* c = static_cast<double*>(p.c.data);
+  auto one = [&](int64_t i) {
+    scipy_dgemm_(&tb, &ta, &n, &m, &k, &alpha, b + i * p.b.batch_stride, &ldb,
+                 a + i * p.a.batch_stride, &lda, &beta, c + i * p.c.batch_stride, &ldc, 1, 1);
+  };
+  if (spread_batch) {
+    parallel_for(0, p.batch, std::max<int64_t>(1, (int64_t(1) << 18) / work),
+                 [&](int64_t b0, int64_t b1) {
+                   for (int64_t i = b0; i < b1; ++i) one(i);
+                 });
+  } else {
+    for (int64_t i = 0; i < p.batch; ++i) one(i);
+  }
+  return true;
+}
+
+}  // namespace ember
