@@ -84,17 +84,21 @@ GemmMatrix gemm_operand(const Tensor& t, Tensor& keep) {
 
 }  // namespace
 
+void scale_by_beta(const Tensor& out, const Scalar& beta) {
+  Tensor o = out;
+  if (scalar_is_zero(beta)) {
+    zero_(o);  // BLAS semantics: beta == 0 ignores C, NaN included
+  } else if (beta.to_complex() != std::complex<double>(1, 0)) {
+    mul(o, scalar_tensor(beta, o.dtype()), o);
+  }
+}
+
 void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                const Scalar& beta, const char* op) {
   const int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
   if (out.numel() == 0) return;
   if (k == 0) {
-    Tensor o = out;
-    if (scalar_is_zero(beta)) {
-      zero_(o);
-    } else if (beta.to_complex() != std::complex<double>(1, 0)) {
-      mul(o, scalar_tensor(beta, o.dtype()), o);
-    }
+    scale_by_beta(out, beta);
     return;
   }
   Tensor ka, kb;

@@ -15,12 +15,16 @@ namespace ember {
 
 namespace {
 
+// Which ops follow BLAS when alpha == 0 and skip the product (so NaN or inf in the factors do
+// not reach the result): PyTorch's addmm, addmv and addbmm do; its baddbmm does not.
+enum class ZeroAlpha { SkipsProduct, MultipliesProduct };
+
 // Computes into a result of `shape` (at least 2-D after view3) starting from input.
 // view3 maps the result to the (B, m, n) layout the GEMM writes.
 template <typename View3>
 Tensor add_product(const Tensor& input, const Tensor& a3, const Tensor& b3, IntArrayRef shape,
                    const Scalar& beta, const Scalar& alpha, const Tensor& out, View3 view3,
-                   const char* op) {
+                   const char* op, ZeroAlpha zero_alpha = ZeroAlpha::SkipsProduct) {
   const ScalarType dtype = a3.dtype();
   check_scalar_for(beta, dtype, op);
   check_scalar_for(alpha, dtype, op);
@@ -40,7 +44,12 @@ Tensor add_product(const Tensor& input, const Tensor& a3, const Tensor& b3, IntA
     target = output_target(out, shape, dtype, {&input, &a3, &b3}, op);
     if (!scalar_is_zero(beta)) copy_into(target, expanded, op);
   }
-  gemm_into(view3(target), a3, b3, alpha, beta, op);
+  if (zero_alpha == ZeroAlpha::SkipsProduct && scalar_is_zero(alpha)) {
+    if (target.numel() > 0) scale_by_beta(view3(target), beta);
+    target.bump_version();
+  } else {
+    gemm_into(view3(target), a3, b3, alpha, beta, op);
+  }
   return finish_target(target, out, op);
 }
 
@@ -124,7 +133,8 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
   check_matmul_dtype(b1.dtype(), op);
   const DimVector shape{b1.size(0), b1.size(1), b2.size(2)};
   return add_product(
-      input, b1, b2, shape, beta, alpha, out, [](const Tensor& t) { return t; }, op);
+      input, b1, b2, shape, beta, alpha, out, [](const Tensor& t) { return t; }, op,
+      ZeroAlpha::MultipliesProduct);
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,

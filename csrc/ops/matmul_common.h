@@ -11,6 +11,8 @@ namespace ember {
 // out (B, m, n; col stride 1, row stride >= n) = alpha * a (B, m, k) @ b (B, k, n) + beta * out.
 // a and b may have any strides (batch stride 0 broadcasts); they are copied only when no
 // unit-stride layout exists. Handles k == 0 (out = beta * out) and empty results.
+// out <- beta * out (zeros when beta == 0, whatever out held): a GEMM with nothing to add.
+void scale_by_beta(const Tensor& out, const Scalar& beta);
 void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                const Scalar& beta, const char* op);
 

@@ -161,12 +161,27 @@ def test_float64_gemm_alpha_beta_and_non_finite():
     np.testing.assert_allclose(ember.addmm(T(nan), T(a), T(b), beta=0).numpy(), a @ b,
                                rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ember.addmm(T(c), T(a), T(b), beta=1, alpha=0).numpy(), c)
-    # alpha = 0 with NaN in A: the same result at 20^3 (dgemm-sized) as at 4^3 (Eigen)
+    # alpha = 0 skips the product, NaN in A included, at 20^3 (dgemm-sized) as at 4^3 (Eigen):
+    # PyTorch's addmm, addmv and addbmm do (BLAS semantics); its baddbmm multiplies.
     for m in (4, 20):
         an = np.full((m, m), np.nan)
         cm = np.ones((m, m))
-        got0 = ember.addmm(T(cm), T(an), T(np.ones((m, m))), alpha=0).numpy()
-        assert np.isnan(got0).all()
+        ones = T(np.ones((m, m)))
+        np.testing.assert_array_equal(ember.addmm(T(cm), T(an), ones, alpha=0).numpy(), cm)
+        np.testing.assert_array_equal(
+            ember.addmm(T(cm), T(an), ones, alpha=0, beta=2).numpy(), 2 * cm
+        )
+        np.testing.assert_array_equal(ember.addmm(T(cm), T(an), ones, alpha=0, beta=0).numpy(), 0)
+        np.testing.assert_array_equal(
+            ember.addmv(T(cm[0]), T(an), ones[0], alpha=0).numpy(), cm[0]
+        )
+        np.testing.assert_array_equal(
+            ember.addbmm(T(cm), T(an[None]), ones[None], alpha=0).numpy(), cm
+        )
+        assert np.isnan(ember.baddbmm(T(cm[None]), T(an[None]), ones[None], alpha=0).numpy()).all()
+        inplace = T(cm.copy())
+        inplace.addmm_(T(an), ones, alpha=0)
+        np.testing.assert_array_equal(inplace.numpy(), cm)
     a2 = a.copy()
     a2[3, 4], a2[7, 0] = np.nan, np.inf
     with np.errstate(invalid="ignore"):
