@@ -155,7 +155,7 @@ def _skip(name, threads, why):
     return Result(name, threads, None, None, note=f"skipped: {why}")
 
 
-def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
+def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES, only=None):
     rng = np.random.default_rng(0)
     results = []
     for nthreads in threads:
@@ -163,6 +163,8 @@ def run_issue_cases(threads=(1, 2), repeat=11, target_s=0.05, sizes=SIZES):
         for name in ISSUE_FUNCTIONS:
             for label, batch, n in sizes:
                 case = f"{name} {label}"
+                if only and not any(case == o or case.startswith(o + " ") for o in only):
+                    continue
                 fe, ft, fn = _functions(name, batch)
                 if fe is None:
                     results.append(_skip(case, nthreads, f"ember.linalg has no {name} yet"))
@@ -231,14 +233,22 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
     p.add_argument("--chart", type=Path, default=HERE.parent / "docs" / "images" / "linalg.png")
+    p.add_argument("--only", default=None,
+                   help="comma-separated cases to run, e.g. 'qr,lstsq 256x32x32' (no chart)")
+    p.add_argument("--threads", default="1,2", help="thread counts, e.g. 1 or 1,2")
     args = p.parse_args(argv)
+    threads = tuple(int(t) for t in args.threads.split(","))
     repeat, target = (3, 0.01) if args.quick else (11, 0.05)
     print(environment())
     print(f"numpy OpenBLAS thread control: {'yes' if _SETTERS else 'no (env vars only)'}")
     print("issue cases (goal: <= 1.2x the faster of torch and numpy; <= 0.8x batched):")
-    results = run_issue_cases(repeat=repeat, target_s=target)
+    only = [o.strip() for o in args.only.split(",")] if args.only else None
+    results = run_issue_cases(threads, repeat=repeat, target_s=target, only=only)
+    if only:
+        set_threads(1)
+        return
     print("ember.linalg misc:")
-    results += run_misc_cases(repeat=repeat, target_s=target)
+    results += run_misc_cases(threads, repeat=repeat, target_s=target)
     set_threads(1)
     rows = [r.as_dict() for r in results]
     if args.json:
