@@ -167,3 +167,50 @@ def test_lstsq_gelsy_small_nan_as_lapack():
     want = np.linalg.lstsq(a[0], b[0], rcond=None)[0]
     np.testing.assert_allclose(s.solution.numpy()[0], want, atol=1e-12)
     assert np.isnan(s.solution.numpy()[1]).all()
+
+
+@pytest.mark.parametrize("shape", [(300, 300), (420, 260), (260, 420), (256, 256)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_qr_parallel_blocked_matches_lapack(shape, dtype):
+    """One large matrix with 2 threads: the blocked QR with the trailing updates split over
+    threads (linalg_qr_parallel.cpp) against NumPy's LAPACK and Ember's own 1-thread path."""
+    a = _rand(shape, seed=11).astype(dtype)
+    saved = ember.get_num_threads()
+    tol = 1e-11 if dtype == np.float64 else 2e-3
+    try:
+        results = {}
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            for mode in ("reduced", "complete"):
+                q, r = ember.linalg.qr(ember.from_numpy(a), mode=mode)
+                results[threads, mode] = (q.numpy(), r.numpy())
+            g, tau = ember.geqrf(ember.from_numpy(a))
+            k = min(shape)
+            h = ember.linalg.householder_product(ember.from_numpy(g.numpy()[:, :k]), tau)
+            results[threads, "householder"] = (h.numpy(), g.numpy())
+    finally:
+        ember.set_num_threads(saved)
+    for mode in ("reduced", "complete"):
+        nq, nr = np.linalg.qr(a.astype(np.float64), mode=mode)
+        for threads in (1, 2):
+            q, r = results[threads, mode]
+            np.testing.assert_allclose(q, nq, atol=tol * 10)
+            np.testing.assert_allclose(r, nr, atol=tol * 100)
+    np.testing.assert_allclose(results[2, "householder"][0], results[1, "householder"][0],
+                               atol=tol * 10)
+    np.testing.assert_allclose(results[2, "householder"][1], results[1, "householder"][1],
+                               atol=tol * 100)
+
+
+def test_qr_parallel_nonfinite_as_lapack():
+    a = _rand((260, 260), seed=12)
+    a[5, 7] = np.nan
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        q, r = ember.linalg.qr(ember.from_numpy(a))
+    finally:
+        ember.set_num_threads(saved)
+    nq, nr = np.linalg.qr(a)
+    np.testing.assert_array_equal(np.isnan(q.numpy()), np.isnan(nq))
+    np.testing.assert_array_equal(np.isnan(r.numpy()), np.isnan(nr))

@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/lapack.h"
+#include "kernels/cpu/linalg_qr_parallel.h"
 #include "kernels/cpu/linalg_qr_small.h"
 #include "ops/linalg_spectral.h"
 
@@ -25,11 +26,17 @@ void geqrf_typed(const Tensor& A, const Tensor& tau, const Tensor& R, const Tens
   T* r = R.defined() ? R.data<T>() : nullptr;
   const int64_t r_rows = R.defined() ? linalg::rows(R) : 0;
   const bool small = std::is_floating_point_v<T> && stride <= linalg_small::kMaxElements;
-  lapack::for_each_matrix(linalg::batch_count(A), stride * k, [&](int64_t b) {
+  const bool parallel = std::is_floating_point_v<T> &&
+                        lapack::qr_parallel_eligible(linalg::batch_count(A), m, n) &&
+                        linalg_small::all_finite(a, stride);
+  lapack::for_each_matrix(linalg::batch_count(A), parallel ? 0 : stride * k, [&](int64_t b) {
     T* ab = a + b * stride;
     bool done = false;
     if constexpr (std::is_floating_point_v<T>) {
-      if (small && linalg_small::all_finite(ab, stride)) {
+      if (parallel) {
+        lapack::geqrf_parallel(m, n, ab, lda, t);
+        done = true;
+      } else if (small && linalg_small::all_finite(ab, stride)) {
         // On a scratch copy: where LAPACK's scaling is needed the kernel gives up midway, and
         // LAPACK then factors the untouched matrix.
         lapack::Workspace<T> scratch(1, stride);
