@@ -1,12 +1,15 @@
 // The small-matrix QR kernels (linalg_qr_small.h) against LAPACK on the same inputs: ?geqr2 vs
 // ?geqrf, ?org2r vs ?orgqr, ?laqp2-style pivoted QR vs ?geqp3 (same pivots), and the cases where
-// the kernels must give up (LAPACK's scaling).
+// the kernels must give up (LAPACK's scaling); the threaded blocked QR (linalg_qr_parallel.h)
+// against ?geqrf / ?orgqr.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/parallel.h"
 #include "kernels/cpu/lapack.h"
+#include "kernels/cpu/linalg_qr_parallel.h"
 #include "kernels/cpu/linalg_qr_small.h"
 
 extern "C" void scipy_dgeqp3_(const int*, const int*, double*, const int*, int*, double*, double*,
@@ -98,4 +101,30 @@ TEST_CASE("small pivoted QR picks LAPACK's pivots", "[linalg]") {
     CHECK(max_diff(a, b) < 1e-11);
     CHECK(max_diff(tau_small, tau_lapack) < 1e-12);
   }
+}
+
+TEST_CASE("parallel blocked QR equals LAPACK's geqrf and orgqr", "[linalg]") {
+  const int saved = get_num_threads();
+  set_num_threads(2);
+  for (auto [m, n] : {std::pair{200, 200}, {230, 197}}) {
+    std::vector<double> a = random_matrix(m, n, m * 7 + n), b = a;
+    std::vector<double> tau_par(n), tau_lapack(n), work(64 * (n + 1));
+    CHECK(lapack::qr_parallel_eligible(1, m, n));
+    {
+      lapack::ThreadScope scope(false);
+      lapack::geqrf_parallel(m, n, a.data(), m, tau_par.data());
+    }
+    int info = 0;
+    lapack::geqrf(m, n, b.data(), m, tau_lapack.data(), work.data(), int(work.size()), &info);
+    REQUIRE(info == 0);
+    CHECK(max_diff(a, b) < 1e-10);
+    CHECK(max_diff(tau_par, tau_lapack) < 1e-12);
+    {
+      lapack::ThreadScope scope(false);
+      lapack::orgqr_parallel(m, n, n, a.data(), m, tau_par.data());
+    }
+    lapack::orgqr(m, n, n, b.data(), m, tau_lapack.data(), work.data(), int(work.size()), &info);
+    CHECK(max_diff(a, b) < 1e-12);
+  }
+  set_num_threads(saved);
 }
