@@ -60,7 +60,8 @@ std::tuple<Tensor, Tensor, Tensor> compact_qr(const Tensor& A, const char* op, i
 std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mode, const char* op) {
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   const bool complete = mode == "complete";
-  if (mode == "reduced" && m >= n && A.numel() > 0) {
+  const bool real = A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64;
+  if (mode == "reduced" && m >= n && A.numel() > 0 && real && m * n <= kQrSmallMaxElements) {
     // Small real matrices: one pass per matrix (linalg_qr_small_stub), no column-major copy.
     Tensor Q = empty_column_major(A.sizes(), A.dtype(), op);
     Tensor R = empty_column_major(batch_dims_with(A, {n, n}), A.dtype(), op);

@@ -142,6 +142,8 @@ EMBER_DECLARE_STUB(linalg_orgqr_stub, OrgqrFn);
 // Q (..., m, n) and R (..., n, n) column-major. Returns false, having written nothing, for the
 // inputs it does not take (dtype, size); the caller then runs geqrf and orgqr.
 using QrSmallFn = bool (*)(const Tensor& A, const Tensor& Q, const Tensor& R);
+// The largest matrix (m * n) linalg_qr_small_stub takes: 64 x 64 doubles, 32 KiB (L1).
+constexpr int64_t kQrSmallMaxElements = 64 * 64;
 EMBER_DECLARE_STUB(linalg_qr_small_stub, QrSmallFn);
 
 // A (..., m, n) is destroyed; B (..., max(m, n), k) holds the right-hand sides in its first m

@@ -106,6 +106,8 @@ bool qr_small_typed(const Tensor& A, const Tensor& Q, const Tensor& R) {
   return true;
 }
 
+static_assert(kQrSmallMaxElements == linalg_small::kMaxElements, "one size limit for both");
+
 bool qr_small_kernel(const Tensor& A, const Tensor& Q, const Tensor& R) {
   const int64_t elements = linalg::rows(A) * linalg::cols(A);
   if (elements > linalg_small::kMaxElements) return false;
