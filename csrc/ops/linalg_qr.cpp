@@ -14,6 +14,7 @@ namespace ember {
 
 EMBER_DEFINE_STUB(linalg_geqrf_stub, GeqrfFn);
 EMBER_DEFINE_STUB(linalg_orgqr_stub, OrgqrFn);
+EMBER_DEFINE_STUB(linalg_qr_small_stub, QrSmallFn);
 
 namespace linalg {
 
@@ -59,6 +60,14 @@ std::tuple<Tensor, Tensor, Tensor> compact_qr(const Tensor& A, const char* op, i
 std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mode, const char* op) {
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   const bool complete = mode == "complete";
+  const bool real = A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64;
+  if (mode == "reduced" && m >= n && A.numel() > 0 && real && m * n <= kQrSmallMaxElements) {
+    // Small real matrices: one pass per matrix (linalg_qr_small_stub), no column-major copy.
+    Tensor Q = empty_column_major(A.sizes(), A.dtype(), op);
+    Tensor R = empty_column_major(batch_dims_with(A, {n, n}), A.dtype(), op);
+    const Tensor src = A.is_contiguous() || is_column_major_batch(A) ? A : contiguous(A);
+    if (linalg_qr_small_stub(A.device(), src, Q, R)) return {Q, R};
+  }
   // R: the upper triangle of the first k rows (all m rows for 'complete'), column-major.
   auto [W, tau, R] = compact_qr(A, op, complete ? m : k);
   if (!R.defined()) R = empty_column_major(batch_dims_with(A, {0, n}), A.dtype(), op);

@@ -152,6 +152,14 @@ EMBER_DECLARE_STUB(linalg_geqrf_stub, GeqrfFn);
 // overwritten with the product of the reflectors (orgqr / ungqr).
 using OrgqrFn = void (*)(const Tensor& Q, const Tensor& tau, const Tensor& infos);
 EMBER_DECLARE_STUB(linalg_orgqr_stub, OrgqrFn);
+// Reduced QR of small real matrices in one pass per matrix (each stays in L1 from the read of A
+// to the writes of Q and R): A (..., m, n), m >= n, contiguous row-major or a column-major batch;
+// Q (..., m, n) and R (..., n, n) column-major. Returns false, having written nothing, for the
+// inputs it does not take (dtype, size); the caller then runs geqrf and orgqr.
+using QrSmallFn = bool (*)(const Tensor& A, const Tensor& Q, const Tensor& R);
+// The largest matrix (m * n) linalg_qr_small_stub takes: 64 x 64 doubles, 32 KiB (L1).
+constexpr int64_t kQrSmallMaxElements = 64 * 64;
+EMBER_DECLARE_STUB(linalg_qr_small_stub, QrSmallFn);
 
 // A (..., m, n) is destroyed; B (..., max(m, n), k) holds the right-hand sides in its first m
 // rows and receives the solutions in its first n rows. rank (int64, batch) is written by

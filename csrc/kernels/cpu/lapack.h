@@ -94,6 +94,12 @@ void scipy_cgelss_(const int*, const int*, const int*, c64*, const int*, c64*, c
 void scipy_zgelss_(const int*, const int*, const int*, c128*, const int*, c128*, const int*,
                    double*, const double*, int*, c128*, const int*, double*, int*);
 
+// Incremental condition estimation (?gelsy's rank decision).
+void scipy_slaic1_(const int*, const int*, const float*, const float*, const float*, const float*,
+                   float*, float*, float*);
+void scipy_dlaic1_(const int*, const int*, const double*, const double*, const double*,
+                   const double*, double*, double*, double*);
+
 // General eigendecomposition.
 void scipy_sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*, float*,
                   const int*, float*, const int*, float*, const int*, int*, FLen, FLen);
@@ -210,6 +216,16 @@ EMBER_LAPACK_LSTSQ(double, double, scipy_dgels_, scipy_dgelsy_, scipy_dgelsd_, s
 EMBER_LAPACK_LSTSQ(c64, float, scipy_cgels_, scipy_cgelsy_, scipy_cgelsd_, scipy_cgelss_, rwork, )
 EMBER_LAPACK_LSTSQ(c128, double, scipy_zgels_, scipy_zgelsy_, scipy_zgelsd_, scipy_zgelss_, rwork, )
 #undef EMBER_LAPACK_LSTSQ
+
+// laic1 (real only): job 1 estimates the largest singular value, job 2 the smallest.
+inline void laic1(int job, int j, const float* x, float sest, const float* w, float gamma,
+                  float* sestpr, float* s, float* c) {
+  scipy_slaic1_(&job, &j, x, &sest, w, &gamma, sestpr, s, c);
+}
+inline void laic1(int job, int j, const double* x, double sest, const double* w, double gamma,
+                  double* sestpr, double* s, double* c) {
+  scipy_dlaic1_(&job, &j, x, &sest, w, &gamma, sestpr, s, c);
+}
 
 // geev: real routines return the eigenvalues as (wr, wi) pairs, complex ones as w.
 inline void geev(char jobvl, char jobvr, int n, float* a, int lda, float* wr, float* wi, float* vl,

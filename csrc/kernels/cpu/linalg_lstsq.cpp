@@ -1,11 +1,96 @@
 // linalg.lstsq on the CPU: LAPACK's ?gels (QR), ?gelsy (complete orthogonal factorization with
-// column pivoting), ?gelsd (SVD, divide and conquer) and ?gelss (SVD) per matrix.
+// column pivoting), ?gelsd (SVD, divide and conquer) and ?gelss (SVD) per matrix. Small real
+// full-rank systems take ?gelsy's steps in L1 (gelsy_small).
+#include <limits>
+#include <type_traits>
+
 #include "core/dtype.h"
 #include "kernels/cpu/lapack.h"
+#include "kernels/cpu/linalg_qr_small.h"
 #include "ops/linalg_spectral.h"
 
 namespace ember {
 namespace {
+
+template <typename T>
+T max_abs(const T* x, int64_t count) {
+  T r = 0;
+  for (int64_t i = 0; i < count; ++i) r = std::max(r, std::abs(x[i]));
+  return r;
+}
+
+// ?gelsy's steps for a small real A (m x n, m >= n) whose rank comes out as n: QR with column
+// pivoting (?laqp2's algorithm), the rank by LAPACK's own incremental condition estimator
+// (?laic1, as ?gelsy calls it), Q^T B, R^-1, the permutation. Works on copies and returns false,
+// having written nothing, where ?gelsy would scale A or B (entries outside [smlnum, bignum]),
+// finds a lower rank (its complete orthogonal factorization follows), or a column norm needs
+// LAPACK's scaling; LAPACK then solves the untouched system. On success b's first m rows hold
+// what ?gelsy leaves there: the solution in rows 0..n-1 and Q^T B below.
+template <typename T>
+bool gelsy_small(int m, int n, int nrhs, const T* a, T* b, int ldb, T rcond, int* rank) {
+  const int64_t a_count = int64_t(m) * n;
+  if (m < n || nrhs < 1 || a_count > linalg_small::kMaxElements ||
+      int64_t(m) * nrhs > linalg_small::kMaxElements) {
+    return false;
+  }
+  const T smlnum = std::numeric_limits<T>::min() / (std::numeric_limits<T>::epsilon());
+  const T bignum = T(1) / smlnum;
+  if (!linalg_small::all_finite(a, a_count)) return false;
+  const T anrm = max_abs(a, a_count);
+  if (!(anrm >= smlnum && anrm <= bignum)) return false;
+  for (int j = 0; j < nrhs; ++j) {
+    if (!linalg_small::all_finite(b + int64_t(j) * ldb, m)) return false;
+  }
+  T bnrm = 0;
+  for (int j = 0; j < nrhs; ++j) bnrm = std::max(bnrm, max_abs(b + int64_t(j) * ldb, m));
+  if (bnrm != T(0) && !(bnrm >= smlnum && bnrm <= bignum)) return false;
+
+  lapack::Workspace<T> scratch(1, a_count + int64_t(m) * nrhs + 5 * int64_t(n));
+  T* qr = scratch.get();
+  T* x = qr + a_count;
+  T* tau = x + int64_t(m) * nrhs;
+  T* work = tau + n;  // 2n for the norms, then the two condition vectors
+  lapack::Workspace<int> jpvt(2, n);
+  std::copy(a, a + a_count, qr);
+  if (!linalg_small::geqp2(m, n, qr, jpvt.get(), tau, work)) return false;
+
+  // ?gelsy's rank loop: stop at the first column that makes the estimated condition too large.
+  T* xmin = work;
+  T* xmax = work + n;
+  T smax = std::abs(qr[0]);
+  T smin = smax;
+  if (smax == T(0)) return false;
+  xmin[0] = xmax[0] = T(1);
+  for (int r = 1; r < n; ++r) {
+    const T* col = qr + int64_t(r) * m;
+    T sminpr, smaxpr, s1, c1, s2, c2;
+    lapack::laic1(2, r, xmin, smin, col, col[r], &sminpr, &s1, &c1);
+    lapack::laic1(1, r, xmax, smax, col, col[r], &smaxpr, &s2, &c2);
+    if (!(smaxpr * rcond <= sminpr)) return false;  // rank r < n
+    for (int i = 0; i < r; ++i) {
+      xmin[i] *= s1;
+      xmax[i] *= s2;
+    }
+    xmin[r] = c1;
+    xmax[r] = c2;
+    smin = sminpr;
+    smax = smaxpr;
+  }
+
+  for (int j = 0; j < nrhs; ++j) {
+    std::copy(b + int64_t(j) * ldb, b + int64_t(j) * ldb + m, x + int64_t(j) * m);
+  }
+  linalg_small::apply_qt(m, nrhs, n, qr, tau, x, m);
+  linalg_small::solve_upper(n, nrhs, qr, m, x, m);
+  for (int j = 0; j < nrhs; ++j) {
+    const T* xj = x + int64_t(j) * m;
+    T* bj = b + int64_t(j) * ldb;
+    for (int i = 0; i < n; ++i) bj[jpvt.get()[i] - 1] = xj[i];
+    std::copy(xj + n, xj + m, bj + n);
+  }
+  *rank = n;
+  return true;
+}
 
 template <typename T>
 void lstsq_typed(const Tensor& A, const Tensor& B, const Tensor& rank, const Tensor& S,
@@ -60,6 +145,9 @@ void lstsq_typed(const Tensor& A, const Tensor& B, const Tensor& rank, const Ten
         lapack::gels(m, n, nrhs, ai, lda, bi, ldb, work.get(), lwork, inf);
         break;
       case LstsqDriver::gelsy: {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (gelsy_small(m, n, nrhs, ai, bi, ldb, rcond, &r)) break;
+        }
         lapack::Workspace<int> jpvt(2, n);
         std::fill(jpvt.get(), jpvt.get() + std::max(n, 1), 0);  // every column is free
         lapack::Workspace<R> rwork(1, lrwork);
