@@ -272,3 +272,38 @@ def _expm(x):
         term = term @ x / i
         out = out + term
     return out
+
+
+# ---- one large LU solve split by columns over the threads ----------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_large_inverse_and_solve_split_over_threads(dtype):
+    # 200^3 is past the column-split threshold: with 2 threads the right-hand sides (the
+    # identity's columns for inv) are solved in blocks on different threads; the result must be
+    # the 1-thread one (to rounding: the blocks change the solves' blocking) and NumPy's.
+    rng = np.random.default_rng(7)
+    n = 200
+    a = rng.standard_normal((n, n)) + n**0.5 * np.eye(n)
+    b = rng.standard_normal((n, 150))
+    if dtype == np.complex128:
+        a = a + 1j * rng.standard_normal((n, n))
+        b = b + 1j * rng.standard_normal((n, 150))
+    previous = ember.get_num_threads()
+    try:
+        results = {}
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            results[threads] = (
+                ember.linalg.inv(ember.tensor(a)).numpy(),
+                ember.linalg.solve(ember.tensor(a), ember.tensor(b)).numpy(),
+                ember.linalg.solve(ember.tensor(a).mT, ember.tensor(b)).numpy(),
+            )
+    finally:
+        ember.set_num_threads(previous)
+    for one, two in zip(results[1], results[2]):
+        np.testing.assert_allclose(one, two, rtol=1e-12, atol=1e-14)
+    inv, x, xt = results[2]
+    np.testing.assert_allclose(inv, np.linalg.inv(a), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(xt, np.linalg.solve(a.T, b), rtol=1e-10, atol=1e-12)

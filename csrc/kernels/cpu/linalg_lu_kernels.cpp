@@ -7,6 +7,7 @@
 #include <complex>
 #include <limits>
 
+#include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/linalg_triangular.h"
 #include "ops/linalg_common.h"
@@ -212,6 +213,22 @@ void lu_solve_one(const T* lu, int64_t lda, const int32_t* piv, int64_t n, T* b,
   }
 }
 
+// The right-hand sides of one large solve are independent: with one matrix (nothing for
+// for_each_matrix to spread) and several threads, column blocks of B go to different threads.
+// The triangular solves are three quarters of linalg.inv's flops and are not parallel inside
+// (Eigen's trsm), so this is what lets one large inverse use more than one core.
+constexpr int64_t kColumnSplitWork = int64_t(1) << 21;
+
+template <typename T, typename SolveColumns>
+void solve_columns(int64_t n, int64_t nrhs, const SolveColumns& solve) {
+  if (n * n * nrhs < kColumnSplitWork || get_num_threads() == 1) {
+    solve(0, nrhs);
+    return;
+  }
+  // Blocks of at least 32 columns keep the triangular solves at GEMM speed.
+  parallel_for(0, nrhs, 32, solve);
+}
+
 void lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, MatrixOp op) {
   const int64_t n = rows(B), nrhs = cols(B), batch = batch_count(B);
   if (n == 0 || nrhs == 0 || batch == 0) return;
@@ -221,6 +238,12 @@ void lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, Ma
     using T = typename decltype(tag)::type;
     const T* a = LU.data<T>();
     T* b = B.data<T>();
+    if (batch == 1) {
+      solve_columns<T>(n, nrhs, [&](int64_t c0, int64_t c1) {
+        lu_solve_one<T>(a, lda, piv, n, b + c0 * ldb, ldb, c1 - c0, op);
+      });
+      return;
+    }
     for_each_matrix(batch, n * n * nrhs, [&](int64_t i) {
       // pivots has B's batch dims plus one: its batch offsets follow the same formula.
       int64_t piv_offset = 0;
@@ -243,6 +266,16 @@ void lu_inverse_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& X) 
     using T = typename decltype(tag)::type;
     const T* a = LU.data<T>();
     T* x = X.data<T>();
+    if (batch == 1) {
+      solve_columns<T>(n, n, [&](int64_t c0, int64_t c1) {
+        for (int64_t j = c0; j < c1; ++j) {
+          std::fill(x + j * ldx, x + j * ldx + n, T(0));
+          x[j * ldx + j] = T(1);
+        }
+        lu_solve_one<T>(a, lda, piv, n, x + c0 * ldx, ldx, c1 - c0, MatrixOp::None);
+      });
+      return;
+    }
     for_each_matrix(batch, n * n * n, [&](int64_t b) {
       T* xb = x + matrix_offset(X, b);
       for (int64_t j = 0; j < n; ++j) {
