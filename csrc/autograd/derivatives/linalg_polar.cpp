@@ -71,8 +71,8 @@ Tensor linalg_matrix_sqrth(const Tensor& A) {
 }
 
 std::tuple<Tensor, Tensor> linalg_polar(const Tensor& A) {
-  auto node = autograd::new_node(
-      "LinalgPolarBackward0", {A}, [](FunctionNode& n, const variable_list& g) {
+  auto node =
+      autograd::new_node("LinalgPolarBackward0", {A}, [](FunctionNode& n, const variable_list& g) {
         const Tensor &gU = g[0], &gH = g[1];
         if (!gU.defined() && !gH.defined()) return variable_list{Tensor()};
         const Tensor A = n.saved(0), U = n.saved(1), H = n.saved(2);
@@ -94,9 +94,8 @@ std::tuple<Tensor, Tensor> linalg_polar(const Tensor& A) {
         Tensor gA = ember::matmul(U, inverse_sylvester(V, s, ember::sub(Y, ember::mH(Y))));
         if (A.size(A.dim() - 2) > A.size(A.dim() - 1)) {
           // The part of gU outside U's column space, through U = A H^{-1}.
-          const Tensor P = ember::matmul(ember::div(ember::matmul(gU_total, V),
-                                                    ember::unsqueeze(s, -2)),
-                                         ember::mH(V));
+          const Tensor P = ember::matmul(
+              ember::div(ember::matmul(gU_total, V), ember::unsqueeze(s, -2)), ember::mH(V));
           gA = ember::add(gA, ember::sub(P, ember::matmul(U, ember::matmul(UH, P))));
         }
         if (gH.defined()) gA = ember::add(gA, ember::matmul(U, gH));
