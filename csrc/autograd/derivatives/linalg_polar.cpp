@@ -35,12 +35,6 @@ Tensor inverse_sylvester(const Tensor& V, const Tensor& s, const Tensor& Z) {
   return ember::matmul(ember::matmul(V, ember::div(in_basis, denominators)), ember::mH(V));
 }
 
-// (s, V) of the Hermitian matrix M for a create_graph backward: the recorded eigh.
-std::tuple<Tensor, Tensor> recorded_eigenbasis(const Tensor& M) {
-  auto [s, V] = linalg::eigh(M);
-  return {s, V};
-}
-
 }  // namespace
 
 Tensor linalg_matrix_sqrth(const Tensor& A) {
@@ -49,7 +43,7 @@ Tensor linalg_matrix_sqrth(const Tensor& A) {
         if (!g[0].defined()) return variable_list{Tensor()};
         Tensor s, V;
         if (autograd::GradMode::is_enabled()) {
-          std::tie(s, V) = recorded_eigenbasis(n.saved(0));
+          std::tie(s, V) = linalg::eigh(n.saved(0));  // recorded: double backward
         } else {
           s = n.saved(1);
           V = n.saved(2);
@@ -78,7 +72,7 @@ std::tuple<Tensor, Tensor> linalg_polar(const Tensor& A) {
         const Tensor A = n.saved(0), U = n.saved(1), H = n.saved(2);
         Tensor s, V;
         if (autograd::GradMode::is_enabled()) {
-          std::tie(s, V) = recorded_eigenbasis(H);
+          std::tie(s, V) = linalg::eigh(H);  // recorded: double backward
         } else {
           s = n.saved(3);
           V = n.saved(4);
