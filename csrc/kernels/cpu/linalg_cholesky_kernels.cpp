@@ -6,19 +6,13 @@
 #include <cmath>
 
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/linalg_eigen.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
 namespace linalg {
 namespace {
-
-constexpr uint32_t kLinalgTypes = kFloat32 | kFloat64 | kComplex64 | kComplex128;
-
-template <typename T>
-using ColMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-template <typename T>
-using MutMap = Eigen::Map<ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // Right-looking Cholesky of the lower triangle for small matrices, in panels of kPanel columns:
 // each panel is factored column by column (scale a column, subtract its outer product from the

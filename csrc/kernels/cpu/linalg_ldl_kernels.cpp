@@ -9,14 +9,13 @@
 #include <complex>
 
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/linalg_eigen.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
 namespace linalg {
 namespace {
-
-constexpr uint32_t kLinalgTypes = kFloat32 | kFloat64 | kComplex64 | kComplex128;
 
 template <typename T>
 struct Scalars {

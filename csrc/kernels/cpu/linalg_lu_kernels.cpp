@@ -9,19 +9,13 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/linalg_eigen.h"
 #include "kernels/cpu/linalg_triangular.h"
 #include "ops/linalg_common.h"
 
 namespace ember {
 namespace linalg {
 namespace {
-
-constexpr uint32_t kLinalgTypes = kFloat32 | kFloat64 | kComplex64 | kComplex128;
-
-template <typename T>
-using ColMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-template <typename T>
-using MutMap = Eigen::Map<ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 // LAPACK's pivot score: |x| for real entries, |re| + |im| for complex ones (i?amax). Eigen's LU
 // scores complex entries by modulus, which often picks another row, so its factors would differ
@@ -107,10 +101,9 @@ int64_t lu_recursive(T* a, int64_t m, int64_t n, int64_t lda, int32_t* piv) {
                               MatrixOp::None);
   T* a22 = a12 + n1;
   if (m > n1) {
-    using ConstMap = Eigen::Map<const ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
     MutMap<T> A22(a22, m - n1, n2, Eigen::OuterStride<>(lda));
-    A22.noalias() -= ConstMap(a + n1, m - n1, n1, Eigen::OuterStride<>(lda)) *
-                     ConstMap(a12, n1, n2, Eigen::OuterStride<>(lda));
+    A22.noalias() -= ConstMap<T>(a + n1, m - n1, n1, Eigen::OuterStride<>(lda)) *
+                     ConstMap<T>(a12, n1, n2, Eigen::OuterStride<>(lda));
   }
   const int64_t zero2 = lu_recursive(a22, m - n1, n2, lda, piv + n1);
   for (int64_t i = n1; i < k; ++i) piv[i] += static_cast<int32_t>(n1);

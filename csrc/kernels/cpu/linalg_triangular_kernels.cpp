@@ -4,19 +4,13 @@
 #include <Eigen/Core>
 
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/linalg_eigen.h"
 #include "kernels/cpu/linalg_triangular.h"
 #include "ops/linalg_common.h"
 
 namespace ember {
 namespace linalg {
 namespace {
-
-template <typename T>
-using ColMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-template <typename T>
-using ConstMap = Eigen::Map<const ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-template <typename T>
-using MutMap = Eigen::Map<ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 template <int Mode, typename MA, typename MB>
 void solve_mode(const MA& A, MB& B) {
@@ -82,8 +76,6 @@ EMBER_LINALG_TRIANGULAR_INSTANTIATE(std::complex<double>)
 #undef EMBER_LINALG_TRIANGULAR_INSTANTIATE
 
 namespace {
-
-constexpr uint32_t kLinalgTypes = kFloat32 | kFloat64 | kComplex64 | kComplex128;
 
 void triangular_solve_kernel(const Tensor& A, const Tensor& B, bool upper, bool unitriangular,
                              MatrixOp op) {
