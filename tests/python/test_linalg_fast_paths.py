@@ -11,25 +11,12 @@ import pytest
 
 import ember
 from ember.linalg import LinAlgError
-
-NP = {
-    ember.float32: np.float32,
-    ember.float64: np.float64,
-    ember.complex64: np.complex64,
-    ember.complex128: np.complex128,
-}
+from linalg_helpers import NP_DTYPES as NP
+from linalg_helpers import randn as rand
 
 
 def tol(dtype):
     return 1e-4 if dtype in (ember.float32, ember.complex64) else 1e-11
-
-
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if dtype.is_complex:
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(NP[dtype])
 
 
 def spd(shape, dtype, seed=0):

@@ -9,7 +9,7 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from linalg_spectral_helpers import DTYPES, NP_DTYPES, adjoint, noncontiguous, rand, tol
+from linalg_helpers import DTYPES, NP_DTYPES, adjoint, noncontiguous, rand, tol
 
 L = ember.linalg
 

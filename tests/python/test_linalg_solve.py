@@ -8,26 +8,14 @@ import pytest
 
 import ember
 from ember.linalg import LinAlgError
+from linalg_helpers import NP_DTYPES as NP
+from linalg_helpers import randn as rand
 
 DTYPES = [ember.float32, ember.float64, ember.complex64, ember.complex128]
-NP = {
-    ember.float32: np.float32,
-    ember.float64: np.float64,
-    ember.complex64: np.complex64,
-    ember.complex128: np.complex128,
-}
 
 
 def tol(dtype):
     return 1e-4 if dtype in (ember.float32, ember.complex64) else 1e-10
-
-
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if dtype.is_complex:
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(NP[dtype])
 
 
 def well_conditioned(shape, dtype, seed=0):

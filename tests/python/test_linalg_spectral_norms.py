@@ -7,7 +7,7 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck
-from linalg_spectral_helpers import DTYPES, compare_with_torch, rand, tol
+from linalg_helpers import DTYPES, compare_with_torch, rand, tol
 
 INF = float("inf")
 MATRIX_ORDS = ["fro", "nuc", 1, -1, 2, -2, INF, -INF]

@@ -7,7 +7,7 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from linalg_spectral_helpers import DTYPES, adjoint, compare_with_torch, noncontiguous, rand, tol
+from linalg_helpers import DTYPES, adjoint, compare_with_torch, noncontiguous, rand, tol
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""Shared pieces of the spectral linalg tests (test_linalg_spectral_*.py): random inputs,
-tolerances per dtype and a torch comparison of values and gradients."""
+"""Shared pieces of the linalg tests (test_linalg_*.py): random inputs, tolerances per dtype and
+a torch comparison of values and gradients."""
 
 import numpy as np
 
@@ -24,6 +24,15 @@ def rand(shape, dtype=ember.float64, seed=0):
     a = rng.uniform(-1, 1, size=shape)
     if dtype.is_complex:
         a = a + 1j * rng.uniform(-1, 1, size=shape)
+    return a.astype(NP_DTYPES[dtype])
+
+
+def randn(shape, dtype, seed=0):
+    """A numpy array of `dtype` with standard normal entries (complex: both parts)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if dtype.is_complex:
+        a = a + 1j * rng.standard_normal(shape)
     return a.astype(NP_DTYPES[dtype])
 
 
