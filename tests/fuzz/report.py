@@ -105,14 +105,8 @@ class Report:
         digest = hashlib.sha1(entry["source"].encode()).hexdigest()[:10]
         slug = re.sub(r"[^A-Za-z0-9_]+", "_", short_name(entry["op"])).strip("_") or "op"
         path = os.path.join(self.corpus, f"{entry['kind']}-{slug}-{digest}.py")
-        head = [
-            f"# ember fuzz finding: {entry['kind']} ({entry['signal']}) in {entry['op']}",
-            f"# seed {self.seed}, call {entry['index']}, threads {self.threads}; {entry['note']}",
-            "# spec: " + json.dumps(entry["specs"][-1]),
-        ]
-        head += ["# " + line for line in entry["log"].splitlines()[:30]]
         with open(path, "w") as f:
-            f.write("\n".join(head) + "\n" + entry["source"])
+            f.write(corpus_text(entry, self.seed, self.threads))
         return path
 
     # -- output -----------------------------------------------------------------------------
@@ -197,6 +191,18 @@ class Report:
         lines.append(f"{self.calls / max(elapsed, 1e-9):.0f} calls/s over {elapsed:.0f} s")
         lines.append(self.summary_line())
         return "\n".join(lines)
+
+
+def corpus_text(entry: dict, seed: int, threads: int) -> str:
+    """A corpus file: comment lines (kind, signal, where it came from, the JSON specs, the child's
+    faulthandler output), then the reproducer."""
+    head = [
+        f"# ember fuzz finding: {entry['kind']} ({entry['signal']}) in {entry['op']}",
+        f"# seed {seed}, call {entry['index']}, threads {threads}; {entry['note']}",
+    ]
+    head += ["# spec: " + json.dumps(s) for s in entry["specs"]]
+    head += ["# " + line for line in entry["log"].splitlines()[:30]]
+    return "\n".join(head) + "\n" + entry["source"]
 
 
 def _trim_log(log: str) -> str:

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ if __package__ in (None, ""):  # run as a script: python tests/fuzz/run.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     __package__ = "tests.fuzz"
 
-from tests.fuzz import catalog, report, runner  # noqa: E402
+from tests.fuzz import catalog, report, runner, shrink  # noqa: E402
 from tests.fuzz.generate import Generator  # noqa: E402
 
 DEFAULT_CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -40,6 +41,7 @@ def parse_args(argv):
     p.add_argument("--no-torch", action="store_true", help="crashes and hangs only, no oracle")
     p.add_argument("--report", default="", help="write the JSON report here")
     p.add_argument("--replay", default="", help="re-run the reproducers in a file or directory")
+    p.add_argument("--shrink", default="", help="shrink the arguments of corpus reproducers")
     p.add_argument("--print-call", action="store_true", help="print the reproducer of each call")
     p.add_argument("--dump-signatures", action="store_true",
                    help="record torch's parameter lists in signatures.json")  # fmt: skip
@@ -162,10 +164,75 @@ def run_batch(child, rep, calls, index):
             child.opts["torch_missing"] = list(child.opts["torch_missing"]) + [calls[k]["fn"]]
         else:
             seq, sidx, ev, note = runner.minimise(child, calls, index, res.event)
-        entry = rep.add_event(seq, sidx, ev, note)
+            if len(seq) == 1 and rep.files_per_key[(ev.kind, seq[0]["fn"])] < SHRINK_PER_OP:
+                seq, ev, note = shrink_call(child, seq[0], sidx[0], ev, note)
+        try:
+            entry = rep.add_event(seq, sidx, ev, note)
+        except Exception as e:  # noqa: BLE001  (a reporting bug must not end a long run)
+            print(f"fuzz: could not record the {ev.kind} at call {index[k]}: {e!r}", flush=True)
+            calls, index = calls[k + 1 :], index[k + 1 :]
+            continue
         print(f"fuzz: {ev.kind} ({ev.signal}) in {entry['op']} at call {index[k]}; "
               f"{note}; {entry['file'] or 'not written (corpus cap)'}", flush=True)  # fmt: skip
         calls, index = calls[k + 1 :], index[k + 1 :]
+
+
+SHRINK_PER_OP = 2  # events per (kind, op) whose reproducer gets shrunk (each costs child runs)
+
+
+def shrink_call(child, call, idx, event, note):
+    """([simplest call], its event, note): shrink.shrink with a child run as the test."""
+    last = [event]
+
+    def reproduces(c):
+        ev = child.run([c], [idx]).event
+        if runner.same_event(ev, event.kind, 0):
+            last[0] = ev
+            return True
+        return False
+
+    budget = 6 if event.kind == "hang" else 16
+    small, runs = shrink.shrink(reproduces, call, budget)
+    if small is not call:
+        note += "; arguments shrunk"
+    return [small], last[0], note
+
+
+def shrink_corpus(args) -> int:
+    """Rewrites one-call corpus files with shrunk arguments (the calls must still crash/hang)."""
+    path = args.shrink
+    files = sorted(
+        os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py")
+    ) if os.path.isdir(path) else [path]  # fmt: skip
+    opts = {"torch": False, "threads": args.threads, "seed": 0, "mem_gb": args.mem_gb}
+    child = runner.ChildRunner(opts, args.timeout, args.start_method)
+    for f in files:
+        with open(f) as fh:
+            text = fh.read()
+        head = [ln for ln in text.splitlines() if ln.startswith("# ")]
+        specs = [json.loads(ln[8:]) for ln in head if ln.startswith("# spec: ")]
+        m = re.match(
+            r"# seed (\d+), call (\d+), threads (\d+); (.*)", head[1] if len(head) > 1 else ""
+        )
+        kind = head[0].split()[4] if head else ""
+        if len(specs) != 1 or not m or kind not in ("crash", "hang"):
+            print(f"skipped (not a one-call crash or hang): {f}")
+            continue
+        seed, idx, threads = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        child.opts.update(seed=seed, threads=threads)
+        ev = child.run(specs, [idx]).event
+        if not runner.same_event(ev, kind, 0):
+            print(f"does not reproduce any more: {f}")
+            continue
+        calls, ev, note = shrink_call(child, specs[0], idx, ev, m.group(4))
+        rep = report.Report(seed=seed, threads=threads, torch_version=None, corpus="")
+        entry = {"kind": kind, "op": calls[0]["fn"], "signal": ev.signal, "index": idx,
+                 "note": note, "specs": calls, "log": report._trim_log(ev.log),
+                 "source": rep.source(calls, [idx], crash=True)}  # fmt: skip
+        with open(f, "w") as fh:
+            fh.write(report.corpus_text(entry, seed, threads))
+        print(f"shrunk: {f}")
+    return 0
 
 
 def replay(args) -> int:
@@ -215,6 +282,8 @@ def main(argv=None) -> int:
         return dump_signatures()
     if args.replay:
         return replay(args)
+    if args.shrink:
+        return shrink_corpus(args)
     return fuzz(args)
 
 

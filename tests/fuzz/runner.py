@@ -142,7 +142,7 @@ def _dump_and_kill(proc):
     proc.join()
 
 
-def _same(ev: Event | None, kind: str, last: int) -> bool:
+def same_event(ev: Event | None, kind: str, last: int) -> bool:
     return ev is not None and ev.kind == kind and ev.index == last
 
 
@@ -153,13 +153,13 @@ def minimise(runner: ChildRunner, calls, index, event: Event, budget: int = 24):
     k = event.index
     culprit, cidx = calls[k], index[k]
     res = runner.run([culprit], [cidx])
-    if _same(res.event, event.kind, 0):
+    if same_event(res.event, event.kind, 0):
         return [culprit], [cidx], res.event, "reproduces alone"
     runs = 1
     seq, sidx = list(calls[: k + 1]), list(index[: k + 1])
     res = runner.run(seq, sidx)
     runs += 1
-    if not _same(res.event, event.kind, k):
+    if not same_event(res.event, event.kind, k):
         return [culprit], [cidx], event, "did not reproduce on replay (flaky or order-dependent)"
     best = res.event
     lo, hi = 0, k  # seq[lo:] reproduces, seq[hi:] (the culprit alone) does not
@@ -167,7 +167,7 @@ def minimise(runner: ChildRunner, calls, index, event: Event, budget: int = 24):
         mid = (lo + hi) // 2
         res = runner.run(seq[mid:], sidx[mid:])
         runs += 1
-        if _same(res.event, event.kind, k - mid):
+        if same_event(res.event, event.kind, k - mid):
             lo, best = mid, res.event
         else:
             hi = mid
@@ -177,7 +177,7 @@ def minimise(runner: ChildRunner, calls, index, event: Event, budget: int = 24):
         trial, tidx = seq[:j] + seq[j + 1 :], sidx[:j] + sidx[j + 1 :]
         res = runner.run(trial, tidx)
         runs += 1
-        if _same(res.event, event.kind, len(trial) - 1):
+        if same_event(res.event, event.kind, len(trial) - 1):
             seq, sidx, best = trial, tidx, res.event
         else:
             j += 1

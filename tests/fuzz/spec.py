@@ -358,6 +358,8 @@ class _Printer:
             env.append(self.value(a, env))
         kw = [f"{k}={self.value(v, env)}" for k, v in call.get("kwargs", {}).items()]
         path = call["fn"]
+        if path.startswith("Tensor.") and not env:
+            return f"{self.lib}.Tensor.{path[7:]}({', '.join(kw)})"
         if path.startswith("Tensor."):
             name = path[7:]
             if call.get("attr"):
