@@ -353,7 +353,8 @@ class Generator:
         if hint == "dtype":
             return V.rand_dtype_value(rng) if rng.random() < 0.85 else V.hostile_value(rng)
         if hint == "device":
-            return rng.choice(["cpu", {"dev": "cpu"}, "meta", "cuda", "cuda:0", None, 0, "bogus"])
+            # no "meta": ember has no meta device, a single known gap that would differ everywhere
+            return rng.choice(["cpu", {"dev": "cpu"}, "cuda", "cuda:0", None, 0, "bogus"])
         if hint == "str":
             return rng.choice(V.STRINGS)
         return V.hostile_value(rng)

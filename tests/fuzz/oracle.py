@@ -18,6 +18,14 @@ TOL = {
     "complex128": (1e-9, 1e-10),
 }
 
+# Ops whose results depend on the RNG (their reproducers reseed before the call).
+RANDOM_OPS = {
+    "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm", "normal",
+    "bernoulli", "multinomial", "poisson", "uniform", "random", "exponential", "geometric",
+    "cauchy", "log_normal", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "feature_dropout", "native_dropout", "rrelu", "gumbel_softmax",
+}  # fmt: skip
+
 # Ops whose results are random, uninitialised or not unique (eigenvector signs, driver-dependent
 # least squares): only the structure (types, dtypes, shapes) is compared.
 STRUCTURE_ONLY = {

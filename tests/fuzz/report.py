@@ -9,9 +9,11 @@ import os
 import re
 import time
 
-from .oracle import STRUCTURE_ONLY, short_name
+from .oracle import RANDOM_OPS, short_name
 from .spec import to_source
-from .worker import call_seed
+from .worker import BUILD_PREFIX, call_seed
+
+BUILD_OP = "(building the arguments)"
 
 PER_KEY_FILES = 5  # corpus files kept per (kind, op) in one run
 
@@ -44,7 +46,9 @@ class Report:
             call, idx = calls[k], index[k]
             if tag == "X":
                 _, _, ecls, tcls, emsg, tmsg = note
-                self._group(self.mismatch, (call["fn"], ecls, tcls), call, idx,
+                # arguments that one library cannot even build: one group, whatever the op
+                op = BUILD_OP if BUILD_PREFIX in ecls + tcls else call["fn"]
+                self._group(self.mismatch, (op, ecls, tcls), call, idx,
                             ember_msg=emsg, torch_msg=tmsg)  # fmt: skip
             elif tag == "W":
                 _, _, kind, detail = note
@@ -90,7 +94,7 @@ class Report:
         if isinstance(calls, dict):
             calls, index = [calls], [index]
         seeds = None
-        if any(short_name(c["fn"]).strip("_") in STRUCTURE_ONLY for c in calls):
+        if any(short_name(c["fn"]).strip("_") in RANDOM_OPS or "ctor" in c for c in calls):
             seeds = [call_seed(self.seed, i) for i in index]
         return to_source(calls, lib=lib, threads=self.threads if crash else 0, seeds=seeds)
 

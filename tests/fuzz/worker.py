@@ -24,6 +24,7 @@ from .spec import build_call, mutates_args
 # Names that are internal-error symptoms whatever torch does.
 INTERNAL = {"SystemError", "RecursionError", "AssertionError", "UnboundLocalError", "NameError"}
 INTERNAL_PREFIX = "unreadable result"
+BUILD_PREFIX = "building arguments: "  # an exception while making the argument values
 
 
 def _vm_bytes() -> int:
@@ -86,6 +87,9 @@ class Runner:
         try:
             self.seeders[lib.__name__](seed)
             thunk, args, kwargs = build_call(call, lib)
+        except Exception as e:  # noqa: BLE001  (the arguments themselves could not be made)
+            return f"{BUILD_PREFIX}{oracle.exc_name(e)}", _message(e), None, None
+        try:
             res = thunk()
         except BaseException as e:  # noqa: BLE001  (the fuzzer reports every exception)
             if isinstance(e, KeyboardInterrupt):
