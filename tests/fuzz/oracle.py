@@ -3,6 +3,9 @@ the comparison of ember's outcome with torch's (runs inside the child process)."
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 
 # Elements compared per tensor; bigger results (huge sizes passed as ints) compare a prefix.
@@ -133,7 +136,7 @@ class Canon:
 # ------------------------------------------------------------------------------------------
 
 
-def _close(a: np.ndarray, b: np.ndarray, dt: str, loose: bool):
+def _close(a: np.ndarray, b: np.ndarray, dt: str, loose: bool, floor=(0.0, 0.0)):
     """None when the arrays agree, else a short description of the worst element."""
     if a.shape != b.shape:
         return f"shapes {a.shape} vs {b.shape}"
@@ -145,6 +148,7 @@ def _close(a: np.ndarray, b: np.ndarray, dt: str, loose: bool):
             return None
         return _where(bad, a, b)
     rtol, atol = TOL.get(dt, (1e-6, 1e-6))
+    rtol, atol = max(rtol, floor[0]), max(atol, floor[1])
     a = a.astype(np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64)
     b = b.astype(a.dtype)
     shown_a, shown_b = a, b
@@ -178,7 +182,7 @@ def _where(bad, a, b) -> str:
     return f"{n} of {a.size} differ; at flat index {i}: ember {a.flat[i]!r} vs torch {b.flat[i]!r}"
 
 
-def compare(e, t, *, loose=False, structure_only=False, where="result"):
+def compare(e, t, *, loose=False, structure_only=False, where="result", floor=(0.0, 0.0)):
     """Mismatches between canonical forms e (ember) and t (torch): a list of (kind, detail)."""
     if e[0] != t[0]:
         return [("type", f"{where}: ember {_kind(e)} vs torch {_kind(t)}")]
@@ -190,7 +194,7 @@ def compare(e, t, *, loose=False, structure_only=False, where="result"):
         if e[2] != t[2]:
             out.append(("shape", f"{where}: ember {e[2]} vs torch {t[2]}"))
         elif not structure_only and e[3] is not None and t[3] is not None:
-            d = _close(e[3], t[3], t[1], loose)
+            d = _close(e[3], t[3], t[1], loose, floor)
             if d:
                 out.append(("value", f"{where} ({t[1]}): {d}", e[1]))
         return out
@@ -199,20 +203,36 @@ def compare(e, t, *, loose=False, structure_only=False, where="result"):
             return [("length", f"{where}: ember {e[2]} items vs torch {t[2]}")]
         out = []
         for i, (x, y) in enumerate(zip(e[1], t[1])):
+            sub = f"{where}[{i}]"
             out.extend(
-                compare(x, y, loose=loose, structure_only=structure_only, where=f"{where}[{i}]")
+                compare(x, y, loose=loose, structure_only=structure_only, where=sub, floor=floor)
             )
         return out
     if structure_only or k in ("N", "o"):
         return []
     if k in ("f", "c"):
         x, y = np.asarray(e[1]), np.asarray(t[1])
-        if _close(x.reshape(1), y.reshape(1), "float64" if k == "f" else "complex128", loose):
+        dt = "float64" if k == "f" else "complex128"
+        if _close(x.reshape(1), y.reshape(1), dt, loose, floor):
             return [("value", f"{where}: ember {e[1]!r} vs torch {t[1]!r}")]
         return []
     if e[1] != t[1]:
         return [("value", f"{where}: ember {e[1]!r} vs torch {t[1]!r}")]
     return []
+
+
+# Input dtypes by the precision a result computed from them can have (integers: float32).
+_RANK = {"float16": 0, "bfloat16": 0, "float32": 1, "complex64": 1, "float64": 2,
+         "complex128": 2}  # fmt: skip
+_RANK_TOL = {0: TOL["bfloat16"], 1: TOL["float32"], 2: (0.0, 0.0)}
+
+
+def input_floor(call: dict):
+    """The tolerance of the least precise tensor input: a result written into a wider out=
+    tensor is no more exact than the dtype it was computed in."""
+    text = json.dumps(call)
+    ranks = [_RANK.get(d, 1) for d in re.findall(r'"d": "(\w+)"', text)]
+    return _RANK_TOL[min(ranks)] if ranks else (0.0, 0.0)
 
 
 def _kind(c) -> str:

@@ -126,10 +126,14 @@ class Runner:
         structure = structure or "ctor" in call  # modules: random parameters
         try:
             bad = oracle.compare(eres, tres, loose=loose, structure_only=structure)
+            if bad and not structure:  # within what the least precise input allows?
+                floor = oracle.input_floor(call)
+                bad = oracle.compare(eres, tres, loose=loose, floor=floor)
             if eafter is not None and tafter is not None:
                 bad += oracle.compare(
-                    eafter, tafter, loose=loose, structure_only=structure, where="args after"
-                )
+                    eafter, tafter, loose=loose, structure_only=structure, where="args after",
+                    floor=oracle.input_floor(call),
+                )  # fmt: skip
         except Exception as e:  # noqa: BLE001
             bad = [("oracle", f"comparison failed: {type(e).__name__}: {e}")]
         if ties:
@@ -139,8 +143,11 @@ class Runner:
             if kind == "value" and "vs torch np.int" in bad[0][1] and _int_indefinite(bad[0][1]):
                 kind = "value: float-to-int cast of NaN/inf/out-of-range"
             text = json.dumps(call)
+            out = json.dumps(call["kwargs"].get("out"))
             if '"ref"' in text:
                 kind += " (arguments alias each other)"
+            elif '"l": "X"' in out:
+                kind += " (out= overlaps itself)"
             elif any(f'"{x}"' in text for x in ("nan", "inf", "-inf")):
                 kind += " (inputs hold NaN/inf)"
             send(("W", i, kind, bad[0][1]))
