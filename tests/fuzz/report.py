@@ -33,6 +33,7 @@ class Report:
         self.internal: dict = {}
         self.events: dict = {"crash": [], "hang": [], "torch-crash": [], "torch-hang": []}
         self.files_per_key = collections.Counter()
+        self.finding_seconds = 0.0  # detecting hangs, minimising and shrinking
 
     # -- counting ---------------------------------------------------------------------------
 
@@ -151,6 +152,10 @@ class Report:
             "counts": self.counts(),
             "seconds": round(elapsed, 1),
             "calls_per_second": round(self.calls / elapsed, 1) if elapsed else 0,
+            "seconds_on_findings": round(self.finding_seconds, 1),
+            "calls_per_second_fuzzing": round(
+                self.calls / max(elapsed - self.finding_seconds, 1e-9), 1
+            ),
             "seed": self.seed,
             "threads": self.threads,
             "torch": self.torch_version,
@@ -192,7 +197,12 @@ class Report:
             for (op, e), g in sorted(self.internal.items(), key=lambda kv: -kv[1]["count"])[:top]:
                 lines.append(f"  {g['count']:6d}  {op}: {e}: {g['ember_msg'][:80]}")
         elapsed = time.time() - self.started
-        lines.append(f"{self.calls / max(elapsed, 1e-9):.0f} calls/s over {elapsed:.0f} s")
+        fuzzing = max(elapsed - self.finding_seconds, 1e-9)
+        lines.append(
+            f"{self.calls / max(elapsed, 1e-9):.0f} calls/s over {elapsed:.0f} s "
+            f"({self.calls / fuzzing:.0f} calls/s outside the {self.finding_seconds:.0f} s "
+            "spent on detecting hangs, minimising and shrinking)"
+        )
         lines.append(self.summary_line())
         return "\n".join(lines)
 

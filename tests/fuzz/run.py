@@ -158,6 +158,9 @@ def run_batch(child, rep, calls, index):
         if res.event is None:
             return
         k = res.event.index
+        t0 = time.time()
+        if res.event.kind.endswith("hang"):
+            rep.finding_seconds += child.hang_timeout  # the wait that detected it
         if res.event.kind.startswith("torch"):  # not ember's bug: record, do not minimise,
             seq, sidx, ev, note = [calls[k]], [index[k]], res.event, "torch side, not minimised"
             # and stop asking torch about this op (one timeout per op is enough)
@@ -166,6 +169,7 @@ def run_batch(child, rep, calls, index):
             seq, sidx, ev, note = runner.minimise(child, calls, index, res.event)
             if len(seq) == 1 and rep.files_per_key[(ev.kind, seq[0]["fn"])] < SHRINK_PER_OP:
                 seq, ev, note = shrink_call(child, seq[0], sidx[0], ev, note)
+        rep.finding_seconds += time.time() - t0
         try:
             entry = rep.add_event(seq, sidx, ev, note)
         except Exception as e:  # noqa: BLE001  (a reporting bug must not end a long run)
