@@ -64,36 +64,87 @@ std::optional<Scalar> try_parse_scalar(py::handle h) {
   return std::nullopt;
 }
 
+namespace {
+// A Python int (never bool) as int64. Beyond int64 it raises as PyTorch does: ValueError for a
+// single int argument, TypeError for an element of a size or dim list.
+enum class Overflow { kValueError, kTypeError };
+int64_t long_to_int64(PyObject* o, const char* op, const char* what,
+                      Overflow kind = Overflow::kValueError) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow != 0) {
+    const std::string msg = str_cat("[", op, "] Overflow when unpacking long long: argument '",
+                                    what, "' does not fit in int64");
+    if (kind == Overflow::kTypeError) throw py::type_error(msg);
+    throw py::value_error(msg);
+  }
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+// Whether h converts to an index (int64) with PyTorch's rules: Python ints and NumPy integers,
+// integer tensors of one element, any other object with __index__; never bool or float.
+bool is_int_like(py::handle h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || PyFloat_Check(o)) return false;
+  if (PyLong_Check(o)) return true;
+  if (is_tensor(h)) {
+    const Tensor t = h.cast<Tensor>();
+    return t.numel() == 1 && is_integral(t.dtype(), /*include_bool=*/false);
+  }
+  return PyIndex_Check(o) != 0;
+}
+
+// Converts an int-like object (is_int_like) through __index__; a failing __index__ is a
+// TypeError naming the op and argument, never a NULL result used as an object.
+int64_t index_to_int64(py::handle h, const char* op, const char* what,
+                       Overflow kind = Overflow::kValueError) {
+  if (PyLong_Check(h.ptr())) return long_to_int64(h.ptr(), op, what, kind);
+  PyObject* index = PyNumber_Index(h.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw py::type_error(
+        str_cat("[", op, "] argument '", what, "' must be int, not ", Py_TYPE(h.ptr())->tp_name));
+  }
+  py::object owned = py::reinterpret_steal<py::object>(index);
+  return long_to_int64(index, op, what, kind);
+}
+
+[[noreturn]] void throw_not_int_element(py::handle item, const char* op, const char* what,
+                                        size_t pos) {
+  throw py::type_error(str_cat("[", op, "] argument '", what,
+                               "' must be a tuple of ints, but found element of type ",
+                               Py_TYPE(item.ptr())->tp_name, " at pos ", pos));
+}
+}  // namespace
+
+int64_t parse_int(py::handle h, const char* op, const char* what) {
+  if (!is_int_like(h)) {
+    throw py::type_error(
+        str_cat("[", op, "] argument '", what, "' must be int, not ", Py_TYPE(h.ptr())->tp_name));
+  }
+  return index_to_int64(h, op, what);
+}
+
 DimVector parse_int_sequence(py::handle h, const char* op, const char* what) {
   DimVector out;
-  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    out.push_back(h.cast<int64_t>());
+  // A lone integer-like object (int, NumPy integer, one-element integer tensor) is a 1-element
+  // size. Any other tensor is refused here rather than iterated as a sequence.
+  if (is_int_like(h) && (!PySequence_Check(h.ptr()) || is_tensor(h))) {
+    out.push_back(index_to_int64(h, op, what, Overflow::kTypeError));
     return out;
   }
-  // A lone integer-like object (NumPy integer, one-element integer tensor) is a 1-element size.
-  if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr()) && !PyFloat_Check(h.ptr()) &&
-      (!PySequence_Check(h.ptr()) || is_tensor(h))) {
-    PyObject* index = PyNumber_Index(h.ptr());
-    if (!index) throw py::error_already_set();
-    out.push_back(py::reinterpret_steal<py::object>(index).cast<int64_t>());
-    return out;
-  }
-  if (!PySequence_Check(h.ptr()) || PyUnicode_Check(h.ptr())) {
-    throw py::type_error(str_cat("[", op, "] ", what, " must be a tuple of ints, but got ",
+  if (is_tensor(h) || !PySequence_Check(h.ptr()) || PyUnicode_Check(h.ptr()) ||
+      PyBytes_Check(h.ptr())) {
+    throw py::type_error(str_cat("[", op, "] argument '", what, "' must be a tuple of ints, not ",
                                  Py_TYPE(h.ptr())->tp_name));
   }
   py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  size_t pos = 0;
   for (py::handle item : seq) {
-    if (PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
-      out.push_back(item.cast<int64_t>());
-    } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
-      out.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
-    } else {
-      throw py::type_error(str_cat("[", op, "] ", what,
-                                   " must be a tuple of ints, but found "
-                                   "element of type ",
-                                   Py_TYPE(item.ptr())->tp_name));
-    }
+    if (!is_int_like(item)) throw_not_int_element(item, op, what, pos);
+    out.push_back(index_to_int64(item, op, what, Overflow::kTypeError));
+    ++pos;
   }
   return out;
 }
@@ -103,17 +154,11 @@ DimVector parse_shape(const py::args& args, const char* op) {
     return parse_int_sequence(args[0], op, "size");
   }
   DimVector out;
+  size_t pos = 0;
   for (py::handle item : args) {
-    if (PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
-      out.push_back(item.cast<int64_t>());
-    } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
-      out.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
-    } else {
-      throw py::type_error(str_cat("[", op,
-                                   "] size must be a tuple of ints, but found element "
-                                   "of type ",
-                                   Py_TYPE(item.ptr())->tp_name));
-    }
+    if (!is_int_like(item)) throw_not_int_element(item, op, "size", pos);
+    out.push_back(index_to_int64(item, op, "size", Overflow::kTypeError));
+    ++pos;
   }
   return out;
 }

@@ -145,14 +145,4 @@ Scalar parse_number(py::handle h, const char* op, const char* name) {
                                Py_TYPE(h.ptr())->tp_name));
 }
 
-int64_t parse_int(py::handle h, const char* op, const char* name) {
-  if (PyBool_Check(h.ptr()) || PyFloat_Check(h.ptr()) || !PyIndex_Check(h.ptr())) {
-    throw py::type_error(
-        str_cat("[", op, "] argument '", name, "' must be int, not ", Py_TYPE(h.ptr())->tp_name));
-  }
-  py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
-  if (!idx) throw py::error_already_set();
-  return idx.cast<int64_t>();
-}
-
 }  // namespace ember

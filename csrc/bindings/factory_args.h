@@ -59,6 +59,4 @@ py::object finish_factory(const Tensor& result, py::handle out, const char* op);
 namespace ember {
 // A number argument that may also be a one-element tensor (arange(torch.tensor(3))).
 Scalar parse_number(py::handle h, const char* op, const char* name);
-// An int argument (Python int, NumPy integer or anything with __index__; not bool or float).
-int64_t parse_int(py::handle h, const char* op, const char* name);
 }  // namespace ember

@@ -79,14 +79,18 @@ void init_join(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   // repeat_interleave(repeats, *, output_size=None).
   auto ri = [](const Tensor& t, py::handle repeats, py::handle dim, py::handle output_size) {
     if (is_tensor(repeats)) {
-      return repeat_interleave(t, repeats.cast<Tensor>(), opt_int(dim), opt_int(output_size));
+      return repeat_interleave(t, repeats.cast<Tensor>(), opt_int(dim, "repeat_interleave"),
+                               opt_int(output_size, "repeat_interleave", "output_size"));
     }
-    return repeat_interleave(t, repeats.cast<int64_t>(), opt_int(dim), opt_int(output_size));
+    return repeat_interleave(t, parse_int(repeats, "repeat_interleave", "repeats"),
+                             opt_int(dim, "repeat_interleave"),
+                             opt_int(output_size, "repeat_interleave", "output_size"));
   };
   m.def(
       "repeat_interleave",
       [ri](const Tensor& t, py::handle repeats, py::handle dim, py::handle output_size) {
-        if (repeats.is_none()) return repeat_interleave(t, opt_int(output_size));
+        if (repeats.is_none())
+          return repeat_interleave(t, opt_int(output_size, "repeat_interleave", "output_size"));
         return ri(t, repeats, dim, output_size);
       },
       py::arg("input"), py::arg("repeats") = py::none(), py::arg("dim") = py::none(), py::kw_only(),

@@ -76,7 +76,7 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
                     py::handle out) {
     auto outs = pair_out(out, "topk");
     Tensor vo = outs.first, io = outs.second;
-    auto d = opt_int(dim);
+    auto d = opt_int(dim, "topk");
     auto r = without_gil([&] { return topk(t, k, d, largest, sorted, vo, io); });
     return named_pair("topk", r);
   };
@@ -93,7 +93,7 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   auto kth_fn = [](const Tensor& t, int64_t k, py::handle dim, bool keepdim, py::handle out) {
     auto outs = pair_out(out, "kthvalue");
     Tensor vo = outs.first, io = outs.second;
-    auto d = opt_int(dim);
+    auto d = opt_int(dim, "kthvalue");
     auto r = without_gil([&] { return kthvalue(t, k, d, keepdim, vo, io); });
     return named_pair("kthvalue", r);
   };
@@ -107,7 +107,7 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       py::arg("k"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
 
   auto unique_fn = [](const Tensor& t, bool sorted, bool inverse, bool counts, py::handle dim) {
-    auto d = opt_int(dim);
+    auto d = opt_int(dim, "unique");
     auto r = without_gil([&] { return unique(t, sorted, inverse, counts, d); });
     return unique_result(r, inverse, counts);
   };
@@ -117,7 +117,7 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   cls.def("unique", unique_fn, py::arg("sorted") = true, py::arg("return_inverse") = false,
           py::arg("return_counts") = false, py::arg("dim") = py::none());
   auto unique_c_fn = [](const Tensor& t, bool inverse, bool counts, py::handle dim) {
-    auto d = opt_int(dim);
+    auto d = opt_int(dim, "unique_consecutive");
     auto r = without_gil([&] { return unique_consecutive(t, inverse, counts, d); });
     return unique_result(r, inverse, counts);
   };
@@ -154,7 +154,7 @@ void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
         if (py::len(seq) != 2) throw py::value_error("[histogram] range must have 2 elements");
         rg = std::make_pair(seq[0].cast<double>(), seq[1].cast<double>());
       }
-      r = histogram(t, bins.cast<int64_t>(), rg, opt_tensor(weight), density);
+      r = histogram(t, parse_int(bins, "histogram", "bins"), rg, opt_tensor(weight), density);
     }
     return named_pair("histogram", r);
   };

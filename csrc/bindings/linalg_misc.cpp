@@ -79,7 +79,7 @@ void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   la.def(
       "linalg_vander",
       [](const Tensor& x, py::handle N) {
-        const std::optional<int64_t> n = opt_int(N);
+        const std::optional<int64_t> n = opt_int(N, "linalg.vander", "N");
         return nogil(x.numel() * n.value_or(x.dim() > 0 ? x.size(x.dim() - 1) : 1),
                      [&] { return linalg_vander(x, n); });
       },

@@ -45,9 +45,10 @@ inline Tensor opt_tensor(py::handle h) {
   return h.is_none() ? Tensor() : h.cast<Tensor>();
 }
 
-inline std::optional<int64_t> opt_int(py::handle h) {
+// None or an int argument (parse_int's rules); errors name op and the argument `what`.
+inline std::optional<int64_t> opt_int(py::handle h, const char* op, const char* what = "dim") {
   if (h.is_none()) return std::nullopt;
-  return h.cast<int64_t>();
+  return parse_int(h, op, what);
 }
 
 // Runs f() with the GIL released (heavy kernels), returning its result.

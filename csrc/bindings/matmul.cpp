@@ -106,7 +106,7 @@ void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         py::object d = py::reinterpret_borrow<py::object>(dims);
         if (is_tensor(d)) d = d.attr("tolist")();
         if (PyLong_Check(d.ptr())) {
-          const int64_t n = d.cast<int64_t>();
+          const int64_t n = parse_int(d, "tensordot", "dims");
           return without_gil([&] { return tensordot(a, b, n, o); });
         }
         auto dd = tensordot_dims(d);
@@ -116,13 +116,15 @@ void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       py::arg("a"), py::arg("b"), py::arg("dims") = 2, py::arg("out") = py::none());
 
   auto cross_fn = [](const Tensor& a, const Tensor& b, py::handle dim, py::handle out) {
-    return cross(a, b, opt_int(dim), opt_tensor(out));
+    return cross(a, b, opt_int(dim, "cross"), opt_tensor(out));
   };
   m.def("cross", cross_fn, py::arg("input"), py::arg("other"), py::arg("dim") = py::none(),
         py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "cross",
-      [](const Tensor& a, const Tensor& b, py::handle dim) { return cross(a, b, opt_int(dim)); },
+      [](const Tensor& a, const Tensor& b, py::handle dim) {
+        return cross(a, b, opt_int(dim, "cross"));
+      },
       py::arg("other"), py::arg("dim") = py::none());
 
   m.def("einsum", [](py::args args) {

@@ -7,12 +7,53 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
 
 PYBIND11_DECLARE_HOLDER_TYPE(T, ember::intrusive_ptr<T>, true)
+
+static_assert(std::is_same_v<int64_t, long>, "the int64 caster below is for LP64 platforms");
+
+namespace pybind11::detail {
+// Every int64_t argument of every binding (and std::optional<int64_t>, h.cast<int64_t>()) is
+// converted here, with PyTorch's rules rather than pybind11's: a Python int or any object with
+// __index__ (NumPy integers, one-element integer tensors); never bool or float, and never a float
+// tensor truncated through __int__ (pybind11's fallback). A refused value is a TypeError listing
+// the signature; an int beyond int64 is ValueError("Overflow when unpacking long long"), as
+// PyTorch's. A full specialization, so it replaces pybind11's generic arithmetic caster in every
+// translation unit that includes this header (all of csrc/bindings).
+template <>
+class type_caster<long> {
+ public:
+  PYBIND11_TYPE_CASTER(long, const_name("int"));
+
+  bool load(handle src, bool /*convert*/) {
+    PyObject* o = src.ptr();
+    if (o == nullptr || PyBool_Check(o) || PyFloat_Check(o)) return false;
+    if (!PyLong_Check(o) && !PyIndex_Check(o)) return false;
+    object index = reinterpret_steal<object>(PyNumber_Index(o));
+    if (!index) {
+      PyErr_Clear();
+      return false;
+    }
+    int overflow = 0;
+    value = PyLong_AsLongAndOverflow(index.ptr(), &overflow);
+    if (overflow != 0) throw value_error("Overflow when unpacking long long");
+    if (value == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
+
+  static handle cast(long v, return_value_policy /*policy*/, handle /*parent*/) {
+    return PyLong_FromLong(v);
+  }
+};
+}  // namespace pybind11::detail
 
 namespace ember {
 namespace py = pybind11;
@@ -39,6 +80,10 @@ inline bool is_tensor(py::handle h) {
 // A shape given as varargs (2, 3), a sequence ((2, 3) or [2, 3]) or a torch.Size.
 DimVector parse_shape(const py::args& args, const char* op);
 DimVector parse_int_sequence(py::handle h, const char* op, const char* what);
+// One int argument, as PyTorch parses it: a Python int or NumPy integer, an integer tensor of
+// one element, or another object with __index__; bool, float and other tensors raise TypeError
+// and ints beyond int64 RuntimeError, naming the op and the argument `what`.
+int64_t parse_int(py::handle h, const char* op, const char* what);
 // dim=None / int / sequence of ints.
 std::optional<std::vector<int64_t>> parse_dims(py::handle h, const char* op);
 

@@ -43,11 +43,7 @@ inline std::pair<Tensor, Tensor> out_pair(py::handle h, const char* op) {
 // dim=None or an int (ops that reduce one dim or everything).
 inline std::optional<int64_t> opt_dim(py::handle h, const char* op) {
   if (h.is_none()) return std::nullopt;
-  if (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr())) {
-    throw py::type_error(
-        str_cat("[", op, "] argument 'dim' must be int, not ", Py_TYPE(h.ptr())->tp_name));
-  }
-  return py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr())).cast<int64_t>();
+  return parse_int(h, op, "dim");
 }
 
 // An ember.return_types named tuple (structseq) holding two tensors, e.g. max(values, indices).

@@ -53,14 +53,14 @@ void init_tensor_class(py::module_& m) {
           "size",
           [size_type](const Tensor& t, py::object dim) -> py::object {
             if (dim.is_none()) return size_type(shape_tuple(t.sizes()));
-            return py::int_(t.size(wrap_dim(dim.cast<int64_t>(), t.dim(), "size")));
+            return py::int_(t.size(wrap_dim(parse_int(dim, "size", "dim"), t.dim(), "size")));
           },
           py::arg("dim") = py::none())
       .def(
           "stride",
           [](const Tensor& t, py::object dim) -> py::object {
             if (dim.is_none()) return shape_tuple(t.strides());
-            return py::int_(t.stride(wrap_dim(dim.cast<int64_t>(), t.dim(), "stride")));
+            return py::int_(t.stride(wrap_dim(parse_int(dim, "stride", "dim"), t.dim(), "stride")));
           },
           py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })

@@ -93,7 +93,7 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
 
   auto as_strided_fn = [](const Tensor& t, py::object size, py::object stride, py::object off) {
     std::optional<int64_t> o;
-    if (!off.is_none()) o = off.cast<int64_t>();
+    if (!off.is_none()) o = parse_int(off, "as_strided", "storage_offset");
     return as_strided(t, parse_int_sequence(size, "as_strided", "size"),
                       parse_int_sequence(stride, "as_strided", "stride"), o);
   };

@@ -116,6 +116,18 @@ class Scalar {
 }  // namespace ember
 
 namespace ember {
+// The largest finite value of a floating type, as a double.
+template <typename T>
+constexpr double largest_finite() {
+  if constexpr (std::is_same_v<T, Half>) {
+    return 65504.0;
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return 3.3895313892515355e38;
+  } else {
+    return static_cast<double>(std::numeric_limits<T>::max());
+  }
+}
+
 template <typename T>
 T Scalar::to_checked(const char* op) const {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -136,6 +148,14 @@ T Scalar::to_checked(const char* op) const {
     EMBER_CHECK(kind_ != Kind::Complex || c_.imag() == 0, "[", op,
                 "] value cannot be converted to type ", dtype_name(scalar_type_of<T>),
                 " without overflow");
+    if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, double>) {
+      // A finite value beyond the type's range would silently become inf (1e300 as float32);
+      // inf and nan themselves convert.
+      const double d = to_double();
+      EMBER_CHECK(!std::isfinite(d) || std::abs(d) <= largest_finite<T>(), "[", op,
+                  "] value cannot be converted to type ", dtype_name(scalar_type_of<T>),
+                  " without overflow");
+    }
   }
   return to<T>();
 }

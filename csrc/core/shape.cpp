@@ -16,6 +16,13 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
   return n;
 }
 
+int64_t checked_mul(int64_t a, int64_t b, const char* op) {
+  int64_t r;
+  EMBER_CHECK(!__builtin_mul_overflow(a, b, &r), "[", op, "] size arithmetic overflows int64: ", a,
+              " * ", b);
+  return r;
+}
+
 size_t checked_nbytes(int64_t numel, size_t itemsize, const char* op) {
   int64_t bytes;
   EMBER_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(itemsize), &bytes), "[", op,
@@ -28,7 +35,10 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    // An empty tensor's huge other dims can still overflow the strides (empty(0, 2**62, 2**62)).
+    if (i > 0 && __builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &s)) {
+      EMBER_THROW(Error, "Stride calculation overflowed for shape ", shape_str(sizes));
+    }
   }
   return strides;
 }

@@ -9,6 +9,8 @@ namespace ember {
 
 // Product of sizes; throws RuntimeError on a negative size or on overflow of int64.
 int64_t checked_numel(IntArrayRef sizes, const char* op);
+// a * b, or RuntimeError naming op when it overflows int64.
+int64_t checked_mul(int64_t a, int64_t b, const char* op);
 // numel * itemsize as bytes, checked.
 size_t checked_nbytes(int64_t numel, size_t itemsize, const char* op);
 

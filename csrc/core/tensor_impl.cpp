@@ -5,6 +5,14 @@
 
 namespace ember {
 
+void TensorImpl::throw_bad_dim(int64_t d) const {
+  if (dim() == 0) {
+    EMBER_THROW(IndexError, "Dimension specified as ", d, " but tensor has no dimensions");
+  }
+  EMBER_THROW(IndexError, "Dimension out of range (expected to be in range of [", -dim(), ", ",
+              dim() - 1, "], but got ", d, ")");
+}
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset, intrusive_ptr<VersionCounter> version)
     : storage_(std::move(storage)),
@@ -30,8 +38,9 @@ void TensorImpl::set_data_from(const TensorImpl& src) {
 }
 
 void TensorImpl::refresh_cached_fields() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;  // sizes were checked by the op that built them
+  // Ops check the shapes they build; this is the backstop that keeps a view's element count
+  // (expand(2**62, 4)) from wrapping around.
+  numel_ = checked_numel(sizes_, "numel");
   is_contiguous_ = compute_is_contiguous(sizes_, strides_);
 }
 

@@ -40,8 +40,17 @@ class TensorImpl : public RefCounted {
   Device device() const { return storage_->device(); }
   IntArrayRef sizes() const { return sizes_; }
   IntArrayRef strides() const { return strides_; }
-  int64_t size(int64_t d) const { return sizes_[d]; }
-  int64_t stride(int64_t d) const { return strides_[d]; }
+  // size(d) / stride(d) take a wrapped dim in [0, dim()). wrap_dim accepts 0 and -1 on a 0-d
+  // tensor (as PyTorch), so an op that forgets that case would read past the sizes: the bound is
+  // checked here, at one compare, and raises IndexError instead.
+  int64_t size(int64_t d) const {
+    if (__builtin_expect(static_cast<uint64_t>(d) >= sizes_.size(), 0)) throw_bad_dim(d);
+    return sizes_[d];
+  }
+  int64_t stride(int64_t d) const {
+    if (__builtin_expect(static_cast<uint64_t>(d) >= strides_.size(), 0)) throw_bad_dim(d);
+    return strides_[d];
+  }
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t numel() const { return numel_; }
   int64_t storage_offset() const { return storage_offset_; }
@@ -53,6 +62,8 @@ class TensorImpl : public RefCounted {
     return static_cast<char*>(storage_->data()) +
            storage_offset_ * static_cast<int64_t>(itemsize());
   }
+
+  [[noreturn]] [[gnu::cold]] void throw_bad_dim(int64_t d) const;
 
   // Replaces the storage (resize_ when the old one is too small, set_).
   void set_storage(Storage s) { storage_ = std::move(s); }

@@ -5,6 +5,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 
 namespace ember {
 
@@ -226,6 +227,10 @@ TensorIterator TensorIteratorConfig::build() {
       EMBER_CHECK(!t.storage()->read_only(), "[", op,
                   "] cannot write to a tensor whose memory "
                   "belongs to a read-only NumPy array (copy the array first)");
+      // Internal overlap (an expanded output) is checked below, on the broadcast strides.
+      if (check_mem_overlap_ && !is_reduction_) {
+        for (const Tensor& in : inputs_) assert_no_partial_overlap(t, in, op);
+      }
       ScalarType want = output_dtype_ != ScalarType::Undefined ? output_dtype_ : common;
       if (t.dtype() != want) {
         EMBER_CHECK(cast_outputs_ || !promote_, "[", op, "] expected output dtype ",
@@ -298,7 +303,10 @@ TensorIterator TensorIteratorConfig::build() {
     const int64_t isz = static_cast<int64_t>(o.tensor.itemsize());
     for (int d = 0; d < nd; ++d) o.strides[d] = shape[d] == 1 ? 0 : strides[d] * isz;
   }
-  if (!is_reduction_) {
+  // An output that maps several elements to one location (expanded) would be written in an
+  // order-dependent way; a reduction's output is deliberately restrided with zeros over the
+  // reduced dims, and writes of one value (fill_) opt out.
+  if (!is_reduction_ && check_mem_overlap_) {
     for (const IterOperand& o : it.ops_) {
       if (!o.is_output) continue;
       for (int d = 0; d < nd; ++d) {

@@ -89,6 +89,14 @@ class TensorIteratorConfig {
     return *this;
   }
 
+  // Whether build() checks that no output overlaps itself (expanded) or partially overlaps an
+  // input (dispatch/mem_overlap.h). On by default, as in PyTorch; writes of one value (fill_)
+  // turn it off.
+  TensorIteratorConfig& check_mem_overlap(bool v) {
+    check_mem_overlap_ = v;
+    return *this;
+  }
+
   TensorIterator build();
 
  private:
@@ -102,6 +110,7 @@ class TensorIteratorConfig {
   ScalarType output_dtype_ = ScalarType::Undefined;
   bool promote_ = false, int_to_float_ = false, cast_outputs_ = false, same_dtype_ = true;
   bool has_static_shape_ = false, is_reduction_ = false, allow_cpu_scalars_ = true;
+  bool check_mem_overlap_ = true;
 };
 
 class TensorIterator {

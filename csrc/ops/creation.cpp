@@ -61,7 +61,8 @@ Tensor wrap_scalar(const Scalar& value) {
 Tensor& fill_fresh(Tensor& t, const Scalar& value) {
   EMBER_CHECK(!t.storage()->read_only(), "[fill_] cannot write to a read-only tensor");
   if (t.numel() > 0) {
-    auto iter = TensorIteratorConfig().name("fill_").add_output(t).build();
+    // One value everywhere: an expanded tensor may be filled (as PyTorch allows).
+    auto iter = TensorIteratorConfig().name("fill_").add_output(t).check_mem_overlap(false).build();
     fill_stub(t.device(), iter, value);
   }
   return t;

@@ -1,7 +1,5 @@
 #include "ops/elementwise_common.h"
 
-#include <cstdlib>
-
 #include "core/shape.h"
 #include "ops/creation.h"
 
@@ -9,38 +7,9 @@ namespace ember {
 
 namespace {
 
-// Elements from the first to one past the last reachable one (for dense tensors: numel).
-int64_t element_extent(const Tensor& t) {
-  if (t.numel() == 0) return 0;
-  int64_t extent = 1;
-  for (int64_t d = 0; d < t.dim(); ++d) extent += (t.size(d) - 1) * std::abs(t.stride(d));
-  return extent;
-}
-
-// PyTorch's rule: an input that shares memory with the output must either be the output's exact
-// alias (same start, strides and sizes: each element is read before it is written) or be
-// disjoint from it. A partial overlap would make the result depend on the iteration order.
-// Strided (non-dense) tensors are too hard to judge exactly and are let through, as in PyTorch.
-void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in) {
-  if (!out.defined() || !in.defined() || in.is_same(out) || in.storage() != out.storage()) return;
-  const int64_t out_n = element_extent(out), in_n = element_extent(in);
-  if (out_n != out.numel() || in_n != in.numel() || out_n == 0 || in_n == 0) return;
-  const char* ob = static_cast<const char*>(out.data_ptr());
-  const char* ib = static_cast<const char*>(in.data_ptr());
-  const char* oe = ob + out_n * static_cast<int64_t>(out.itemsize());
-  const char* ie = ib + in_n * static_cast<int64_t>(in.itemsize());
-  if (oe <= ib || ie <= ob) return;  // disjoint
-  const bool full = ob == ib && oe == ie && out.itemsize() == in.itemsize() &&
-                    out.sizes().equals(in.sizes()) && out.strides().equals(in.strides());
-  EMBER_CHECK(full, "[", op,
-              "] unsupported operation: some elements of the input tensor and the "
-              "written-to tensor refer to a single memory location. Please clone() the tensor "
-              "before performing the operation.");
-}
-
 void prepare_output(const char* op, const Tensor& out, std::initializer_list<Tensor> inputs) {
   if (!out.defined()) return;
-  for (const Tensor& t : inputs) check_no_partial_overlap(op, out, t);
+  // The iterator checks overlap between out and the inputs (dispatch/mem_overlap.h).
   EMBER_CHECK(!out.storage()->read_only(), "[", op,
               "] cannot write to a tensor backed by a read-only NumPy array");
   // out= tensors that are not also inputs are resized to the broadcast shape.

@@ -8,6 +8,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/creation.h"
 #include "ops/indexing.h"
@@ -72,6 +73,7 @@ enum class SrcKind { Tensor, Value };
 void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index_in, const Tensor& src_in,
                   SrcKind kind, PutOp put, const char* op, bool check_only = false) {
   check_writable(self, op);
+  assert_no_internal_overlap(self, op);
   check_index_dtype_32_64(index_in, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   const Tensor s = as_at_least_1d(self);

@@ -4,6 +4,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/creation.h"
 #include "ops/indexing.h"
@@ -128,6 +129,7 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
               "source to have same dtypes but got ",
               dtype_name(self.dtype()), " and ", dtype_name(source.dtype()));
   check_writable(self, op);
+  assert_no_internal_overlap(self, op);
   const Tensor coords = nonzero(expand(mask, self.sizes()));
   const int64_t n = coords.size(0);
   EMBER_CHECK(source.numel() >= n, "[", op,

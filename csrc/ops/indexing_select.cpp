@@ -7,6 +7,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
@@ -106,6 +107,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   }
   const char* op = "index_add_";
   check_writable(self, op);
+  assert_no_internal_overlap(self, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op,
                 "] index_add_(): Index is supposed to be "
@@ -164,6 +166,7 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   }
   const char* op = "index_copy_";
   check_writable(self, op);
+  assert_no_internal_overlap(self, op);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op,
                 "] index_copy_(): Index should have "

@@ -9,6 +9,7 @@
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "ops/creation.h"
 #include "ops/indexing.h"
 #include "ops/shape_util.h"
@@ -79,6 +80,7 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& o
                   "] input types can't be "
                   "cast to the desired output type ",
                   torch_type_name(out.dtype()));
+    assert_no_internal_overlap(out, op);
     for (const Tensor& t : tensors) {
       EMBER_CHECK(!shares_memory(out, t), "[", op,
                   "] unsupported operation: the input tensors "

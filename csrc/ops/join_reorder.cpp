@@ -136,7 +136,11 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
               "than number of dimensions of tensor");
   DimVector padded(n, 1), target(n), split, split_strides;
   for (int64_t i = 0; i < t.dim(); ++i) padded[n - t.dim() + i] = t.size(i);
-  for (int64_t i = 0; i < n; ++i) target[i] = padded[i] * repeats[i];
+  for (int64_t i = 0; i < n; ++i) {
+    EMBER_CHECK(!__builtin_mul_overflow(padded[i], repeats[i], &target[i]),
+                "[repeat] the size of dimension ", i, " (", padded[i], " repeated ", repeats[i],
+                " times) overflows int64");
+  }
   for (int64_t i = 0; i < n; ++i) {
     EMBER_CHECK(target[i] >= 0 && repeats[i] >= 0,
                 "[repeat] Trying to create tensor with "

@@ -148,16 +148,18 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out) {
   if (n == -1) return linalg_inv(A, out);
   // A^-n = (A^-1)^n: one inversion, then the same products as for n.
   const Tensor a = n < 0 ? linalg_inv(A) : A;
-  n = std::abs(n);
+  // |n| as unsigned: -n overflows for n = INT64_MIN.
+  const uint64_t magnitude = n < 0 ? uint64_t{0} - static_cast<uint64_t>(n) : uint64_t(n);
   Tensor result;
-  if (n == 2) {
+  if (magnitude == 2) {
     result = matmul(a, a);
-  } else if (n == 3) {
+  } else if (magnitude == 3) {
     result = matmul(matmul(a, a), a);
   } else {
-    // Binary powering: z runs through a^(2^k); the set bits of n multiply into the result.
+    // Binary powering: z runs through a^(2^k); the set bits of |n| multiply into the result.
+    // At most 64 squarings, whatever the exponent.
     Tensor z;
-    for (int64_t e = n; e > 0; e /= 2) {
+    for (uint64_t e = magnitude; e > 0; e /= 2) {
       z = z.defined() ? matmul(z, z) : a;
       if (e % 2 == 1) result = result.defined() ? matmul(result, z) : z;
     }

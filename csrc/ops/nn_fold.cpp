@@ -3,6 +3,7 @@
 #include "autograd/derivatives/nn_conv.h"
 #include "autograd/variable.h"
 #include "core/factory.h"
+#include "core/shape.h"
 #include "ops/nn_conv.h"
 #include "ops/nn_conv_kernels.h"
 #include "ops/nn_conv_util.h"
@@ -55,8 +56,16 @@ Im2ColGeometry geometry(const FoldArgs& a, int64_t channels, int64_t ih, int64_t
   return g;
 }
 
+// Sliding positions along one dim, with PyTorch's floor division (a kernel wider than the
+// padded input gives 0 or fewer, never 1). 128-bit so that huge arguments cannot wrap around.
 int64_t blocks(int64_t in, int64_t k, int64_t d, int64_t p, int64_t s) {
-  return (in + 2 * p - (d * (k - 1) + 1)) / s + 1;
+  const __int128 span = static_cast<__int128>(in) + 2 * static_cast<__int128>(p) -
+                        (static_cast<__int128>(d) * (k - 1) + 1);
+  __int128 q = span / s;
+  if (span % s != 0 && span < 0) --q;
+  const __int128 n = q + 1;
+  EMBER_CHECK(n <= INT64_MAX, "[im2col] the number of sliding blocks overflows int64");
+  return n < INT64_MIN ? INT64_MIN : static_cast<int64_t>(n);
 }
 
 }  // namespace
@@ -83,7 +92,8 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
               "), kernel_size=(", a.k[0], ", ", a.k[1], "), dilation=(", a.d[0], ", ", a.d[1],
               "), padding=(", a.p[0], ", ", a.p[1], "), calculated shape of the array of sliding ",
               "blocks as (", oh, ", ", ow, "), but its components must be at least one.");
-  Tensor cols = empty_tensor({n, c * a.k[0] * a.k[1], oh * ow}, x.dtype(), x.device(), op);
+  const int64_t rows = checked_mul(checked_mul(c, a.k[0], op), a.k[1], op);
+  Tensor cols = empty_tensor({n, rows, checked_mul(oh, ow, op)}, x.dtype(), x.device(), op);
   im2col_stub(x.device(), geometry(a, c, ih, iw, oh, ow), x, cols);
   return batched ? cols : squeeze(cols, {0});
 }
@@ -103,17 +113,17 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   check_fold_dtype(input, op);
   const bool batched = dim == 3;
   const int64_t planes = input.size(batched ? 1 : 0), l = input.size(batched ? 2 : 1);
-  const int64_t kk = a.k[0] * a.k[1];
+  const int64_t kk = checked_mul(a.k[0], a.k[1], "col2im");
   EMBER_CHECK(planes % kk == 0, "[", op, "] Expected size of input's dimension 1 to be divisible ",
               "by the product of kernel_size, but got input.size(1)=", planes, " and kernel_size=(",
               a.k[0], ", ", a.k[1], ").");
   const int64_t oh_in = output_size[0], ow_in = output_size[1];
   const int64_t bh = blocks(oh_in, a.k[0], a.d[0], a.p[0], a.s[0]);
   const int64_t bw = blocks(ow_in, a.k[1], a.d[1], a.p[1], a.s[1]);
-  EMBER_CHECK(bh >= 1 && bw >= 1 && bh * bw == l, "[", op, "] Given output_size=(", oh_in, ", ",
-              ow_in, "), kernel_size=(", a.k[0], ", ", a.k[1], "), dilation=(", a.d[0], ", ",
-              a.d[1], "), padding=(", a.p[0], ", ", a.p[1], "), stride=(", a.s[0], ", ", a.s[1],
-              "), expected size of input's dimension 2 to match the calculated number of ",
+  EMBER_CHECK(bh >= 1 && bw >= 1 && checked_mul(bh, bw, op) == l, "[", op, "] Given output_size=(",
+              oh_in, ", ", ow_in, "), kernel_size=(", a.k[0], ", ", a.k[1], "), dilation=(", a.d[0],
+              ", ", a.d[1], "), padding=(", a.p[0], ", ", a.p[1], "), stride=(", a.s[0], ", ",
+              a.s[1], "), expected size of input's dimension 2 to match the calculated number of ",
               "sliding blocks ", bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", l, ".");
   if (autograd::should_record(input)) {
     return derivatives::col2im(input, output_size, a.k, a.d, a.p, a.s);

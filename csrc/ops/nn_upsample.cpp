@@ -210,12 +210,15 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   if (autograd::should_record(input)) {
     return derivatives::upsample(input, output_size, mode, align_corners, scales);
   }
+  // The output first: its allocation checks the size (overflow, memory) before any work that
+  // grows with it, such as the index tables.
+  Tensor out =
+      empty_tensor(with_spatial(input.sizes(), output_size), input.dtype(), input.device(), op);
+  if (out.numel() == 0) return out;
   const DimVector in_spatial = dims_slice(input.sizes(), 2);
   const InterpTables t =
       make_tables(input.dtype(), in_spatial, output_size, mode, align_corners, scales);
-  Tensor out =
-      empty_tensor(with_spatial(input.sizes(), output_size), input.dtype(), input.device(), op);
-  if (out.numel() > 0) interp_stub(input.device(), t, contiguous(input), out);
+  interp_stub(input.device(), t, contiguous(input), out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "ops/elementwise.h"
 #include "ops/views.h"
 
@@ -87,6 +88,7 @@ Tensor& fill_random(Tensor& self, const char* op, int64_t nvalues, int per_block
                     const Launch& launch) {
   EMBER_CHECK(!self.storage()->read_only(), "[", op,
               "] cannot write to a tensor backed by a read-only NumPy array");
+  assert_no_internal_overlap(self, op);
   if (self.numel() == 0) return self;
   const uint64_t nblocks = (static_cast<uint64_t>(nvalues) + per_block - 1) / per_block;
   const PhiloxState st = generator_or_default(gen).reserve(nblocks);

@@ -24,6 +24,7 @@ void check_real_bounds(const Scalar& start, const Scalar& end, const Scalar& ste
               "] complex start, end or step is not supported");
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   EMBER_CHECK(st != 0.0, "[", op, "] step must be nonzero");
+  EMBER_CHECK(std::isfinite(st), "[", op, "] step must be finite but got ", st);
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "[", op, "] unsupported range: ", s, " -> ", e);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "[", op,
               "] upper bound and lower bound inconsistent with step sign");

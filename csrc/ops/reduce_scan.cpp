@@ -1,6 +1,7 @@
 // Scans: cumsum, cumprod, cummax, cummin, logcumsumexp.
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/mem_overlap.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
@@ -32,6 +33,7 @@ Tensor scan_output(const Tensor& t, ScalarType dtype, const Tensor& out, const c
               "] cannot write to a tensor backed by a read-only NumPy array");
   check_reduction_out_dtype(out, dtype, op);
   resize_output(out, t.sizes(), op);
+  assert_no_internal_overlap(out, op);
   return out;
 }
 

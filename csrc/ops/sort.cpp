@@ -99,7 +99,13 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_
   auto [values, indices] = make_outputs(shape, t.dtype(), t.device(), values_out, indices_out, op);
   // Results always come sorted, which is a valid order when sorted=False too.
   (void)sorted;
-  if (values.numel() > 0) topk_stub(t.device(), values, indices, src, k, d, largest);
+  if (t.dim() == 0) {
+    // A 0-d input is its own top element whatever k (0 or 1), at index 0, as PyTorch.
+    copy_into(values, src, op);
+    fill_(indices, Scalar(int64_t{0}));
+  } else if (values.numel() > 0) {
+    topk_stub(t.device(), values, indices, src, k, d, largest);
+  }
   values.bump_version();
   indices.bump_version();
   return {values, indices};
@@ -123,7 +129,12 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
   if (t.dim() > 0) kshape[d] = k;
   Tensor vals = empty_tensor(kshape, t.dtype(), t.device(), op);
   Tensor idxs = empty_tensor(kshape, ScalarType::Int64, t.device(), op);
-  if (vals.numel() > 0) topk_stub(t.device(), vals, idxs, t, k, d, /*largest=*/false);
+  if (t.dim() == 0) {
+    copy_into(vals, t, op);
+    fill_(idxs, Scalar(int64_t{0}));
+  } else if (vals.numel() > 0) {
+    topk_stub(t.device(), vals, idxs, t, k, d, /*largest=*/false);
+  }
   if (t.dim() > 0) {
     vals = narrow(vals, d, k - 1, 1);
     idxs = narrow(idxs, d, k - 1, 1);

@@ -34,10 +34,10 @@ Tensor linear_edges(double lo, double hi, int64_t bins, ScalarType dtype) {
   return to_dtype(t, dtype);
 }
 
-// The [lo, hi] range of a histogram: given, or the data's min and max (widened by 1 each way
-// when they coincide). Errors name `op`.
+// The [lo, hi] range of a histogram: given, or the data's min and max, widened by `widen` each
+// way when they coincide (1 for histc, 0.5 for histogram, as PyTorch and NumPy). Errors name `op`.
 std::pair<double, double> histogram_range(const Tensor& t, double lo, double hi, bool given,
-                                          const char* op) {
+                                          double widen, const char* op) {
   if (!given) {
     if (t.numel() > 0) {
       auto mm = hist_range_stub(t.device(), t);
@@ -48,8 +48,8 @@ std::pair<double, double> histogram_range(const Tensor& t, double lo, double hi,
     }
   }
   if (lo == hi) {
-    lo -= 1;
-    hi += 1;
+    lo -= widen;
+    hi += widen;
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[", op, "] range of [", lo, ", ", hi,
               "] is not finite");
@@ -133,7 +133,7 @@ Tensor histc(const Tensor& t, int64_t bins, const Scalar& min, const Scalar& max
               " for dimension 0");
   double lo = min.to_double(), hi = max.to_double();
   EMBER_CHECK(!(lo > hi), "[histc] torch.histc: max must be larger than min");
-  auto range = histogram_range(t, lo, hi, !(lo == 0 && hi == 0), "histc");
+  auto range = histogram_range(t, lo, hi, !(lo == 0 && hi == 0), 1.0, "histc");
   Tensor edges = linear_edges(range.first, range.second, bins, t.dtype());
   return finish_out(run_histogram(t, Tensor(), edges, BinSearch::kLinear, false), out, op);
 }
@@ -153,7 +153,7 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
                 range->first, " max ", range->second);
   }
   auto r = histogram_range(t, range ? range->first : 0, range ? range->second : 0,
-                           range.has_value(), op);
+                           range.has_value(), 0.5, op);
   Tensor edges = linear_edges(r.first, r.second, bins, t.dtype());
   return {run_histogram(t, weight, edges, BinSearch::kLinearLocalSearch, density), edges};
 }

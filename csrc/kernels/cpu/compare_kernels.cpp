@@ -1,6 +1,7 @@
 // Comparisons (bool results), minimum / maximum / fmin / fmax, clamp and isclose.
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <optional>
 
 #include "kernels/cpu/elementwise_helpers.h"
@@ -67,12 +68,21 @@ void fmax_kernel(TensorIterator& iter) {
 }
 
 // clamp(x, lo, hi) = min(max(x, lo), hi): when lo > hi every element becomes hi (as PyTorch);
-// a NaN input stays NaN.
+// a NaN input stays NaN, and a NaN bound makes every element NaN (as the tensor-bound form).
 void clamp_scalar_kernel(TensorIterator& iter, const std::optional<Scalar>& min,
                          const std::optional<Scalar>& max) {
   dispatch_dtype<kRealTypes>(iter.common_dtype(), "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = acc_type<T>;
+    if constexpr (has_nan_v<A>) {
+      const bool nan_bound =
+          (min && std::isnan(min->to_double())) || (max && std::isnan(max->to_double()));
+      if (nan_bound) {
+        const T nan = T(std::numeric_limits<A>::quiet_NaN());
+        cpu_kernel(iter, [nan](T) -> T { return nan; });
+        return;
+      }
+    }
     if (min && max) {
       const A lo = min->to<A>(), hi = max->to<A>();
       cpu_kernel(iter, [lo, hi](T v) -> T {

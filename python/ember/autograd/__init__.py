@@ -41,7 +41,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
         if g is None:
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not (out.is_floating_point() or out.is_complex()):
+            if not out.is_floating_point():
                 raise RuntimeError(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype}"
