@@ -2,6 +2,7 @@
 // gradient is the other op.
 #include "autograd/derivatives/nn_sampling.h"
 #include "autograd/variable.h"
+#include "core/shape.h"
 #include "ops/nn_conv_util.h"
 #include "ops/nn_sampling.h"
 #include "ops/views.h"
@@ -23,14 +24,17 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
   check_factor(input, upscale_factor, op, "upscale_factor");
   const int64_t nd = input.dim();
   const int64_t r = upscale_factor, c = input.size(nd - 3);
-  EMBER_CHECK(c % (r * r) == 0, "[", op, "] pixel_shuffle expects its input's 'channel' dimension ",
+  int64_t r2;
+  EMBER_CHECK_T(ValueError, !__builtin_mul_overflow(r, r, &r2), "[", op,
+                "] upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor=", r);
+  EMBER_CHECK(c % r2 == 0, "[", op, "] pixel_shuffle expects its input's 'channel' dimension ",
               "to be divisible by the square of upscale_factor, but input.size(-3)=", c,
-              " is not divisible by ", r * r);
+              " is not divisible by ", r2);
   if (autograd::should_record(input)) return derivatives::pixel_shuffle(input, upscale_factor);
   const int64_t nb = nd - 3, h = input.size(nd - 2), w = input.size(nd - 1);
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
-  append_dims(split, {c / (r * r), r, r, h, w});
-  append_dims(out, {c / (r * r), h * r, w * r});
+  append_dims(split, {c / r2, r, r, h, w});
+  append_dims(out, {c / r2, checked_mul(h, r, op), checked_mul(w, r, op)});
   DimVector perm;
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   append_dims(perm, {nb, nb + 3, nb + 1, nb + 4, nb + 2});  // (C, H, r, W, r)
@@ -51,7 +55,7 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   const int64_t nb = nd - 3;
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
   append_dims(split, {c, h / r, r, w / r, r});
-  append_dims(out, {c * r * r, h / r, w / r});
+  append_dims(out, {checked_mul(checked_mul(c, r, op), r, op), h / r, w / r});
   DimVector perm;
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   append_dims(perm, {nb, nb + 2, nb + 4, nb + 1, nb + 3});  // (C, r, r, H, W)

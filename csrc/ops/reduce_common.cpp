@@ -79,9 +79,15 @@ Tensor prepare_output(const Tensor& in, const ReduceDims& dims, bool keepdim, Sc
   if (!out.defined()) return empty_tensor(shape, dtype, in.device(), op);
   EMBER_CHECK(!out.storage()->read_only(), "[", op,
               "] cannot write to a tensor backed by a read-only NumPy array");
+  if (out.dtype() != dtype && !cast_out) check_reduction_out_dtype(out, dtype, op);
+  // An out= that shares memory with the input (sum(t, 0, out=t)) is written only after the
+  // input has been read (finish_one): resizing it first would change the input under the kernel.
+  if (out.storage() == in.storage()) {
+    *copy = true;
+    return empty_tensor(shape, dtype, in.device(), op);
+  }
   resize_output(out, shape, op);
   if (out.dtype() != dtype) {
-    if (!cast_out) check_reduction_out_dtype(out, dtype, op);
     *copy = true;
     return empty_tensor(shape, dtype, in.device(), op);
   }
@@ -113,7 +119,10 @@ Tensor reduction_view(const Tensor& result, const Tensor& in, const ReduceDims& 
 
 Tensor finish_one(const Tensor& result, const Tensor& out, bool copy) {
   if (!out.defined()) return result;
-  if (copy) copy_into(out, result, "reduction");
+  if (copy) {
+    resize_output(out, result.sizes(), "reduction");
+    copy_into(out, result, "reduction");
+  }
   out.bump_version();
   return out;
 }

@@ -1,10 +1,28 @@
 // linalg.svd / svdvals on the CPU: LAPACK's ?gesdd (divide and conquer) per matrix.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+
 #include "core/dtype.h"
 #include "kernels/cpu/lapack.h"
 #include "ops/linalg_spectral.h"
 
 namespace ember {
 namespace {
+
+enum class Finiteness { kFinite, kHasInf, kHasNan };
+
+template <typename T>
+Finiteness classify(const T* a, int64_t count) {
+  Finiteness f = Finiteness::kFinite;
+  for (int64_t i = 0; i < count; ++i) {
+    const auto re = std::real(a[i]), im = std::imag(a[i]);
+    if (std::isnan(re) || std::isnan(im)) return Finiteness::kHasNan;
+    if (std::isinf(re) || std::isinf(im)) f = Finiteness::kHasInf;
+  }
+  return f;
+}
 
 template <typename T>
 void svd_typed(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor& Vh,
@@ -37,7 +55,24 @@ void svd_typed(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor& 
   R* s = S.data<R>();
   int32_t* infos_data = infos.data<int32_t>();
   const int64_t a_stride = int64_t(m) * n;
+  const R nan = std::numeric_limits<R>::quiet_NaN();
   lapack::for_each_matrix(linalg::batch_count(A), a_stride * k, [&](int64_t b) {
+    // Non-finite input never reaches gesdd: OpenBLAS's loops on an inf entry never end. NaN is
+    // LAPACK's error -4 (PyTorch raises); inf gives NaN factors, as PyTorch returns them.
+    const Finiteness f = classify(a + b * a_stride, a_stride);
+    if (f == Finiteness::kHasNan) {
+      infos_data[b] = -4;
+      return;
+    }
+    if (f == Finiteness::kHasInf) {
+      std::fill(s + b * k, s + (b + 1) * k, nan);
+      if (vectors) {
+        std::fill(u + b * u_stride, u + (b + 1) * u_stride, T(nan));
+        std::fill(vt + b * vt_stride, vt + (b + 1) * vt_stride, T(nan));
+      }
+      infos_data[b] = 0;
+      return;
+    }
     lapack::Workspace<T> work(0, lwork);
     lapack::Workspace<R> rwork(1, lrwork);
     lapack::Workspace<int> iwork(2, int64_t(8) * k);
