@@ -19,6 +19,10 @@ void init_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const py::cast_error& e) {
+      // An argument of the wrong kind that reached a cast: PyTorch's class for that is TypeError
+      // (pybind11's default translation is RuntimeError).
+      PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const LinAlgError& e) {
       PyErr_SetString(linalg_error.ptr(), e.what());
     } catch (const IndexError& e) {

@@ -136,9 +136,9 @@ Scalar parse_number(py::handle h, const char* op, const char* name) {
   if (auto s = try_parse_scalar(h)) return *s;
   if (is_tensor(h)) {
     const Tensor t = h.cast<Tensor>();
-    EMBER_CHECK(t.numel() == 1, "[", op, "] argument '", name,
-                "' must be a number or a one-element tensor, got a tensor of shape ",
-                shape_str(t.sizes()));
+    EMBER_CHECK_T(TypeError, t.numel() == 1, "[", op, "] argument '", name,
+                  "' must be a number or a one-element tensor, got a tensor of shape ",
+                  shape_str(t.sizes()));
     return item(t, op);
   }
   throw py::type_error(str_cat("[", op, "] argument '", name, "' must be a number, not ",

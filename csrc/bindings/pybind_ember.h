@@ -53,6 +53,7 @@ class type_caster<long> {
     return PyLong_FromLong(v);
   }
 };
+
 }  // namespace pybind11::detail
 
 namespace ember {

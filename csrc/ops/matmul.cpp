@@ -147,19 +147,25 @@ Tensor output_target(const Tensor& out, IntArrayRef shape, ScalarType dtype,
     EMBER_CHECK(!out.storage()->read_only(), "[", op,
                 "] cannot write to a tensor backed by a "
                 "read-only NumPy array");
-    resize_output(out, shape, op);
     bool overlap = false;
     for (const Tensor* t : inputs) {
       overlap = overlap || (t->storage().get() == out.storage().get() && t->numel() > 0);
     }
-    if (out.is_contiguous() && !overlap) return out;
+    // An out= that is (a view of) an input is resized only in finish_target, after the product
+    // has read the input: mv(A, v, out=A) would otherwise shrink A under the kernel.
+    if (overlap) return empty_tensor(shape, dtype, Device(), op);
+    resize_output(out, shape, op);
+    if (out.is_contiguous()) return out;
   }
   return empty_tensor(shape, dtype, Device(), op);
 }
 
 Tensor finish_target(const Tensor& target, const Tensor& out, const char* op) {
   if (!out.defined()) return target;
-  if (!target.is_same(out)) copy_into(out, target, op);
+  if (!target.is_same(out)) {
+    resize_output(out, target.sizes(), op);
+    copy_into(out, target, op);
+  }
   out.bump_version();
   return out;
 }

@@ -314,3 +314,51 @@ def test_size_converts_its_elements():
         ember.Size([2.5])
     with pytest.raises(TypeError):
         ember.Size([ember.tensor(2.0)])
+
+
+# --- found by the project's fuzzer (tests/fuzz) ---
+
+
+@pytest.mark.parametrize("name", ["sum", "nansum", "logsumexp", "std", "amax"])
+def test_reduction_whose_out_is_its_input(name):
+    expect = getattr(ember, name)(ember.arange(6.0).reshape(3, 2), dim=0)
+    out = run_isolated(
+        f"""
+        t = ember.arange(6.0).reshape(3, 2)
+        r = ember.{name}(t, dim=0, out=t)
+        print(r is t, tuple(t.shape), *t.tolist())
+        e = ember.zeros(3, 0)
+        print(tuple(ember.{name}(e, dim=0, out=e).shape) if "{name}" != "amax" else (0,))
+        """
+    )
+    assert out[:2] == ["True", "(2,)"]
+    assert [float(v) for v in out[2:4]] == pytest.approx(expect.tolist(), nan_ok=True)
+
+
+def test_matrix_vector_product_whose_out_is_its_input():
+    out = run_isolated(
+        """
+        a = ember.arange(6.0).reshape(2, 3)
+        v = ember.ones(3)
+        r = ember.mv(a, v, out=a)
+        print(r is a, tuple(a.shape), *a.tolist())
+        m = ember.arange(4.0).reshape(2, 2)
+        print(*ember.mm(m, m, out=m).flatten().tolist())
+        """
+    )
+    assert out == ["True", "(2,)", "3.0", "12.0", "2.0", "3.0", "6.0", "11.0"]
+
+
+@pytest.mark.parametrize("factor", [2**32, 2**40])
+def test_pixel_shuffle_factor_whose_square_overflows(factor):
+    expect_raises_isolated(
+        f"ember.pixel_shuffle(ember.zeros(1, 1, 1), {factor})", "ValueError", timeout=30
+    )
+
+
+def test_svd_of_a_matrix_holding_inf_raises_instead_of_hanging():
+    a = [0.148, 1e308, -1e30, 0.625, -3.47, 2.728, -2.245, -3.903, 2.596, -0.45, 0.886, 1.612]
+    expect_raises_isolated(f"ember.tensor({a}).reshape(3, 4).pinverse()", "LinAlgError", 30)
+    expect_raises_isolated(
+        "ember.linalg.svdvals(ember.tensor([[1.0, math.inf], [0.0, 1.0]]))", "LinAlgError", 30
+    )

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <limits>
 
 #include "core/dtype.h"
 #include "kernels/cpu/lapack.h"
@@ -55,22 +54,13 @@ void svd_typed(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor& 
   R* s = S.data<R>();
   int32_t* infos_data = infos.data<int32_t>();
   const int64_t a_stride = int64_t(m) * n;
-  const R nan = std::numeric_limits<R>::quiet_NaN();
   lapack::for_each_matrix(linalg::batch_count(A), a_stride * k, [&](int64_t b) {
-    // Non-finite input never reaches gesdd: OpenBLAS's loops on an inf entry never end. NaN is
-    // LAPACK's error -4 (PyTorch raises); inf gives NaN factors, as PyTorch returns them.
+    // Non-finite input never reaches gesdd: OpenBLAS's loops on some matrices holding inf
+    // never end. NaN is LAPACK's error -4; inf is reported as a failure to converge (what
+    // LAPACK gives for an all-inf matrix; PyTorch's MKL returns NaN factors for some others).
     const Finiteness f = classify(a + b * a_stride, a_stride);
-    if (f == Finiteness::kHasNan) {
-      infos_data[b] = -4;
-      return;
-    }
-    if (f == Finiteness::kHasInf) {
-      std::fill(s + b * k, s + (b + 1) * k, nan);
-      if (vectors) {
-        std::fill(u + b * u_stride, u + (b + 1) * u_stride, T(nan));
-        std::fill(vt + b * vt_stride, vt + (b + 1) * vt_stride, T(nan));
-      }
-      infos_data[b] = 0;
+    if (f != Finiteness::kFinite) {
+      infos_data[b] = f == Finiteness::kHasNan ? -4 : std::max(1, k);
       return;
     }
     lapack::Workspace<T> work(0, lwork);
