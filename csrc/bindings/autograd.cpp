@@ -10,6 +10,9 @@
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
+#include "core/shape.h"
+#include "ops/creation.h"
+#include "ops/views.h"
 
 namespace ember {
 
@@ -141,9 +144,38 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
            })
       .def("__call__",
            [](ag::Node& n, py::args grads) {
+             // Called by hand, a node gets what the engine would have checked: one gradient per
+             // input, shaped and typed as recorded (the formulas index them without checks).
+             // Missing gradients (None) are zeros; all missing gives None, as PyTorch.
+             if (grads.size() != n.num_inputs()) {
+               throw py::type_error(str_cat("expected ", n.num_inputs(), " arguments, got ",
+                                            grads.size(), " instead"));
+             }
              ag::variable_list g;
-             for (py::handle h : grads) g.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
-             return n.apply(std::move(g));
+             bool any_defined = false;
+             for (size_t i = 0; i < grads.size(); ++i) {
+               const ag::InputMetadata& md = n.input_metadata(i);
+               if (grads[i].is_none()) {
+                 g.push_back(md.defined ? zeros(md.shape, TensorOptions(md.dtype)) : Tensor());
+                 continue;
+               }
+               if (!is_tensor(grads[i])) {
+                 throw py::type_error(str_cat("[", n.name(), "] argument ", i,
+                                              " must be a Tensor or None, not ",
+                                              Py_TYPE(grads[i].ptr())->tp_name));
+               }
+               Tensor t = grads[i].cast<Tensor>();
+               if (md.defined) {
+                 EMBER_CHECK(t.sizes().equals(md.shape), "[", n.name(), "] gradient ", i,
+                             " has shape ", shape_str(t.sizes()), " but the node expects ",
+                             shape_str(md.shape));
+                 if (t.dtype() != md.dtype) t = to_dtype(t, md.dtype);
+               }
+               any_defined = true;
+               g.push_back(std::move(t));
+             }
+             if (!any_defined) return py::object(py::none());
+             return py::object(py::cast(n.apply(std::move(g))));
            })
       .def("__repr__", [](py::object self) {
         return "<" + self.cast<ag::Node&>().name() + " object at " +

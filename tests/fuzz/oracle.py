@@ -69,10 +69,13 @@ LOOSE_WORDS = (
 
 
 def exc_name(e: BaseException) -> str:
-    """An exception's class for comparison; ember.linalg.LinAlgError == torch._C._LinAlgError."""
+    """An exception's class for comparison; ember.linalg.LinAlgError == torch._C._LinAlgError,
+    and an out-of-memory error counts as the RuntimeError it derives from."""
     name = type(e).__name__
     if name in ("_LinAlgError", "LinAlgError"):
         return "LinAlgError"
+    if name == "OutOfMemoryError":  # ember's and torch's are RuntimeErrors (torch: CUDA only)
+        return "RuntimeError"
     return name
 
 

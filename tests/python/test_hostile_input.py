@@ -362,3 +362,19 @@ def test_svd_of_a_matrix_holding_inf_raises_instead_of_hanging():
     expect_raises_isolated(
         "ember.linalg.svdvals(ember.tensor([[1.0, math.inf], [0.0, 1.0]]))", "LinAlgError", 30
     )
+
+
+def test_calling_a_node_by_hand_checks_its_gradients():
+    t = ember.tensor([-2.3, 99.0], dtype=ember.float64).requires_grad_()[..., ::2]
+    node = t.grad_fn
+    with pytest.raises(TypeError, match="expected 1 arguments, got 0"):
+        node()
+    with pytest.raises(TypeError, match="expected 1 arguments, got 2"):
+        node(ember.ones(1), ember.ones(1))
+    with pytest.raises(RuntimeError, match=r"shape \(3,\)"):
+        node(ember.ones(3))
+    with pytest.raises(TypeError, match="Tensor or None"):
+        node("x")
+    assert node(None) is None
+    (grad,) = node(ember.ones(1))
+    assert grad.tolist() == [1.0, 0.0] and grad.dtype is ember.float64
