@@ -211,6 +211,10 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def("retain_grad", [](const Tensor& t) { ag::retain_grad(t); });
   cls.def("detach", [](const Tensor& t) { return ag::detach(t); });
   cls.def("detach_", [](const Tensor& t) {
+    // As PyTorch: a view shares its base's autograd history, so it cannot leave it alone.
+    EMBER_CHECK(!t.impl()->view_base(),
+                "[detach_] Can't detach views in-place. Use detach() "
+                "instead.");
     ag::detach_(t);
     return t;
   });

@@ -128,7 +128,12 @@ void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       py::arg("other"), py::arg("dim") = py::none());
 
   m.def("einsum", [](py::args args) {
-    if (args.size() == 0 || !PyUnicode_Check(args[0].ptr())) {
+    if (args.size() < 2) {
+      throw py::value_error(
+          "[einsum] einsum(): must specify the equation string and at least one operand, or at "
+          "least one operand and its subscripts list");
+    }
+    if (!PyUnicode_Check(args[0].ptr())) {
       throw py::type_error("[einsum] einsum(): the first argument must be the equation string");
     }
     std::string eq = args[0].cast<std::string>();

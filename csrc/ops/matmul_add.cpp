@@ -119,7 +119,11 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
     return derivatives::baddbmm(input, b1, b2, beta, alpha, out);
   }
   const char* op = "baddbmm";
+  // PyTorch reads sizes before it checks the dims, so too few dims is its IndexError (except a
+  // 2-d batch1 here); the classes follow it, the messages stay explicit.
+  EMBER_CHECK_T(IndexError, b1.dim() >= 2, "[baddbmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b1.dim() == 3, "[baddbmm] batch1 must be a 3D tensor");
+  EMBER_CHECK_T(IndexError, b2.dim() >= 3, "[baddbmm] batch2 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "[baddbmm] batch2 must be a 3D tensor");
   EMBER_CHECK(b2.size(0) == b1.size(0) && b2.size(1) == b1.size(2),
               "[baddbmm] Expected size for "
@@ -143,7 +147,9 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
     return derivatives::addbmm(input, b1, b2, beta, alpha, out);
   }
   const char* op = "addbmm";
+  EMBER_CHECK_T(IndexError, b1.dim() >= 3, "[addbmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b1.dim() == 3, "[addbmm] batch1 must be a 3D tensor");
+  EMBER_CHECK_T(IndexError, b2.dim() >= 3, "[addbmm] batch2 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "[addbmm] batch2 must be a 3D tensor");
   EMBER_CHECK(b1.size(0) == b2.size(0),
               "[addbmm] batch1 and batch2 must have same number of "

@@ -93,8 +93,19 @@ def reference_view(arr, expr):
     if Ellipsis not in first:
         first.append(Ellipsis)  # keeps a 0-d result a (writable) view, not a scalar
     base = arr[tuple(first)]
-    rest = tuple(item for item, integer in zip(expr, is_int) if not integer)
-    return base, rest
+    rest = [item for item, integer in zip(expr, is_int) if not integer]
+    # An Ellipsis becomes the slices it stands for: NumPy counts even an empty Ellipsis as
+    # separating two advanced indices (moving their result to the front), PyTorch does not.
+    ellipsis_at = [k for k, item in enumerate(rest) if item is Ellipsis]
+    if ellipsis_at:
+        consumed = sum(
+            item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
+            for item in rest
+            if item is not None and item is not Ellipsis and not isinstance(item, bool)
+        )
+        at = ellipsis_at[0]
+        rest[at : at + 1] = [slice(None)] * (base.ndim - consumed)
+    return base, tuple(rest)
 
 
 def np_getitem(arr, expr):
