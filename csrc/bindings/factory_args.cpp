@@ -54,6 +54,13 @@ void apply_pending_requires_grad(const Tensor& t) {
 
 bool parse_preserve_format(py::handle memory_format, const char* op) {
   if (memory_format.is_none()) return true;
+  static const py::handle memory_format_type =
+      py::object(py::module_::import("ember._C").attr("memory_format")).release();
+  if (!py::isinstance(memory_format, memory_format_type)) {
+    throw py::type_error(str_cat("[", op,
+                                 "] argument 'memory_format' must be ember.memory_format, not ",
+                                 Py_TYPE(memory_format.ptr())->tp_name));
+  }
   const std::string name = py::str(memory_format).cast<std::string>();
   if (name == "ember.preserve_format") return true;
   if (name == "ember.contiguous_format") return false;

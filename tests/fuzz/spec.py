@@ -213,8 +213,10 @@ def build_call(call: dict, lib):
     path = call["fn"]
     if path.startswith("Tensor."):
         name = path[7:]
-        if not args:
-            raise TypeError(f"{path} needs a self argument")
+        if not args or not isinstance(args[0], lib.Tensor):
+            # A method of a non-tensor self is that object's method, not the library's
+            # (2147483647 .__rpow__(2147483647) is Python computing a huge int).
+            raise TypeError(f"{path} needs a Tensor as self")
 
         def thunk():
             attr = getattr(args[0], name)

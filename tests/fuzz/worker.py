@@ -95,6 +95,10 @@ class Runner:
             if isinstance(e, KeyboardInterrupt):
                 raise
             return oracle.exc_name(e), _message(e), None, None
+        if res is NotImplemented:
+            # torch's operator methods answer bad operands with NotImplemented, which an
+            # operator expression turns into TypeError: the same refusal as ember's TypeError.
+            return "TypeError", "returned NotImplemented", None, None
         try:
             c = canon(res)
             after = canon([args, kwargs.get("out")]) if mutates_args(call) else None

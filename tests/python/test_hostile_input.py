@@ -378,3 +378,11 @@ def test_calling_a_node_by_hand_checks_its_gradients():
     assert node(None) is None
     (grad,) = node(ember.ones(1))
     assert grad.tolist() == [1.0, 0.0] and grad.dtype is ember.float64
+
+
+def test_memory_format_must_be_a_memory_format():
+    with pytest.raises(TypeError, match="memory_format"):
+        ember.empty_like(ember.zeros(2), memory_format="tanh")
+    with pytest.raises(TypeError, match="memory_format"):
+        ember.zeros(2).double(memory_format="abc")
+    assert ember.zeros(2).double(memory_format=ember.contiguous_format).dtype is ember.float64
