@@ -206,6 +206,22 @@ Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<doub
 
 namespace {
 
+// The range of an integer dtype, as doubles (exact enough to compare bounds against).
+std::pair<double, double> integer_range(ScalarType t) {
+  switch (t) {
+    case ScalarType::UInt8:
+      return {0.0, 255.0};
+    case ScalarType::Int8:
+      return {-128.0, 127.0};
+    case ScalarType::Int16:
+      return {-32768.0, 32767.0};
+    case ScalarType::Int32:
+      return {-2147483648.0, 2147483647.0};
+    default:
+      return {-9223372036854775808.0, 9223372036854775807.0};
+  }
+}
+
 // clamp, clamp_min and clamp_max share the computation; `node` names the autograd node
 // (PyTorch's clamp, clamp_min and clamp_max are separate ops).
 Tensor clamp_scalar_bounds(const char* node, const Tensor& a, const std::optional<Scalar>& min,
@@ -222,6 +238,16 @@ Tensor clamp_scalar_bounds(const char* node, const Tensor& a, const std::optiona
                 "[clamp] clamp is not implemented for dtype bool");
   EMBER_CHECK_T(NotImplementedError, !is_complex(common),
                 "[clamp] clamp is not supported for complex types");
+  if (is_integral(common, /*include_bool=*/false)) {
+    // A bound beyond the integer type in the direction that matters would set every element to
+    // a value the type cannot hold: PyTorch refuses it. The harmless direction saturates in the
+    // kernel (max=2**31-1 on int8 clamps nothing).
+    const auto [lowest, highest] = integer_range(common);
+    EMBER_CHECK(!min || min->to_double() <= highest, "[clamp] Clamp min value ", min->to_double(),
+                " is outside the representable range of ", dtype_name(common));
+    EMBER_CHECK(!max || max->to_double() >= lowest, "[clamp] Clamp max value ", max->to_double(),
+                " is outside the representable range of ", dtype_name(common));
+  }
   if (autograd::should_record(a)) return derivatives::clamp(node, a, min, max, out);
   auto iter = build_elementwise_typed("clamp", common, out, {to_dtype(a, common)});
   clamp_scalar_stub(iter.device(), iter, min, max);

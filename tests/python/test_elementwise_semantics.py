@@ -171,7 +171,8 @@ def test_nan_rules_of_min_max_and_clamp():
     assert same(values(ember.clamp(a, min=1.5)), [NAN, 1.5, 2.0])
     assert values(ember.clamp(t([1.5, -2.5]), 1, 0)) == [0.0, 0.0]  # min > max gives max
     assert same(values(ember.clamp(t([1.0]), min=t([NAN]), max=t([2.0]))), [NAN])
-    assert values(ember.clamp(t([1, 44], ember.uint8), -1, 2)) == [2, 2]  # -1 wraps to 255
+    # A bound beyond the dtype saturates (PyTorch 2.15): -1 on uint8 clamps nothing from below.
+    assert values(ember.clamp(t([1, 44], ember.uint8), -1, 2)) == [1, 2]
     assert ember.clamp(t([3, -2]), 0.5).dtype is ember.float32
     assert ember.clamp(t([3, -2]), min=t(1.5)).dtype is ember.float32
     assert ember.clamp(t([True]), 0, 1).dtype is ember.int64

@@ -386,3 +386,25 @@ def test_memory_format_must_be_a_memory_format():
     with pytest.raises(TypeError, match="memory_format"):
         ember.zeros(2).double(memory_format="abc")
     assert ember.zeros(2).double(memory_format=ember.contiguous_format).dtype is ember.float64
+
+
+@pytest.mark.parametrize(
+    "dtype, kwargs, expect",
+    [
+        (ember.int8, {"max": 2**31 - 1}, [2, -3]),
+        (ember.int8, {"min": -(2**63)}, [2, -3]),
+        (ember.int16, {"min": -(2**63), "max": -1}, [-1, -3]),
+        (ember.uint8, {"min": -5, "max": 300}, [2, 253]),
+
+    ],
+)
+def test_clamp_bounds_beyond_the_dtype_saturate(dtype, kwargs, expect):
+    t = ember.tensor([2, -3]).to(dtype)
+    assert ember.clamp(t, **kwargs).tolist() == expect
+
+
+def test_clamp_bound_that_no_element_could_take_raises():
+    with pytest.raises(RuntimeError, match="outside the representable range"):
+        ember.clamp(ember.tensor([2, -3]).to(ember.int8), min=200)
+    with pytest.raises(RuntimeError, match="outside the representable range"):
+        ember.clamp(ember.tensor([2, 3]).to(ember.uint8), max=-1)

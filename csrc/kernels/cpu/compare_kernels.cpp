@@ -3,6 +3,7 @@
 #include <complex>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "kernels/cpu/elementwise_helpers.h"
 #include "ops/elementwise_stubs.h"
@@ -67,6 +68,33 @@ void fmax_kernel(TensorIterator& iter) {
   });
 }
 
+// A clamp bound in the element type. An integer bound beyond the type's range saturates (a
+// bound above int8's maximum clamps nothing), where a plain conversion would wrap around.
+template <typename A>
+A clamp_bound(const Scalar& s) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    constexpr double lo = static_cast<double>(std::numeric_limits<A>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<A>::max());
+    if (s.is_integral()) {
+      const int64_t v = s.to_int64();
+      if (v < static_cast<int64_t>(std::numeric_limits<A>::min())) {
+        return std::numeric_limits<A>::min();
+      }
+      if (v > 0 &&
+          static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<A>::max())) {
+        return std::numeric_limits<A>::max();
+      }
+      return static_cast<A>(v);
+    }
+    const double d = s.to_double();
+    return d <= lo   ? std::numeric_limits<A>::min()
+           : d >= hi ? std::numeric_limits<A>::max()
+                     : static_cast<A>(d);
+  } else {
+    return s.to<A>();
+  }
+}
+
 // clamp(x, lo, hi) = min(max(x, lo), hi): when lo > hi every element becomes hi (as PyTorch);
 // a NaN input stays NaN, and a NaN bound makes every element NaN (as the tensor-bound form).
 void clamp_scalar_kernel(TensorIterator& iter, const std::optional<Scalar>& min,
@@ -84,7 +112,7 @@ void clamp_scalar_kernel(TensorIterator& iter, const std::optional<Scalar>& min,
       }
     }
     if (min && max) {
-      const A lo = min->to<A>(), hi = max->to<A>();
+      const A lo = clamp_bound<A>(*min), hi = clamp_bound<A>(*max);
       cpu_kernel(iter, [lo, hi](T v) -> T {
         A x = A(v);
         A r = x < lo ? lo : x;
@@ -92,13 +120,13 @@ void clamp_scalar_kernel(TensorIterator& iter, const std::optional<Scalar>& min,
         return T(x != x ? x : r);
       });
     } else if (min) {
-      const A lo = min->to<A>();
+      const A lo = clamp_bound<A>(*min);
       cpu_kernel(iter, [lo](T v) -> T {
         A x = A(v);
         return T(x < lo ? lo : x);  // NaN fails the comparison and is kept
       });
     } else {
-      const A hi = max->to<A>();
+      const A hi = clamp_bound<A>(*max);
       cpu_kernel(iter, [hi](T v) -> T {
         A x = A(v);
         return T(x > hi ? hi : x);
