@@ -36,5 +36,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_optim(m);
   ember::init_linalg_misc(m, cls);
   ember::init_linalg_spectral(m, cls);
+  // Visits every binding, so after them all; before the fast paths, which wrap some of them.
+  ember::make_bool_arguments_strict(m, cls);
   ember::init_fast_paths(m);  // last: wraps the bindings above
 }

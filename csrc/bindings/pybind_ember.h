@@ -226,6 +226,8 @@ void init_autograd_function(py::module_& m);
 // aliases ember.svd, ember.qr, ember.pinverse with their Tensor methods.
 void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_fast_paths(py::module_& m);
+// After every binding: bool arguments accept only True/False and NumPy bools (strict_bool_args).
+void make_bool_arguments_strict(py::module_& m, py::handle tensor_class);
 py::dtype numpy_dtype_for(ScalarType t);
 std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt);
 // A tensor sharing a NumPy array's memory (ember.from_numpy).

@@ -408,3 +408,24 @@ def test_clamp_bound_that_no_element_could_take_raises():
         ember.clamp(ember.tensor([2, -3]).to(ember.int8), min=200)
     with pytest.raises(RuntimeError, match="outside the representable range"):
         ember.clamp(ember.tensor([2, 3]).to(ember.uint8), max=-1)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "ember.sum(ember.ones(2, 3), 0, keepdim=2)",
+        "ember.ones(2, 3).sum(0, keepdim=1.0)",
+        "ember.ones(2, 3).max(0, keepdim=1)",
+        "ember.argsort(ember.ones(3), descending=1)",
+        "ember.topk(ember.ones(3), 1, largest=0)",
+        "ember.ones(2, 3).all(0, 1)",
+    ],
+)
+def test_bool_arguments_refuse_other_types(call):
+    with pytest.raises(TypeError):
+        eval(call)
+
+
+def test_bool_arguments_take_numpy_bools():
+    assert ember.ones(2, 3).sum(0, keepdim=np.bool_(True)).shape == (1, 3)
+    assert ember.sum(ember.ones(2, 3), 0, keepdim=np.True_).shape == (1, 3)
