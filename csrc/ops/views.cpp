@@ -396,7 +396,8 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   if (!dst.is_same(src) && autograd::should_record(dst, src)) return derivatives::copy_(dst, src);
   if (dst.is_same(src)) return dst;
-  copy_into(dst, src, "copy_");
+  // src broadcasts to dst's shape (x.copy_(row)); expand raises when it cannot.
+  copy_into(dst, src.sizes().equals(dst.sizes()) ? src : expand(src, dst.sizes()), "copy_");
   return dst;
 }
 

@@ -120,6 +120,8 @@ Tensor numpy_T(const Tensor& t) {
 }
 
 Tensor mT(const Tensor& t) {
+  // A 0-d tensor is its own (conjugate) transpose, as in PyTorch (deprecated there).
+  if (t.dim() == 0) return t;
   EMBER_CHECK(t.dim() >= 2,
               "[mT] tensor.mT is only supported on matrices or batches of matrices. "
               "Got ",
@@ -138,6 +140,8 @@ Tensor matrix_H(const Tensor& t) {
 }
 
 Tensor mH(const Tensor& t) {
+  // A 0-d tensor is its own (conjugate) transpose, as in PyTorch (deprecated there).
+  if (t.dim() == 0) return conj_if_complex(t);
   EMBER_CHECK(t.dim() >= 2,
               "[mH] tensor.mH is only supported on matrices or batches of matrices. "
               "Got ",
@@ -146,6 +150,8 @@ Tensor mH(const Tensor& t) {
 }
 
 Tensor adjoint(const Tensor& t) {
+  // A 0-d tensor is its own (conjugate) transpose, as in PyTorch (deprecated there).
+  if (t.dim() == 0) return conj_if_complex(t);
   EMBER_CHECK(t.dim() >= 2,
               "[adjoint] tensor.adjoint() is only supported on matrices or batches "
               "of matrices. Got ",

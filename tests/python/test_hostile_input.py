@@ -429,3 +429,23 @@ def test_bool_arguments_refuse_other_types(call):
 def test_bool_arguments_take_numpy_bools():
     assert ember.ones(2, 3).sum(0, keepdim=np.bool_(True)).shape == (1, 3)
     assert ember.sum(ember.ones(2, 3), 0, keepdim=np.True_).shape == (1, 3)
+
+
+def test_copy_broadcasts_its_source():
+    x = ember.zeros(2, 3)
+    x.copy_(ember.tensor([1.0, 2.0, 3.0]))
+    assert x.tolist() == [[1.0, 2.0, 3.0]] * 2
+    assert ember.zeros(0, 3).copy_(ember.ones(3)).shape == (0, 3)
+    with pytest.raises(RuntimeError):
+        ember.zeros(3).copy_(ember.ones(2, 3))
+    w = ember.ones(3, requires_grad=True)
+    ember.zeros(2, 3).copy_(w).sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_matrix_transposes_of_a_0d_tensor_are_the_tensor():
+    assert ember.tensor(6).mT.item() == 6
+    assert ember.tensor(1 + 2j).mH.item() == 1 - 2j
+    assert ember.adjoint(ember.tensor(4)).item() == 4
+    with pytest.raises(RuntimeError, match="1-D"):
+        ember.tensor([1, 2]).mT
