@@ -448,4 +448,4 @@ def test_matrix_transposes_of_a_0d_tensor_are_the_tensor():
     assert ember.tensor(1 + 2j).mH.item() == 1 - 2j
     assert ember.adjoint(ember.tensor(4)).item() == 4
     with pytest.raises(RuntimeError, match="1-D"):
-        ember.tensor([1, 2]).mT
+        _ = ember.tensor([1, 2]).mT
