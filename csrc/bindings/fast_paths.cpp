@@ -13,6 +13,7 @@
 #include <pybind11/detail/exception_translation.h>
 
 #include "bindings/pybind_ember.h"
+#include "bindings/size_object.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -266,18 +267,11 @@ Tensor make_empty(IntArrayRef s, TensorOptions o) {
   return empty(s, o);
 }
 
-PyObject* g_size_type = nullptr;
-
 PyObject* fast_shape(PyObject* self, void*) {
   return guarded([&]() -> PyObject* {
     Tensor t;
     if (!unwrap(self, t)) throw py::type_error("shape requires an ember.Tensor");
-    // ember.Size is a tuple subclass without __dict__, so it can be filled like a tuple.
-    auto* type = reinterpret_cast<PyTypeObject*>(g_size_type);
-    PyObject* s = type->tp_alloc(type, t.dim());
-    if (!s) return nullptr;
-    for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(s, i, PyLong_FromLongLong(t.size(i)));
-    return s;
+    return size_object(t.sizes()).release().ptr();
   });
 }
 
@@ -341,7 +335,6 @@ void init_fast_paths(py::module_& m) {
       throw py::error_already_set();
     }
   }
-  g_size_type = py::object(py::module_::import("ember._size").attr("Size")).release().ptr();
   py::object getset =
       py::reinterpret_steal<py::object>(PyDescr_NewGetSet(g_tensor_type, &g_shape_getset));
   if (!getset || PyDict_SetItemString(dict, "shape", getset.ptr()) < 0) {

@@ -2,6 +2,7 @@
 // no op logic.
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
+#include "bindings/size_object.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/views.h"
@@ -28,7 +29,6 @@ void init_tensor_class(py::module_& m) {
   static py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
   g_tensor_class = &cls;
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  py::object size_type = py::module_::import("ember._size").attr("Size");
 
   // ember.Tensor(...) as torch.Tensor(...): sizes give an uninitialised tensor of the default
   // dtype, data gives a copy converted to the default dtype, a Tensor gives an alias, nothing
@@ -47,12 +47,11 @@ void init_tensor_class(py::module_& m) {
     }
     throw py::type_error("[Tensor] expected sizes (ints), a sequence of data, or a Tensor");
   }));
-  cls.def_property_readonly(
-         "shape", [size_type](const Tensor& t) { return size_type(shape_tuple(t.sizes())); })
+  cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size",
-          [size_type](const Tensor& t, py::object dim) -> py::object {
-            if (dim.is_none()) return size_type(shape_tuple(t.sizes()));
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return size_object(t.sizes());
             return py::int_(t.size(wrap_dim(parse_int(dim, "size", "dim"), t.dim(), "size")));
           },
           py::arg("dim") = py::none())

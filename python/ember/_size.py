@@ -9,6 +9,8 @@ class Size(tuple):
     def __new__(cls, sizes=()):
         # Every element goes through __index__, as torch.Size: ints, NumPy integers and integer
         # one-element tensors convert; floats, strings and other tensors raise TypeError.
+        if type(sizes) is tuple and all(type(s) is int for s in sizes):
+            return super().__new__(cls, sizes)  # the common case, nothing to convert
         items = []
         for i, s in enumerate(sizes):
             try:
