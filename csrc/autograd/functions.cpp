@@ -4,12 +4,12 @@
 #include "autograd/variable.h"
 #include "core/error.h"
 #include "dispatch/copy.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/range_factories.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/range_factories.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 namespace autograd {

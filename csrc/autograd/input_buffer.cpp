@@ -1,7 +1,7 @@
 #include "autograd/input_buffer.h"
 
 #include "core/error.h"
-#include "ops/elementwise.h"
+#include "api/elementwise.h"
 
 namespace ember {
 namespace autograd {

@@ -3,8 +3,8 @@
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
-#include "ops/elementwise.h"
-#include "ops/views.h"
+#include "api/elementwise.h"
+#include "api/views.h"
 
 namespace ember {
 namespace autograd {

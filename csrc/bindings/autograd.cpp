@@ -11,8 +11,8 @@
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 namespace ember {
 

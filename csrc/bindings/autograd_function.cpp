@@ -9,7 +9,7 @@
 #include "autograd/saved_variable.h"
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
-#include "ops/creation.h"
+#include "api/creation.h"
 
 namespace ember {
 

@@ -2,7 +2,7 @@
 
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
-#include "ops/creation.h"
+#include "api/creation.h"
 
 namespace ember {
 

@@ -7,8 +7,8 @@
 #include "bindings/factory_args.h"
 #include "core/shape.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/conversion.h"
-#include "ops/views.h"
+#include "api/conversion.h"
+#include "api/views.h"
 
 namespace ember {
 

@@ -1,9 +1,9 @@
 // Factories: empty / zeros / ones / full, their *_like and new_* forms, empty_strided,
 // scalar_tensor, arange / range / linspace / logspace / eye, complex / polar.
 #include "bindings/factory_args.h"
-#include "ops/conversion.h"
-#include "ops/range_factories.h"
-#include "ops/views.h"
+#include "api/conversion.h"
+#include "api/range_factories.h"
+#include "api/views.h"
 
 namespace ember {
 

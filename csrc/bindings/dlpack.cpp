@@ -7,7 +7,7 @@
 #include "bindings/dlpack_abi.h"
 #include "bindings/factory_args.h"
 #include "core/shape.h"
-#include "ops/views.h"
+#include "api/views.h"
 
 namespace ember {
 

@@ -3,7 +3,7 @@
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/creation.h"
+#include "api/creation.h"
 
 namespace ember {
 

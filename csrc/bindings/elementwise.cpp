@@ -1,5 +1,5 @@
 // Elementwise ops: functions, methods, in-place forms and operators.
-#include "ops/elementwise.h"
+#include "api/elementwise.h"
 #include "bindings/elementwise_bindings.h"
 
 namespace ember {

@@ -2,7 +2,7 @@
 // pow (**), float_power, atan2, minimum / maximum / fmin / fmax, hypot, logaddexp(2), xlogy,
 // copysign and lerp.
 #include "bindings/elementwise_bindings.h"
-#include "ops/binary_ops.h"
+#include "api/binary_ops.h"
 
 namespace ember {
 

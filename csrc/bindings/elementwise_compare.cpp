@@ -1,7 +1,7 @@
 // Comparisons (== != < <= > >=), logical and bitwise ops (& | ^ << >>), isclose / allclose /
 // equal and the three-argument where (ember._where; ember.where is Python, see _elementwise.py).
 #include "bindings/elementwise_bindings.h"
-#include "ops/compare_ops.h"
+#include "api/compare_ops.h"
 
 namespace ember {
 

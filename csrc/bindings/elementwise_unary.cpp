@@ -3,8 +3,8 @@
 #include <string>
 
 #include "bindings/elementwise_bindings.h"
-#include "ops/compare_ops.h"
-#include "ops/unary_ops.h"
+#include "api/compare_ops.h"
+#include "api/unary_ops.h"
 
 namespace ember {
 

@@ -1,9 +1,9 @@
 // Unary elementwise ops with extra arguments (round, logit, nan_to_num, clamp) and the complex
 // views (real, imag, conj).
 #include "bindings/elementwise_bindings.h"
-#include "ops/complex_ops.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/complex_ops.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 

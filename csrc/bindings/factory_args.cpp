@@ -7,7 +7,7 @@
 
 #include "core/shape.h"
 #include "dispatch/copy.h"
-#include "ops/conversion.h"
+#include "api/conversion.h"
 
 namespace ember {
 

@@ -6,7 +6,7 @@
 
 #include "bindings/pybind_ember.h"
 #include "core/generator.h"
-#include "ops/creation.h"
+#include "api/creation.h"
 
 namespace ember {
 

@@ -15,10 +15,10 @@
 #include "bindings/pybind_ember.h"
 #include "bindings/size_object.h"
 #include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 

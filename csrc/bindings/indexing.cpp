@@ -1,6 +1,6 @@
 // Tensor.__getitem__ / __setitem__: converts the Python index expression into TensorIndex items
 // (argument conversion only; ops/indexing_advanced.cpp applies them).
-#include "ops/indexing.h"
+#include "api/indexing.h"
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
 

@@ -1,5 +1,5 @@
 // Joining, reordering, triangular/diagonal and grid ops: functions and Tensor methods.
-#include "ops/join.h"
+#include "api/join.h"
 #include "bindings/list_args.h"
 
 namespace ember {

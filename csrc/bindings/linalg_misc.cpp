@@ -3,11 +3,11 @@
 // linalg_matrix_exp, linalg_tensorinv, linalg_tensorsolve, re-exported by
 // python/ember/linalg/_misc.py under their torch.linalg names; and the top-level matrix_power /
 // matrix_exp with their Tensor methods.
-#include "ops/linalg_misc.h"
+#include "api/linalg_misc.h"
 #include "bindings/list_args.h"
 #include "bindings/reduction_helpers.h"
-#include "ops/linalg_common.h"
-#include "ops/views.h"
+#include "api/linalg_common.h"
+#include "api/views.h"
 
 namespace ember {
 

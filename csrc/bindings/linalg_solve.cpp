@@ -6,7 +6,7 @@
 #include <string>
 
 #include "bindings/pybind_ember.h"
-#include "ops/linalg_solve.h"
+#include "api/linalg_solve.h"
 
 namespace ember {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bindings/list_args.h"
-#include "ops/creation.h"
-#include "ops/linalg_spectral.h"
+#include "api/creation.h"
+#include "api/linalg_spectral.h"
 
 namespace ember {
 

@@ -1,5 +1,5 @@
 // The matmul family, products and einsum. Every product runs with the GIL released.
-#include "ops/matmul.h"
+#include "api/matmul.h"
 #include "bindings/list_args.h"
 
 namespace ember {

@@ -1,7 +1,7 @@
 // Activation bindings: the functions PyTorch has at top level (torch.relu, torch.selu, ...,
 // Tensor.relu) and the ones it keeps in torch._C._nn (gelu, elu, softplus, ...), which
 // ember.nn.functional calls.
-#include "ops/nn_activation.h"
+#include "api/nn_activation.h"
 #include "bindings/elementwise_bindings.h"
 
 namespace ember {

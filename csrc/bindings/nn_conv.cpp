@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "bindings/list_args.h"
-#include "ops/nn_conv.h"
-#include "ops/nn_pool.h"
-#include "ops/nn_sampling.h"
+#include "api/nn_conv.h"
+#include "api/nn_pool.h"
+#include "api/nn_sampling.h"
 
 namespace ember {
 

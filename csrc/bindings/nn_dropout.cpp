@@ -1,6 +1,6 @@
 // Dropout bindings: torch.dropout / dropout_, feature_dropout(_), alpha_dropout(_),
 // feature_alpha_dropout(_) and native_dropout.
-#include "ops/nn_dropout.h"
+#include "api/nn_dropout.h"
 #include "bindings/pybind_ember.h"
 
 namespace ember {

@@ -1,5 +1,5 @@
 // Embedding bindings: torch.embedding, embedding_renorm_, embedding_bag.
-#include "ops/nn_embedding.h"
+#include "api/nn_embedding.h"
 #include "bindings/pybind_ember.h"
 
 namespace ember {

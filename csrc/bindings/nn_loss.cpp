@@ -3,10 +3,10 @@
 // nll_loss_nd, cross_entropy_loss} (reduction as the enum 0 / 1 / 2), and the top-level
 // ember.binary_cross_entropy_with_logits and ember.ctc_loss as torch has them. The
 // ember.nn.functional wrappers (python/ember/nn/functional/_loss.py) call these.
-#include "ops/nn_loss.h"
+#include "api/nn_loss.h"
 #include "bindings/reduction_helpers.h"
-#include "ops/nn_loss_ctc.h"
-#include "ops/views.h"
+#include "api/nn_loss_ctc.h"
+#include "api/views.h"
 
 namespace ember {
 

@@ -2,9 +2,9 @@
 // with PyTorch's top-level signatures: torch.softmax, torch.layer_norm, torch.batch_norm, ...
 // The ember.nn.functional wrappers (python/ember/nn/functional/_normalization.py, _softmax.py)
 // call these.
-#include "ops/nn_norm.h"
+#include "api/nn_norm.h"
 #include "bindings/reduction_helpers.h"
-#include "ops/nn_softmax.h"
+#include "api/nn_softmax.h"
 
 namespace ember {
 

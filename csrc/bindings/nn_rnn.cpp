@@ -1,5 +1,5 @@
 // Recurrent cell bindings: torch.rnn_tanh_cell, rnn_relu_cell, lstm_cell, gru_cell.
-#include "ops/nn_rnn.h"
+#include "api/nn_rnn.h"
 #include "bindings/pybind_ember.h"
 
 namespace ember {

@@ -2,8 +2,8 @@
 // alive; Tensor.numpy() returns an array viewing the tensor's memory with the tensor as its base.
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
-#include "ops/conversion.h"
-#include "ops/views.h"
+#include "api/conversion.h"
+#include "api/views.h"
 
 namespace ember {
 

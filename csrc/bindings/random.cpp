@@ -3,9 +3,9 @@
 #include <cstring>
 
 #include "bindings/factory_args.h"
-#include "ops/conversion.h"
-#include "ops/random.h"
-#include "ops/views.h"
+#include "api/conversion.h"
+#include "api/random.h"
+#include "api/views.h"
 
 namespace ember {
 

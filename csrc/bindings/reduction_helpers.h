@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "bindings/pybind_ember.h"
-#include "ops/reduce.h"
+#include "api/reduce.h"
 
 namespace ember {
 

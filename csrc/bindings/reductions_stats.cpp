@@ -3,7 +3,7 @@
 #include <string>
 
 #include "bindings/reduction_helpers.h"
-#include "ops/linalg_spectral.h"
+#include "api/linalg_spectral.h"
 
 namespace ember {
 

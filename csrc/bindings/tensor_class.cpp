@@ -4,8 +4,8 @@
 #include "bindings/pybind_ember.h"
 #include "bindings/size_object.h"
 #include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 namespace ember {
 

@@ -8,8 +8,8 @@
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/conversion.h"
-#include "ops/views.h"
+#include "api/conversion.h"
+#include "api/views.h"
 
 namespace ember {
 

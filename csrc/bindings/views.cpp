@@ -1,5 +1,5 @@
 // View ops and copies: view, reshape, transpose, permute, expand, squeeze, ... contiguous, clone.
-#include "ops/views.h"
+#include "api/views.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
 

@@ -2,7 +2,7 @@
 // broadcast_tensors, diagonal, unfold, and the splitting ops (unbind, split, chunk,
 // tensor_split, hsplit / vsplit / dsplit). Argument conversion only.
 #include "bindings/pybind_ember.h"
-#include "ops/views.h"
+#include "api/views.h"
 
 namespace ember {
 

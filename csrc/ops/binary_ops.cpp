@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -223,4 +224,5 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const 
   return finish_elementwise(iter, out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 
 namespace ember {
+namespace native {
 
 enum class RoundingMode { None, Trunc, Floor };
 // Parses "trunc" / "floor" (nullopt: true division); anything else is a RuntimeError.
@@ -40,4 +41,5 @@ Tensor copysign(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const Tensor& out = {});
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const Tensor& out = {});
 
+}  // namespace native
 }  // namespace ember

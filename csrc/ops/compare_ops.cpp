@@ -9,6 +9,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -98,4 +99,5 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor&
   return finish_elementwise(iter, out);
 }
 
+}  // namespace native
 }  // namespace ember

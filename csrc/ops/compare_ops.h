@@ -3,6 +3,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // Bool results (an out= / in-place tensor of another dtype receives 0 / 1).
 Tensor eq(const Tensor& a, const Tensor& b, const Tensor& out = {});
@@ -39,4 +40,5 @@ bool equal(const Tensor& a, const Tensor& b);
 // (uint8 is accepted, as PyTorch does with a deprecation warning).
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor& out = {});
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops/unary_ops.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 // A real view of the real (part = 0) or imaginary (part = 1) components: complex element i sits
@@ -37,4 +38,5 @@ Tensor conj(const Tensor& a) {
   return conj_physical(a);
 }
 
+}  // namespace native
 }  // namespace ember

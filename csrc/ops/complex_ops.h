@@ -4,9 +4,11 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 Tensor real(const Tensor& a);  // complex: a view; real dtypes: a itself
 Tensor imag(const Tensor& a);  // complex: a view; other dtypes raise TypeError
 Tensor conj(const Tensor& a);  // complex: conj_physical(a); real dtypes: a itself
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(contains_stub, ContainsFn);
 
@@ -84,4 +85,5 @@ Tensor detach(const Tensor& t) {
   return alias(t);
 }
 
+}  // namespace native
 }  // namespace ember

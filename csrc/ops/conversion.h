@@ -1,14 +1,15 @@
 // Conversions between tensors and between tensors and scalars: to(dtype/device), empty_like with
 // PyTorch's preserve_format rule, item(), membership (__contains__) and detach().
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
 #include "ops/creation.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 // Inputs (haystack, needle) promoted to one dtype; true when any broadcast pair is equal.
 using ContainsFn = bool (*)(TensorIterator& iter);
 EMBER_DECLARE_STUB(contains_stub, ContainsFn);
@@ -33,4 +34,5 @@ bool contains(const Tensor& t, const Tensor& element);
 // A new tensor sharing t's storage, geometry and version counter (autograd will cut the graph).
 Tensor detach(const Tensor& t);
 
+}  // namespace native
 }  // namespace ember

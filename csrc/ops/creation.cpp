@@ -11,6 +11,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(fill_stub, FillFn);
 
@@ -105,4 +106,5 @@ const Tensor& resize_output(const Tensor& out, IntArrayRef sizes, const char* op
   return out;
 }
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 struct TensorOptions {
   ScalarType dtype = ScalarType::Undefined;  // Undefined: the op's default
@@ -39,4 +40,5 @@ Tensor& zero_fresh(Tensor& t);
 // small (the out= convention). Returns out.
 const Tensor& resize_output(const Tensor& out, IntArrayRef sizes, const char* op);
 
+}  // namespace native
 }  // namespace ember

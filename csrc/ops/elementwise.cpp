@@ -7,6 +7,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(add_stub, IterScalarFn);
 EMBER_DEFINE_STUB(mul_stub, IterFn);
@@ -64,4 +65,5 @@ Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
   return finish_elementwise(iter, out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -1,13 +1,14 @@
 // Elementwise ops. Each public op validates, promotes and shapes through TensorIterator (see
 // ops/elementwise_common.h), then calls its kernel stub.
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 using IterFn = void (*)(TensorIterator& iter);
 using IterScalarFn = void (*)(TensorIterator& iter, const Scalar& s);
 
@@ -21,4 +22,5 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1, const Tens
 Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out = {});  // true division
 
+}  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "ops/creation.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -67,4 +68,5 @@ Tensor finish_elementwise(TensorIterator& iter, const Tensor& out) {
   return iter.output(0);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
+namespace native {
 
 enum class ResultKind {
   Promote,         // result_type(inputs): add, mul, maximum, ...
@@ -29,4 +30,5 @@ TensorIterator build_elementwise_typed(const char* op, ScalarType result, const 
 // Finishes: copies temporaries into the caller's out and bumps its version when it existed.
 Tensor finish_elementwise(TensorIterator& iter, const Tensor& out);
 
+}  // namespace native
 }  // namespace ember

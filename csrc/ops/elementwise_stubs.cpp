@@ -2,6 +2,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 
 #define EMBER_DEFINE_ITER_STUB(name) EMBER_DEFINE_STUB(name##_stub, IterFn);
 EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_ITER_STUB)
@@ -24,4 +25,5 @@ EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn);
 EMBER_DEFINE_STUB(clamp_stub, IterFn);
 EMBER_DEFINE_STUB(isclose_stub, IsCloseFn);
 
+}  // namespace native
 }  // namespace ember

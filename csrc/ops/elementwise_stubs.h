@@ -9,6 +9,7 @@
 #include "ops/elementwise.h"  // IterFn, IterScalarFn, add/mul/div stubs
 
 namespace ember {
+namespace native {
 
 // clang-format off
 // out = f(x) computed in a floating (or complex) dtype; integer inputs arrive promoted.
@@ -71,4 +72,5 @@ EMBER_DECLARE_STUB(clamp_stub, IterFn);
 using IsCloseFn = void (*)(TensorIterator& iter, double rtol, double atol, bool equal_nan);
 EMBER_DECLARE_STUB(isclose_stub, IsCloseFn);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 struct GemmMatrix {
   void* data = nullptr;  // element (0, 0) of batch 0
@@ -45,4 +46,5 @@ EMBER_DECLARE_STUB(cdist_stub, CdistFn);
 using CdistFinishFn = void (*)(const Tensor& out, const Tensor& x1, const Tensor& x2);
 EMBER_DECLARE_STUB(cdist_mm_finish_stub, CdistFinishFn);
 
+}  // namespace native
 }  // namespace ember

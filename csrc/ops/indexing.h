@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // ---------------------------------------------------------------------------------------------
 // Python-style indexing (Tensor.__getitem__ / __setitem__), as ATen's at::indexing::TensorIndex.
@@ -137,4 +138,5 @@ Tensor nonzero(const Tensor& self, const Tensor& out = {});
 std::vector<Tensor> nonzero_tuple(const Tensor& self);
 Tensor argwhere(const Tensor& self);
 
+}  // namespace native
 }  // namespace ember

@@ -19,6 +19,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -547,4 +548,5 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
   return out;
 }
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(index_gather_stub, IndexGatherFn);
 EMBER_DEFINE_STUB(index_put_stub, IndexPutFn);
@@ -145,4 +146,5 @@ void prepare_out(const Tensor& out, ScalarType dtype, IntArrayRef sizes, const c
   resize_output(out, sizes, op);
 }
 
+}  // namespace native
 }  // namespace ember

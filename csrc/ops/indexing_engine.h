@@ -18,6 +18,7 @@
 // (deterministic "last write wins" and exact accumulation). A dst that overlaps itself
 // (expanded) runs serially.
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include <string>
 #include <vector>
 
@@ -28,8 +29,8 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 enum class PutOp : uint8_t { Assign, Add, Multiply, Max, Min };
 
@@ -146,4 +147,5 @@ Tensor functional_from_inplace(const Tensor& self, const Tensor& out, const char
   return out;
 }
 
+}  // namespace native
 }  // namespace ember

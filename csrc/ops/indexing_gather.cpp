@@ -16,6 +16,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -332,4 +333,5 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   });
 }
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(masked_fill_stub, MaskedFillFn);
 EMBER_DEFINE_STUB(count_true_stub, CountTrueFn);
@@ -187,4 +188,5 @@ Tensor argwhere(const Tensor& self) {
   return nonzero(self);
 }
 
+}  // namespace native
 }  // namespace ember

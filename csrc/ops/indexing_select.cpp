@@ -15,6 +15,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -280,4 +281,5 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return r;
 }
 
+}  // namespace native
 }  // namespace ember

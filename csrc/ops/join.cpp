@@ -16,6 +16,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(cat_contiguous_stub, CatContiguousFn);
 
@@ -300,4 +301,5 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
   return view(g, {count, r});
 }
 
+}  // namespace native
 }  // namespace ember

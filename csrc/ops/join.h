@@ -10,6 +10,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // Type-promoting concatenation; 1-D tensors of shape (0,) are skipped like PyTorch's legacy rule.
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0, const Tensor& out = {});
@@ -58,4 +59,5 @@ EMBER_DECLARE_STUB(cat_contiguous_stub, CatContiguousFn);
 using TriFn = void (*)(const Tensor& out, const Tensor& in, int64_t diagonal, bool lower);
 EMBER_DECLARE_STUB(tri_stub, TriFn);
 
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(tri_stub, TriFn);
 
@@ -128,4 +129,5 @@ Tensor trace(const Tensor& t) {
   return sum(diagonal_view(t, 0, 0, 1));
 }
 
+}  // namespace native
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -265,4 +266,5 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   return to_dtype(int64_tensor(values), repeats.dtype());
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 using namespace linalg;
 
@@ -134,4 +135,5 @@ Tensor cholesky_inverse(const Tensor& L, bool upper, const Tensor& out) {
   return finish_out(cholesky_solve_compute(identity, L, upper, op), out, op);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "ops/shape_util.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 void check_float_or_complex(const Tensor& A, const char* op, const char* arg) {
@@ -90,4 +91,5 @@ std::string batch_prefix(const Tensor& A, int64_t b) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

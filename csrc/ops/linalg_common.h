@@ -15,6 +15,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 // Messages read "[linalg.inv] A must be batches of square matrices, ...": `op` is the
@@ -78,4 +79,5 @@ void raise_for_infos(const Tensor& infos, const Tensor& A, const char* op, Descr
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ops/unary_ops.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 std::tuple<Tensor, LuFactors> det_with_factors(const Tensor& A) {
@@ -69,4 +70,5 @@ Tensor logdet(const Tensor& A) {
   return where(eq(sign, scalar_tensor(Scalar(-1.0), sign.dtype())), nan, logabsdet);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/unary_ops.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(linalg_eig_stub, EigFn);
 
@@ -83,4 +84,5 @@ Tensor eigvals(const Tensor& A, const Tensor& out) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

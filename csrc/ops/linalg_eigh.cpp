@@ -11,6 +11,7 @@
 #include "ops/shape_util.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(linalg_eigh_stub, EighFn);
 
@@ -74,4 +75,5 @@ Tensor eigvalsh(const Tensor& A, const std::string& uplo, const Tensor& out) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 DimVector batch_shape(const Tensor& t, int64_t matrix_dims) {
@@ -261,4 +262,5 @@ Tensor linalg_inv(const Tensor& A, const Tensor& out) {
   return r.first;
 }
 
+}  // namespace native
 }  // namespace ember

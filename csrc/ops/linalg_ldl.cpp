@@ -9,6 +9,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 using namespace linalg;
 
@@ -120,4 +121,5 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
   return finish_out(X, out, op);
 }
 
+}  // namespace native
 }  // namespace ember

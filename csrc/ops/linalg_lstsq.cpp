@@ -16,6 +16,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(linalg_lstsq_stub, LstsqFn);
 
@@ -141,4 +142,5 @@ LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

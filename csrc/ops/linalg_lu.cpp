@@ -15,6 +15,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 using namespace linalg;
 
@@ -208,4 +209,5 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   return finish_out(lu_solve_matrices(f, B, left, adjoint, op), out, op);
 }
 
+}  // namespace native
 }  // namespace ember

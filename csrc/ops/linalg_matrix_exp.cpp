@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(matrix_exp_stub, MatrixExpFn);
 
@@ -38,4 +39,5 @@ Tensor linalg_matrix_exp(const Tensor& A) {
   return result;
 }
 
+}  // namespace native
 }  // namespace ember

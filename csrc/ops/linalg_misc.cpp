@@ -19,6 +19,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -138,4 +139,5 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   return cat({ones(shape, powers.dtype()), powers}, -1);
 }
 
+}  // namespace native
 }  // namespace ember

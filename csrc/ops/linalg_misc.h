@@ -16,6 +16,7 @@
 #include "ops/reduce.h"
 
 namespace ember {
+namespace native {
 
 // linalg.vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None). ord may be
 // any real number: 0 counts non-zeros, +-inf take max / min of |x|, NaN gives NaN.
@@ -61,4 +62,5 @@ Tensor linalg_matrix_exp(const Tensor& A);
 using MatrixExpFn = void (*)(const Tensor& out, const Tensor& a);
 EMBER_DECLARE_STUB(matrix_exp_stub, MatrixExpFn);
 
+}  // namespace native
 }  // namespace ember

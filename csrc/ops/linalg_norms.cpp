@@ -20,6 +20,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 namespace {
@@ -196,4 +197,5 @@ Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

@@ -18,6 +18,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 namespace {
@@ -109,4 +110,5 @@ Tensor pinverse(const Tensor& A, double rcond) {
   return linalg::pinv(A, Tensor(), scalar_tensor(Scalar(rcond), ScalarType::Float64));
 }
 
+}  // namespace native
 }  // namespace ember

@@ -16,13 +16,14 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 std::tuple<Tensor, Tensor> matrix_sqrth_factors(const Tensor& A, const char* op) {
   auto [w, V] = eigh_unrecorded(A, /*upper=*/false, /*vectors=*/true, op);
   // Negative eigenvalues (a semidefinite input perturbed by rounding) count as zero, as
   // PyTorch; clamp_min keeps NaN, so a non-finite input gives a NaN root.
-  return {ember::sqrt(clamp_min(w, Scalar(0.0))), V};
+  return {native::sqrt(clamp_min(w, Scalar(0.0))), V};
 }
 
 Tensor matrix_sqrth_from_factors(const Tensor& s, const Tensor& V) {
@@ -63,4 +64,5 @@ std::tuple<Tensor, Tensor> polar(const Tensor& A, const Tensor& U_out, const Ten
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

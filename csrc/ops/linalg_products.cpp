@@ -20,6 +20,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -214,4 +215,5 @@ Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<
   return copy_to_out(reshape(x, result_shape), out, op);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(linalg_geqrf_stub, GeqrfFn);
 EMBER_DEFINE_STUB(linalg_orgqr_stub, OrgqrFn);
@@ -159,4 +160,5 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some, const Tensor& Q_out,
   return linalg::qr(A, some ? "reduced" : "complete", Q_out, R_out);
 }
 
+}  // namespace native
 }  // namespace ember

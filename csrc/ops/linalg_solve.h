@@ -14,6 +14,7 @@
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
+namespace native {
 
 using TensorPair = std::pair<Tensor, Tensor>;
 using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
@@ -140,4 +141,5 @@ SolveResult solve_with_factors(const Tensor& A, const Tensor& B, bool left, cons
 bool solve_is_vector_rhs(const Tensor& A, const Tensor& B);
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

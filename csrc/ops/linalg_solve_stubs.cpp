@@ -2,6 +2,7 @@
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(lu_factor_stub, LuFactorFn);
 EMBER_DEFINE_STUB(lu_solve_stub, LuSolveFn);
@@ -14,4 +15,5 @@ EMBER_DEFINE_STUB(triangular_solve_stub, TriangularSolveFn);
 EMBER_DEFINE_STUB(ldl_factor_stub, LdlFactorFn);
 EMBER_DEFINE_STUB(ldl_solve_stub, LdlSolveFn);
 
+}  // namespace native
 }  // namespace ember

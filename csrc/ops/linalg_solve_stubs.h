@@ -13,6 +13,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // op(A) in a solve: A, A^T, A^H, or conj(A) (the last arises when a right-side solve with A^H is
 // turned into a left-side one by transposition: X A^H = B <=> conj(A) X^T = B^T).
@@ -90,4 +91,5 @@ inline int64_t leading_dim(const Tensor& t) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

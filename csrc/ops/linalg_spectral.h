@@ -17,6 +17,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 // ---- eigh / eigvalsh (uplo: "L" or "U") ---------------------------------------------------
@@ -169,4 +170,5 @@ using LstsqFn = void (*)(const Tensor& A, const Tensor& B, const Tensor& rank, c
                          const Tensor& infos, LstsqDriver driver, double rcond);
 EMBER_DECLARE_STUB(linalg_lstsq_stub, LstsqFn);
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops/shape_util.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 void check_lapack_dtype(const Tensor& A, const char* op, const char* kernel) {
@@ -34,4 +35,5 @@ DimVector batch_dims_with(const Tensor& A, IntArrayRef tail) {
 }
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 // PyTorch's dtype check of the LAPACK-backed decompositions: float32/64, complex64/128.
@@ -21,4 +22,5 @@ void check_float_or_complex_input(const Tensor& A, const char* op, const char* k
 DimVector batch_dims_with(const Tensor& A, IntArrayRef tail);
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

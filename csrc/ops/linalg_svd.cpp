@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(linalg_svd_stub, SvdFn);
 
@@ -120,4 +121,5 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_
   return {U, S, V};
 }
 
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 void triangular_solve_batch(const Tensor& A, const Tensor& X, bool upper, bool unitriangular,
@@ -111,4 +112,5 @@ TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool t
   return {finish_out(X, solution_out, op), finish_out(coefficient, coefficient_out, op)};
 }
 
+}  // namespace native
 }  // namespace ember

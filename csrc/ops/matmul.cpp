@@ -16,6 +16,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(gemm_stub, GemmFn);
 EMBER_DEFINE_STUB(dot_stub, DotFn);
@@ -327,4 +328,5 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   return finish_target(target, out, op);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out = {});
@@ -55,4 +56,5 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0,
 Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                       const Tensor& dist);
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -173,4 +174,5 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
       [](const Tensor& t) { return unsqueeze(t, 0); }, op);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // out (B, m, n; col stride 1, row stride >= n) = alpha * a (B, m, k) @ b (B, k, n) + beta * out.
 // a and b may have any strides (batch stride 0 broadcasts); they are copied only when no
@@ -39,4 +40,5 @@ using CdistBackwardFn = void (*)(const Tensor& out, const Tensor& grad, const Te
                                  const Tensor& x2, const Tensor& dist, double p);
 EMBER_DECLARE_STUB(cdist_backward_stub, CdistBackwardFn);
 
+}  // namespace native
 }  // namespace ember

@@ -20,6 +20,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -343,4 +344,5 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
   return permute(res.t, perm);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -17,6 +17,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(cross_stub, CrossFn);
 EMBER_DEFINE_STUB(cdist_stub, CdistFn);
@@ -236,4 +237,5 @@ Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, do
   return result;
 }
 
+}  // namespace native
 }  // namespace ember

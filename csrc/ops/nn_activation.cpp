@@ -14,6 +14,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(activation_stub, ActivationFn);
 EMBER_DEFINE_STUB(activation_backward_stub, ActivationFn);
@@ -275,4 +276,5 @@ std::tuple<Tensor, Tensor> prelu_backward(const Tensor& grad, const Tensor& x,
   return {gx, gw};
 }
 
+}  // namespace native
 }  // namespace ember

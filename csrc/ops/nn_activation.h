@@ -5,6 +5,7 @@
 // Every op takes an optional `out`: undefined returns a new tensor, the input itself is the
 // in-place form (relu_, elu_, ...), any other tensor is out=.
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -13,8 +14,8 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 enum class Activation : uint8_t {
   Relu,         // max(x, 0)
@@ -101,4 +102,5 @@ EMBER_DECLARE_STUB(glu_backward_stub, IterFn2);
 EMBER_DECLARE_STUB(prelu_stub, IterFn2);
 EMBER_DECLARE_STUB(prelu_backward_stub, IterFn2);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -101,4 +102,5 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                            2, "conv_transpose2d");
 }
 
+}  // namespace native
 }  // namespace ember

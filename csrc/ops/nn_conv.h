@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // A convolution's padding argument: explicit values, or the strings 'same' / 'valid'.
 struct ConvPadding {
@@ -63,4 +64,5 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
 
+}  // namespace native
 }  // namespace ember

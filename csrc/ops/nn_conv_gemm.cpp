@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -117,4 +118,5 @@ void conv_backward_weights_gemm(const ConvGeometry& g, const Tensor& grad_output
   }
 }
 
+}  // namespace native
 }  // namespace ember

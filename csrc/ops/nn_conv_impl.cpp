@@ -25,6 +25,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(conv_fast_forward_stub, ConvForwardFn);
 EMBER_DEFINE_STUB(conv_fast_backward_stub, ConvBackwardFn);
@@ -351,4 +352,5 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   return {grad_input, grad_weight, grad_bias};
 }
 
+}  // namespace native
 }  // namespace ember

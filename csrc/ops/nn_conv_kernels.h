@@ -8,6 +8,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // input (batch, in_channels, in[0], in[1]) -> output (batch, out_channels, out[0], out[1]) with
 // weight (out_channels, in_channels / groups, kernel[0], kernel[1]). Padding is pad[d] on both
@@ -70,4 +71,5 @@ void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output, c
 void conv_backward_weights_gemm(const ConvGeometry& g, const Tensor& grad_output,
                                 const Tensor& input, const Tensor& grad_weight);
 
+}  // namespace native
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // "[2, 3, 8, 8]": sizes as PyTorch's messages print them.
 std::string sizes_list(IntArrayRef sizes);
@@ -14,9 +15,11 @@ std::string sizes_list(IntArrayRef sizes);
 // otherwise (PyTorch's expand_param_if_needed; `name` and `op` go into the error).
 DimVector expand_conv_param(IntArrayRef values, int64_t n, const char* name, const char* op);
 
+}  // namespace native
 }  // namespace ember
 
 namespace ember {
+namespace native {
 
 // Entries [from, to) of s; negative bounds count from the end.
 inline DimVector dims_slice(IntArrayRef s, int64_t from, int64_t to) {
@@ -32,4 +35,5 @@ inline void append_dims(DimVector& v, std::initializer_list<int64_t> xs) {
   for (int64_t x : xs) v.push_back(x);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(dropout_stub, DropoutFn);
 EMBER_DEFINE_STUB(dropout_backward_stub, DropoutBackwardFn);
@@ -140,4 +141,5 @@ Tensor feature_alpha_dropout(const Tensor& input, double p, bool train, bool inp
   return dropout_impl(input, p, train, true, true, inplace);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -2,6 +2,7 @@
 // torch.native_dropout), dropout / dropout_ (that kernel in training mode), and the composite
 // feature (channel-wise) and alpha forms, all drawing from the default Philox generator.
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include <optional>
 #include <tuple>
 
@@ -10,6 +11,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // out[i] = keep ? x[i] * scale : 0 and mask[i] = keep, keep with probability 1 - p drawn from
 // Philox block i / 4 (word i % 4). out, mask and x are contiguous; out may be x.
@@ -17,7 +19,6 @@ using DropoutFn = void (*)(const Tensor& out, const Tensor& mask, const Tensor& 
                            double scale, PhiloxState st);
 EMBER_DECLARE_STUB(dropout_stub, DropoutFn);
 // out = mask ? grad * scale : 0 (operands out, grad, mask).
-class TensorIterator;
 using DropoutBackwardFn = void (*)(TensorIterator& iter, double scale);
 EMBER_DECLARE_STUB(dropout_backward_stub, DropoutBackwardFn);
 constexpr int kDropoutValuesPerBlock = 4;
@@ -38,4 +39,5 @@ Tensor feature_dropout(const Tensor& input, double p, bool train, bool inplace =
 Tensor alpha_dropout(const Tensor& input, double p, bool train, bool inplace = false);
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool train, bool inplace = false);
 
+}  // namespace native
 }  // namespace ember

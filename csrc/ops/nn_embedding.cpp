@@ -16,6 +16,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(embedding_gather_stub, EmbeddingGatherFn);
 EMBER_DEFINE_STUB(accumulate_rows_stub, AccumulateRowsFn);
@@ -320,4 +321,5 @@ std::tuple<Tensor, Tensor> embedding_bag_backward(const Tensor& grad, const Tens
   return {grad_weight, grad_psw};
 }
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // ---- kernels ------------------------------------------------------------------------------------
 // out (N, D) contiguous = weight[idx[i], :]; idx contiguous int64, already bounds-checked.
@@ -93,4 +94,5 @@ std::tuple<Tensor, Tensor> embedding_bag_backward(const Tensor& grad, const Tens
                                                   bool scale_grad_by_freq, bool need_weight,
                                                   bool need_psw);
 
+}  // namespace native
 }  // namespace ember

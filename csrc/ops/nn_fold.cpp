@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -135,4 +136,5 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   return batched ? out : squeeze(out, {0});
 }
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK(input.dim() >= 1 && weight.dim() >= 1, "[linear] both arguments to linear need to ",
@@ -83,4 +84,5 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   return bias.defined() ? add(y, bias) : y;
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(pointwise_loss_stub, PointwiseLossFn);
 EMBER_DEFINE_STUB(pointwise_loss_backward_stub, PointwiseLossBackwardFn);
@@ -119,7 +120,7 @@ std::pair<Tensor, Tensor> pointwise_loss_backward(PointwiseLoss kind, const Tens
   if (reduction == static_cast<int64_t>(LossReduction::Mean)) {
     int64_t n = 1;
     for (int64_t s : broadcast_shapes(x.sizes(), t.sizes(), op)) n *= s;
-    grad = ember::div(grad, wrap_scalar(Scalar(static_cast<double>(n))));
+    grad = native::div(grad, wrap_scalar(Scalar(static_cast<double>(n))));
   }
   TensorIteratorConfig cfg;
   cfg.name(op).promote_inputs_to_common_dtype(true);
@@ -180,4 +181,5 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                         0.0);
 }
 
+}  // namespace native
 }  // namespace ember

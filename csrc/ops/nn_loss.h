@@ -9,6 +9,7 @@
 //   targets) over rows of classes.
 // - ctc_loss: the alpha recursion in log space and its beta-recursion backward (nn_loss_ctc.cpp).
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include <cstdint>
 #include <vector>
 
@@ -16,8 +17,8 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 enum class LossReduction : int64_t { None = 0, Mean = 1, Sum = 2 };
 
@@ -139,4 +140,5 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
                     const char* op);
 bool is_probability_target(const Tensor& input, const Tensor& target);
 
+}  // namespace native
 }  // namespace ember

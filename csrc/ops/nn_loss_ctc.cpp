@@ -15,6 +15,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(ctc_loss_stub, CtcFn);
 EMBER_DEFINE_STUB(ctc_loss_backward_stub, CtcBackwardFn);
@@ -128,7 +129,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
   }
   if (zero_infinity) {
     const Tensor inf = scalar_tensor(Scalar(std::numeric_limits<double>::infinity()), nll.dtype());
-    nll = ember::where(ember::eq(nll, inf), scalar_tensor(Scalar(0.0), nll.dtype()), nll);
+    nll = native::where(native::eq(nll, inf), scalar_tensor(Scalar(0.0), nll.dtype()), nll);
   }
   if (reduction == 1) {
     // Each loss is divided by its target length (at least 1).
@@ -138,10 +139,11 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     for (size_t b = 0; b < target_lengths.size(); ++b) {
       len[b] = std::max<int64_t>(target_lengths[b], 1);
     }
-    return ember::mean(ember::div(nll, lengths));
+    return native::mean(native::div(nll, lengths));
   }
-  if (reduction == 2) return ember::sum(nll);
+  if (reduction == 2) return native::sum(nll);
   return unbatched ? squeeze(nll, {0}) : nll;
 }
 
+}  // namespace native
 }  // namespace ember

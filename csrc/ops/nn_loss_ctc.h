@@ -11,6 +11,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // The targets as the kernels read them: contiguous int64, sample b's labels at
 // data[offsets[b] + k], k < target_lengths[b].
@@ -50,4 +51,5 @@ Tensor ctc_loss_backward(const Tensor& grad_out, const Tensor& log_probs, const 
                          IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank,
                          bool zero_infinity);
 
+}  // namespace native
 }  // namespace ember

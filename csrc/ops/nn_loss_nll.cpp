@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(nll_loss_stub, NllFn);
 EMBER_DEFINE_STUB(nll_loss_backward_stub, NllBackwardFn);
@@ -230,10 +231,10 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
       r.loss = view(loss, shape);
     }
   } else {
-    r.loss = ember::sum(loss);
+    r.loss = native::sum(loss);
     if (reduction == kMean) {
       const double denom = prob ? static_cast<double>(R) : r.total_weight;
-      r.loss = ember::div(r.loss, wrap_scalar(Scalar(denom)));
+      r.loss = native::div(r.loss, wrap_scalar(Scalar(denom)));
     }
   }
   if (r.loss.dtype() != result) r.loss = to_dtype(r.loss, result);
@@ -276,4 +277,5 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
       .loss;
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/nn_norm_common.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(layer_norm_stub, LayerNormFn);
 EMBER_DEFINE_STUB(layer_norm_backward_stub, LayerNormBackwardFn);
@@ -203,4 +204,5 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   return group_norm_forward(x, num_groups, weight, bias, eps).out;
 }
 
+}  // namespace native
 }  // namespace ember

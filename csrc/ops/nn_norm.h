@@ -14,6 +14,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // ---- kernels ---------------------------------------------------------------------------------
 // x (M, N): out = (x - mean) * rstd * w + b per row (rms: out = x * rstd * w, mean undefined).
@@ -101,4 +102,5 @@ NormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& me
                               const Tensor& invstd, const Tensor& weight, bool training,
                               const bool need[3]);
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(batch_norm_stats_stub, BatchNormStatsFn);
 EMBER_DEFINE_STUB(batch_norm_apply_stub, BatchNormApplyFn);
@@ -42,8 +43,8 @@ Tensor number(double v) {
 
 // r = (1 - momentum) * r + factor * stat, in place (r keeps its dtype).
 void update_running(const Tensor& r, const Tensor& stat, double momentum, double factor) {
-  ember::mul(r, number(1.0 - momentum), r);
-  ember::add(r, stat, Scalar(factor), r);
+  native::mul(r, number(1.0 - momentum), r);
+  native::add(r, stat, Scalar(factor), r);
 }
 
 }  // namespace
@@ -75,7 +76,7 @@ NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
     r.mean = empty({geo.C}, opts);
     Tensor var = empty({geo.C}, opts);
     batch_norm_stats_stub(x.device(), r.mean, var, xc, geo.N, geo.C, geo.S);
-    r.rstd = ember::rsqrt(ember::add(var, number(eps)));
+    r.rstd = native::rsqrt(native::add(var, number(eps)));
     autograd::NoGradGuard no_grad;
     const double n = static_cast<double>(geo.N * geo.S);
     if (running_mean.defined()) update_running(running_mean, r.mean, momentum, momentum);
@@ -87,7 +88,7 @@ NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
     r.mean = clone(
         to_dtype(running_mean.dim() == 1 ? running_mean : reshape(running_mean, {geo.C}), ct));
     Tensor rv = to_dtype(running_var.dim() == 1 ? running_var : reshape(running_var, {geo.C}), ct);
-    r.rstd = ember::rsqrt(ember::add(rv, number(eps)));
+    r.rstd = native::rsqrt(native::add(rv, number(eps)));
   }
   r.out = empty(x.sizes(), opts);
   if (x.numel() > 0) {
@@ -141,23 +142,24 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
   DimVector shape(x.sizes());
   shape[0] = 1;
   shape[1] = B * C;
-  auto repeated = [&](const Tensor& t) { return t.defined() ? ember::repeat(t, {B}) : Tensor(); };
+  auto repeated = [&](const Tensor& t) { return t.defined() ? native::repeat(t, {B}) : Tensor(); };
   Tensor rm = repeated(running_mean), rv = repeated(running_var);
-  Tensor out = ember::batch_norm(ember::reshape(x, shape), repeated(weight), repeated(bias), rm, rv,
+  Tensor out = native::batch_norm(native::reshape(x, shape), repeated(weight), repeated(bias), rm, rv,
                                  use_input_stats, momentum, eps);
   {
     autograd::NoGradGuard no_grad;
     Tensor dst;
     if (running_mean.defined()) {
       dst = running_mean;
-      ember::copy_(dst, ember::mean(ember::view(rm, {B, C}), std::vector<int64_t>{0}));
+      native::copy_(dst, native::mean(native::view(rm, {B, C}), std::vector<int64_t>{0}));
     }
     if (running_var.defined()) {
       dst = running_var;
-      ember::copy_(dst, ember::mean(ember::view(rv, {B, C}), std::vector<int64_t>{0}));
+      native::copy_(dst, native::mean(native::view(rv, {B, C}), std::vector<int64_t>{0}));
     }
   }
-  return ember::reshape(out, x.sizes());
+  return native::reshape(out, x.sizes());
 }
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace nn_detail {
 
 // PyTorch prints shapes in these messages as "[2, 3]".
@@ -42,4 +43,5 @@ inline Tensor in_dtype_of(const Tensor& g, const Tensor& like) {
 }
 
 }  // namespace nn_detail
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(index_pad_stub, IndexPadFn);
 EMBER_DEFINE_STUB(index_pad_backward_stub, IndexPadBackwardFn);
@@ -242,4 +243,5 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode,
   return index_pad(input, pad, m);
 }
 
+}  // namespace native
 }  // namespace ember

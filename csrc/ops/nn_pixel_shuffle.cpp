@@ -8,6 +8,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -62,4 +63,5 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   return reshape(contiguous(permute(reshape(input, split), perm)), out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(max_pool2d_stub, MaxPoolFn);
 EMBER_DEFINE_STUB(max_pool_backward_stub, MaxPoolBackwardFn);
@@ -284,4 +285,5 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return squeeze(out, {-2});
 }
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // kernel_size, stride, padding, dilation: one or two values each; an empty stride means
 // stride = kernel_size (PyTorch's default).
@@ -48,4 +49,5 @@ Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size);
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size);
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -112,4 +113,5 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef 
   return {squeeze(out, {-2}), squeeze(idx, {-2})};
 }
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 struct PoolGeometry {
   int64_t planes = 0;
@@ -40,4 +41,5 @@ EMBER_DECLARE_STUB(adaptive_avg_pool2d_stub, AdaptiveAvgPoolFn);
 EMBER_DECLARE_STUB(adaptive_avg_pool2d_backward_stub, AdaptiveAvgPoolBackwardFn);
 EMBER_DECLARE_STUB(adaptive_max_pool2d_stub, AdaptiveMaxPoolFn);
 
+}  // namespace native
 }  // namespace ember

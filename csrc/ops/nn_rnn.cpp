@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(lstm_cell_stub, LstmCellFn);
 EMBER_DEFINE_STUB(lstm_cell_backward_stub, LstmCellBackwardFn);
@@ -228,4 +229,5 @@ Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, 
   return rnn_cell(CellKind::RnnRelu, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // ---- kernels (all tensors contiguous, (B, k H) row-major) ---------------------------------------
 // hy, cy (B, H) and workspace (B, 4H: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)) from the
@@ -82,4 +83,5 @@ Tensor rnn_cell_forward(const Tensor& input, const Tensor& hx, const Tensor& w_i
                         const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool relu);
 Tensor rnn_cell_pointwise_backward(const Tensor& ghy, const Tensor& hy, bool relu);
 
+}  // namespace native
 }  // namespace ember

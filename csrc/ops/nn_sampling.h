@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 // ---- padding (nn_pad.cpp) ----------------------------------------------------------------
 // pad: (left, right) pairs starting from the last dim; negative values crop.
@@ -44,4 +45,5 @@ Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntA
 Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor);
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // Up to 3 trailing dims, each described by, for every output index along it, the input index
 // it reads (reflect / replicate / circular padding). Unused leading dims have size 1 and the
@@ -39,4 +40,5 @@ using InterpBackwardFn = void (*)(const InterpTables& t, const Tensor& grad_outp
 EMBER_DECLARE_STUB(interp_stub, InterpFn);
 EMBER_DECLARE_STUB(interp_backward_stub, InterpBackwardFn);
 
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(softmax_stub, SoftmaxFn);
 EMBER_DEFINE_STUB(softmax_backward_stub, SoftmaxBackwardFn);
@@ -79,4 +80,5 @@ Tensor softmax_backward_data(const Tensor& grad, const Tensor& output, int64_t d
   return gi.dtype() == result_dtype ? gi : to_dtype(gi, result_dtype);
 }
 
+}  // namespace native
 }  // namespace ember

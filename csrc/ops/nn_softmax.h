@@ -7,6 +7,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // out = softmax(in) or log_softmax(in) along the middle dim; float32/float64, contiguous.
 using SoftmaxFn = void (*)(const Tensor& out, const Tensor& in, int64_t outer, int64_t dim_size,
@@ -37,4 +38,5 @@ SplitSizes split_at(IntArrayRef sizes, int64_t dim);
 Tensor to_compute_dtype(const Tensor& t);
 }  // namespace nn_detail
 
+}  // namespace native
 }  // namespace ember

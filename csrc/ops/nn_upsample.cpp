@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -246,4 +247,5 @@ Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntA
   return grad_input;
 }
 
+}  // namespace native
 }  // namespace ember

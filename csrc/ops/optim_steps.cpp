@@ -26,6 +26,7 @@
 #include "dispatch/dtype_dispatch.h"
 
 namespace ember {
+namespace native {
 namespace optim {
 
 EMBER_DEFINE_STUB(sgd_step_stub, SgdKernelFn);
@@ -453,4 +454,5 @@ void radam_step(const TensorList& params, const TensorList& grads, const TensorL
 }
 
 }  // namespace optim
+}  // namespace native
 }  // namespace ember

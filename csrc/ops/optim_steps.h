@@ -14,6 +14,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 namespace optim {
 
 // --- Hyperparameters of one group (the Python optimizer's param_group entries) ---
@@ -139,4 +140,5 @@ EMBER_DECLARE_STUB(nadam_step_stub, NadamKernelFn);
 EMBER_DECLARE_STUB(radam_step_stub, RadamKernelFn);
 
 }  // namespace optim
+}  // namespace native
 }  // namespace ember

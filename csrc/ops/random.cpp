@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(uniform_stub, UniformFn);
 EMBER_DEFINE_STUB(normal_stub, NormalFn);
@@ -411,4 +412,5 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
                      });
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/creation.h"
 
 namespace ember {
+namespace native {
 
 // --- kernels -------------------------------------------------------------------------------
 // Each kernel fills a contiguous `out` in index order. Value v of the op (element v, or for
@@ -94,4 +95,5 @@ Tensor bernoulli(const Tensor& self, double p, Generator* gen = nullptr);
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    Generator* gen = nullptr);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(arange_stub, ArangeFn);
 EMBER_DEFINE_STUB(linspace_stub, LinspaceFn);
@@ -186,4 +187,5 @@ Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {
   return complex_from_real("polar", abs, angle, out, true);
 }
 
+}  // namespace native
 }  // namespace ember

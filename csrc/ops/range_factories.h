@@ -1,14 +1,15 @@
 // Factories that compute their values: arange, range, linspace, logspace, eye, and complex /
 // polar, which build complex tensors from real ones.
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
 #include "ops/creation.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 // Kernels write a contiguous 1-D `out`; element i is computed from i alone (parallel-safe).
 using ArangeFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
@@ -41,4 +42,5 @@ Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out = {});
 // abs * (cos(angle) + i sin(angle)).
 Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out = {});
 
+}  // namespace native
 }  // namespace ember

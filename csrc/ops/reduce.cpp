@@ -11,6 +11,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(sum_stub, ReduceFn);
 EMBER_DEFINE_STUB(mean_stub, MeanFn);
@@ -119,4 +120,5 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarTyp
   return sum_like(op, prod_stub, t, dims, keepdim && dim.has_value(), dtype, out);
 }
 
+}  // namespace native
 }  // namespace ember

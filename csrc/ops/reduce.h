@@ -14,6 +14,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 using DimList = std::optional<std::vector<int64_t>>;
 using TensorPair = std::pair<Tensor, Tensor>;
@@ -134,4 +135,5 @@ Tensor nanquantile(const Tensor& t, double q, std::optional<int64_t> dim = std::
                    QuantileInterpolation interpolation = QuantileInterpolation::Linear,
                    const Tensor& out = {});
 
+}  // namespace native
 }  // namespace ember

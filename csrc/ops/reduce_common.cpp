@@ -8,6 +8,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 int64_t ReduceDims::reduced_numel(IntArrayRef sizes) const {
   int64_t n = 1;
@@ -175,11 +176,13 @@ std::pair<Tensor, Tensor> finish_reduction2(const Reduction& r, const ReduceDims
   return {finish_one(r.result, r.out, r.copy_out), finish_one(r.result2, r.out2, r.copy_out2)};
 }
 
+}  // namespace native
 }  // namespace ember
 
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 
 TensorIterator make_dim_iterator(std::initializer_list<Tensor> outputs, const Tensor& in,
                                  int64_t dim, const char* op, DimWalk* walk) {
@@ -202,4 +205,5 @@ TensorIterator make_dim_iterator(std::initializer_list<Tensor> outputs, const Te
   return cfg.build();
 }
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
+namespace native {
 
 // Which dims a reduction covers.
 struct ReduceDims {
@@ -67,9 +68,11 @@ DimVector reduced_shape(IntArrayRef sizes, const ReduceDims& dims, bool keepdim)
 // Checks an out= tensor's dtype with PyTorch's wording.
 void check_reduction_out_dtype(const Tensor& out, ScalarType expected, const char* op);
 
+}  // namespace native
 }  // namespace ember
 
 namespace ember {
+namespace native {
 
 struct DimWalk;
 // An iterator over every position of `in` except along `dim`, which the kernel walks itself
@@ -78,4 +81,5 @@ struct DimWalk;
 TensorIterator make_dim_iterator(std::initializer_list<Tensor> outputs, const Tensor& in,
                                  int64_t dim, const char* op, DimWalk* walk);
 
+}  // namespace native
 }  // namespace ember

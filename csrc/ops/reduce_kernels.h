@@ -2,14 +2,15 @@
 // take make_reduction's iterator (outputs first, input last); scan and order-statistic kernels
 // take make_dim_iterator's iterator plus the walked dim (ops/reduce_common.h).
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include <vector>
 
 #include "dispatch/stub.h"
 #include "ops/reduce.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 // The dim a scan or order-statistic kernel walks itself: its length and each operand's byte
 // stride along it (operands in iterator order: outputs, then the input).
@@ -62,4 +63,5 @@ EMBER_DECLARE_STUB(median_stub, MedianFn);
 EMBER_DECLARE_STUB(mode_stub, ModeFn);
 EMBER_DECLARE_STUB(quantile_stub, QuantileFn);
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(logical_stub, LogicalFn);
 
@@ -44,4 +45,5 @@ Tensor count_nonzero(const Tensor& t, const DimList& dims, const Tensor& out) {
   return finish_reduction(r, rd, false);
 }
 
+}  // namespace native
 }  // namespace ember

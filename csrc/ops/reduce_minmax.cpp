@@ -11,6 +11,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(minmax_stub, MinMaxFn);
 EMBER_DEFINE_STUB(arg_reduce_stub, ArgReduceFn);
@@ -144,4 +145,5 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim, const T
   return arg_extremum("argmin", false, t, dim, keepdim, out);
 }
 
+}  // namespace native
 }  // namespace ember

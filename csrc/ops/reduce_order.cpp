@@ -15,6 +15,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(median_stub, MedianFn);
 EMBER_DEFINE_STUB(mode_stub, ModeFn);
@@ -280,4 +281,5 @@ Tensor nanquantile(const Tensor& t, double q, std::optional<int64_t> dim, bool k
   return quantile_scalar("nanquantile", true, t, q, dim, keepdim, interpolation, out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(cumsum_stub, ScanFn);
 EMBER_DEFINE_STUB(cumprod_stub, ScanFn);
@@ -119,4 +120,5 @@ TensorPair cummin(const Tensor& t, int64_t dim, const Tensor& values, const Tens
   return cum_extremum("cummin", false, t, dim, values, indices);
 }
 
+}  // namespace native
 }  // namespace ember

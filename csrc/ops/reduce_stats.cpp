@@ -11,6 +11,7 @@
 #include "autograd/variable.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(var_stub, VarFn);
 EMBER_DEFINE_STUB(norm_stub, NormFn);
@@ -151,4 +152,5 @@ Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tenso
   return finish_reduction(r, rd, keepdim);
 }
 
+}  // namespace native
 }  // namespace ember

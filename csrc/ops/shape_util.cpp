@@ -10,6 +10,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(gather_slices_stub, GatherSlicesFn);
 
@@ -143,4 +144,5 @@ std::string torch_shape_str(IntArrayRef sizes) {
   return s + "]";
 }
 
+}  // namespace native
 }  // namespace ember

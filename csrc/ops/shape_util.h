@@ -9,6 +9,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // "Float", "Double", "Long", "ComplexFloat": PyTorch's ScalarType names.
 const char* torch_type_name(ScalarType t);
@@ -41,4 +42,5 @@ Tensor int64_tensor(const std::vector<int64_t>& v);
 // "[2, 3]": PyTorch's spelling of a shape in messages.
 std::string torch_shape_str(IntArrayRef sizes);
 
+}  // namespace native
 }  // namespace ember

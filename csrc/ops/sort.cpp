@@ -11,6 +11,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(sort_stub, SortFn);
 EMBER_DEFINE_STUB(topk_stub, TopkFn);
@@ -152,4 +153,5 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
   return {contiguous(vals), contiguous(idxs)};
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
 // Returns (values, indices). NaN sorts after every number (before them when descending), as in
 // PyTorch; equal elements keep their order whenever `stable` (and, here, always).
@@ -87,4 +88,5 @@ using SearchsortedFn = void (*)(const Tensor& out, const Tensor& boundaries, con
                                 const Tensor& sorter, bool right);
 EMBER_DECLARE_STUB(searchsorted_stub, SearchsortedFn);
 
+}  // namespace native
 }  // namespace ember

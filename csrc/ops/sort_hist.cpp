@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(hist_range_stub, HistRangeFn);
 EMBER_DEFINE_STUB(histogram_stub, HistogramFn);
@@ -257,4 +258,5 @@ Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32,
   return searchsorted(boundaries, values, out_int32, right, std::nullopt, Tensor(), out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(unique_stub, UniqueFn);
 
@@ -87,4 +88,5 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& t, bool retu
   return unique_impl(t, false, return_inverse, return_counts, dim, "unique_consecutive");
 }
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -302,4 +303,5 @@ Tensor clamp_max(const Tensor& a, const Tensor& max, const Tensor& out) {
   return clamp_tensor_bounds("ClampMaxBackward1", a, Tensor(), max, out);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 
 #define EMBER_DECLARE_UNARY_OP(name) Tensor name(const Tensor& a, const Tensor& out = {});
 // Integer and bool inputs give the default float dtype: exp(int) is float32.
@@ -41,4 +42,5 @@ Tensor clamp_max(const Tensor& a, const Tensor& max, const Tensor& out = {});
 // polygamma(n, x): the n-th derivative of digamma (n >= 0); integers promote to float.
 Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out = {});
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/creation.h"
 
 namespace ember {
+namespace native {
 
 // Recording for views (Note [Views and Autograd] in docs/design/autograd.md): the view is
 // computed with recording off, then its node is attached.
@@ -401,4 +402,5 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   return dst;
 }
 
+}  // namespace native
 }  // namespace ember

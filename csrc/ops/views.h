@@ -6,6 +6,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 Tensor alias(const Tensor& t);  // same geometry, new TensorImpl (detach uses this)
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
@@ -72,4 +73,5 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy = false);
 // dst.copy_(src): broadcasts src, converts dtype, bumps dst's version.
 Tensor& copy_(Tensor& dst, const Tensor& src);
 
+}  // namespace native
 }  // namespace ember

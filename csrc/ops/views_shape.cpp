@@ -14,6 +14,7 @@
 #include "ops/views_stubs.h"
 
 namespace ember {
+namespace native {
 
 EMBER_DEFINE_STUB(conj_copy_stub, ConjCopyFn);
 
@@ -253,4 +254,5 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
   return make_view(t, sizes, strides, t.storage_offset());
 }
 
+}  // namespace native
 }  // namespace ember

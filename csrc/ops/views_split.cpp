@@ -9,6 +9,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 
 namespace {
 
@@ -217,4 +218,5 @@ std::vector<Tensor> directional_split_indices(const Tensor& t, char which, IntAr
   return tensor_split_indices(t, indices, directional_dim(t, which));
 }
 
+}  // namespace native
 }  // namespace ember

@@ -1,14 +1,16 @@
 // Kernel stubs used by the view family (views_shape.cpp).
 #pragma once
+#include "dispatch/tensor_iterator.h"
 #include "dispatch/stub.h"
 
 namespace ember {
+namespace native {
 
-class TensorIterator;
 
 // out = conj(in) for complex dtypes: Tensor.H / mH / adjoint() on complex tensors materialise the
 // conjugate because Ember has no lazy conjugate bit.
 using ConjCopyFn = void (*)(TensorIterator& iter);
 EMBER_DECLARE_STUB(conj_copy_stub, ConjCopyFn);
 
+}  // namespace native
 }  // namespace ember

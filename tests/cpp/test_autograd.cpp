@@ -11,11 +11,11 @@
 #include "autograd/record.h"
 #include "autograd/variable.h"
 #include "core/allocator.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 using namespace ember;
 namespace ag = ember::autograd;

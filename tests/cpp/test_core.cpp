@@ -5,8 +5,8 @@
 #include "core/factory.h"
 #include "core/half.h"
 #include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 using namespace ember;
 

@@ -5,9 +5,10 @@
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/stub.h"
-#include "ops/elementwise.h"
+#include "api/elementwise.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 namespace {
 using ScaleFn = int (*)(int value, int factor);

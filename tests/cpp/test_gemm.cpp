@@ -11,11 +11,12 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/convert.h"
-#include "ops/gemm.h"
-#include "ops/shape_util.h"
-#include "ops/sort.h"
+#include "api/gemm.h"
+#include "api/shape_util.h"
+#include "api/sort.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 using namespace ember;
 using Catch::Matchers::Contains;

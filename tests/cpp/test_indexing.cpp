@@ -5,10 +5,10 @@
 #include <numeric>
 
 #include "core/factory.h"
-#include "ops/creation.h"
-#include "ops/indexing.h"
-#include "ops/indexing_engine.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/indexing.h"
+#include "api/indexing_engine.h"
+#include "api/views.h"
 
 using namespace ember;
 

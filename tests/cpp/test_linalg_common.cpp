@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/factory.h"
-#include "ops/linalg_common.h"
+#include "api/linalg_common.h"
 
 using namespace ember;
 

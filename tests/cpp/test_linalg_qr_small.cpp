@@ -16,6 +16,7 @@ extern "C" void scipy_dgeqp3_(const int*, const int*, double*, const int*, int*,
                               const int*, int*);
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 namespace {
 

@@ -5,16 +5,17 @@
 #include <complex>
 
 #include "core/factory.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_solve.h"
+#include "api/linalg_common.h"
+#include "api/linalg_solve.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 namespace {
 
 // A (rows, cols) column-major float64 matrix from row-major values.
 Tensor col_major(std::initializer_list<double> values, int64_t rows, int64_t cols) {
-  Tensor t = linalg::empty_column_major({rows, cols}, ScalarType::Float64, "test");
+  Tensor t = native::linalg::empty_column_major({rows, cols}, ScalarType::Float64, "test");
   double* p = t.data<double>();
   int64_t i = 0;
   for (double v : values) {
@@ -33,8 +34,8 @@ double at(const Tensor& t, int64_t i, int64_t j) {
 TEST_CASE("lu_factor_stub returns LAPACK's pivots and factors", "[linalg]") {
   // getrf on [[1, 2], [3, 4]]: pivot row 2, L = [[1, 0], [1/3, 1]], U = [[3, 4], [0, 2/3]].
   Tensor LU = col_major({1, 2, 3, 4}, 2, 2);
-  Tensor piv = linalg::empty_int32({2}, "test");
-  Tensor info = linalg::empty_int32({}, "test");
+  Tensor piv = native::linalg::empty_int32({2}, "test");
+  Tensor info = native::linalg::empty_int32({}, "test");
   lu_factor_stub(Device(), LU, piv, info, true);
   CHECK(piv.data<int32_t>()[0] == 2);
   CHECK(piv.data<int32_t>()[1] == 2);
@@ -47,8 +48,8 @@ TEST_CASE("lu_factor_stub returns LAPACK's pivots and factors", "[linalg]") {
 
 TEST_CASE("lu_factor_stub reports the first zero pivot and carries on", "[linalg]") {
   Tensor LU = col_major({0, 1, 0, 0, 0, 1, 0, 0, 0}, 3, 3);  // column 0 and row 2 are zero
-  Tensor piv = linalg::empty_int32({3}, "test");
-  Tensor info = linalg::empty_int32({}, "test");
+  Tensor piv = native::linalg::empty_int32({3}, "test");
+  Tensor info = native::linalg::empty_int32({}, "test");
   lu_factor_stub(Device(), LU, piv, info, true);
   CHECK(info.data<int32_t>()[0] == 1);
   for (int i = 0; i < 3; ++i) CHECK(std::isfinite(at(LU, i, i)));
@@ -56,7 +57,7 @@ TEST_CASE("lu_factor_stub reports the first zero pivot and carries on", "[linalg
 
 TEST_CASE("cholesky_stub names the failing leading minor", "[linalg]") {
   Tensor A = col_major({4, 2, 2, 1}, 2, 2);  // 4 * 1 - 2 * 2 = 0: not positive-definite
-  Tensor info = linalg::empty_int32({}, "test");
+  Tensor info = native::linalg::empty_int32({}, "test");
   cholesky_stub(Device(), A, info, false, false);
   CHECK(info.data<int32_t>()[0] == 2);
   Tensor B = col_major({4, 2, 2, 5}, 2, 2);
@@ -71,7 +72,7 @@ TEST_CASE("cholesky_stub names the failing leading minor", "[linalg]") {
 TEST_CASE("cholesky_stub reads the triangle stored transposed in the other one", "[linalg]") {
   // The lower triangle of [[4, 2], [2, 5]] held in the upper one; junk (7) where it is written.
   Tensor B = col_major({4, 2, 7, 5}, 2, 2);
-  Tensor info = linalg::empty_int32({}, "test");
+  Tensor info = native::linalg::empty_int32({}, "test");
   cholesky_stub(Device(), B, info, false, true);
   CHECK(info.data<int32_t>()[0] == 0);
   CHECK(at(B, 0, 0) == Approx(2));

@@ -6,7 +6,7 @@
 
 #include "core/factory.h"
 #include "core/parallel.h"
-#include "ops/linalg_spectral.h"
+#include "api/linalg_spectral.h"
 
 using namespace ember;
 

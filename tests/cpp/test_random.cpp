@@ -6,10 +6,11 @@
 
 #include "core/generator.h"
 #include "core/parallel.h"
-#include "ops/random.h"
-#include "ops/views.h"
+#include "api/random.h"
+#include "api/views.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 TEST_CASE("Philox4x32-10 matches the Random123 known-answer tests", "[random]") {
   CHECK(philox4x32_10({0, 0, 0, 0}, 0, 0) ==

@@ -10,11 +10,12 @@
 #include "core/parallel.h"
 #include "kernels/cpu/reduce_loops.h"
 #include "kernels/cpu/reduce_vec.h"
-#include "ops/creation.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 TEST_CASE("vexpf matches std::exp within 2 ulp", "[reductions][vec_math]") {
   double worst = 0;

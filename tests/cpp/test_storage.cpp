@@ -10,8 +10,8 @@
 #include "core/storage.h"
 #include "dispatch/copy.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 using namespace ember;
 

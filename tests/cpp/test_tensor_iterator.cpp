@@ -9,8 +9,8 @@
 #include "core/factory.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 using namespace ember;
 

@@ -12,6 +12,7 @@
 #include "kernels/cpu/vec_math.h"
 
 using namespace ember;
+using namespace ember::native;  // the kernels and stubs under test
 
 namespace {
 

@@ -4,11 +4,11 @@
 
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/record.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

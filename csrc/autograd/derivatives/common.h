@@ -2,7 +2,7 @@
 #pragma once
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "ops/creation.h"
+#include "api/creation.h"
 
 namespace ember {
 namespace derivatives {

@@ -6,10 +6,10 @@
 
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
-#include "ops/binary_ops.h"
-#include "ops/complex_ops.h"
-#include "ops/elementwise.h"
-#include "ops/unary_ops.h"
+#include "api/binary_ops.h"
+#include "api/complex_ops.h"
+#include "api/elementwise.h"
+#include "api/unary_ops.h"
 
 namespace ember {
 namespace derivatives {

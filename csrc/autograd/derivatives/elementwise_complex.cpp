@@ -3,10 +3,10 @@
 // input z is dL/dRe(z) + i dL/dIm(z).
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
-#include "ops/complex_ops.h"
-#include "ops/elementwise.h"
-#include "ops/range_factories.h"
-#include "ops/unary_ops.h"
+#include "api/complex_ops.h"
+#include "api/elementwise.h"
+#include "api/range_factories.h"
+#include "api/unary_ops.h"
 
 namespace ember {
 namespace derivatives {

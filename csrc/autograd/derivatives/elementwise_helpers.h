@@ -8,9 +8,9 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/compare_ops.h"
-#include "ops/creation.h"
-#include "ops/views.h"
+#include "api/compare_ops.h"
+#include "api/creation.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

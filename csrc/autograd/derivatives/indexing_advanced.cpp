@@ -5,9 +5,9 @@
 //               values grad = grad[indices], summed to values' shape
 #include "autograd/derivatives/indexing.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/indexing.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/indexing.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

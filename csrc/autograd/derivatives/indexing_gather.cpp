@@ -12,14 +12,14 @@
 #include "autograd/derivatives/views.h"
 #include "autograd/record.h"
 #include "core/shape.h"
-#include "ops/binary_ops.h"
-#include "ops/compare_ops.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/binary_ops.h"
+#include "api/compare_ops.h"
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -3,11 +3,11 @@
 // public ops (a flip of the gradient, a roll back, slices of the gradient, ...).
 #include "autograd/derivatives/join.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/indexing.h"
-#include "ops/join.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/indexing.h"
+#include "api/join.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

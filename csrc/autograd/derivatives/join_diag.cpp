@@ -4,9 +4,9 @@
 
 #include "autograd/derivatives/join.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/join.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/join.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -4,14 +4,14 @@
 #include "autograd/derivatives/common.h"
 #include "autograd/derivatives/linalg_solve.h"
 #include "autograd/record.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/join.h"
-#include "ops/linalg_common.h"
-#include "ops/matmul.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/join.h"
+#include "api/linalg_common.h"
+#include "api/matmul.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -6,10 +6,10 @@
 
 #include "autograd/derivatives/common.h"
 #include "autograd/record.h"
-#include "ops/join.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_misc.h"
-#include "ops/views.h"
+#include "api/join.h"
+#include "api/linalg_common.h"
+#include "api/linalg_misc.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -15,10 +15,10 @@
 #include "autograd/derivatives/linalg_spectral.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
-#include "ops/elementwise.h"
-#include "ops/linalg_spectral.h"
-#include "ops/matmul.h"
-#include "ops/views.h"
+#include "api/elementwise.h"
+#include "api/linalg_spectral.h"
+#include "api/matmul.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -6,7 +6,7 @@
 // the forward's LU factors, as PyTorch does.
 #pragma once
 #include "core/tensor.h"
-#include "ops/linalg_solve.h"
+#include "api/linalg_solve.h"
 
 namespace ember {
 namespace derivatives {

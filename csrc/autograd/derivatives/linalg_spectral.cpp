@@ -2,8 +2,8 @@
 #include "autograd/derivatives/linalg_spectral.h"
 
 #include "autograd/record.h"
-#include "ops/linalg_spectral.h"
-#include "ops/views.h"
+#include "api/linalg_spectral.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -5,11 +5,11 @@
 #include "autograd/derivatives/matmul.h"
 #include "autograd/record.h"
 #include "core/shape.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
-#include "ops/views.h"
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/matmul.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -14,15 +14,15 @@
 
 #include "autograd/derivatives/matmul.h"
 #include "autograd/record.h"
-#include "ops/compare_ops.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/join.h"
-#include "ops/matmul.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/compare_ops.h"
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/join.h"
+#include "api/matmul.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -16,14 +16,14 @@
 #include "autograd/derivatives/common.h"
 #include "autograd/record.h"
 #include "core/shape.h"
-#include "ops/binary_ops.h"
-#include "ops/compare_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/join.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/binary_ops.h"
+#include "api/compare_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/join.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

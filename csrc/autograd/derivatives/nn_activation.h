@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "ops/nn_activation.h"
+#include "api/nn_activation.h"
 
 namespace ember {
 namespace derivatives {

@@ -5,13 +5,13 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
-#include "ops/complex_ops.h"
-#include "ops/join.h"
-#include "ops/matmul.h"
-#include "ops/nn_conv.h"
-#include "ops/nn_conv_util.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/complex_ops.h"
+#include "api/join.h"
+#include "api/matmul.h"
+#include "api/nn_conv.h"
+#include "api/nn_conv_util.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

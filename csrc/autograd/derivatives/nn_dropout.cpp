@@ -3,7 +3,7 @@
 #include "autograd/derivatives/nn_dropout.h"
 
 #include "autograd/record.h"
-#include "ops/nn_dropout.h"
+#include "api/nn_dropout.h"
 
 namespace ember {
 namespace derivatives {

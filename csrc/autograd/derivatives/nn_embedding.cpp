@@ -5,14 +5,14 @@
 #include "autograd/derivatives/nn_embedding.h"
 
 #include "autograd/record.h"
-#include "ops/compare_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/range_factories.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/compare_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/range_factories.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -3,7 +3,7 @@
 #include <tuple>
 
 #include "core/tensor.h"
-#include "ops/nn_embedding.h"
+#include "api/nn_embedding.h"
 
 namespace ember {
 namespace derivatives {

@@ -6,9 +6,9 @@
 #include "autograd/derivatives/common.h"
 #include "autograd/record.h"
 #include "core/shape.h"
-#include "ops/compare_ops.h"
-#include "ops/elementwise.h"
-#include "ops/unary_ops.h"
+#include "api/compare_ops.h"
+#include "api/elementwise.h"
+#include "api/unary_ops.h"
 
 namespace ember {
 namespace derivatives {

@@ -3,7 +3,7 @@
 // backward; with create_graph=True the same gradient is formed from public ops.
 #pragma once
 #include "core/tensor.h"
-#include "ops/nn_loss.h"
+#include "api/nn_loss.h"
 
 namespace ember {
 namespace derivatives {

@@ -1,7 +1,7 @@
 // Derivative of the raw CTC loss (per-sample negative log-likelihoods). The gradient is
 // PyTorch's (see nn_loss_ctc.h); like PyTorch's, it is not differentiable again: with
 // create_graph=True it is computed the same way, as a constant of the graph.
-#include "ops/nn_loss_ctc.h"
+#include "api/nn_loss_ctc.h"
 #include "autograd/derivatives/nn_loss.h"
 #include "autograd/record.h"
 

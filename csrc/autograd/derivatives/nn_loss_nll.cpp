@@ -6,14 +6,14 @@
 #include "autograd/derivatives/common.h"
 #include "autograd/derivatives/nn_loss.h"
 #include "autograd/record.h"
-#include "ops/compare_ops.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/nn_softmax.h"
-#include "ops/range_factories.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/compare_ops.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/nn_softmax.h"
+#include "api/range_factories.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -12,12 +12,12 @@
 
 #include "autograd/derivatives/common.h"
 #include "autograd/record.h"
-#include "ops/elementwise.h"
-#include "ops/nn_norm.h"
-#include "ops/nn_softmax.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
+#include "api/elementwise.h"
+#include "api/nn_norm.h"
+#include "api/nn_softmax.h"
+#include "api/reduce.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

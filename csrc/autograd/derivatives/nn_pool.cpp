@@ -4,10 +4,10 @@
 #include <string>
 
 #include "autograd/record.h"
-#include "ops/indexing.h"
-#include "ops/nn_conv_util.h"
-#include "ops/nn_pool.h"
-#include "ops/views.h"
+#include "api/indexing.h"
+#include "api/nn_conv_util.h"
+#include "api/nn_pool.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

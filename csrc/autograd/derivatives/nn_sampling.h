@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/scalar.h"
-#include "ops/nn_sampling.h"
+#include "api/nn_sampling.h"
 
 namespace ember {
 namespace derivatives {

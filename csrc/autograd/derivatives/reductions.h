@@ -5,7 +5,7 @@
 // public ops only, so create_graph=True gives higher-order gradients.
 #pragma once
 #include "core/tensor.h"
-#include "ops/reduce.h"
+#include "api/reduce.h"
 
 namespace ember {
 namespace derivatives {

@@ -9,7 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/tensor.h"
-#include "ops/reduce.h"
+#include "api/reduce.h"
 
 namespace ember {
 namespace derivatives {

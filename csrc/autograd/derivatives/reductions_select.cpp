@@ -7,8 +7,8 @@
 // - the (values, indices) forms send it to the returned index (value_selecting_reduction_backward).
 #include "autograd/derivatives/reductions.h"
 #include "autograd/derivatives/reductions_common.h"
-#include "ops/compare_ops.h"
-#include "ops/elementwise.h"
+#include "api/compare_ops.h"
+#include "api/elementwise.h"
 
 namespace ember {
 namespace derivatives {

@@ -5,11 +5,11 @@
 
 #include "autograd/derivatives/reductions.h"
 #include "autograd/derivatives/reductions_common.h"
-#include "ops/binary_ops.h"
-#include "ops/compare_ops.h"
-#include "ops/complex_ops.h"
-#include "ops/elementwise.h"
-#include "ops/unary_ops.h"
+#include "api/binary_ops.h"
+#include "api/compare_ops.h"
+#include "api/complex_ops.h"
+#include "api/elementwise.h"
+#include "api/unary_ops.h"
 
 namespace ember {
 namespace derivatives {

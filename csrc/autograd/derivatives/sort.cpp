@@ -1,13 +1,13 @@
 // Derivatives of the value-selecting ordering ops: sort, topk, kthvalue. The values output is
 // differentiable, the indices are not; the gradient of each value goes back to the position its
 // index names (ties: the position the op picked, as PyTorch).
-#include "ops/sort.h"
+#include "api/sort.h"
 #include "autograd/derivatives/join.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/indexing.h"
-#include "ops/range_factories.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/indexing.h"
+#include "api/range_factories.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

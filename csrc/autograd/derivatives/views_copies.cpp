@@ -1,11 +1,11 @@
 // Derivatives of views, copies and dtype conversion.
 #include "autograd/derivatives/views.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/range_factories.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/range_factories.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

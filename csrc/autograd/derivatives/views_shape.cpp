@@ -10,12 +10,12 @@
 // result is differentiable again. Overlapping views (unfold, as_strided) add instead (index_add).
 #include "autograd/derivatives/views.h"
 #include "autograd/record.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/range_factories.h"
-#include "ops/reduce.h"
-#include "ops/views.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/range_factories.h"
+#include "api/reduce.h"
+#include "api/views.h"
 
 namespace ember {
 namespace derivatives {

@@ -7,6 +7,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename V>
@@ -122,4 +123,5 @@ EMBER_REGISTER_KERNEL(div_floor_stub, CPU, div_floor_kernel);
 EMBER_REGISTER_KERNEL(remainder_stub, CPU, remainder_kernel);
 EMBER_REGISTER_KERNEL(fmod_stub, CPU, fmod_kernel);
 
+}  // namespace native
 }  // namespace ember

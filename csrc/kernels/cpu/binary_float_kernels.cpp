@@ -7,6 +7,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr double kLn2 = 0.693147180559945309417232121458;
@@ -100,4 +101,5 @@ EMBER_REGISTER_KERNEL(copysign_stub, CPU, copysign_kernel);
 EMBER_REGISTER_KERNEL(lerp_stub, CPU, lerp_kernel);
 EMBER_REGISTER_KERNEL(lerp_scalar_stub, CPU, lerp_scalar_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "ops/elementwise.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void add_kernel(TensorIterator& iter, const Scalar& alpha) {
@@ -59,4 +60,5 @@ EMBER_REGISTER_KERNEL(add_stub, CPU, add_kernel);
 EMBER_REGISTER_KERNEL(mul_stub, CPU, mul_kernel);
 EMBER_REGISTER_KERNEL(div_true_stub, CPU, div_true_kernel);
 
+}  // namespace native
 }  // namespace ember

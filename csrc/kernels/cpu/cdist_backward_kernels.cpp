@@ -9,6 +9,7 @@
 #include "ops/matmul_common.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -110,4 +111,5 @@ void cdist_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& 
 
 EMBER_REGISTER_KERNEL(cdist_backward_stub, CPU, cdist_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename V>
@@ -194,4 +195,5 @@ EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);
 EMBER_REGISTER_KERNEL(clamp_stub, CPU, clamp_kernel);
 EMBER_REGISTER_KERNEL(isclose_stub, CPU, isclose_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "ops/views_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void conj_copy_kernel(TensorIterator& iter) {
@@ -17,4 +18,5 @@ void conj_copy_kernel(TensorIterator& iter) {
 
 EMBER_REGISTER_KERNEL(conj_copy_stub, CPU, conj_copy_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "ops/conversion.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 bool contains_kernel(TensorIterator& iter) {
@@ -31,4 +32,5 @@ bool contains_kernel(TensorIterator& iter) {
 
 EMBER_REGISTER_KERNEL(contains_stub, CPU, contains_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 
 namespace ember {
+namespace native {
 
 template <typename To, typename From>
 inline To convert(From v) {
@@ -36,4 +37,5 @@ inline To convert(From v) {
   }
 }
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "kernels/cpu/loops.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <size_t kSize>
@@ -58,4 +59,5 @@ void copy_kernel(TensorIterator& iter) {
 
 EMBER_REGISTER_KERNEL(copy_stub, CPU, copy_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "kernels/cpu/reduced_float_loops.h"
 
 namespace ember {
+namespace native {
 
 // The real type underlying T: float for complex<float>, T itself otherwise.
 template <typename T>
@@ -145,4 +146,5 @@ inline T wrapping_neg(T a) {
   return wrapping_sub(T(0), a);
 }
 
+}  // namespace native
 }  // namespace ember

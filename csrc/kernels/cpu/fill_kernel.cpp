@@ -3,6 +3,7 @@
 #include "ops/kernel_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void fill_kernel(TensorIterator& iter, const Scalar& value) {
@@ -24,4 +25,5 @@ void fill_kernel(TensorIterator& iter, const Scalar& value) {
 
 EMBER_REGISTER_KERNEL(fill_stub, CPU, fill_kernel);
 
+}  // namespace native
 }  // namespace ember

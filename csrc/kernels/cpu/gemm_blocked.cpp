@@ -15,6 +15,7 @@
 #include "kernels/cpu/wrap_acc.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -90,4 +91,5 @@ void blocked_gemm(const GemmParams& p) {
       });
 }
 
+}  // namespace native
 }  // namespace ember

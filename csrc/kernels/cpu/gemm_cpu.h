@@ -7,6 +7,7 @@
 #include "ops/gemm.h"
 
 namespace ember {
+namespace native {
 
 // Runs p through a cached oneDNN matmul primitive. Returns false (having done nothing) when
 // oneDNN offers only its slow reference implementation for this dtype/layout.
@@ -19,4 +20,5 @@ void eigen_gemm(const GemmParams& p);
 // Integer dtypes (exact, wrapping like PyTorch's) and float fallbacks: blocked loops.
 void blocked_gemm(const GemmParams& p);
 
+}  // namespace native
 }  // namespace ember

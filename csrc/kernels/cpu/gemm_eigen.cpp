@@ -8,6 +8,7 @@
 #include "kernels/cpu/gemm_cpu.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T, int Order>
@@ -80,4 +81,5 @@ void eigen_gemm(const GemmParams& p) {
   }
 }
 
+}  // namespace native
 }  // namespace ember

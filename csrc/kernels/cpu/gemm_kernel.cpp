@@ -4,6 +4,7 @@
 #include "kernels/cpu/wrap_acc.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void gemm_kernel(const GemmParams& p) {
@@ -62,4 +63,5 @@ void dot_kernel(void* out, ScalarType dtype, int64_t n, const void* x, int64_t i
 EMBER_REGISTER_KERNEL(gemm_stub, CPU, gemm_kernel);
 EMBER_REGISTER_KERNEL(dot_stub, CPU, dot_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -19,6 +19,7 @@
 #include "kernels/cpu/gemm_cpu.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 struct Key {
@@ -184,4 +185,5 @@ bool onednn_gemm(const GemmParams& p) {
   return true;
 }
 
+}  // namespace native
 }  // namespace ember

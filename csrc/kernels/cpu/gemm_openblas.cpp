@@ -21,6 +21,7 @@ void scipy_dgemm_(const char* transa, const char* transb, const int* m, const in
 }
 
 namespace ember {
+namespace native {
 namespace {
 
 // Below this many multiply-adds (8x8x8) the call overhead outweighs dgemm's faster kernel.
@@ -109,4 +110,5 @@ bool openblas_gemm(const GemmParams& p) {
   return true;
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/sort.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 std::pair<double, double> minmax_kernel(const Tensor& self) {
@@ -172,4 +173,5 @@ EMBER_REGISTER_KERNEL(histogram_stub, CPU, histogram_kernel);
 EMBER_REGISTER_KERNEL(bincount_stub, CPU, bincount_kernel);
 EMBER_REGISTER_KERNEL(searchsorted_stub, CPU, searchsorted_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/indexing_engine.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // Index ranges for a gather that validates inside the loop: index j is valid iff
@@ -163,4 +164,5 @@ bool index_bounds_kernel(TensorIterator& iter, int64_t lo, int64_t hi, int64_t* 
 EMBER_REGISTER_KERNEL(index_gather_stub, CPU, index_gather_kernel);
 EMBER_REGISTER_KERNEL(index_bounds_stub, CPU, index_bounds_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
+namespace native {
 
 // A 16-byte element (complex128) moved as two words.
 struct alignas(8) Bytes16 {
@@ -106,4 +107,5 @@ void put_loop(TensorIterator& iter, const IndexOffsets& offs, bool serial, const
   }
 }
 
+}  // namespace native
 }  // namespace ember

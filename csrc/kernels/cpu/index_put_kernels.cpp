@@ -8,6 +8,7 @@
 #include "ops/indexing_engine.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -163,4 +164,5 @@ void scatter_mean_kernel(TensorIterator& iter) {
 EMBER_REGISTER_KERNEL(index_put_stub, CPU, index_put_kernel);
 EMBER_REGISTER_KERNEL(scatter_mean_stub, CPU, scatter_mean_kernel);
 
+}  // namespace native
 }  // namespace ember

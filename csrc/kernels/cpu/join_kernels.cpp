@@ -8,6 +8,7 @@
 #include "ops/shape_util.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void gather_slices_kernel(char* dst, const char* src, int64_t outer, int64_t src_rows,
@@ -112,4 +113,5 @@ EMBER_REGISTER_KERNEL(gather_slices_stub, CPU, gather_slices_kernel);
 EMBER_REGISTER_KERNEL(cat_contiguous_stub, CPU, cat_contiguous_kernel);
 EMBER_REGISTER_KERNEL(tri_stub, CPU, tri_kernel);
 
+}  // namespace native
 }  // namespace ember

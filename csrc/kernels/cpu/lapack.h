@@ -112,6 +112,7 @@ void scipy_zgeev_(const char*, const char*, const int*, c128*, const int*, c128*
 }
 
 namespace ember {
+namespace native {
 namespace lapack {
 
 // The four element types LAPACK serves (dispatch_dtype set).
@@ -289,4 +290,5 @@ void for_each_matrix(int64_t batch, int64_t work_per_matrix, const F& fn) {
 }
 
 }  // namespace lapack
+}  // namespace native
 }  // namespace ember

@@ -46,6 +46,7 @@ openblas_xerbla_handler scipy_openblas_set_xerbla(openblas_xerbla_handler handle
 }
 
 namespace ember {
+namespace native {
 namespace lapack {
 
 namespace {
@@ -140,4 +141,5 @@ ThreadScope::~ThreadScope() {
 }
 
 }  // namespace lapack
+}  // namespace native
 }  // namespace ember

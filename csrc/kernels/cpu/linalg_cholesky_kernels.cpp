@@ -11,6 +11,7 @@
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 namespace {
 
@@ -153,4 +154,5 @@ void cholesky_kernel(const Tensor& A, const Tensor& infos, bool upper, bool from
 
 EMBER_REGISTER_KERNEL(cholesky_stub, CPU, &linalg::cholesky_kernel);
 
+}  // namespace native
 }  // namespace ember

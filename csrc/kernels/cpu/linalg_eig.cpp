@@ -6,6 +6,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr const char* kOp = "linalg.eig";
@@ -100,4 +101,5 @@ void eig_kernel(const Tensor& A, const Tensor& W, const Tensor& V, const Tensor&
 
 EMBER_REGISTER_KERNEL(linalg_eig_stub, CPU, eig_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "dispatch/dtype_dispatch.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 // LAPACK's four types; reduced floats are refused before any kernel runs.
@@ -20,4 +21,5 @@ template <typename T>
 using MutMap = Eigen::Map<ColMatrix<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

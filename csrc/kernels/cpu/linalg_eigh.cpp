@@ -10,6 +10,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr int kEigenMaxSize = 80;
@@ -86,4 +87,5 @@ void eigh_kernel(const Tensor& A, const Tensor& W, const Tensor& infos, bool upp
 
 EMBER_REGISTER_KERNEL(linalg_eigh_stub, CPU, eigh_kernel);
 
+}  // namespace native
 }  // namespace ember

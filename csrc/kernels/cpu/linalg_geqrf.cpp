@@ -8,6 +8,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -127,4 +128,5 @@ void geqrf_kernel(const Tensor& A, const Tensor& tau, const Tensor& R, const Ten
 EMBER_REGISTER_KERNEL(linalg_geqrf_stub, CPU, geqrf_kernel);
 EMBER_REGISTER_KERNEL(linalg_qr_small_stub, CPU, qr_small_kernel);
 
+}  // namespace native
 }  // namespace ember

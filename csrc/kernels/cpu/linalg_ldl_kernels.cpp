@@ -14,6 +14,7 @@
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 namespace {
 
@@ -262,4 +263,5 @@ void ldl_solve_kernel(const Tensor& LD, const Tensor& pivots, const Tensor& B, b
 EMBER_REGISTER_KERNEL(ldl_factor_stub, CPU, &linalg::ldl_factor_kernel);
 EMBER_REGISTER_KERNEL(ldl_solve_stub, CPU, &linalg::ldl_solve_kernel);
 
+}  // namespace native
 }  // namespace ember

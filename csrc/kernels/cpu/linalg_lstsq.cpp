@@ -10,6 +10,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -184,4 +185,5 @@ void lstsq_kernel(const Tensor& A, const Tensor& B, const Tensor& rank, const Te
 
 EMBER_REGISTER_KERNEL(linalg_lstsq_stub, CPU, lstsq_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ops/linalg_common.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 namespace {
 
@@ -364,4 +365,5 @@ EMBER_REGISTER_KERNEL(lu_det_stub, CPU, &linalg::lu_det_kernel);
 EMBER_REGISTER_KERNEL(lu_slogdet_stub, CPU, &linalg::lu_slogdet_kernel);
 EMBER_REGISTER_KERNEL(lu_permutation_stub, CPU, &linalg::lu_permutation_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "ops/linalg_misc.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -225,4 +226,5 @@ void matrix_exp_kernel(const Tensor& out, const Tensor& a) {
 
 EMBER_REGISTER_KERNEL(matrix_exp_stub, CPU, matrix_exp_kernel);
 
+}  // namespace native
 }  // namespace ember

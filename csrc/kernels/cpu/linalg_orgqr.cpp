@@ -9,6 +9,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -60,4 +61,5 @@ void orgqr_kernel(const Tensor& Q, const Tensor& tau, const Tensor& infos) {
 
 EMBER_REGISTER_KERNEL(linalg_orgqr_stub, CPU, orgqr_kernel);
 
+}  // namespace native
 }  // namespace ember

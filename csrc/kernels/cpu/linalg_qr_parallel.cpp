@@ -31,6 +31,7 @@ void scipy_dlarfb_(const char*, const char*, const char*, const char*, const int
 }
 
 namespace ember {
+namespace native {
 namespace lapack {
 namespace {
 
@@ -137,4 +138,5 @@ template void orgqr_parallel<float>(int, int, int, float*, int, const float*);
 template void orgqr_parallel<double>(int, int, int, double*, int, const double*);
 
 }  // namespace lapack
+}  // namespace native
 }  // namespace ember

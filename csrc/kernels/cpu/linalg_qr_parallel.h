@@ -5,6 +5,7 @@
 #include <cstdint>
 
 namespace ember {
+namespace native {
 namespace lapack {
 
 // Below this many columns (and rows) the panels are most of the work and LAPACK's own
@@ -24,4 +25,5 @@ template <typename T>
 void orgqr_parallel(int m, int n, int k, T* a, int lda, const T* tau);
 
 }  // namespace lapack
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include <limits>
 
 namespace ember {
+namespace native {
 namespace linalg_small {
 namespace {
 
@@ -266,4 +267,5 @@ EMBER_QR_SMALL(double)
 #undef EMBER_QR_SMALL
 
 }  // namespace linalg_small
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 namespace ember {
+namespace native {
 namespace linalg_small {
 
 // The largest matrix (m * n elements) the callers send here: 64 x 64 doubles = 32 KiB, L1.
@@ -46,4 +47,5 @@ template <typename T>
 bool all_finite(const T* x, int64_t count);
 
 }  // namespace linalg_small
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/linalg_spectral.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 enum class Finiteness { kFinite, kHasInf, kHasNan };
@@ -83,4 +84,5 @@ void svd_kernel(const Tensor& A, const Tensor& U, const Tensor& S, const Tensor&
 
 EMBER_REGISTER_KERNEL(linalg_svd_stub, CPU, svd_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/linalg_solve_stubs.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 
 // b (n, nrhs; leading dim ldb) <- op(T)^{-1} b with T the upper or lower triangle of a (n, n;
@@ -27,4 +28,5 @@ EMBER_LINALG_TRIANGULAR_EXTERN(std::complex<double>)
 #undef EMBER_LINALG_TRIANGULAR_EXTERN
 
 }  // namespace linalg
+}  // namespace native
 }  // namespace ember

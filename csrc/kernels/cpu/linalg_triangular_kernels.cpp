@@ -9,6 +9,7 @@
 #include "ops/linalg_common.h"
 
 namespace ember {
+namespace native {
 namespace linalg {
 namespace {
 
@@ -98,4 +99,5 @@ void triangular_solve_kernel(const Tensor& A, const Tensor& B, bool upper, bool 
 
 EMBER_REGISTER_KERNEL(triangular_solve_stub, CPU, &linalg::triangular_solve_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename V>
@@ -96,4 +97,5 @@ EMBER_REGISTER_KERNEL(lshift_stub, CPU, lshift_kernel);
 EMBER_REGISTER_KERNEL(rshift_stub, CPU, rshift_kernel);
 EMBER_REGISTER_KERNEL(where_stub, CPU, where_kernel);
 
+}  // namespace native
 }  // namespace ember

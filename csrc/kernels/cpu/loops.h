@@ -18,6 +18,7 @@
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
+namespace native {
 
 template <typename F>
 struct function_traits : function_traits<decltype(&F::operator())> {};
@@ -190,4 +191,5 @@ void cpu_kernel(const TensorIterator& iter, const F& op, int64_t grain = kGrainS
       grain);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/indexing_engine.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // m ? v : cur computed with bit masks, so the compiler emits no branch (random masks would
@@ -150,4 +151,5 @@ EMBER_REGISTER_KERNEL(count_true_stub, CPU, count_true_kernel);
 EMBER_REGISTER_KERNEL(masked_select_stub, CPU, masked_select_kernel);
 EMBER_REGISTER_KERNEL(nonzero_stub, CPU, nonzero_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ops/nn_activation.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 using namespace act_math;
@@ -95,4 +96,5 @@ void activation_backward_kernel(TensorIterator& iter, Activation act, const Acti
 
 EMBER_REGISTER_KERNEL(activation_backward_stub, CPU, activation_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/nn_activation.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 using namespace act_math;
@@ -114,4 +115,5 @@ void activation_kernel(TensorIterator& iter, Activation act, const ActivationArg
 
 EMBER_REGISTER_KERNEL(activation_stub, CPU, activation_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "kernels/cpu/vec_math.h"
 
 namespace ember {
+namespace native {
 namespace act_math {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1 / sqrt(2)
@@ -151,4 +152,5 @@ inline V log_sigmoid_grad(V x) {
 }
 
 }  // namespace act_math
+}  // namespace native
 }  // namespace ember

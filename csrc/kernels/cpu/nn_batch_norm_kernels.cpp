@@ -16,6 +16,7 @@
 #include "ops/nn_norm.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr int64_t kRunPath = 32;
@@ -239,4 +240,5 @@ EMBER_REGISTER_KERNEL(batch_norm_stats_stub, CPU, stats_kernel);
 EMBER_REGISTER_KERNEL(batch_norm_apply_stub, CPU, apply_kernel);
 EMBER_REGISTER_KERNEL(batch_norm_backward_stub, CPU, backward_kernel);
 
+}  // namespace native
 }  // namespace ember

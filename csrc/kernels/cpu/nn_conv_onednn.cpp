@@ -23,6 +23,7 @@
 #include "ops/nn_conv_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 enum class Pass : int64_t { kForward, kBackwardData, kBackwardWeights };
@@ -387,4 +388,5 @@ EMBER_REGISTER_KERNEL(conv_fast_backward_stub, CPU, onednn_backward);
 EMBER_REGISTER_KERNEL(conv_fast_backward_data_stub, CPU, onednn_backward_data);
 EMBER_REGISTER_KERNEL(conv_fast_backward_weights_stub, CPU, onednn_backward_weights);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "ops/nn_dropout.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void dropout_kernel(const Tensor& out, const Tensor& mask, const Tensor& x, double p, double scale,
@@ -52,4 +53,5 @@ void dropout_backward_kernel(TensorIterator& iter, double scale) {
 EMBER_REGISTER_KERNEL(dropout_stub, CPU, dropout_kernel);
 EMBER_REGISTER_KERNEL(dropout_backward_stub, CPU, dropout_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/nn_embedding.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void embedding_gather_kernel(const Tensor& out, const Tensor& weight, const Tensor& idx) {
@@ -185,4 +186,5 @@ EMBER_REGISTER_KERNEL(embedding_renorm_stub, CPU, embedding_renorm_kernel);
 EMBER_REGISTER_KERNEL(embedding_bag_stub, CPU, embedding_bag_kernel);
 EMBER_REGISTER_KERNEL(embedding_bag_max_backward_stub, CPU, embedding_bag_max_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops/nn_activation.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // Runs f(in[NIn], out[NOut]) over the iterator's elements, in the compute type A of T. Operands:
@@ -73,4 +74,5 @@ EMBER_REGISTER_KERNEL(glu_backward_stub, CPU, glu_backward_kernel);
 EMBER_REGISTER_KERNEL(prelu_stub, CPU, prelu_kernel);
 EMBER_REGISTER_KERNEL(prelu_backward_stub, CPU, prelu_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "ops/nn_conv_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr uint32_t kConvTypes = kAllTypes;
@@ -135,4 +136,5 @@ EMBER_REGISTER_KERNEL(im2col_stub, CPU, im2col_kernel);
 EMBER_REGISTER_KERNEL(col2im_stub, CPU, col2im_kernel);
 EMBER_REGISTER_KERNEL(add_channel_bias_stub, CPU, add_channel_bias_kernel);
 
+}  // namespace native
 }  // namespace ember

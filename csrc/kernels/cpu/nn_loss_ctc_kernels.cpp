@@ -12,6 +12,7 @@
 #include "ops/nn_loss_ctc.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -162,4 +163,5 @@ void ctc_backward_kernel(const Tensor& grad, const Tensor& grad_out, const Tenso
 EMBER_REGISTER_KERNEL(ctc_loss_stub, CPU, ctc_kernel);
 EMBER_REGISTER_KERNEL(ctc_loss_backward_stub, CPU, ctc_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ops/nn_loss.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void check_targets(const int64_t* t, int64_t R, int64_t C, int64_t ignore_index, const char* op) {
@@ -372,4 +373,5 @@ EMBER_REGISTER_KERNEL(nll_loss_backward_stub, CPU, nll_backward_kernel);
 EMBER_REGISTER_KERNEL(cross_entropy_stub, CPU, cross_entropy_kernel);
 EMBER_REGISTER_KERNEL(cross_entropy_backward_stub, CPU, cross_entropy_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -18,6 +18,7 @@
 #include "ops/nn_loss.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -328,4 +329,5 @@ void pointwise_loss_backward_kernel(TensorIterator& iter, PointwiseLoss kind, do
 EMBER_REGISTER_KERNEL(pointwise_loss_stub, CPU, pointwise_loss_kernel);
 EMBER_REGISTER_KERNEL(pointwise_loss_backward_stub, CPU, pointwise_loss_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

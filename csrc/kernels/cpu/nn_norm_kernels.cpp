@@ -12,6 +12,7 @@
 #include "ops/nn_norm.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -254,4 +255,5 @@ EMBER_REGISTER_KERNEL(layer_norm_backward_stub, CPU, layer_norm_backward_kernel)
 EMBER_REGISTER_KERNEL(group_norm_stub, CPU, group_norm_kernel);
 EMBER_REGISTER_KERNEL(group_norm_backward_stub, CPU, group_norm_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

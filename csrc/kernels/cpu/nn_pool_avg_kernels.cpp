@@ -10,6 +10,7 @@
 #include "ops/nn_pool_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 int64_t plane_grain(int64_t work_per_plane) {
@@ -179,4 +180,5 @@ EMBER_REGISTER_KERNEL(avg_pool2d_backward_stub, CPU, avg_pool2d_backward_kernel)
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_stub, CPU, adaptive_avg_pool2d_kernel);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_backward_stub, CPU, adaptive_avg_pool2d_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/nn_pool_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 int64_t plane_grain(int64_t work_per_plane) {
@@ -204,4 +205,5 @@ EMBER_REGISTER_KERNEL(max_pool2d_stub, CPU, max_pool2d_kernel);
 EMBER_REGISTER_KERNEL(adaptive_max_pool2d_stub, CPU, adaptive_max_pool2d_kernel);
 EMBER_REGISTER_KERNEL(max_pool_backward_stub, CPU, max_pool_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

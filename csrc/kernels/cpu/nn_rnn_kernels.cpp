@@ -9,6 +9,7 @@
 #include "ops/nn_rnn.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename A>
@@ -212,4 +213,5 @@ EMBER_REGISTER_KERNEL(gru_cell_backward_stub, CPU, gru_cell_backward_kernel);
 EMBER_REGISTER_KERNEL(rnn_cell_stub, CPU, rnn_cell_kernel);
 EMBER_REGISTER_KERNEL(rnn_cell_backward_stub, CPU, rnn_cell_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -16,6 +16,7 @@
 #define EMBER_NN_FLATTEN __attribute__((flatten))
 
 namespace ember {
+namespace native {
 namespace nn_rows {
 
 // max(x[0..n)), ignoring NaN (a NaN row still gives NaN results through x - max).
@@ -154,4 +155,5 @@ EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner
 }
 
 }  // namespace nn_rows
+}  // namespace native
 }  // namespace ember

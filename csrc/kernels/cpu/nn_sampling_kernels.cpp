@@ -11,6 +11,7 @@
 #include "ops/nn_sampling_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -182,4 +183,5 @@ EMBER_REGISTER_KERNEL(index_pad_backward_stub, CPU, index_pad_backward_kernel);
 EMBER_REGISTER_KERNEL(interp_stub, CPU, interp_kernel);
 EMBER_REGISTER_KERNEL(interp_backward_stub, CPU, interp_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ops/nn_softmax.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 using nn_rows::kBlock;
@@ -111,4 +112,5 @@ void softmax_backward_kernel(const Tensor& grad_in, const Tensor& grad, const Te
 EMBER_REGISTER_KERNEL(softmax_stub, CPU, softmax_kernel);
 EMBER_REGISTER_KERNEL(softmax_backward_stub, CPU, softmax_backward_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ops/optim_steps.h"
 
 namespace ember {
+namespace native {
 namespace optim {
 namespace {
 
@@ -562,4 +563,5 @@ EMBER_REGISTER_KERNEL(nadam_step_stub, CPU, nadam_kernel);
 EMBER_REGISTER_KERNEL(radam_step_stub, CPU, radam_kernel);
 
 }  // namespace optim
+}  // namespace native
 }  // namespace ember

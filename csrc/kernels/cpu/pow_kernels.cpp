@@ -6,6 +6,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // Integer power by squaring, wrapping on overflow. Negative exponents follow PyTorch: 1 ** -n is
@@ -89,4 +90,5 @@ EMBER_REGISTER_KERNEL(pow_stub, CPU, pow_kernel);
 EMBER_REGISTER_KERNEL(pow_scalar_stub, CPU, pow_scalar_kernel);
 EMBER_REGISTER_KERNEL(float_power_stub, CPU, float_power_kernel);
 
+}  // namespace native
 }  // namespace ember

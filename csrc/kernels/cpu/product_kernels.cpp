@@ -12,6 +12,7 @@
 #include "ops/views.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // The iterator runs over the tensors narrowed to index 0 along `dim`; each element then reads
@@ -123,4 +124,5 @@ EMBER_REGISTER_KERNEL(cross_stub, CPU, cross_kernel);
 EMBER_REGISTER_KERNEL(cdist_stub, CPU, cdist_kernel);
 EMBER_REGISTER_KERNEL(cdist_mm_finish_stub, CPU, cdist_mm_finish_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/random.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 void uniform_kernel(const Tensor& out, double from, double to, PhiloxState st) {
@@ -137,4 +138,5 @@ EMBER_REGISTER_KERNEL(random_int_stub, CPU, random_int_kernel);
 EMBER_REGISTER_KERNEL(bernoulli_stub, CPU, bernoulli_kernel);
 EMBER_REGISTER_KERNEL(continuous_stub, CPU, continuous_kernel);
 
+}  // namespace native
 }  // namespace ember

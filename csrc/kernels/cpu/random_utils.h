@@ -10,6 +10,7 @@
 #include "core/parallel.h"
 
 namespace ember {
+namespace native {
 
 template <typename T>
 using real_of_t = typename RealOf<T>::type;
@@ -62,4 +63,5 @@ inline void box_muller(double u0, double u1, double* z) {
   z[1] = radius * s;
 }
 
+}  // namespace native
 }  // namespace ember

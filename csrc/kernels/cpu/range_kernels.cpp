@@ -12,6 +12,7 @@
 #include "ops/range_factories.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename F>
@@ -159,4 +160,5 @@ EMBER_REGISTER_KERNEL(logspace_stub, CPU, logspace_kernel);
 EMBER_REGISTER_KERNEL(complex_stub, CPU, complex_kernel);
 EMBER_REGISTER_KERNEL(polar_stub, CPU, polar_kernel);
 
+}  // namespace native
 }  // namespace ember

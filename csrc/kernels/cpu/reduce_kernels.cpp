@@ -4,6 +4,7 @@
 #include "kernels/cpu/reduce_ops.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename In, typename Out>
@@ -106,4 +107,5 @@ EMBER_REGISTER_KERNEL(nansum_stub, CPU, nansum_kernel);
 EMBER_REGISTER_KERNEL(count_stub, CPU, count_kernel);
 EMBER_REGISTER_KERNEL(prod_stub, CPU, prod_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // Folds "x != 0" with and/or in a uint8 accumulator, which vectorises where bool may not.
@@ -42,4 +43,5 @@ void logical_kernel(TensorIterator& iter, bool is_all) {
 
 EMBER_REGISTER_KERNEL(logical_stub, CPU, logical_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -1,6 +1,7 @@
 #include "kernels/cpu/reduce_loops.h"
 
 namespace ember {
+namespace native {
 
 ReduceGeometry reduce_geometry(const TensorIterator& iter) {
   ReduceGeometry g;
@@ -35,9 +36,11 @@ ReduceGeometry reduce_geometry(const TensorIterator& iter) {
   return g;
 }
 
+}  // namespace native
 }  // namespace ember
 
 namespace ember {
+namespace native {
 namespace reduce_detail {
 
 StripPlan plan_strips(const ReduceGeometry& g, int64_t acc_bytes) {
@@ -81,4 +84,5 @@ StripPlan plan_strips(const ReduceGeometry& g, int64_t acc_bytes) {
 }
 
 }  // namespace reduce_detail
+}  // namespace native
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "kernels/cpu/reduce_vec.h"
 
 namespace ember {
+namespace native {
 
 // Independent accumulators per contiguous fold: enough that the compiler vectorises the loop
 // and keeps several vector registers in flight (measured: 32 four-byte lanes vectorise where 16
@@ -540,4 +541,5 @@ void reduce_kernel(const TensorIterator& iter, const Run& run, const Combine& co
   iter.for_each_reduction_safe(loop);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // (min, max) in one pass; writes min to output 0 and max to output 1.
@@ -273,4 +274,5 @@ void arg_reduce_kernel(TensorIterator& iter, bool is_max) {
 EMBER_REGISTER_KERNEL(minmax_stub, CPU, minmax_kernel);
 EMBER_REGISTER_KERNEL(arg_reduce_stub, CPU, arg_reduce_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "kernels/cpu/reduce_vec.h"
 
 namespace ember {
+namespace native {
 
 template <typename T>
 using real_of_t = typename RealOf<T>::type;
@@ -116,4 +117,5 @@ struct ExtremumOps : ReduceOpsBase<ExtremumOps<T, IsMax>, T, acc_type<T>, T> {
   T project(A a) const { return static_cast<T>(a); }
 };
 
+}  // namespace native
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -180,4 +181,5 @@ EMBER_REGISTER_KERNEL(median_stub, CPU, median_kernel);
 EMBER_REGISTER_KERNEL(mode_stub, CPU, mode_kernel);
 EMBER_REGISTER_KERNEL(quantile_stub, CPU, quantile_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // PyTorch's CPU scan accumulators: double for float, float for 16-bit floats, complex<double>
@@ -215,4 +216,5 @@ EMBER_REGISTER_KERNEL(cumprod_stub, CPU, cumprod_kernel);
 EMBER_REGISTER_KERNEL(logcumsumexp_stub, CPU, logcumsumexp_kernel);
 EMBER_REGISTER_KERNEL(cummaxmin_stub, CPU, cummaxmin_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "ops/reduce_kernels.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename T>
@@ -314,4 +315,5 @@ EMBER_REGISTER_KERNEL(var_stub, CPU, var_kernel);
 EMBER_REGISTER_KERNEL(norm_stub, CPU, norm_kernel);
 EMBER_REGISTER_KERNEL(logsumexp_stub, CPU, logsumexp_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #endif
 
 namespace ember {
+namespace native {
 
 // IEEE binary16 bits -> float without branches (so conversion loops vectorise): the exponent and
 // mantissa shifted into place read as a float 2^-112 times the value, subnormals included;
@@ -67,4 +68,5 @@ inline void half_bits_to_float_block(const uint16_t* in, float* out, int64_t n) 
   for (; i < n; ++i) out[i] = half_bits_to_float_fast(in[i]);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -18,6 +18,7 @@
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
+namespace native {
 namespace reduced {
 
 constexpr int64_t kBlock = 256;
@@ -125,4 +126,5 @@ void reduced_float_kernel(const TensorIterator& iter, const F& f, int64_t grain 
       grain);
 }
 
+}  // namespace native
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "core/tensor.h"
 
 namespace ember {
+namespace native {
 
 template <size_t N, typename F>
 void for_each_row(IntArrayRef shape, int64_t dim, const std::array<const Tensor*, N>& tensors,
@@ -44,4 +45,5 @@ void for_each_row(IntArrayRef shape, int64_t dim, const std::array<const Tensor*
   });
 }
 
+}  // namespace native
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ops/random.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // 64 random bits for value v of an op that takes two values per block.
@@ -89,4 +90,5 @@ void multinomial_kernel(const Tensor& out, const Tensor& probs, bool replacement
 EMBER_REGISTER_KERNEL(randperm_stub, CPU, randperm_kernel);
 EMBER_REGISTER_KERNEL(multinomial_stub, CPU, multinomial_kernel);
 
+}  // namespace native
 }  // namespace ember

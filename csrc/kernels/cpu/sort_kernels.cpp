@@ -10,6 +10,7 @@
 #include "ops/sort.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename K>
@@ -117,4 +118,5 @@ void topk_kernel(const Tensor& values, const Tensor& indices, const Tensor& self
 EMBER_REGISTER_KERNEL(sort_stub, CPU, sort_kernel);
 EMBER_REGISTER_KERNEL(topk_stub, CPU, topk_kernel);
 
+}  // namespace native
 }  // namespace ember

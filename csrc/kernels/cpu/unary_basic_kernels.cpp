@@ -10,6 +10,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -160,4 +161,5 @@ EMBER_REGISTER_KERNEL(frac_stub, CPU, frac_kernel);
 EMBER_REGISTER_KERNEL(bitwise_not_stub, CPU, bitwise_not_kernel);
 EMBER_REGISTER_KERNEL(conj_physical_stub, CPU, conj_physical_kernel);
 
+}  // namespace native
 }  // namespace ember

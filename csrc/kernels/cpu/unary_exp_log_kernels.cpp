@@ -7,6 +7,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename C>
@@ -164,4 +165,5 @@ EMBER_REGISTER_KERNEL(reciprocal_stub, CPU, reciprocal_kernel);
 EMBER_REGISTER_KERNEL(tanh_stub, CPU, tanh_kernel);
 EMBER_REGISTER_KERNEL(sigmoid_stub, CPU, sigmoid_kernel);
 
+}  // namespace native
 }  // namespace ember

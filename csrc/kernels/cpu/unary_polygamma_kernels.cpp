@@ -19,6 +19,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -163,4 +164,5 @@ void polygamma_kernel(TensorIterator& iter, int64_t n) {
 
 EMBER_REGISTER_KERNEL(polygamma_stub, CPU, polygamma_kernel);
 
+}  // namespace native
 }  // namespace ember

@@ -7,6 +7,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename V>
@@ -128,4 +129,5 @@ EMBER_REGISTER_KERNEL(logical_not_stub, CPU, logical_not_kernel);
 EMBER_REGISTER_KERNEL(isreal_stub, CPU, isreal_kernel);
 EMBER_REGISTER_KERNEL(nan_to_num_stub, CPU, nan_to_num_kernel);
 
+}  // namespace native
 }  // namespace ember

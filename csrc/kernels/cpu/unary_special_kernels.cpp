@@ -6,6 +6,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -124,4 +125,5 @@ EMBER_REGISTER_KERNEL(lgamma_stub, CPU, lgamma_kernel);
 EMBER_REGISTER_KERNEL(digamma_stub, CPU, digamma_kernel);
 EMBER_REGISTER_KERNEL(logit_stub, CPU, logit_kernel);
 
+}  // namespace native
 }  // namespace ember

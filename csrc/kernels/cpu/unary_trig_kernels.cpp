@@ -10,6 +10,7 @@
 #include "ops/elementwise_stubs.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 // out = fast(x) where |x| <= kTrigFastLimit, slow(x) elsewhere. Contiguous blocks whose inputs
@@ -100,4 +101,5 @@ EMBER_REGISTER_KERNEL(asinh_stub, CPU, asinh_kernel);
 EMBER_REGISTER_KERNEL(acosh_stub, CPU, acosh_kernel);
 EMBER_REGISTER_KERNEL(atanh_stub, CPU, atanh_kernel);
 
+}  // namespace native
 }  // namespace ember

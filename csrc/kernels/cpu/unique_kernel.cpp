@@ -9,6 +9,7 @@
 #include "ops/sort.h"
 
 namespace ember {
+namespace native {
 namespace {
 
 template <typename K>
@@ -61,4 +62,5 @@ void unique_kernel(const Tensor& rows, bool sort, std::vector<int64_t>& order,
 
 EMBER_REGISTER_KERNEL(unique_stub, CPU, unique_kernel);
 
+}  // namespace native
 }  // namespace ember

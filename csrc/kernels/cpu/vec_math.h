@@ -20,7 +20,7 @@
 #include <cstring>
 #include <limits>
 
-namespace ember::vmath {
+namespace ember::native::vmath {
 
 namespace bits {
 inline uint32_t u32(float f) {
@@ -556,4 +556,4 @@ inline T cos(T x) {
 }
 }  // namespace ref
 
-}  // namespace ember::vmath
+}  // namespace ember::native::vmath

@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 
 namespace ember {
+namespace native {
 
 template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
 struct WrapAcc {
@@ -19,4 +20,5 @@ struct WrapAcc<T, true> {
 template <typename T>
 using wrap_acc_t = typename WrapAcc<T>::type;
 
+}  // namespace native
 }  // namespace ember

@@ -1,0 +1,12 @@
+// Public ops of ops/nn_conv_util.h that have no node of their own (the native functions).
+#pragma once
+#include "ops/nn_conv_util.h"
+
+namespace ember {
+
+using native::sizes_list;
+using native::expand_conv_param;
+using native::dims_slice;
+using native::append_dims;
+
+}  // namespace ember
