@@ -1,4 +1,5 @@
-// Public ops of ops/compare_ops.h that have no node of their own (the native functions).
+// Public comparison, logical and bitwise ops of ops/compare_ops.h (the native functions: bool or
+// integer results, no autograd node) and where, which records its node.
 #pragma once
 #include "ops/compare_ops.h"
 
@@ -22,6 +23,9 @@ using native::invert;
 using native::isclose;
 using native::allclose;
 using native::equal;
-using native::where;
+
+// cond ? x : y with broadcasting; x and y promote as result_type(x, y). cond must be bool
+// (uint8 is accepted, as PyTorch does with a deprecation warning).
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor& out = {});
 
 }  // namespace ember

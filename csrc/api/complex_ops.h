@@ -1,11 +1,12 @@
-// Public ops of ops/complex_ops.h that have no node of their own (the native functions).
+// Public real / imag / conj of ops/complex_ops.h: complex inputs record their autograd node, then
+// run the native op once.
 #pragma once
 #include "ops/complex_ops.h"
 
 namespace ember {
 
-using native::real;
-using native::imag;
-using native::conj;
+Tensor real(const Tensor& a);  // complex: a view; real dtypes: a itself
+Tensor imag(const Tensor& a);  // complex: a view; other dtypes raise TypeError
+Tensor conj(const Tensor& a);  // complex: conj_physical(a); real dtypes: a itself
 
 }  // namespace ember

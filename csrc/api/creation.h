@@ -1,4 +1,5 @@
-// Public ops of ops/creation.h that have no node of their own (the native functions).
+// Public creation ops (ops/creation.h): fill_ and zero_ record their node here (api/creation.cpp)
+// and run the native op once; the factories are the native functions.
 #pragma once
 #include "ops/creation.h"
 
@@ -12,8 +13,9 @@ using native::ones;
 using native::full;
 using native::scalar_tensor;
 using native::wrap_scalar;
-using native::fill_;
-using native::zero_;
+// Writes value into every element of t (fill_). Bumps t's version.
+Tensor& fill_(Tensor& t, const Scalar& value);
+Tensor& zero_(Tensor& t);
 using native::fill_fresh;
 using native::zero_fresh;
 using native::resize_output;

@@ -1,19 +1,50 @@
-// Public ops of ops/nn_conv.h that have no node of their own (the native functions).
+// Public linear / convolution ops: convolution, linear, im2col and col2im record their node when
+// an input requires grad; conv1d/2d, conv_transpose1d/2d and bilinear are composites of public
+// ops (api/nn_conv.cpp); convolution_backward is the native function.
 #pragma once
+#include <string>
+
 #include "ops/nn_conv.h"
 
 namespace ember {
 
-using native::ConvPadding;
-using native::convolution;
 using native::convolution_backward;
-using native::conv1d;
-using native::conv2d;
-using native::conv_transpose1d;
-using native::conv_transpose2d;
-using native::linear;
-using native::bilinear;
-using native::im2col;
-using native::col2im;
+
+// A convolution's padding argument: explicit values, or the strings 'same' / 'valid'.
+struct ConvPadding {
+  std::string mode;  // "" (explicit values), "same" or "valid"
+  DimVector values;  // explicit: one value or one per spatial dim
+};
+
+// aten::convolution (see ops/nn_conv.h).
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                   IntArrayRef output_padding, int64_t groups);
+
+// torch.conv1d / conv2d: batched (N, C, *) or unbatched (C, *) input; ints broadcast over the
+// spatial dims (the binding expands them).
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              const ConvPadding& padding, IntArrayRef dilation, int64_t groups);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              const ConvPadding& padding, IntArrayRef dilation, int64_t groups);
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                        int64_t groups, IntArrayRef dilation);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                        int64_t groups, IntArrayRef dilation);
+
+// F.linear: input (*, in) @ weight (out, in)^T + bias (out); one op with one node
+// (LinearBackward0), except for a weight vector or a broadcast bias (matmul + add).
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias);
+// F.bilinear: y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o].
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias);
+
+// torch._C._nn.im2col / col2im (see ops/nn_conv.h).
+Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride);
+Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
+              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
 
 }  // namespace ember

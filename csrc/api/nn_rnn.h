@@ -1,5 +1,9 @@
-// Public ops of ops/nn_rnn.h that have no node of their own (the native functions).
+// Public recurrent cells: lstm_cell, gru_cell, rnn_tanh_cell and rnn_relu_cell record their node
+// when an input requires grad (api/nn_rnn.cpp); the pieces the derivatives use are the native
+// functions.
 #pragma once
+#include <tuple>
+
 #include "ops/nn_rnn.h"
 
 namespace ember {
@@ -10,10 +14,6 @@ using native::GruCellFn;
 using native::GruCellBackwardFn;
 using native::RnnCellFn;
 using native::RnnCellBackwardFn;
-using native::lstm_cell;
-using native::gru_cell;
-using native::rnn_tanh_cell;
-using native::rnn_relu_cell;
 using native::CellKind;
 using native::check_cell_args;
 using native::cell_gates;
@@ -23,5 +23,15 @@ using native::gru_cell_forward;
 using native::gru_cell_pointwise_backward;
 using native::rnn_cell_forward;
 using native::rnn_cell_pointwise_backward;
+
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, const Tensor& cx,
+                                     const Tensor& w_ih, const Tensor& w_hh,
+                                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
 
 }  // namespace ember

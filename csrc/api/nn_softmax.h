@@ -1,13 +1,18 @@
-// Public ops of ops/nn_softmax.h that have no node of their own (the native functions).
+// Public softmax ops: softmax and log_softmax record their node when the input requires grad
+// (api/nn_softmax.cpp); softmax_backward_data is the native function.
 #pragma once
+#include <cstdint>
+
 #include "ops/nn_softmax.h"
 
 namespace ember {
 
 using native::SoftmaxFn;
 using native::SoftmaxBackwardFn;
-using native::softmax;
-using native::log_softmax;
 using native::softmax_backward_data;
+
+// `dtype` (optional): the input is cast to it first, as PyTorch's dtype= argument.
+Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype = ScalarType::Undefined);
+Tensor log_softmax(const Tensor& x, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 
 }  // namespace ember

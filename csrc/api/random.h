@@ -1,4 +1,5 @@
-// Public ops of ops/random.h that have no node of their own (the native functions).
+// Public random ops (ops/random.h): the native functions, except normal with a tensor mean or
+// std, a composite of public ops (api/random.cpp).
 #pragma once
 #include "ops/random.h"
 
@@ -27,7 +28,12 @@ using native::rand;
 using native::randn;
 using native::randint;
 using native::randperm;
-using native::normal;
+using native::normal;  // normal(mean, std, size)
+// normal with a tensor mean or std (broadcast): the result has mean's dtype (std's when mean is a
+// number) and is differentiable in mean and std (reparameterised: noise * std + mean).
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
+Tensor normal(const Tensor& mean, double std, Generator* gen = nullptr);
+Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
 using native::bernoulli;
 using native::multinomial;
 

@@ -1,4 +1,6 @@
-// Public ops of ops/range_factories.h that have no node of their own (the native functions).
+// Public range factories and complex constructors (ops/range_factories.h): complex and polar
+// record their node here (api/range_factories.cpp) and run the native op once; the factories are
+// the native functions.
 #pragma once
 #include "ops/range_factories.h"
 
@@ -13,7 +15,9 @@ using native::range;
 using native::linspace;
 using native::logspace;
 using native::eye;
-using native::complex;
-using native::polar;
+// real + i * imag (both float32 or both float64, broadcast).
+Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out = {});
+// abs * (cos(angle) + i sin(angle)).
+Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out = {});
 
 }  // namespace ember

@@ -1,5 +1,5 @@
 // The backward engine: runs the graph from the roots to the leaves in dependency order
-// (ARCHITECTURE.md "Autograd engine"; docs/design/autograd.md).
+// (docs/design/architecture.md, "Autograd engine"; docs/design/autograd.md).
 #pragma once
 #include <condition_variable>
 #include <exception>

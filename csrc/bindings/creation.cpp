@@ -1,6 +1,7 @@
 // Factories: empty / zeros / ones / full, their *_like and new_* forms, empty_strided,
 // scalar_tensor, arange / range / linspace / logspace / eye, complex / polar.
 #include "bindings/factory_args.h"
+#include "bindings/fastcall.h"
 #include "api/conversion.h"
 #include "api/range_factories.h"
 #include "api/views.h"
@@ -31,17 +32,6 @@ TensorOptions like_options(const Tensor& t, py::handle dtype, py::handle device,
   return o;
 }
 
-void def_sized_factory(py::module_& m, const char* name,
-                       Tensor (*make)(IntArrayRef, TensorOptions)) {
-  m.def(name, [name, make](py::args args, py::kwargs kw) {
-    FactoryKwargs f = parse_factory_kwargs(kw, name);
-    RequiresGradRequest requires_grad_request(f.requires_grad, name);
-    DimVector shape = factory_shape(args, f, name);
-    TensorOptions o = factory_options(f.dtype, f.device, f.out, name);
-    return finish_factory(make(shape, o), f.out, name);
-  });
-}
-
 Tensor make_empty(IntArrayRef s, TensorOptions o) {
   return empty(s, o);
 }
@@ -50,6 +40,54 @@ Tensor make_zeros(IntArrayRef s, TensorOptions o) {
 }
 Tensor make_ones(IntArrayRef s, TensorOptions o) {
   return ones(s, o);
+}
+
+// ember.empty / zeros / ones are hand-written (METH_FASTCALL): zeros(10) is called in tight loops,
+// and pybind11's generic dispatcher costs several hundred ns per call, more than making a small
+// tensor (see fastcall.h, docs/design/per-op-overhead.md). A size given as plain ints is made
+// directly; any other call (a sequence, keywords) goes to the general pybind11 function, made by
+// def_sized_factory and attached to no name.
+using MakeFn = Tensor (*)(IntArrayRef, TensorOptions);
+
+template <PyObject** General, MakeFn Make>
+PyObject* fast_factory(PyObject* module, PyObject* const* args, Py_ssize_t nargs,
+                       PyObject* kwnames) {
+  return fastcall::guarded([&]() -> PyObject* {
+    DimVector shape;
+    if (!kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape)) {
+      return fastcall::wrap(Make(shape, TensorOptions()));
+    }
+    return PyObject_Vectorcall(*General, args, nargs, kwnames);
+  });
+}
+
+PyObject* g_empty_general = nullptr;
+PyObject* g_zeros_general = nullptr;
+PyObject* g_ones_general = nullptr;
+
+PyMethodDef g_empty_def = {
+    "empty", fastcall::as_cfunction(fast_factory<&g_empty_general, make_empty>),
+    METH_FASTCALL | METH_KEYWORDS, "An uninitialised tensor."};
+PyMethodDef g_zeros_def = {
+    "zeros", fastcall::as_cfunction(fast_factory<&g_zeros_general, make_zeros>),
+    METH_FASTCALL | METH_KEYWORDS, "A tensor filled with zeros."};
+PyMethodDef g_ones_def = {"ones", fastcall::as_cfunction(fast_factory<&g_ones_general, make_ones>),
+                          METH_FASTCALL | METH_KEYWORDS, "A tensor filled with ones."};
+
+// ember.<def.ml_name>(*size, dtype=None, device=None, ...): the general pybind11 function is made
+// here as the fallback (*general) of the hand-written entry point `def`, then `def` is bound.
+void def_sized_factory(py::module_& m, PyMethodDef& def, PyObject** general, MakeFn make) {
+  const char* name = def.ml_name;
+  *general = fastcall::keep_fallback(py::cpp_function(
+      [name, make](py::args args, py::kwargs kw) {
+        FactoryKwargs f = parse_factory_kwargs(kw, name);
+        RequiresGradRequest requires_grad_request(f.requires_grad, name);
+        DimVector shape = factory_shape(args, f, name);
+        TensorOptions o = factory_options(f.dtype, f.device, f.out, name);
+        return finish_factory(make(shape, o), f.out, name);
+      },
+      py::name(name), py::scope(m), py::sibling(py::getattr(m, name, py::none()))));
+  fastcall::add_function(m, def);
 }
 
 // Scalar start/end/steps for linspace and logspace: numbers or 0-d tensors.
@@ -69,9 +107,9 @@ Scalar spaced_endpoint(py::handle h, const char* op, const char* name, py::handl
 }  // namespace
 
 void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  def_sized_factory(m, "empty", &make_empty);
-  def_sized_factory(m, "zeros", &make_zeros);
-  def_sized_factory(m, "ones", &make_ones);
+  def_sized_factory(m, g_empty_def, &g_empty_general, &make_empty);
+  def_sized_factory(m, g_zeros_def, &g_zeros_general, &make_zeros);
+  def_sized_factory(m, g_ones_def, &g_ones_general, &make_ones);
 
   m.def(
       "full",

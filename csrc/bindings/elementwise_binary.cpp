@@ -30,7 +30,7 @@ void def_div(py::module_& m, TensorClass& cls, const char* name) {
         Tensor x = to_operand(a, name), y = to_operand(b, name);
         RoundingMode rm = rounding_mode_arg(mode);
         NoGilIfLarge nogil(max_numel(x, y));
-        return div(x, y, rm, o);
+        return ember::div(x, y, rm, o);
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
       py::arg("out") = py::none());
@@ -40,7 +40,7 @@ void def_div(py::module_& m, TensorClass& cls, const char* name) {
         Tensor y = to_operand(b, name);
         RoundingMode rm = rounding_mode_arg(mode);
         NoGilIfLarge nogil(max_numel(a, y));
-        return div(a, y, rm);
+        return ember::div(a, y, rm);
       },
       py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   cls.def((std::string(name) + "_").c_str(),
@@ -50,7 +50,7 @@ void def_div(py::module_& m, TensorClass& cls, const char* name) {
             RoundingMode rm = rounding_mode_arg(mode);
             {
               NoGilIfLarge nogil(max_numel(t, y));
-              div(t, y, rm, t);
+              ember::div(t, y, rm, t);
             }
             return self;
           },

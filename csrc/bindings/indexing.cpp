@@ -1,6 +1,8 @@
 // Tensor.__getitem__ / __setitem__: converts the Python index expression into TensorIndex items
 // (argument conversion only; ops/indexing_advanced.cpp applies them).
 #include "api/indexing.h"
+#include "api/views.h"
+#include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
 
@@ -142,6 +144,28 @@ bool has_tensor_index(const std::vector<TensorIndex>& index) {
   return false;
 }
 
+// mp_subscript: the hand-written form of the __getitem__ binding. `x[3]` through __getitem__
+// would cost pybind11's generic dispatch (several hundred ns, more than the select itself) plus
+// CPython's generic slot lookup, so the type's mp_subscript takes an int index of a tensor with
+// dimensions directly and gives every other index to the pybind11 __getitem__ (see fastcall.h,
+// docs/design/per-op-overhead.md).
+PyObject* fast_subscript(PyObject* self, PyObject* index) {
+  return fastcall::guarded([&]() -> PyObject* {
+    Tensor t;
+    if (PyLong_CheckExact(index) && fastcall::unwrap(self, t)) {
+      int overflow = 0;
+      long long i = PyLong_AsLongLongAndOverflow(index, &overflow);
+      if (!overflow && t.dim() > 0) {
+        int64_t size = t.size(0);
+        EMBER_CHECK_T(IndexError, i >= -size && i < size, "[index] index ", i,
+                      " is out of bounds for dimension 0 with size ", size);
+        return fastcall::wrap(select(t, 0, i));
+      }
+    }
+    return fastcall::call_dunder(self, "__getitem__", index);
+  });
+}
+
 }  // namespace
 
 void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
@@ -151,6 +175,9 @@ void init_indexing(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     py::gil_scoped_release no_gil;
     return getitem(self, idx);
   });
+  // The fast form of the __getitem__ binding just above (fast_subscript). After it: assigning
+  // __getitem__ on the type resets mp_subscript to CPython's generic slot.
+  reinterpret_cast<PyHeapTypeObject*>(cls.ptr())->as_mapping.mp_subscript = fast_subscript;
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
     std::vector<TensorIndex> idx = parse_index(index);
     if (!is_tensor(value)) {

@@ -288,7 +288,7 @@ void def_sampling(py::module_& m, py::module_& nn) {
         DimVector o = ints(output_size, "upsample", "output_size");
         auto s = scale_list(scales);
         UpsampleMode md = parse_upsample_mode(mode);
-        return without_gil([&] { return upsample(input, o, md, align_corners, s); });
+        return without_gil([&] { return ember::upsample(input, o, md, align_corners, s); });
       },
       py::arg("input"), py::arg("output_size"), py::arg("mode"), py::arg("align_corners") = false,
       py::arg("scales") = py::none());
@@ -339,7 +339,7 @@ void def_sampling(py::module_& m, py::module_& nn) {
         o = ints(output_size, n.name, "output_size");
       }
       if (!s.empty()) s.resize(static_cast<size_t>(n.nd));
-      return without_gil([&] { return upsample(input, o, n.mode, align_corners, s); });
+      return without_gil([&] { return ember::upsample(input, o, n.mode, align_corners, s); });
     };
     if (n.has_align) {
       nn.def(

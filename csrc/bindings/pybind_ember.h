@@ -1,6 +1,6 @@
 // pybind11 glue shared by every binding file: type casters for Tensor (identity-preserving, via
 // the intrusive holder), dtype and Scalar, plus argument parsers for shapes and dims.
-// Bindings hold no logic beyond converting arguments (ARCHITECTURE.md, principle 3).
+// Bindings hold no logic beyond converting arguments (docs/design/architecture.md, "Layers").
 #pragma once
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -219,13 +219,11 @@ void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_loss(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_linalg_misc(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);  // _C._linalg
-// Must run last: replaces hot entry points installed by the other init_* functions.
 void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_autograd_function(py::module_& m);
 // ember._C._linalg_spectral (ember.linalg's eigh, svd, qr, lstsq, norms, ...) and the top-level
 // aliases ember.svd, ember.qr, ember.pinverse with their Tensor methods.
 void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
-void init_fast_paths(py::module_& m);
 // After every binding: bool arguments accept only True/False and NumPy bools (strict_bool_args).
 void make_bool_arguments_strict(py::module_& m, py::handle tensor_class);
 py::dtype numpy_dtype_for(ScalarType t);

@@ -100,8 +100,8 @@ Tensor call_quantile(bool ignore_nan, const Tensor& t, py::handle q, py::handle 
   if (is_tensor(q)) {
     Tensor qt = q.cast<Tensor>();
     return nogil(t.numel(), [&] {
-      return ignore_nan ? nanquantile(t, qt, d, keepdim, mode, o)
-                        : quantile(t, qt, d, keepdim, mode, o);
+      return ignore_nan ? ember::nanquantile(t, qt, d, keepdim, mode, o)
+                        : ember::quantile(t, qt, d, keepdim, mode, o);
     });
   }
   if (!PyFloat_Check(q.ptr()) && !PyLong_Check(q.ptr())) {
@@ -110,8 +110,8 @@ Tensor call_quantile(bool ignore_nan, const Tensor& t, py::handle q, py::handle 
   }
   const double qv = q.cast<double>();
   return nogil(t.numel(), [&] {
-    return ignore_nan ? nanquantile(t, qv, d, keepdim, mode, o)
-                      : quantile(t, qv, d, keepdim, mode, o);
+    return ignore_nan ? ember::nanquantile(t, qv, d, keepdim, mode, o)
+                      : ember::quantile(t, qv, d, keepdim, mode, o);
   });
 }
 

@@ -141,7 +141,7 @@ void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>
       return nogil(t.numel(),
                    [&] { return linalg::matrix_norm(t, ord, matrix_dims, keepdim, dt, o); });
     }
-    return nogil(t.numel(), [&] { return norm(t, order, dims, keepdim, dt, o); });
+    return nogil(t.numel(), [&] { return ember::norm(t, order, dims, keepdim, dt, o); });
   };
   m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
         py::arg("keepdim") = false, py::arg("out") = py::none(), py::arg("dtype") = py::none());

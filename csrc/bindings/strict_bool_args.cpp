@@ -6,10 +6,12 @@
 // NumPy bools. Writing .noconvert() on hundreds of arguments would be easy to forget on the next
 // one, so after every binding is defined this pass sets the flag on each argument whose type in
 // the generated signature is `bool`, for every function of ember._C, its submodules and the
-// Tensor class.
+// Tensor class, and for the pybind11 fallbacks of the hand-written entry points (fastcall.h),
+// which no attribute leads to.
 #include <string>
 #include <vector>
 
+#include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 
 namespace ember {
@@ -83,6 +85,7 @@ void make_strict_in(py::handle scope, const std::string& prefix, int depth) {
 void make_bool_arguments_strict(py::module_& m, py::handle tensor_class) {
   make_strict_in(m, "ember._C", 0);
   make_strict_in(tensor_class, "ember._C", 3);
+  for (PyObject* fallback : fastcall::fallbacks()) make_strict(fallback);
 }
 
 }  // namespace ember

@@ -1,6 +1,7 @@
 // ember.Tensor: the bound TensorImpl class, its properties and the protocol methods that carry
 // no op logic.
 #include "autograd/variable.h"
+#include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "bindings/size_object.h"
 #include "core/shape.h"
@@ -19,6 +20,40 @@ py::tuple shape_tuple(IntArrayRef sizes) {
   }
   return t;
 }
+
+// Tensor.shape, dim() and numel() are hand-written (a getter and METH_NOARGS methods): they are
+// called in tight loops, and pybind11's generic dispatcher costs several hundred ns per call
+// (a.dim() took 320 ns through it against PyTorch's 130 ns; see fastcall.h and
+// docs/design/per-op-overhead.md). They take no arguments, so they need no pybind11 fallback.
+PyObject* fast_shape(PyObject* self, void*) {
+  return fastcall::guarded([&]() -> PyObject* {
+    Tensor t;
+    if (!fastcall::unwrap(self, t)) throw py::type_error("shape requires an ember.Tensor");
+    return size_object(t.sizes()).release().ptr();
+  });
+}
+
+PyObject* fast_dim(PyObject* self, PyObject*) {
+  return fastcall::guarded([&]() -> PyObject* {
+    Tensor t;
+    if (!fastcall::unwrap(self, t)) throw py::type_error("dim() requires an ember.Tensor");
+    return PyLong_FromLongLong(t.dim());
+  });
+}
+
+PyObject* fast_numel(PyObject* self, PyObject*) {
+  return fastcall::guarded([&]() -> PyObject* {
+    Tensor t;
+    if (!fastcall::unwrap(self, t)) throw py::type_error("numel() requires an ember.Tensor");
+    return PyLong_FromLongLong(t.numel());
+  });
+}
+
+PyGetSetDef g_shape_def = {"shape", fast_shape, nullptr, "The tensor's shape (ember.Size).",
+                           nullptr};
+PyMethodDef g_dim_def = {"dim", fast_dim, METH_NOARGS, "Number of dimensions."};
+PyMethodDef g_numel_def = {"numel", fast_numel, METH_NOARGS, "Number of elements."};
+
 }  // namespace
 
 py::class_<TensorImpl, TensorImplPtr>& tensor_class() {
@@ -47,14 +82,14 @@ void init_tensor_class(py::module_& m) {
     }
     throw py::type_error("[Tensor] expected sizes (ints), a sequence of data, or a Tensor");
   }));
-  cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
-      .def(
-          "size",
-          [](const Tensor& t, py::object dim) -> py::object {
-            if (dim.is_none()) return size_object(t.sizes());
-            return py::int_(t.size(wrap_dim(parse_int(dim, "size", "dim"), t.dim(), "size")));
-          },
-          py::arg("dim") = py::none())
+  fastcall::add_getter(cls, g_shape_def);  // Tensor.shape (fast_shape)
+  cls.def(
+         "size",
+         [](const Tensor& t, py::object dim) -> py::object {
+           if (dim.is_none()) return size_object(t.sizes());
+           return py::int_(t.size(wrap_dim(parse_int(dim, "size", "dim"), t.dim(), "size")));
+         },
+         py::arg("dim") = py::none())
       .def(
           "stride",
           [](const Tensor& t, py::object dim) -> py::object {
@@ -64,11 +99,11 @@ void init_tensor_class(py::module_& m) {
           py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
-      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
-      .def("dim", [](const Tensor& t) { return t.dim(); })
-      .def("ndimension", [](const Tensor& t) { return t.dim(); })
-      .def("numel", [](const Tensor& t) { return t.numel(); })
-      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); });
+  fastcall::add_method(cls, g_dim_def);  // Tensor.dim() (fast_dim)
+  cls.def("ndimension", [](const Tensor& t) { return t.dim(); });
+  fastcall::add_method(cls, g_numel_def);  // Tensor.numel() (fast_numel)
+  cls.def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("element_size", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("itemsize", [](const Tensor& t) { return t.itemsize(); })
       .def_property_readonly("nbytes",

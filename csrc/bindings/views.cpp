@@ -1,27 +1,59 @@
 // View ops and copies: view, reshape, transpose, permute, expand, squeeze, ... contiguous, clone.
 #include "api/views.h"
+#include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
 
 namespace ember {
 
-void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  cls.def("view", [](py::object self, py::args shape) -> py::object {
-    Tensor t = self.cast<Tensor>();
-    if (shape.size() == 1) {
-      if (auto dt = try_parse_dtype(shape[0])) {
-        EMBER_CHECK(element_size(*dt) == t.itemsize(),
-                    "[view] viewing a tensor as a dtype with "
-                    "a different element size is not supported (",
-                    dtype_name(t.dtype()), " -> ", dtype_name(*dt), ")");
-        Tensor v = alias(t);
-        return py::cast(
-            Tensor(make_intrusive<TensorImpl>(t.storage(), *dt, t.sizes(), t.strides(),
-                                              t.storage_offset(), t.impl()->version_counter())));
-      }
+namespace {
+
+// Tensor.view is hand-written (METH_FASTCALL): x.view(2, 5) is called in tight loops, and
+// pybind11's generic dispatcher costs several hundred ns per call, more than the view itself
+// (see fastcall.h, docs/design/per-op-overhead.md). It takes a shape given as plain ints and
+// gives any other call (a sequence, a dtype, keywords) to the general pybind11 method
+// (g_view_general), made in init_views and attached to no name.
+PyObject* g_view_general = nullptr;
+
+PyObject* fast_view(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return fastcall::guarded([&]() -> PyObject* {
+    Tensor t;
+    DimVector shape;
+    if (!kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape) &&
+        fastcall::unwrap(self, t)) {
+      return fastcall::wrap(view(t, shape));
     }
-    return py::cast(view(t, parse_shape(shape, "view")));
+    return fastcall::call_method_fallback(g_view_general, self, args, nargs, kwnames);
   });
+}
+
+PyMethodDef g_view_def = {"view", fastcall::as_cfunction(fast_view), METH_FASTCALL | METH_KEYWORDS,
+                          "A view with a new shape, sharing storage."};
+
+}  // namespace
+
+void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
+  // Tensor.view: the general form (view(*shape) and view(dtype)) is the fallback of the
+  // hand-written fast_view, which is the only public Tensor.view.
+  g_view_general = fastcall::keep_fallback(py::cpp_function(
+      [](py::object self, py::args shape) -> py::object {
+        Tensor t = self.cast<Tensor>();
+        if (shape.size() == 1) {
+          if (auto dt = try_parse_dtype(shape[0])) {
+            EMBER_CHECK(element_size(*dt) == t.itemsize(),
+                        "[view] viewing a tensor as a dtype with "
+                        "a different element size is not supported (",
+                        dtype_name(t.dtype()), " -> ", dtype_name(*dt), ")");
+            Tensor v = alias(t);
+            return py::cast(Tensor(make_intrusive<TensorImpl>(t.storage(), *dt, t.sizes(),
+                                                              t.strides(), t.storage_offset(),
+                                                              t.impl()->version_counter())));
+          }
+        }
+        return py::cast(view(t, parse_shape(shape, "view")));
+      },
+      py::name("view"), py::is_method(cls), py::sibling(py::getattr(cls, "view", py::none()))));
+  fastcall::add_method(cls, g_view_def);
   cls.def(
       "view_as", [](const Tensor& t, const Tensor& other) { return view(t, other.sizes()); },
       py::arg("other"));

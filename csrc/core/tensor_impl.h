@@ -78,7 +78,7 @@ class TensorImpl : public RefCounted {
   void bump_version() { version_->bump(); }
 
   // A Python int/float/bool/complex turned into a 0-d tensor for an op: it takes part in type
-  // promotion only by category (see result_type in ops/promotion.cpp).
+  // promotion only by category (see result_type in dispatch/tensor_iterator.h).
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 

@@ -1,4 +1,4 @@
-// The one dtype dispatch helper (see STYLE.md #4). A kernel names the set of dtypes it supports;
+// The one dtype dispatch helper (CONTRIBUTING.md, "Style"). A kernel names the set of dtypes it supports;
 // only those instantiate the lambda, and any other dtype raises a RuntimeError naming the op:
 //
 //   dispatch_dtype<kFloatingTypes>(t.dtype(), "exp", [&](auto tag) {

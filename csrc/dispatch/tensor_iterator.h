@@ -1,5 +1,5 @@
-// TensorIterator: the one engine under every elementwise op and reduction (ARCHITECTURE.md,
-// "Dispatch and kernels"). It broadcasts the operands, computes the common dtype, allocates
+// TensorIterator: the one engine under every elementwise op and reduction (docs/design/
+// architecture.md, "Dispatch"). It broadcasts the operands, computes the common dtype, allocates
 // outputs (preserving the inputs' memory layout), orders and coalesces dimensions so the
 // innermost loop is as long and as contiguous as possible, and runs a 1-D loop body over the
 // result in parallel chunks above kGrainSize. See docs/design/tensor-iterator.md.

@@ -1,9 +1,6 @@
 // Binary elementwise ops: validation and dtype rules; kernels in kernels/cpu/binary_*.cpp.
 #include "ops/binary_ops.h"
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/record.h"
-#include "autograd/variable.h"
 #include "dispatch/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
@@ -40,9 +37,6 @@ RoundingMode parse_rounding_mode(std::optional<std::string_view> mode) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b, RoundingMode mode, const Tensor& out) {
-  if (mode != RoundingMode::None && autograd::should_record(a, b)) {
-    return derivatives::div_rounding(a, b, mode == RoundingMode::Trunc, out);
-  }
   switch (mode) {
     case RoundingMode::Trunc:
       return run_binary("div", ResultKind::Promote, div_trunc_stub, a, b, out);
@@ -58,17 +52,14 @@ Tensor floor_divide(const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 Tensor remainder(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::remainder(a, b, out);
   return run_binary("remainder", ResultKind::Promote, remainder_stub, a, b, out);
 }
 
 Tensor fmod(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::fmod(a, b, out);
   return run_binary("fmod", ResultKind::Promote, fmod_stub, a, b, out);
 }
 
-namespace {
-// The Python number a wrapped 0-d tensor holds (stored at full width by wrap_scalar).
+// Wrapped numbers are stored at full width by wrap_scalar.
 std::optional<Scalar> wrapped_value(const Tensor& t) {
   if (!t.impl()->is_wrapped_number()) return std::nullopt;
   switch (t.dtype()) {
@@ -84,13 +75,11 @@ std::optional<Scalar> wrapped_value(const Tensor& t) {
       return std::nullopt;
   }
 }
-}  // namespace
 
 Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out) {
   // A Python-number exponent takes the scalar path (fast paths for 2, 0.5, ... and the
   // negative-integer-power check).
   if (auto e = wrapped_value(b)) return pow(a, *e, out);
-  if (autograd::should_record(a, b)) return derivatives::pow(a, b, out);
   return run_binary("pow", ResultKind::Promote, pow_stub, a, b, out);
 }
 
@@ -98,7 +87,6 @@ Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
   EMBER_CHECK(!(is_integral(a.dtype(), /*include_bool=*/true) && exponent.is_integral() &&
                 exponent.to_int64() < 0),
               "[pow] Integers to negative integer powers are not allowed.");
-  if (autograd::should_record(a)) return derivatives::pow(a, exponent, out);
   Tensor e = wrap_scalar(exponent);
   auto iter = build_elementwise("pow", ResultKind::Promote, out, {a, e});
   // x ** 1 is a copy and x ** 0 is all ones, in every dtype including bool (as PyTorch).
@@ -115,11 +103,10 @@ Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
 }
 
 Tensor pow(const Scalar& base, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(b)) return derivatives::pow(wrap_scalar(base), b, out);
   return run_binary("pow", ResultKind::Promote, pow_stub, wrap_scalar(base), b, out);
 }
 
-Tensor float_power(const Tensor& a, const Tensor& b, const Tensor& out) {
+ScalarType float_power_dtype(const Tensor& a, const Tensor& b, const Tensor& out) {
   const ScalarType t =
       a.is_complex() || b.is_complex() ? ScalarType::Complex128 : ScalarType::Float64;
   if (out.defined() && (out.is_same(a) || out.is_same(b))) {
@@ -127,74 +114,57 @@ Tensor float_power(const Tensor& a, const Tensor& b, const Tensor& out) {
                 dtype_name(out.dtype()), " but the operation's result requires dtype ",
                 dtype_name(t));
   }
-  if (autograd::should_record(a, b)) {
-    // PyTorch's float_power is pow of the double (complex double) operands: its graph is
-    // ToCopyBackward0 -> PowBackward0 / 1 / 2.
-    const bool inplace = out.defined() && autograd::is_inplace(out, {a, b});
-    if (out.defined() && !inplace) autograd::check_out_arg(out, {a, b}, "float_power");
-    auto widen = [t](const Scalar& v) {
-      return is_complex(t) ? Scalar(v.to_complex()) : Scalar(v.to_double());
-    };
-    if (auto e = wrapped_value(b)) return pow(to_dtype(a, t), widen(*e), out);
-    if (auto v = wrapped_value(a)) return pow(widen(*v), to_dtype(b, t), out);
-    return pow(to_dtype(a, t), to_dtype(b, t), out);
-  }
+  return t;
+}
+
+Tensor float_power(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const ScalarType t = float_power_dtype(a, b, out);
   auto iter = build_elementwise_typed("float_power", t, out, {to_dtype(a, t), to_dtype(b, t)});
   float_power_stub(iter.device(), iter);
   return finish_elementwise(iter, out);
 }
 
 Tensor atan2(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::atan2(a, b, out);
   return run_binary("atan2", ResultKind::PromoteToFloat, atan2_stub, a, b, out);
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::minimum(a, b, out);
   check_not_complex("minimum", a, b);
   return run_binary("minimum", ResultKind::Promote, minimum_stub, a, b, out);
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::maximum(a, b, out);
   check_not_complex("maximum", a, b);
   return run_binary("maximum", ResultKind::Promote, maximum_stub, a, b, out);
 }
 
 Tensor fmin(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::fmin(a, b, out);
   check_not_complex("fmin", a, b);
   return run_binary("fmin", ResultKind::Promote, fmin_stub, a, b, out);
 }
 
 Tensor fmax(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::fmax(a, b, out);
   check_not_complex("fmax", a, b);
   return run_binary("fmax", ResultKind::Promote, fmax_stub, a, b, out);
 }
 
 Tensor hypot(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::hypot(a, b, out);
   return run_binary("hypot", ResultKind::Promote, hypot_stub, a, b, out);
 }
 
 Tensor logaddexp(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::logaddexp(a, b, out);
   return run_binary("logaddexp", ResultKind::Promote, logaddexp_stub, a, b, out);
 }
 
 Tensor logaddexp2(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::logaddexp2(a, b, out);
   return run_binary("logaddexp2", ResultKind::Promote, logaddexp2_stub, a, b, out);
 }
 
 Tensor xlogy(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::xlogy(a, b, out);
   return run_binary("xlogy", ResultKind::PromoteToFloat, xlogy_stub, a, b, out);
 }
 
 Tensor copysign(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::copysign(a, b, out);
   return run_binary("copysign", ResultKind::PromoteToFloat, copysign_stub, a, b, out);
 }
 
@@ -206,9 +176,6 @@ void check_lerp_dtype(const Tensor& start, const Tensor& other, const char* what
 }  // namespace
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const Tensor& out) {
-  if (autograd::should_record(start, end, weight)) {
-    return derivatives::lerp(start, end, weight, out);
-  }
   check_lerp_dtype(start, end, "end");
   check_lerp_dtype(start, weight, "weight");
   auto iter = build_elementwise_typed("lerp", start.dtype(), out, {start, end, weight});
@@ -217,7 +184,6 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const 
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const Tensor& out) {
-  if (autograd::should_record(start, end)) return derivatives::lerp(start, end, weight, out);
   check_lerp_dtype(start, end, "end");
   auto iter = build_elementwise_typed("lerp", start.dtype(), out, {start, end});
   lerp_scalar_stub(iter.device(), iter, weight);

@@ -26,6 +26,12 @@ Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out = {});
 Tensor pow(const Scalar& base, const Tensor& b, const Tensor& out = {});
 Tensor float_power(const Tensor& a, const Tensor& b, const Tensor& out = {});
+// float_power's dtype (complex128 if either operand is complex, else float64); an in-place base
+// must already have it (RuntimeError otherwise).
+ScalarType float_power_dtype(const Tensor& a, const Tensor& b, const Tensor& out);
+// The Python number a wrapped 0-d tensor holds (nullopt for any other tensor): pow and
+// float_power take their scalar-exponent path for it.
+std::optional<Scalar> wrapped_value(const Tensor& t);
 
 Tensor atan2(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor minimum(const Tensor& a, const Tensor& b, const Tensor& out = {});  // NaN propagates

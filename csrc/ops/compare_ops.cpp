@@ -1,8 +1,6 @@
 // Comparisons, logical and bitwise ops, isclose / allclose / equal and where.
 #include "ops/compare_ops.h"
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/variable.h"
 #include "ops/elementwise_common.h"
 #include "ops/elementwise_stubs.h"
 #include "ops/unary_ops.h"
@@ -90,7 +88,6 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor&
               "[where] where expected condition to be a boolean tensor, but got a tensor with "
               "dtype ",
               dtype_name(cond.dtype()));
-  if (autograd::should_record(x, y)) return derivatives::where(cond, x, y, out);
   const ScalarType common = result_type({x, y});
   auto iter = build_elementwise_typed(
       "where", common, out,

@@ -1,7 +1,5 @@
 #include "ops/complex_ops.h"
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/variable.h"
 #include "ops/unary_ops.h"
 
 namespace ember {
@@ -21,20 +19,17 @@ Tensor component_view(const Tensor& a, int part) {
 
 Tensor real(const Tensor& a) {
   if (!a.is_complex()) return a;
-  if (autograd::should_record(a)) return derivatives::real(a);
   return component_view(a, 0);
 }
 
 Tensor imag(const Tensor& a) {
   EMBER_CHECK_T(TypeError, a.is_complex(),
                 "[imag] imag is not implemented for tensors with non-complex dtypes.");
-  if (autograd::should_record(a)) return derivatives::imag(a);
   return component_view(a, 1);
 }
 
 Tensor conj(const Tensor& a) {
   if (!a.is_complex()) return a;
-  if (autograd::should_record(a)) return derivatives::conj(a);
   return conj_physical(a);
 }
 

@@ -1,18 +1,17 @@
 // Conversions between tensors and between tensors and scalars: to(dtype/device), empty_like with
 // PyTorch's preserve_format rule, item(), membership (__contains__) and detach().
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "dispatch/tensor_iterator.h"
+#include "kernels/conversion_stubs.h"
 #include "ops/creation.h"
 
 namespace ember {
 namespace native {
 
-// Inputs (haystack, needle) promoted to one dtype; true when any broadcast pair is equal.
-using ContainsFn = bool (*)(TensorIterator& iter);
-EMBER_DECLARE_STUB(contains_stub, ContainsFn);
+// contains' kernel stub is in kernels/conversion_stubs.h.
 
 // An uninitialised tensor shaped like t. With preserve_strides, a t whose elements are dense and
 // non-overlapping (any permutation of a contiguous layout) passes its strides on, as
@@ -31,7 +30,7 @@ Scalar item(const Tensor& t, const char* op = "item");
 // `element in t`: whether any element of t equals element (broadcast, promoted).
 bool contains(const Tensor& t, const Tensor& element);
 
-// A new tensor sharing t's storage, geometry and version counter (autograd will cut the graph).
+// A new tensor sharing t's storage, geometry and version counter, outside every graph.
 Tensor detach(const Tensor& t);
 
 }  // namespace native

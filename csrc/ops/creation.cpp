@@ -5,10 +5,7 @@
 #include "core/shape.h"
 #include "dispatch/stub.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/kernel_stubs.h"
-
-#include "autograd/derivatives/views.h"
-#include "autograd/variable.h"
+#include "kernels/creation_stubs.h"
 
 namespace ember {
 namespace native {
@@ -70,7 +67,6 @@ Tensor& fill_fresh(Tensor& t, const Scalar& value) {
 }
 
 Tensor& fill_(Tensor& t, const Scalar& value) {
-  if (autograd::should_record(t)) return derivatives::fill_(t, value);
   fill_fresh(t, value);
   t.bump_version();
   return t;
@@ -86,7 +82,6 @@ Tensor& zero_fresh(Tensor& t) {
 }
 
 Tensor& zero_(Tensor& t) {
-  if (autograd::should_record(t)) return derivatives::zero_(t);
   zero_fresh(t);
   t.bump_version();
   return t;

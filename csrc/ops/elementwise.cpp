@@ -3,9 +3,6 @@
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/variable.h"
-
 namespace ember {
 namespace native {
 
@@ -30,7 +27,6 @@ void check_alpha(const char* op, ScalarType common, const Scalar& alpha) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::add(a, b, alpha, out);
   auto iter = build_elementwise("add", ResultKind::Promote, out, {a, b});
   check_alpha("add", iter.common_dtype(), alpha);
   add_stub(iter.device(), iter, alpha);
@@ -38,7 +34,6 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::sub(a, b, alpha, out);
   EMBER_CHECK(a.dtype() != ScalarType::Bool || b.dtype() != ScalarType::Bool,
               "[sub] Subtraction, the `-` operator, with two bool tensors is not supported. "
               "Use the `^` or `logical_xor()` operator instead.");
@@ -52,14 +47,12 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
 }
 
 Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::mul(a, b, out);
   auto iter = build_elementwise("mul", ResultKind::Promote, out, {a, b});
   mul_stub(iter.device(), iter);
   return finish_elementwise(iter, out);
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::div(a, b, out);
   auto iter = build_elementwise("div", ResultKind::PromoteToFloat, out, {a, b});
   div_true_stub(iter.device(), iter);
   return finish_elementwise(iter, out);

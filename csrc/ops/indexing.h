@@ -12,10 +12,11 @@
 #include "core/tensor.h"
 
 namespace ember {
-namespace native {
 
 // ---------------------------------------------------------------------------------------------
 // Python-style indexing (Tensor.__getitem__ / __setitem__), as ATen's at::indexing::TensorIndex.
+// In namespace ember, not native: a call getitem(t, idx) made from ember then finds no native
+// overload by argument-dependent lookup.
 // ---------------------------------------------------------------------------------------------
 struct TensorIndex {
   enum class Kind : uint8_t { None, Ellipsis, Integer, Boolean, Slice, Tensor };
@@ -58,6 +59,8 @@ struct TensorIndex {
     return t;
   }
 };
+
+namespace native {
 
 // self[index]: basic indices give a view; integer/bool tensor indices copy (NumPy/PyTorch
 // advanced indexing). Integers are applied as select() first, as PyTorch does.
@@ -137,6 +140,44 @@ Tensor nonzero(const Tensor& self, const Tensor& out = {});
 // the one-argument torch.where(cond).
 std::vector<Tensor> nonzero_tuple(const Tensor& self);
 Tensor argwhere(const Tensor& self);
+
+// ---------------------------------------------------------------------------------------------
+// Pieces of getitem / setitem / index (indexing_advanced.cpp) that the api layer's recording
+// forms reuse: they apply the basic indices with its recording view ops, so the view chain
+// gets its history (SelectBackward0, SliceBackward0, ...), as in PyTorch.
+// ---------------------------------------------------------------------------------------------
+
+// The view ops that turn basic indices into a view of self.
+struct IndexViewOps {
+  Tensor (*unsqueeze)(const Tensor& t, int64_t dim);
+  Tensor (*select)(const Tensor& t, int64_t dim, int64_t index);
+  Tensor (*slice)(const Tensor& t, int64_t dim, std::optional<int64_t> start,
+                  std::optional<int64_t> end, int64_t step);
+};
+// native's (no history).
+const IndexViewOps& native_index_view_ops();
+
+// A view of self after the basic indices, plus the advanced index (int64 or undefined) for each
+// of its leading dims.
+struct BasicIndexResult {
+  Tensor view;
+  std::vector<Tensor> advanced;
+  bool has_advanced = false;
+};
+// Phase one of an index expression (validates it). `ints_as_select`: a 0-d integer tensor acts
+// like a Python int (Python indexing); ATen-style index() keeps it as an advanced index.
+BasicIndexResult apply_basic_indices(const Tensor& self, const std::vector<TensorIndex>& index,
+                                     const char* op, bool ints_as_select,
+                                     const IndexViewOps& views);
+// Phase two: view[advanced] into a new tensor.
+Tensor gather_advanced(const Tensor& view, const std::vector<Tensor>& advanced, const char* op);
+// The single index is a bool mask covering all of self (x[mask], x[mask] = v): served by the
+// masked ops, which skip materialising coordinates.
+bool is_full_mask(const Tensor& self, const std::vector<TensorIndex>& index);
+// ATen-style indices as a Python index (an undefined entry becomes ':').
+std::vector<TensorIndex> aten_to_python_index(const std::vector<Tensor>& indices);
+// v without the leading size-1 dims beyond target_dim (a view; no history).
+Tensor strip_leading_ones(const Tensor& v, int64_t target_dim);
 
 }  // namespace native
 }  // namespace ember

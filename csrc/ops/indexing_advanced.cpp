@@ -5,11 +5,11 @@
 // recorded against the dim of the view they address (bool masks become one int64 index per dim
 // they cover); then, if any tensor index was recorded, one gather (or put) over the advanced
 // indices runs. See Note [Indexing through restrided views] in ops/indexing_engine.h.
+//
+// The view ops of phase one are passed in (IndexViewOps): the api layer's recording getitem /
+// setitem / index reuse phase one with view ops that record, so the view chain gets its history.
 #include <algorithm>
 
-#include "autograd/derivatives/indexing.h"
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -27,22 +27,14 @@ bool is_mask_dtype(ScalarType t) {
   return t == ScalarType::Bool || t == ScalarType::UInt8;
 }
 
-// A view of self after the basic indices, plus the advanced index (int64 or undefined) for each
-// of its leading dims.
-struct BasicResult {
-  Tensor view;
-  std::vector<Tensor> advanced;
-  bool has_advanced = false;
-};
-
-void record(BasicResult& r, int64_t dim, Tensor index) {
+void record(BasicIndexResult& r, int64_t dim, Tensor index) {
   if (static_cast<int64_t>(r.advanced.size()) <= dim) r.advanced.resize(dim + 1);
   r.advanced[dim] = std::move(index);
   r.has_advanced = true;
 }
 
 // Records a bool mask covering dims [dim, dim + mask.dim()) of r.view as one int64 index per dim.
-void record_mask(BasicResult& r, int64_t dim, const Tensor& mask_in, const char* op) {
+void record_mask(BasicIndexResult& r, int64_t dim, const Tensor& mask_in, const char* op) {
   Tensor mask = mask_in.dtype() == ScalarType::Bool ? mask_in : to_dtype(mask_in, ScalarType::Bool);
   const Tensor& v = r.view;
   EMBER_CHECK_T(IndexError, dim + mask.dim() <= v.dim(), "[", op,
@@ -58,8 +50,8 @@ void record_mask(BasicResult& r, int64_t dim, const Tensor& mask_in, const char*
 }
 
 // A 0-d bool index adds a dim of size 1 that is then indexed by [0] (true) or [] (false).
-void record_bool_scalar(BasicResult& r, int64_t dim, bool value) {
-  r.view = unsqueeze(r.view, dim);
+void record_bool_scalar(BasicIndexResult& r, int64_t dim, bool value, const IndexViewOps& views) {
+  r.view = views.unsqueeze(r.view, dim);
   Tensor idx = empty_tensor({value ? 1 : 0}, ScalarType::Int64, r.view.device(), "index");
   if (value) *idx.data<int64_t>() = 0;
   record(r, dim, idx);
@@ -81,10 +73,21 @@ bool covers_whole_dim(const TensorIndex& it, int64_t size) {
   return s == 0 && e == size;
 }
 
-// Phase one. `ints_as_select`: a 0-d integer tensor acts like a Python int (Python indexing);
-// ATen-style index() keeps it as an advanced index.
-BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& index, const char* op,
-                        bool ints_as_select) {
+}  // namespace
+
+const IndexViewOps& native_index_view_ops() {
+  static const IndexViewOps ops{
+      [](const Tensor& t, int64_t dim) { return unsqueeze(t, dim); },
+      [](const Tensor& t, int64_t dim, int64_t index) { return select(t, dim, index); },
+      [](const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+         int64_t step) { return slice(t, dim, start, end, step); }};
+  return ops;
+}
+
+// Phase one (see ops/indexing.h).
+BasicIndexResult apply_basic_indices(const Tensor& self, const std::vector<TensorIndex>& index,
+                                     const char* op, bool ints_as_select,
+                                     const IndexViewOps& views) {
   using K = TensorIndex::Kind;
   int64_t specified = 0;
   bool seen_ellipsis = false;
@@ -114,14 +117,14 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
   EMBER_CHECK_T(IndexError, specified <= self.dim(), "[", op,
                 "] too many indices for tensor of dimension ", self.dim());
 
-  BasicResult r;
+  BasicIndexResult r;
   r.view = self;
   int64_t dim = 0;       // the dim of r.view the next index addresses
   int64_t real_dim = 0;  // the dim of self it corresponds to (for error messages)
   for (const TensorIndex& it : index) {
     switch (it.kind) {
       case K::None:
-        r.view = unsqueeze(r.view, dim);
+        r.view = views.unsqueeze(r.view, dim);
         ++dim;
         break;
       case K::Ellipsis: {
@@ -135,7 +138,7 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
         EMBER_CHECK_T(IndexError, it.integer >= -size && it.integer < size, "[", op, "] index ",
                       it.integer, " is out of bounds for dimension ", real_dim, " with size ",
                       size);
-        r.view = select(r.view, dim, it.integer);
+        r.view = views.select(r.view, dim, it.integer);
         ++real_dim;
         break;
       }
@@ -144,13 +147,13 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
         // A slice covering the whole dim is skipped inside a longer index, as PyTorch does (so
         // x[:, 1] records only SelectBackward0); a lone x[:] still slices.
         if (index.size() == 1 || !covers_whole_dim(it, r.view.size(dim))) {
-          r.view = slice(r.view, dim, it.start, it.stop, it.step);
+          r.view = views.slice(r.view, dim, it.start, it.stop, it.step);
         }
         ++dim;
         ++real_dim;
         break;
       case K::Boolean:
-        record_bool_scalar(r, dim, it.integer != 0);
+        record_bool_scalar(r, dim, it.integer != 0, views);
         ++dim;
         break;
       case K::Tensor: {
@@ -158,7 +161,7 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
         const ScalarType dt = t.dtype();
         if (is_mask_dtype(dt)) {
           if (t.dim() == 0) {
-            record_bool_scalar(r, dim, tensor_as_integer(t) != 0);
+            record_bool_scalar(r, dim, tensor_as_integer(t) != 0, views);
             ++dim;
           } else {
             record_mask(r, dim, t, op);
@@ -173,7 +176,7 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
           const int64_t i = tensor_as_integer(t), size = r.view.size(dim);
           EMBER_CHECK_T(IndexError, i >= -size && i < size, "[", op, "] index ", i,
                         " is out of bounds for dimension ", real_dim, " with size ", size);
-          r.view = select(r.view, dim, i);
+          r.view = views.select(r.view, dim, i);
           ++real_dim;
           break;
         }
@@ -188,6 +191,14 @@ BasicResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& inde
   }
   if (r.has_advanced) r.advanced.resize(r.view.dim());
   return r;
+}
+
+namespace {
+
+// Phase one with native's view ops.
+BasicIndexResult apply_basic(const Tensor& self, const std::vector<TensorIndex>& index,
+                             const char* op, bool ints_as_select) {
+  return apply_basic_indices(self, index, op, ints_as_select, native_index_view_ops());
 }
 
 // The geometry of one advanced-indexing gather/put over `self` (see the Note).
@@ -281,6 +292,8 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
   return p;
 }
 
+}  // namespace
+
 Tensor gather_advanced(const Tensor& view, const std::vector<Tensor>& advanced, const char* op) {
   IndexPlan p = make_plan(view, advanced, op);
   Tensor out = empty_tensor(p.result_shape, view.dtype(), view.device(), op);
@@ -294,9 +307,6 @@ Tensor strip_leading_ones(const Tensor& v, int64_t target_dim) {
   int64_t drop = 0;
   while (v.dim() - drop > target_dim && v.size(drop) == 1) ++drop;
   if (drop == 0) return v;
-  if (autograd::should_record(v)) {  // a recorded view, so v keeps its history
-    return reshape(v, IntArrayRef(v.sizes().data() + drop, v.dim() - drop));
-  }
   DimVector sizes(v.dim() - drop), strides(v.dim() - drop);
   for (int64_t d = drop; d < v.dim(); ++d) {
     sizes[d - drop] = v.size(d);
@@ -304,6 +314,8 @@ Tensor strip_leading_ones(const Tensor& v, int64_t target_dim) {
   }
   return make_view(v, sizes, strides, v.storage_offset());
 }
+
+namespace {
 
 void put_advanced(const Tensor& view, std::vector<Tensor> advanced, const Tensor& values,
                   bool accumulate, const char* op) {
@@ -329,8 +341,8 @@ void put_advanced(const Tensor& view, std::vector<Tensor> advanced, const Tensor
   view.bump_version();
 }
 
-// The single index is a bool mask covering all of self (x[mask], x[mask] = v): served by the
-// masked ops, which skip materialising coordinates.
+}  // namespace
+
 bool is_full_mask(const Tensor& self, const std::vector<TensorIndex>& index) {
   if (index.size() != 1 || index[0].kind != TensorIndex::Kind::Tensor) return false;
   const Tensor& m = index[0].tensor;
@@ -347,98 +359,9 @@ std::vector<TensorIndex> aten_to_python_index(const std::vector<Tensor>& indices
   return out;
 }
 
-// self[index] while recording, as PyTorch: the basic indices are view ops that record
-// themselves (SelectBackward0, SliceBackward0, UnsqueezeBackward0, ...); the advanced ones then
-// gather from that view and record IndexBackward0, whose formula is a recorded index_put
-// (accumulate=True), so x[idx] and x[mask] are differentiable any number of times.
-Tensor getitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index) {
-  if (is_full_mask(self, index)) {
-    Tensor r;
-    {
-      autograd::NoGradGuard no_grad;
-      r = masked_select(self, index[0].tensor);
-    }
-    return derivatives::index_recorded(self, {index[0].tensor}, r);
-  }
-  BasicResult b = apply_basic(self, index, "index", /*ints_as_select=*/true);
-  if (!b.has_advanced) return b.view.is_same(self) ? alias(self) : b.view;
-  Tensor r;
-  {
-    autograd::NoGradGuard no_grad;
-    r = gather_advanced(b.view, b.advanced, "index");
-  }
-  return derivatives::index_recorded(b.view, b.advanced, r);
-}
-
-// self[index] = value while recording, as PyTorch: the basic indices give a (recorded) view,
-// written with copy_ when no advanced index remains, else with a recorded index_put_. Writing
-// through a view gives the base a CopySlices history; writing into self itself records
-// IndexPutBackward0 (or CopyBackwards) on it.
-void setitem_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
-                      const Tensor& value) {
-  const char* op = "index_put_";
-  Tensor v = value.dtype() == self.dtype() ? value : to_dtype(value, self.dtype());
-  if (is_full_mask(self, index)) {
-    Tensor s = self;
-    index_put_(s, {index[0].tensor}, v, /*accumulate=*/false);
-    return;
-  }
-  BasicResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
-  Tensor dst = r.view;
-  if (!r.has_advanced) {
-    check_writable(dst, op);
-    Tensor src = strip_leading_ones(v, dst.dim());
-    if (shares_storage(src, dst)) src = clone(src);
-    copy_(dst, expand(src, dst.sizes()));
-    return;
-  }
-  index_put_(dst, r.advanced, v, /*accumulate=*/false);
-}
-
-// self[index] = number while recording, in PyTorch's two special forms (same values as the
-// general path, and the same history): one bool mask over leading dims is masked_fill_
-// (MaskedFillBackward0), and one int64 index tensor among basic indices is index_fill_ along
-// its dim (IndexFillBackward0). Returns false for every other index.
-bool setitem_scalar_recorded(const Tensor& self, const std::vector<TensorIndex>& index,
-                             const Scalar& value) {
-  using K = TensorIndex::Kind;
-  const TensorIndex* tensor_index = nullptr;
-  for (const TensorIndex& it : index) {
-    if (it.kind == K::Boolean) return false;  // a bool scalar adds an advanced index too
-    if (it.kind != K::Tensor) continue;
-    if (tensor_index) return false;  // several tensor indices: index_put_
-    tensor_index = &it;
-  }
-  if (!tensor_index || tensor_index->tensor.dim() == 0) return false;
-  const Tensor& t = tensor_index->tensor;
-  if (t.dtype() == ScalarType::Bool) {
-    if (index.size() != 1 || t.dim() > self.dim()) return false;
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      if (t.size(d) != self.size(d)) return false;  // the general path raises the error
-    }
-    DimVector mask_shape(t.sizes());
-    while (static_cast<int64_t>(mask_shape.size()) < self.dim()) mask_shape.push_back(1);
-    Tensor s = self;
-    masked_fill_(s, reshape(t, mask_shape), value);
-    return true;
-  }
-  if (t.dtype() != ScalarType::Int64) return false;
-  BasicResult r = apply_basic(self, index, "index_put_", /*ints_as_select=*/true);
-  int64_t dim = -1;
-  for (size_t d = 0; d < r.advanced.size(); ++d) {
-    if (r.advanced[d].defined()) dim = static_cast<int64_t>(d);
-  }
-  Tensor dst = r.view;
-  index_fill_(dst, dim, reshape(r.advanced[dim], {-1}), value);
-  return true;
-}
-
-}  // namespace
-
 Tensor getitem(const Tensor& self, const std::vector<TensorIndex>& index) {
-  if (autograd::should_record(self)) return getitem_recorded(self, index);
   if (is_full_mask(self, index)) return masked_select(self, index[0].tensor);
-  BasicResult r = apply_basic(self, index, "index", /*ints_as_select=*/true);
+  BasicIndexResult r = apply_basic(self, index, "index", /*ints_as_select=*/true);
   if (!r.has_advanced) {
     // A full-tensor result (t[...], t[:]) is still a new view object, as in PyTorch.
     return r.view.is_same(self) ? alias(self) : r.view;
@@ -447,12 +370,8 @@ Tensor getitem(const Tensor& self, const std::vector<TensorIndex>& index) {
 }
 
 void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Tensor& value) {
-  if (autograd::should_record(self, value)) {
-    setitem_recorded(self, index, value);
-    return;
-  }
   const char* op = "index_put_";
-  BasicResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
+  BasicIndexResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
   if (!r.has_advanced) {
     check_writable(r.view, op);
     Tensor v = strip_leading_ones(value, r.view.dim());
@@ -465,19 +384,13 @@ void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Te
 }
 
 void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Scalar& value) {
-  if (autograd::should_record(self)) {
-    if (!setitem_scalar_recorded(self, index, value)) {
-      setitem_recorded(self, index, scalar_tensor(value, self.dtype()));
-    }
-    return;
-  }
   const char* op = "index_put_";
   if (is_full_mask(self, index)) {
     Tensor s = self;
     masked_fill_(s, index[0].tensor, value);
     return;
   }
-  BasicResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
+  BasicIndexResult r = apply_basic(self, index, op, /*ints_as_select=*/true);
   if (!r.has_advanced) {
     check_writable(r.view, op);
     fill_(r.view, value);
@@ -487,26 +400,14 @@ void setitem(const Tensor& self, const std::vector<TensorIndex>& index, const Sc
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  BasicResult r = apply_basic(self, aten_to_python_index(indices), "index",
-                              /*ints_as_select=*/false);
+  BasicIndexResult r = apply_basic(self, aten_to_python_index(indices), "index",
+                                   /*ints_as_select=*/false);
   if (!r.has_advanced) return alias(r.view);
-  if (autograd::should_record(r.view)) {
-    Tensor out;
-    {
-      autograd::NoGradGuard no_grad;
-      out = gather_advanced(r.view, r.advanced, "index");
-    }
-    return derivatives::index_recorded(r.view, r.advanced, out);
-  }
   return gather_advanced(r.view, r.advanced, "index");
 }
 
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                    bool accumulate) {
-  if (autograd::should_record(self, values)) {
-    derivatives::index_put(self, indices, values, accumulate, self);
-    return self;
-  }
   const char* op = "index_put_";
   EMBER_CHECK_T(IndexError, static_cast<int64_t>(indices.size()) <= self.dim(), "[", op,
                 "] too many indices for tensor of dimension ", self.dim(), " (got ", indices.size(),
@@ -518,7 +419,8 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
               " for the destination "
               "and ",
               dtype_name(values.dtype()), " for the source.");
-  BasicResult r = apply_basic(self, aten_to_python_index(indices), op, /*ints_as_select=*/false);
+  BasicIndexResult r =
+      apply_basic(self, aten_to_python_index(indices), op, /*ints_as_select=*/false);
   if (!r.has_advanced) {
     // No index at all: the whole tensor is the destination.
     check_writable(self, op);
@@ -540,9 +442,6 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate) {
-  if (autograd::should_record(self, values)) {
-    return derivatives::index_put(self, indices, values, accumulate, {});
-  }
   Tensor out = clone(self);
   index_put_(out, indices, values, accumulate);
   return out;

@@ -3,8 +3,6 @@
 // shape is the index's shape, and self / src are restrided to it with stride 0 along `dim`.
 #include <limits>
 
-#include "autograd/derivatives/indexing.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -155,12 +153,10 @@ Scalar reduce_identity(const std::string& reduce, ScalarType dtype) {
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
-  if (autograd::should_record(self)) return derivatives::gather(self, dim, index, out);
   return gather_impl(self, dim, index, out, /*allow_negative=*/false, "gather");
 }
 
 Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
-  if (autograd::should_record(self)) return derivatives::take(self, index, out);
   const char* op = "take";
   EMBER_CHECK(index.dtype() == ScalarType::Int64,
               "[take] take(): Expected a long tensor for index, but got ",
@@ -186,7 +182,6 @@ Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim,
                       const Tensor& out) {
-  if (autograd::should_record(self)) return derivatives::take_along_dim(self, indices, dim, out);
   const char* op = "take_along_dim";
   EMBER_CHECK(indices.dtype() == ScalarType::Int64, "[", op,
               "] torch.take_along_dim(): dtype of "
@@ -214,10 +209,6 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                  const std::string& reduce) {
-  if (autograd::should_record(self, src)) {
-    derivatives::scatter(self, dim, index, src, reduce, self);
-    return self;
-  }
   scatter_impl(self, dim, index, src, SrcKind::Tensor, scatter_reduce_op(reduce, "scatter"),
                "scatter");
   return self;
@@ -225,10 +216,6 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
 
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                  const std::string& reduce) {
-  if (autograd::should_record(self)) {
-    derivatives::scatter(self, dim, index, value, reduce, self);
-    return self;
-  }
   PutOp put = scatter_reduce_op(reduce, "scatter");
   scatter_impl(self, dim, index, scalar_tensor(value, self.dtype()), SrcKind::Value, put,
                "scatter");
@@ -237,45 +224,29 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                const std::string& reduce, const Tensor& out) {
-  if (autograd::should_record(self, src)) {
-    return derivatives::scatter(self, dim, index, src, reduce, out);
-  }
   return functional_from_inplace(self, out, "scatter",
                                  [&](Tensor& t) { scatter_(t, dim, index, src, reduce); });
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                const std::string& reduce, const Tensor& out) {
-  if (autograd::should_record(self)) {
-    return derivatives::scatter(self, dim, index, value, reduce, out);
-  }
   return functional_from_inplace(self, out, "scatter",
                                  [&](Tensor& t) { scatter_(t, dim, index, value, reduce); });
 }
 
 Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::should_record(self, src)) {
-    derivatives::scatter_add(self, dim, index, src, self);
-    return self;
-  }
   scatter_impl(self, dim, index, src, SrcKind::Tensor, PutOp::Add, "scatter_add");
   return self;
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                    const Tensor& out) {
-  if (autograd::should_record(self, src))
-    return derivatives::scatter_add(self, dim, index, src, out);
   return functional_from_inplace(self, out, "scatter_add",
                                  [&](Tensor& t) { scatter_add_(t, dim, index, src); });
 }
 
 Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                         const std::string& reduce, bool include_self) {
-  if (autograd::should_record(self, src)) {
-    derivatives::scatter_reduce(self, dim, index, src, reduce, include_self, self);
-    return self;
-  }
   const char* op = "scatter_reduce";
   PutOp put;
   if (reduce == "sum" || reduce == "mean")
@@ -325,9 +296,6 @@ Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self, const Tensor& out) {
-  if (autograd::should_record(self, src)) {
-    return derivatives::scatter_reduce(self, dim, index, src, reduce, include_self, out);
-  }
   return functional_from_inplace(self, out, "scatter_reduce", [&](Tensor& t) {
     scatter_reduce_(t, dim, index, src, reduce, include_self);
   });

@@ -1,6 +1,4 @@
 // masked_fill, masked_select, masked_scatter, nonzero and argwhere.
-#include "autograd/derivatives/indexing.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -45,10 +43,6 @@ void check_bool_mask(const Tensor& mask, const char* op) {
 }  // namespace
 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value) {
-  if (autograd::should_record(self, value)) {
-    derivatives::masked_fill(self, mask, value, self);
-    return self;
-  }
   const char* op = "masked_fill_";
   check_bool_mask(mask, op);
   EMBER_CHECK(value.dim() == 0, "[", op,
@@ -74,15 +68,10 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value) {
 }
 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  if (autograd::should_record(self)) {
-    derivatives::masked_fill(self, mask, value, self);
-    return self;
-  }
   return masked_fill_(self, mask, scalar_tensor(value, self.dtype()));
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  if (autograd::should_record(self, value)) return derivatives::masked_fill(self, mask, value, {});
   check_bool_mask(mask, "masked_fill_");
   Tensor r = dense_broadcast(self, broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill"));
   if (r.is_same(self)) r = clone(self);
@@ -90,13 +79,11 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  if (autograd::should_record(self)) return derivatives::masked_fill(self, mask, value, {});
   check_bool_mask(mask, "masked_fill_");
   return masked_fill(self, mask, scalar_tensor(value, self.dtype()));
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) {
-  if (autograd::should_record(self)) return derivatives::masked_select(self, mask, out);
   const char* op = "masked_select";
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op,
               "] masked_select: expected BoolTensor "
@@ -119,10 +106,6 @@ Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) 
 }
 
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
-  if (autograd::should_record(self, source)) {
-    derivatives::masked_scatter(self, mask, source, self);
-    return self;
-  }
   const char* op = "masked_scatter_";
   check_bool_mask(mask, op);
   EMBER_CHECK(self.dtype() == source.dtype(), "[", op,
@@ -148,9 +131,6 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
-  if (autograd::should_record(self, source)) {
-    return derivatives::masked_scatter(self, mask, source, {});
-  }
   check_bool_mask(mask, "masked_scatter_");
   Tensor r = dense_broadcast(self, broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter"));
   if (r.is_same(self)) r = clone(self);

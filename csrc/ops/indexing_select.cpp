@@ -2,8 +2,6 @@
 // Geometry per Note [Indexing through restrided views] (ops/indexing_engine.h): the iteration
 // shape is self's (or source's) shape with `dim` sized by the index; the index is restrided to
 // move only along `dim`.
-#include "autograd/derivatives/indexing.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -61,7 +59,6 @@ void put_along_dim(const Tensor& self, int64_t d, const Tensor& idx, const Tenso
 }  // namespace
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
-  if (autograd::should_record(self)) return derivatives::index_select(self, dim, index, out);
   const char* op = "index_select";
   EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
               "] index_select(): Expected dtype int32 or int64 for index");
@@ -102,10 +99,6 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
 
 Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                    const Scalar& alpha) {
-  if (autograd::should_record(self, source)) {
-    derivatives::index_add(self, dim, index, source, alpha, self);
-    return self;
-  }
   const char* op = "index_add_";
   check_writable(self, op);
   assert_no_internal_overlap(self, op);
@@ -153,18 +146,11 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(self, source)) {
-    return derivatives::index_add(self, dim, index, source, alpha, out);
-  }
   return functional_from_inplace(self, out, "index_add",
                                  [&](Tensor& t) { index_add_(t, dim, index, source, alpha); });
 }
 
 Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  if (autograd::should_record(self, source)) {
-    derivatives::index_copy(self, dim, index, source, self);
-    return self;
-  }
   const char* op = "index_copy_";
   check_writable(self, op);
   assert_no_internal_overlap(self, op);
@@ -220,18 +206,11 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                   const Tensor& out) {
-  if (autograd::should_record(self, source)) {
-    return derivatives::index_copy(self, dim, index, source, out);
-  }
   return functional_from_inplace(self, out, "index_copy",
                                  [&](Tensor& t) { index_copy_(t, dim, index, source); });
 }
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  if (autograd::should_record(self, value)) {
-    derivatives::index_fill(self, dim, index, value, self);
-    return self;
-  }
   const char* op = "index_fill_";
   EMBER_CHECK(value.dim() == 0, "[", op,
               "] index_fill_ only supports a 0-dimensional value "
@@ -258,24 +237,16 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
 }
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  if (autograd::should_record(self)) {
-    derivatives::index_fill(self, dim, index, value, self);
-    return self;
-  }
   return index_fill_(self, dim, index, scalar_tensor(value, self.dtype()));
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  if (autograd::should_record(self)) return derivatives::index_fill(self, dim, index, value, {});
   Tensor r = clone(self);
   index_fill_(r, dim, index, value);
   return r;
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  if (autograd::should_record(self, value)) {
-    return derivatives::index_fill(self, dim, index, value, {});
-  }
   Tensor r = clone(self);
   index_fill_(r, dim, index, value);
   return r;

@@ -1,17 +1,15 @@
-// cat and the *stack family, meshgrid, cartesian_prod, combinations.
+// cat and the *stack family, combinations. meshgrid and cartesian_prod are composites, public
+// ops only (api/join.cpp).
 #include "ops/join.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "autograd/derivatives/join.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
 #include "ops/creation.h"
-#include "ops/indexing.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
 
@@ -148,20 +146,10 @@ std::vector<Tensor> atleast_all(const std::vector<Tensor>& tensors, int n, const
   return r;
 }
 
-// cat_impl, recorded (CatBackward0) when an input requires grad: cat and the *stack ops whose
-// pieces are views of the inputs (recorded views themselves).
-Tensor cat_recorded(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
-                    const char* op) {
-  if (autograd::should_record_list(tensors)) {
-    return derivatives::cat(tensors, dim, out, op, [&] { return cat_impl(tensors, dim, out, op); });
-  }
-  return cat_impl(tensors, dim, out, op);
-}
-
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
-  return cat_recorded(tensors, dim, out, "cat");
+  return cat_impl(tensors, dim, out, "cat");
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
@@ -176,82 +164,30 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
                 torch_shape_str(tensors[i].sizes()), " at entry ", i);
   }
   const int64_t d = wrap_dim(dim, ref.dim() + 1, op);
-  auto stacked = [&] {
-    std::vector<Tensor> parts;
-    parts.reserve(tensors.size());
-    for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
-    return cat_impl(parts, d, out, op);
-  };
-  if (autograd::should_record_list(tensors)) return derivatives::stack(tensors, d, out, stacked);
-  return stacked();
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, d));
+  return cat_impl(parts, d, out, op);
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors, const Tensor& out) {
   auto parts = atleast_all(tensors, 1, "hstack");
-  return cat_recorded(parts, parts[0].dim() == 1 ? 0 : 1, out, "hstack");
+  return cat_impl(parts, parts[0].dim() == 1 ? 0 : 1, out, "hstack");
 }
 
 Tensor vstack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  return cat_recorded(atleast_all(tensors, 2, "vstack"), 0, out, "vstack");
+  return cat_impl(atleast_all(tensors, 2, "vstack"), 0, out, "vstack");
 }
 
 Tensor dstack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  return cat_recorded(atleast_all(tensors, 3, "dstack"), 2, out, "dstack");
+  return cat_impl(atleast_all(tensors, 3, "dstack"), 2, out, "dstack");
 }
 
 Tensor column_stack(const std::vector<Tensor>& tensors, const Tensor& out) {
   EMBER_CHECK(!tensors.empty(), "[column_stack] column_stack expects a non-empty TensorList");
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) parts.push_back(t.dim() <= 1 ? reshape(t, {t.numel(), 1}) : t);
-  return cat_recorded(parts, 1, out, "column_stack");
-}
-
-std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
-  const char* op = "meshgrid";
-  EMBER_CHECK(!tensors.empty(), "[meshgrid] meshgrid expects a non-empty TensorList");
-  EMBER_CHECK(indexing == "ij" || indexing == "xy",
-              "[meshgrid] torch.meshgrid: indexing must "
-              "be one of \"xy\" or \"ij\", but received: ",
-              indexing);
-  for (const Tensor& t : tensors) {
-    EMBER_CHECK(t.dtype() == tensors[0].dtype(),
-                "[meshgrid] meshgrid expects all tensors to "
-                "have the same dtype");
-    EMBER_CHECK(t.device() == tensors[0].device(),
-                "[meshgrid] meshgrid expects all tensors to "
-                "have the same device");
-    EMBER_CHECK(t.dim() <= 1,
-                "[meshgrid] Expected 0D or 1D tensor in the tensor list but got: ", t.dim(), "D");
-  }
-  // "xy" is "ij" with the first two inputs swapped, then the first two grids swapped back (the
-  // results are the same expanded views as PyTorch's).
-  std::vector<Tensor> ins = tensors;
-  const bool swap = indexing == "xy" && ins.size() >= 2;
-  if (swap) std::swap(ins[0], ins[1]);
-  const int64_t n = static_cast<int64_t>(ins.size());
-  DimVector shape(n);
-  for (int64_t i = 0; i < n; ++i) shape[i] = ins[i].numel();
-  std::vector<Tensor> grids;
-  for (int64_t i = 0; i < n; ++i) {
-    DimVector vshape(n, 1);
-    vshape[i] = shape[i];
-    grids.push_back(expand(view(ins[i], vshape), shape));
-  }
-  if (swap) std::swap(grids[0], grids[1]);
-  (void)op;
-  return grids;
-}
-
-Tensor cartesian_prod(const std::vector<Tensor>& tensors) {
-  for (const Tensor& t : tensors) {
-    EMBER_CHECK(t.dim() == 1, "[cartesian_prod] Expect a 1D vector, but got shape ",
-                torch_shape_str(t.sizes()));
-  }
-  EMBER_CHECK(!tensors.empty(), "[cartesian_prod] expects a non-empty TensorList");
-  if (tensors.size() == 1) return tensors[0];
-  std::vector<Tensor> grids = meshgrid(tensors, "ij");
-  for (Tensor& g : grids) g = reshape(g, {-1});
-  return stack(grids, 1);
+  return cat_impl(parts, 1, out, "column_stack");
 }
 
 Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
@@ -275,9 +211,7 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     count = static_cast<int64_t>(next);
   }
   checked_numel({count, r}, op);
-  if (count == 0 && !autograd::should_record(t)) {
-    return empty_tensor({0, r}, t.dtype(), t.device(), op);
-  }
+  if (count == 0) return empty_tensor({0, r}, t.dtype(), t.device(), op);
   // Index tuples in lexicographic order: strictly increasing, or non-decreasing with replacement.
   std::vector<int64_t> flat;
   flat.reserve(static_cast<size_t>(count * r));
@@ -291,11 +225,6 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
     if (j < 0) break;
     ++idx[j];
     for (int64_t k = j + 1; k < r; ++k) idx[k] = with_replacement ? idx[j] : idx[k - 1] + 1;
-  }
-  if (autograd::should_record(t)) {
-    // Recorded as advanced indexing with a (count, r) index (IndexBackward0, as PyTorch).
-    Tensor index = view(int64_tensor(flat), {count, r});
-    return getitem(t, {TensorIndex::tensor_index(index)});
   }
   Tensor g = gather_slices(t, 0, flat, op);
   return view(g, {count, r});

@@ -1,13 +1,14 @@
 // Joining, reordering and triangular/diagonal ops: cat and the *stack family, flip, roll, rot90,
-// repeat, tile, repeat_interleave, tril/triu, diag*, trace, meshgrid, cartesian_prod,
-// combinations. PyTorch semantics; each op that has out= takes `out` (undefined: allocate).
+// repeat, repeat_interleave, tril/triu, diag, diag_embed, trace, combinations. PyTorch semantics;
+// each op that has out= takes `out` (undefined: allocate). The composites fliplr, flipud, tile,
+// diagflat, meshgrid and cartesian_prod are public ops only (api/join.h).
 #pragma once
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/join_stubs.h"
 
 namespace ember {
 namespace native {
@@ -21,19 +22,27 @@ Tensor dstack(const std::vector<Tensor>& tensors, const Tensor& out = {});
 Tensor column_stack(const std::vector<Tensor>& tensors, const Tensor& out = {});
 
 Tensor flip(const Tensor& t, IntArrayRef dims);
-Tensor fliplr(const Tensor& t);
-Tensor flipud(const Tensor& t);
 // dims empty: roll the flattened tensor (one shift) and restore the shape.
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims);
 Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims);
 Tensor repeat(const Tensor& t, IntArrayRef repeats);
-Tensor tile(const Tensor& t, IntArrayRef reps);
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size);
 Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size);
 // The one-argument form: repeat_interleave(repeats) == indices 0..n-1 repeated repeats[i] times.
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size);
+// repeat_interleave(t, repeats tensor, dim, output_size) checked (in the op's order) and planned:
+// `count` is set when repeats holds one count (the int form then applies); otherwise index[i] is
+// the input slice along `dim` that output slice i copies.
+struct RepeatInterleavePlan {
+  int64_t dim = 0;
+  std::optional<int64_t> count;
+  std::vector<int64_t> index;
+};
+RepeatInterleavePlan plan_repeat_interleave(const Tensor& t, const Tensor& repeats,
+                                            std::optional<int64_t> dim,
+                                            std::optional<int64_t> output_size);
 
 Tensor tril(const Tensor& t, int64_t diagonal = 0, const Tensor& out = {});
 Tensor triu(const Tensor& t, int64_t diagonal = 0, const Tensor& out = {});
@@ -41,23 +50,11 @@ Tensor& tril_(Tensor& t, int64_t diagonal = 0);
 Tensor& triu_(Tensor& t, int64_t diagonal = 0);
 Tensor diag(const Tensor& t, int64_t diagonal = 0, const Tensor& out = {});
 Tensor diag_embed(const Tensor& t, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
-Tensor diagflat(const Tensor& t, int64_t offset = 0);
 Tensor trace(const Tensor& t);
 
-// indexing: "ij" or "xy"; the results are expanded views of the inputs.
-std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing);
-Tensor cartesian_prod(const std::vector<Tensor>& tensors);
 Tensor combinations(const Tensor& t, int64_t r = 2, bool with_replacement = false);
 
-// Kernels.
-// Concatenates contiguous same-dtype inputs into a contiguous output: for each of `outer` rows,
-// input i contributes chunk_bytes[i] bytes.
-using CatContiguousFn = void (*)(char* out, int64_t outer, const std::vector<const char*>& srcs,
-                                 const std::vector<int64_t>& chunk_bytes);
-EMBER_DECLARE_STUB(cat_contiguous_stub, CatContiguousFn);
-// out <- tril/triu(in) over the last two dims; out may be `in` itself (then only zeroes).
-using TriFn = void (*)(const Tensor& out, const Tensor& in, int64_t diagonal, bool lower);
-EMBER_DECLARE_STUB(tri_stub, TriFn);
+// The kernel stubs are in kernels/join_stubs.h.
 
 }  // namespace native
 }  // namespace ember

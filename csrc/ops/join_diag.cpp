@@ -1,10 +1,8 @@
-// Triangular and diagonal ops: tril, triu (and in-place forms), diag, diag_embed, diagflat,
-// trace.
+// Triangular and diagonal ops: tril, triu (and in-place forms), diag, diag_embed, trace.
+// diagflat is a composite, a public op only (api/join.cpp).
 #include <algorithm>
 #include <cstdlib>
 
-#include "autograd/derivatives/join.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -53,26 +51,16 @@ Tensor tri(const Tensor& t, int64_t diagonal, const Tensor& out, bool lower) {
 }  // namespace
 
 Tensor tril(const Tensor& t, int64_t diagonal, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::tril(t, diagonal, out);
   return tri(t, diagonal, out, true);
 }
 Tensor triu(const Tensor& t, int64_t diagonal, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::triu(t, diagonal, out);
   return tri(t, diagonal, out, false);
 }
 Tensor& tril_(Tensor& t, int64_t diagonal) {
-  if (autograd::should_record(t)) {
-    derivatives::tril(t, diagonal, t);
-    return t;
-  }
   tri(t, diagonal, t, true);
   return t;
 }
 Tensor& triu_(Tensor& t, int64_t diagonal) {
-  if (autograd::should_record(t)) {
-    derivatives::triu(t, diagonal, t);
-    return t;
-  }
   tri(t, diagonal, t, false);
   return t;
 }
@@ -81,7 +69,6 @@ Tensor diag(const Tensor& t, int64_t diagonal, const Tensor& out) {
   const char* op = "diag";
   EMBER_CHECK(t.dim() == 1 || t.dim() == 2, "[diag] diag(): Supports 1D or 2D tensors. Got ",
               t.dim(), "D");
-  if (autograd::should_record(t)) return derivatives::diag(t, diagonal, out);
   Tensor result;
   if (t.dim() == 1) {
     int64_t n;
@@ -97,7 +84,6 @@ Tensor diag(const Tensor& t, int64_t diagonal, const Tensor& out) {
 }
 
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
-  if (autograd::should_record(t)) return derivatives::diag_embed(t, offset, dim1, dim2);
   const char* op = "diag_embed";
   const int64_t nd = t.dim() + 1;
   const int64_t d1 = wrap_dim(dim1, nd, op), d2 = wrap_dim(dim2, nd, op);
@@ -117,12 +103,7 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   return result;
 }
 
-Tensor diagflat(const Tensor& t, int64_t offset) {
-  return diag(reshape(t, {-1}), offset);
-}
-
 Tensor trace(const Tensor& t) {
-  if (autograd::should_record(t)) return derivatives::trace(t);
   EMBER_CHECK(t.dim() == 2, "[trace] trace: expected a matrix, but got tensor with dim ", t.dim());
   EMBER_CHECK_T(NotImplementedError, t.dtype() != ScalarType::Bool,
                 "[trace] \"trace\" not implemented for 'Bool'");

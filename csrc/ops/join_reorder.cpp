@@ -1,9 +1,8 @@
-// Reordering copies: flip, fliplr, flipud, roll, rot90, repeat, tile, repeat_interleave.
+// Reordering copies: flip, roll, rot90, repeat, repeat_interleave. fliplr, flipud and tile are
+// composites, public ops only (api/join.cpp).
 #include <algorithm>
 #include <cstdlib>
 
-#include "autograd/derivatives/join.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -69,7 +68,6 @@ Tensor repeat_each(const Tensor& t, int64_t d, int64_t repeats, const char* op) 
 }  // namespace
 
 Tensor flip(const Tensor& t, IntArrayRef dims) {
-  if (autograd::should_record(t)) return derivatives::flip(t, dims);
   std::vector<bool> mask(std::max<int64_t>(t.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, t.dim(), "flip");
@@ -79,18 +77,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   return flip_dims(t, mask);
 }
 
-Tensor fliplr(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "[fliplr] Input must be >= 2-d.");
-  return flip(t, {1});
-}
-
-Tensor flipud(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 1, "[flipud] Input must be >= 1-d.");
-  return flip(t, {0});
-}
-
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
-  if (autograd::should_record(t)) return derivatives::roll(t, shifts, dims);
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
     Tensor flat = reshape(t, {-1});
@@ -107,7 +94,6 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
 }
 
 Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
-  if (autograd::should_record(t)) return derivatives::rot90(t, k, dims);
   const char* op = "rot90";
   EMBER_CHECK(dims.size() == 2,
               "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
@@ -129,7 +115,6 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
-  if (autograd::should_record(t)) return derivatives::repeat(t, repeats);
   const char* op = "repeat";
   const int64_t n = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(n >= t.dim(),
@@ -163,33 +148,12 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   return out;
 }
 
-Tensor tile(const Tensor& t, IntArrayRef reps) {
-  DimVector r(reps);
-  while (static_cast<int64_t>(r.size()) < t.dim()) r.insert(0, 1);
-  return repeat(t, r);
-}
-
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
   const char* op = "repeat_interleave";
   EMBER_CHECK(repeats >= 0, "[repeat_interleave] Repeats must be non-negative");
   Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
   const int64_t d = dim ? wrap_dim(*dim, t.dim(), op) : 0;
-  if (autograd::should_record(in)) {
-    // Recorded as PyTorch's composite: each slice broadcast `repeats` times along a new dim,
-    // copied, and the pair of dims merged (ViewBackward0 <- CloneBackward0 <- ExpandBackward0).
-    DimVector shape(in.sizes()), split(in.sizes());
-    int64_t total;
-    EMBER_CHECK(!__builtin_mul_overflow(shape[d], repeats, &total), "[", op,
-                "] output size overflows int64");
-    shape[d] = total;
-    split.insert(d + 1, repeats);
-    if (output_size) {
-      EMBER_CHECK(*output_size == total, "[repeat_interleave] Invalid output_size, expected ",
-                  total, " but got ", *output_size);
-    }
-    return reshape(clone(expand(unsqueeze(in, d + 1), split)), shape);
-  }
   Tensor out = repeat_each(in, d, repeats, op);
   if (output_size) {
     EMBER_CHECK(*output_size == out.size(d), "[repeat_interleave] Invalid output_size, expected ",
@@ -198,28 +162,30 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   return out;
 }
 
-Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim,
-                         std::optional<int64_t> output_size) {
+RepeatInterleavePlan plan_repeat_interleave(const Tensor& t, const Tensor& repeats,
+                                            std::optional<int64_t> dim,
+                                            std::optional<int64_t> output_size) {
   const char* op = "repeat_interleave";
   EMBER_CHECK(repeats.dim() <= 1, "[repeat_interleave] repeats must be 0-dim or 1-dim tensor");
   EMBER_CHECK_T(NotImplementedError, is_integral(repeats.dtype(), false),
                 "[repeat_interleave] \"repeat_interleave_cpu\" not implemented for '",
                 torch_type_name(repeats.dtype()), "'");
-  Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
-  const int64_t d = dim ? wrap_dim(*dim, t.dim(), op) : 0;
+  RepeatInterleavePlan plan;
+  plan.dim = dim ? wrap_dim(*dim, t.dim(), op) : 0;
+  // Without dim (or for a 0-d t) the op works on t flattened.
+  const int64_t in_size = (!dim || t.dim() == 0) ? t.numel() : t.size(plan.dim);
   if (repeats.numel() == 1) {
     Tensor r64 = to_dtype(repeats, ScalarType::Int64);
-    int64_t r = *contiguous(r64).data<int64_t>();
-    EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative");
-    return repeat_interleave(t, r, dim, output_size);
+    plan.count = *contiguous(r64).data<int64_t>();
+    EMBER_CHECK(*plan.count >= 0, "[repeat_interleave] repeats can not be negative");
+    return plan;
   }
-  EMBER_CHECK(repeats.size(0) == in.size(d),
+  EMBER_CHECK(repeats.size(0) == in_size,
               "[repeat_interleave] repeats must have the same "
               "size as input along dim, but got repeats.size(0) = ",
-              repeats.size(0), " and input.size(", d, ") = ", in.size(d));
+              repeats.size(0), " and input.size(", plan.dim, ") = ", in_size);
   Tensor r64 = contiguous(to_dtype(repeats, ScalarType::Int64));
   const int64_t* rp = r64.data<int64_t>();
-  std::vector<int64_t> index;
   int64_t total = 0;
   for (int64_t i = 0; i < r64.numel(); ++i) {
     EMBER_CHECK(rp[i] >= 0, "[repeat_interleave] repeats can not be negative");
@@ -230,13 +196,17 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
                 "[repeat_interleave] allocated size does not match "
                 "required size");
   }
-  index.reserve(total);
-  for (int64_t i = 0; i < r64.numel(); ++i) index.insert(index.end(), rp[i], i);
-  if (autograd::should_record(in)) {
-    return derivatives::index_select_slices(in, d, int64_tensor(index),
-                                            [&] { return gather_slices(in, d, index, op); });
-  }
-  return gather_slices(in, d, index, op);
+  plan.index.reserve(total);
+  for (int64_t i = 0; i < r64.numel(); ++i) plan.index.insert(plan.index.end(), rp[i], i);
+  return plan;
+}
+
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  const RepeatInterleavePlan plan = plan_repeat_interleave(t, repeats, dim, output_size);
+  if (plan.count) return repeat_interleave(t, *plan.count, dim, output_size);
+  const Tensor in = (!dim || t.dim() == 0) ? reshape(t, {-1}) : t;
+  return gather_slices(in, plan.dim, plan.index, "repeat_interleave");
 }
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {

@@ -1,6 +1,4 @@
 // linalg.cholesky / cholesky_ex, cholesky_solve and cholesky_inverse.
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/compare_ops.h"
 #include "ops/creation.h"
@@ -15,14 +13,14 @@ namespace native {
 
 using namespace linalg;
 
-namespace {
-
-std::string describe_not_positive_definite(int32_t info) {
+std::string linalg::describe_not_positive_definite(int32_t info) {
   return str_cat(
       "The factorization could not be completed because the input is not positive-definite (the "
       "leading minor of order ",
       info, " is not positive-definite).");
 }
+
+namespace {
 
 TensorPair cholesky_compute(const Tensor& A, bool upper, const Tensor& L_out,
                             const Tensor& info_out, const char* op) {
@@ -57,9 +55,7 @@ TensorPair linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors, co
   check_square_float_matrix(A, op);
   check_out(L_out, A.dtype(), op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorPair r = autograd::should_record(A)
-                     ? derivatives::linalg_cholesky_ex(A, upper, L_out, info_out)
-                     : cholesky_compute(A, upper, L_out, info_out, op);
+  TensorPair r = cholesky_compute(A, upper, L_out, info_out, op);
   if (check_errors) raise_for_infos(r.second, A, op, describe_not_positive_definite);
   return r;
 }
@@ -68,9 +64,7 @@ Tensor linalg_cholesky(const Tensor& A, bool upper, const Tensor& out) {
   const char* op = "linalg.cholesky";
   check_square_float_matrix(A, op);
   check_out(out, A.dtype(), op);
-  TensorPair r = autograd::should_record(A)
-                     ? derivatives::linalg_cholesky_ex(A, upper, out, Tensor())
-                     : cholesky_compute(A, upper, out, Tensor(), op);
+  TensorPair r = cholesky_compute(A, upper, out, Tensor(), op);
   raise_for_infos(r.second, A, op, describe_not_positive_definite);
   return r.first;
 }
@@ -89,7 +83,7 @@ Tensor cholesky_solve_compute(const Tensor& B, const Tensor& L, bool upper, cons
 
 }  // namespace
 
-Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor& out) {
+void linalg::check_cholesky_solve_args(const Tensor& B, const Tensor& L, const Tensor& out) {
   const char* op = "cholesky_solve";
   EMBER_CHECK(B.dim() >= 2, "[", op, "] b should have at least 2 dimensions, but has ", B.dim(),
               " dimensions instead");
@@ -105,7 +99,11 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor
               "] Incompatible matrix sizes for cholesky_solve: each A matrix is ", rows(L), " by ",
               rows(L), " but each b matrix is ", rows(B), " by ", cols(B));
   check_out(out, B.dtype(), op);
-  if (autograd::should_record(B, L)) return derivatives::cholesky_solve(B, L, upper, out);
+}
+
+Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor& out) {
+  const char* op = "cholesky_solve";
+  check_cholesky_solve_args(B, L, out);
   return finish_out(cholesky_solve_compute(B, L, upper, op), out, op);
 }
 
@@ -113,7 +111,6 @@ Tensor cholesky_inverse(const Tensor& L, bool upper, const Tensor& out) {
   const char* op = "cholesky_inverse";
   check_square_float_matrix(L, op);
   check_out(out, L.dtype(), op);
-  if (autograd::should_record(L)) return derivatives::cholesky_inverse(L, upper, out);
   // potri fails on a zero diagonal element of the factor (the matrix is singular).
   const int64_t n = rows(L);
   const Tensor zero_diag = contiguous(eq(diagonal(L, 0, -2, -1), scalar_tensor(0, L.dtype())));

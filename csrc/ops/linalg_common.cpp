@@ -1,5 +1,7 @@
 #include "ops/linalg_common.h"
 
+#include <algorithm>
+
 #include "core/dtype.h"
 #include "core/factory.h"
 #include "core/shape.h"
@@ -48,12 +50,6 @@ void check_same_dtype(const Tensor& A, const Tensor& B, const char* op, const ch
   EMBER_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected ", a, " and ", b,
               " to have the same dtype, but got ", a, ".dtype = ", dtype_name(A.dtype()), " and ",
               b, ".dtype = ", dtype_name(B.dtype()));
-}
-
-int64_t batch_count(const Tensor& A) {
-  int64_t n = 1;
-  for (int64_t d = 0; d + 2 < A.dim(); ++d) n *= A.size(d);
-  return n;
 }
 
 DimVector column_major_strides(IntArrayRef sizes) {

@@ -1,18 +1,18 @@
 // Shared pieces of ember.linalg's C++ ops: argument checks with PyTorch's messages, the
-// column-major work layout, the loop over a batch of matrices, and LinAlgError reporting.
+// column-major work layout, the loop over a batch of matrices (kernels/linalg_batch.h, shared
+// with the kernels), and LinAlgError reporting.
 //
 // Every factorization works on column-major matrices (LAPACK's layout, and Eigen's default), so
 // inputs are copied once into a batch of contiguous column-major matrices
 // (column_major_copy) and factor outputs are returned in that layout, as PyTorch returns them
 // (e.g. linalg.lu_factor's LU has strides (..., 1, m)).
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "core/error.h"
-#include "core/parallel.h"
 #include "core/tensor.h"
+#include "kernels/linalg_batch.h"
 
 namespace ember {
 namespace native {
@@ -28,14 +28,8 @@ void check_square_float_matrix(const Tensor& A, const char* op, const char* arg 
 void check_same_dtype(const Tensor& A, const Tensor& B, const char* op, const char* a = "A",
                       const char* b = "B");
 
-// Product of the batch dimensions (all but the last two) and the matrix sizes.
-int64_t batch_count(const Tensor& A);
-inline int64_t rows(const Tensor& A) {
-  return A.size(A.dim() - 2);
-}
-inline int64_t cols(const Tensor& A) {
-  return A.size(A.dim() - 1);
-}
+// batch_count, rows, cols and for_each_matrix are in kernels/linalg_batch.h (the kernels use
+// them too).
 
 // Strides of a batch of contiguous column-major matrices of the given sizes (..., m, n):
 // (..., 1, m), batch strides m * n (at least 1 per dim, as contiguous_strides does).
@@ -47,18 +41,6 @@ inline Tensor column_major_copy(const Tensor& A, const char* op) {
   return column_major_copy(A, A.dtype(), op);
 }
 bool is_column_major_batch(const Tensor& A);
-
-// Runs fn(b) for every matrix b of a batch, spreading matrices over threads when the batch has
-// several (work_per_matrix: about the flops of one, so that tiny matrices are grouped). A batch
-// of one runs on the calling thread, where Eigen or LAPACK may parallelise inside.
-template <typename F>
-void for_each_matrix(int64_t batch, int64_t work_per_matrix, const F& fn) {
-  constexpr int64_t kWorkPerTask = 1 << 16;
-  const int64_t grain = std::max<int64_t>(1, kWorkPerTask / std::max<int64_t>(1, work_per_matrix));
-  parallel_for(0, batch, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t b = lo; b < hi; ++b) fn(b);
-  });
-}
 
 // "(Batch element 3): " for a batched input (A.dim() > 2), "" otherwise: PyTorch's prefix of
 // per-matrix errors.

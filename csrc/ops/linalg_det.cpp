@@ -1,17 +1,9 @@
-// linalg.det, linalg.slogdet and logdet: the product of the LU factorization's pivots, signed by
-// the parity of its row interchanges.
-#include <cmath>
-#include <limits>
-
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
-#include "ops/compare_ops.h"
+// linalg.det and linalg.slogdet: the product of the LU factorization's pivots, signed by the
+// parity of its row interchanges. (logdet is a composite of public ops, in api/linalg_solve.cpp.)
 #include "ops/creation.h"
-#include "ops/elementwise.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve.h"
 #include "ops/shape_util.h"
-#include "ops/unary_ops.h"
 
 namespace ember {
 namespace native {
@@ -41,7 +33,6 @@ Tensor linalg_det(const Tensor& A, const Tensor& out) {
   const char* op = "linalg.det";
   check_square_float_matrix(A, op);
   check_out(out, A.dtype(), op);
-  if (autograd::should_record(A)) return derivatives::linalg_det(A, out);
   return finish_out(std::get<0>(det_with_factors(A)), out, op);
 }
 
@@ -50,24 +41,9 @@ TensorPair linalg_slogdet(const Tensor& A, const Tensor& sign_out, const Tensor&
   check_square_float_matrix(A, op);
   check_out(sign_out, A.dtype(), op);
   check_out(logabsdet_out, to_real(A.dtype()), op);
-  if (autograd::should_record(A)) {
-    return derivatives::linalg_slogdet(A, sign_out, logabsdet_out);
-  }
   auto [sign, logabsdet, factors] = slogdet_with_factors(A);
   (void)factors;
   return {finish_out(sign, sign_out, op), finish_out(logabsdet, logabsdet_out, op)};
-}
-
-Tensor logdet(const Tensor& A) {
-  // PyTorch's composite: log(sign) + log|det| for complex A; for real A, log|det| where the
-  // determinant is not negative and nan where it is.
-  const char* op = "logdet";
-  check_square_float_matrix(A, op);
-  auto [sign, logabsdet] = linalg_slogdet(A);
-  if (A.is_complex()) return add(log(sign), logabsdet);
-  const Tensor nan =
-      scalar_tensor(Scalar(std::numeric_limits<double>::quiet_NaN()), logabsdet.dtype());
-  return where(eq(sign, scalar_tensor(Scalar(-1.0), sign.dtype())), nan, logabsdet);
 }
 
 }  // namespace native

@@ -1,7 +1,5 @@
 // linalg.eig and linalg.eigvals: eigenvalues and eigenvectors of general square matrices, always
 // complex (complex64 for float32 / complex64 inputs, complex128 otherwise), as PyTorch.
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
@@ -18,17 +16,23 @@ EMBER_DEFINE_STUB(linalg_eig_stub, EigFn);
 
 namespace linalg {
 
-namespace {
-
-void check_eig_input(const Tensor& A, const char* op) {
+void check_eig_args(const Tensor& A, const Tensor& values_out, const Tensor& vectors_out,
+                    const char* op) {
   check_square(A, op);
   const ScalarType t = A.dtype();
   EMBER_CHECK(is_floating(t) || is_complex(t), "[", op, "] Unknown Complex ScalarType for ",
               torch_type_name(t));
   check_lapack_dtype(A, op, "linalg_eig_out_cpu");
+  const ScalarType ctype = to_complex(to_real(A.dtype()));
+  for (const Tensor* o : {&values_out, &vectors_out}) {
+    if (!o->defined()) continue;
+    EMBER_CHECK(is_complex(o->dtype()), "[", op, "] Expected ",
+                o == &values_out ? "eigenvalues" : "eigenvectors", " to be safely castable from ",
+                torch_type_name(ctype), " dtype, but got ",
+                o == &values_out ? "eigenvalues" : "eigenvectors", " with dtype ",
+                torch_type_name(o->dtype()));
+  }
 }
-
-}  // namespace
 
 std::tuple<Tensor, Tensor> eig_unrecorded(const Tensor& A, bool vectors, const char* op) {
   // LAPACK's geev does not terminate reliably on NaN / inf: PyTorch refuses them up front.
@@ -53,33 +57,14 @@ std::tuple<Tensor, Tensor> eig_unrecorded(const Tensor& A, bool vectors, const c
 std::tuple<Tensor, Tensor> eig(const Tensor& A, const Tensor& values_out,
                                const Tensor& vectors_out) {
   constexpr const char* op = "linalg.eig";
-  check_eig_input(A, op);
-  const ScalarType ctype = to_complex(to_real(A.dtype()));
-  for (const Tensor* o : {&values_out, &vectors_out}) {
-    if (!o->defined()) continue;
-    EMBER_CHECK(is_complex(o->dtype()), "[", op, "] Expected ",
-                o == &values_out ? "eigenvalues" : "eigenvectors", " to be safely castable from ",
-                torch_type_name(ctype), " dtype, but got ",
-                o == &values_out ? "eigenvalues" : "eigenvectors", " with dtype ",
-                torch_type_name(o->dtype()));
-  }
-  if (autograd::should_record(A)) {
-    if (values_out.defined()) autograd::check_out_arg(values_out, {A}, op);
-    if (vectors_out.defined()) autograd::check_out_arg(vectors_out, {A}, op);
-    return derivatives::linalg_eig(A);
-  }
+  check_eig_args(A, values_out, vectors_out, op);
   auto [values, vectors] = eig_unrecorded(A, /*vectors=*/true, op);
   return {finish_out(values, values_out, op), finish_out(vectors, vectors_out, op)};
 }
 
 Tensor eigvals(const Tensor& A, const Tensor& out) {
   constexpr const char* op = "linalg.eigvals";
-  check_eig_input(A, op);
-  if (autograd::should_record(A)) {
-    // The gradient needs the eigenvectors: computed through the recorded eig, as PyTorch.
-    if (out.defined()) autograd::check_out_arg(out, {A}, op);
-    return std::get<0>(derivatives::linalg_eig(A));
-  }
+  check_eig_args(A, Tensor(), Tensor(), op);
   return finish_out(std::get<0>(eig_unrecorded(A, /*vectors=*/false, op)), out, op);
 }
 

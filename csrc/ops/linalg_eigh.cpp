@@ -2,8 +2,6 @@
 // column-major matrix) of Hermitian matrices, reading the lower or upper triangle only.
 #include <cctype>
 
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_spectral.h"
@@ -26,12 +24,13 @@ bool parse_uplo(const std::string& uplo, const char* op) {
   return c == 'U';
 }
 
-void check_eigh_input(const Tensor& A, const char* op) {
+}  // namespace
+
+bool check_eigh_args(const Tensor& A, const std::string& uplo, const char* op) {
   check_square(A, op);
   check_lapack_dtype(A, op, "linalg_eigh_cpu");
+  return parse_uplo(uplo, op);
 }
-
-}  // namespace
 
 std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vectors,
                                            const char* op) {
@@ -51,26 +50,14 @@ std::tuple<Tensor, Tensor> eigh_unrecorded(const Tensor& A, bool upper, bool vec
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, const std::string& uplo, const Tensor& values_out,
                                 const Tensor& vectors_out) {
   constexpr const char* op = "linalg.eigh";
-  check_eigh_input(A, op);
-  const bool upper = parse_uplo(uplo, op);
-  if (autograd::should_record(A)) {
-    if (values_out.defined()) autograd::check_out_arg(values_out, {A}, op);
-    if (vectors_out.defined()) autograd::check_out_arg(vectors_out, {A}, op);
-    return derivatives::linalg_eigh(A, upper);
-  }
+  const bool upper = check_eigh_args(A, uplo, op);
   auto [values, vectors] = eigh_unrecorded(A, upper, /*vectors=*/true, op);
   return {finish_out(values, values_out, op), finish_out(vectors, vectors_out, op)};
 }
 
 Tensor eigvalsh(const Tensor& A, const std::string& uplo, const Tensor& out) {
   constexpr const char* op = "linalg.eigvalsh";
-  check_eigh_input(A, op);
-  const bool upper = parse_uplo(uplo, op);
-  if (autograd::should_record(A)) {
-    // The gradient needs the eigenvectors: computed through the recorded eigh, as PyTorch.
-    if (out.defined()) autograd::check_out_arg(out, {A}, op);
-    return std::get<0>(derivatives::linalg_eigh(A, upper));
-  }
+  const bool upper = check_eigh_args(A, uplo, op);
   return finish_out(std::get<0>(eigh_unrecorded(A, upper, /*vectors=*/false, op)), out, op);
 }
 

@@ -3,8 +3,6 @@
 // factorization the backward passes reuse (linalg::LuFactors).
 #include <algorithm>
 
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -148,8 +146,6 @@ bool solve_is_vector_rhs(const Tensor& A, const Tensor& B) {
   return true;
 }
 
-namespace {
-
 void check_solve_args(const Tensor& A, const Tensor& B, bool left, const char* op) {
   check_square_float_matrix(A, op);
   EMBER_CHECK(B.dim() >= 1, "[", op, "] The input tensor B must have at least 1 dimensions.");
@@ -166,7 +162,7 @@ void check_solve_args(const Tensor& A, const Tensor& B, bool left, const char* o
               " (", n, "x", n, " and ", b_rows, "x", b_cols, ")");
 }
 
-const char* describe_singular_solve(int32_t) {
+std::string describe_singular_solve(int32_t) {
   return "The solver failed because the input matrix is singular.";
 }
 
@@ -175,8 +171,6 @@ std::string describe_singular_inverse(int32_t info) {
                  " is zero, the inversion could not be completed because the input matrix is "
                  "singular.");
 }
-
-}  // namespace
 
 SolveResult solve_with_factors(const Tensor& A, const Tensor& B, bool left, const char* op) {
   SolveResult r;
@@ -199,13 +193,8 @@ TensorPair linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool che
   check_solve_args(A, B, left, op);
   check_out(result_out, A.dtype(), op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorPair r;
-  if (autograd::should_record(A, B)) {
-    r = derivatives::linalg_solve_ex(A, B, left, result_out, info_out);
-  } else {
-    SolveResult s = solve_with_factors(A, B, left, op);
-    r = {finish_out(s.X, result_out, op), finish_out(s.info, info_out, op)};
-  }
+  SolveResult s = solve_with_factors(A, B, left, op);
+  TensorPair r = {finish_out(s.X, result_out, op), finish_out(s.info, info_out, op)};
   if (check_errors) raise_for_infos(r.second, A, op, describe_singular_solve);
   return r;
 }
@@ -214,15 +203,10 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left, const Tensor& o
   const char* op = "linalg.solve";
   check_solve_args(A, B, left, op);
   check_out(out, A.dtype(), op);
-  TensorPair r;
-  if (autograd::should_record(A, B)) {
-    r = derivatives::linalg_solve_ex(A, B, left, out, Tensor());
-  } else {
-    SolveResult s = solve_with_factors(A, B, left, op);
-    r = {finish_out(s.X, out, op), s.info};
-  }
-  raise_for_infos(r.second, A, op, describe_singular_solve);
-  return r.first;
+  SolveResult s = solve_with_factors(A, B, left, op);
+  Tensor X = finish_out(s.X, out, op);
+  raise_for_infos(s.info, A, op, describe_singular_solve);
+  return X;
 }
 
 namespace {
@@ -246,8 +230,7 @@ TensorPair linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inver
   check_square_float_matrix(A, op);
   check_out(inverse_out, A.dtype(), op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorPair r = autograd::should_record(A) ? derivatives::linalg_inv_ex(A, inverse_out, info_out)
-                                            : inv_compute(A, inverse_out, info_out, op);
+  TensorPair r = inv_compute(A, inverse_out, info_out, op);
   if (check_errors) raise_for_infos(r.second, A, op, describe_singular_inverse);
   return r;
 }
@@ -256,8 +239,7 @@ Tensor linalg_inv(const Tensor& A, const Tensor& out) {
   const char* op = "linalg.inv";
   check_square_float_matrix(A, op);
   check_out(out, A.dtype(), op);
-  TensorPair r = autograd::should_record(A) ? derivatives::linalg_inv_ex(A, out, Tensor())
-                                            : inv_compute(A, out, Tensor(), op);
+  TensorPair r = inv_compute(A, out, Tensor(), op);
   raise_for_infos(r.second, A, op, describe_singular_inverse);
   return r.first;
 }

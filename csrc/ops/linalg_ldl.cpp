@@ -1,7 +1,5 @@
-// linalg.ldl_factor / ldl_factor_ex / ldl_solve (LAPACK's sytrf / hetrf and sytrs / hetrs
-// semantics, lower triangle).
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
+// linalg.ldl_factor_ex / ldl_solve (LAPACK's sytrf / hetrf and sytrs / hetrs semantics, lower
+// triangle). linalg.ldl_factor is a composite of ldl_factor_ex, in api/linalg_solve.cpp.
 #include "core/shape.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve.h"
@@ -13,14 +11,14 @@ namespace native {
 
 using namespace linalg;
 
-namespace {
-
-std::string describe_singular_d(int32_t info) {
+std::string linalg::describe_singular_d(int32_t info) {
   return str_cat(
       "The factorization has been completed, but the block diagonal matrix D is "
       "exactly singular (D[",
       info, ",", info, "] is zero), so it cannot be used to solve a system of equations.");
 }
+
+namespace {
 
 TensorTriple ldl_compute(const Tensor& A, bool hermitian, const char* op) {
   const int64_t n = rows(A);
@@ -62,31 +60,15 @@ TensorTriple linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_er
   check_out(LD_out, A.dtype(), op);
   check_out(pivots_out, ScalarType::Int32, op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorTriple r;
-  if (autograd::should_record(A)) {
-    r = derivatives::linalg_ldl_factor_ex(A, hermitian, LD_out, pivots_out, info_out);
-  } else {
-    auto [LD, pivots, infos] = ldl_compute(A, hermitian, op);
-    r = {finish_out(LD, LD_out, op), finish_out(pivots, pivots_out, op),
-         finish_out(infos, info_out, op)};
-  }
+  auto [LD, pivots, infos] = ldl_compute(A, hermitian, op);
+  TensorTriple r = {finish_out(LD, LD_out, op), finish_out(pivots, pivots_out, op),
+                    finish_out(infos, info_out, op)};
   if (check_errors) raise_for_infos(std::get<2>(r), A, op, describe_singular_d);
   return r;
 }
 
-TensorPair linalg_ldl_factor(const Tensor& A, bool hermitian, const Tensor& LD_out,
-                             const Tensor& pivots_out) {
-  const char* op = "linalg.ldl_factor";
-  check_square_float_matrix(A, op);
-  check_out(LD_out, A.dtype(), op);
-  check_out(pivots_out, ScalarType::Int32, op);
-  auto [LD, pivots, infos] = linalg_ldl_factor_ex(A, hermitian, false, LD_out, pivots_out);
-  raise_for_infos(infos, A, op, describe_singular_d);
-  return {LD, pivots};
-}
-
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
-                        const Tensor& out) {
+Tensor linalg::check_ldl_solve_args(const Tensor& LD, const Tensor& pivots, const Tensor& B,
+                                    const Tensor& out) {
   const char* op = "linalg.ldl_solve";
   check_at_least_2d(LD, op, "LD");
   check_square(LD, op);
@@ -111,9 +93,13 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
   check_out(out, B.dtype(), op);
   const Tensor piv32 = contiguous(to_dtype(pivots, ScalarType::Int32));
   check_ldl_pivots(piv32, n, op);
-  if (autograd::should_record(LD, B)) {
-    return derivatives::linalg_ldl_solve(LD, piv32, B, hermitian, out);
-  }
+  return piv32;
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian,
+                        const Tensor& out) {
+  const char* op = "linalg.ldl_solve";
+  const Tensor piv32 = check_ldl_solve_args(LD, pivots, B, out);
   const DimVector batch = broadcast_shapes(batch_shape(LD), batch_shape(B), op);
   Tensor X = column_major_copy(expand_batch(B, batch), op);
   ldl_solve_stub(B.device(), expand_batch(column_major(LD, op), batch),

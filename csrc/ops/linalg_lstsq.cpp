@@ -2,8 +2,6 @@
 // dims broadcast), with PyTorch's residuals / rank / singular_values per driver.
 #include <limits>
 
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
 #include "core/shape.h"
 #include "ops/complex_ops.h"
 #include "ops/creation.h"
@@ -35,7 +33,7 @@ LstsqDriver parse_driver(const std::string& d) {
       str_cat("[", kOp, "] parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"));
 }
 
-void check_lstsq_args(const Tensor& A, const Tensor& B) {
+void check_lstsq_shapes(const Tensor& A, const Tensor& B) {
   EMBER_CHECK(A.dim() >= 2, "[", kOp, "] input must have at least 2 dimensions.");
   EMBER_CHECK(B.dim() >= 1, "[", kOp, "] other must have at least 1 dimension.");
   EMBER_CHECK(A.dtype() == B.dtype(), "[", kOp,
@@ -132,13 +130,17 @@ LstsqResult lstsq_unrecorded(const Tensor& A, const Tensor& B_in, std::optional<
   return {solution, residuals, rank, sv};
 }
 
+std::string check_lstsq_args(const Tensor& A, const Tensor& B,
+                             const std::optional<std::string>& driver) {
+  check_lstsq_shapes(A, B);
+  std::string d = driver.value_or("gelsy");
+  parse_driver(d);
+  return d;
+}
+
 LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
                   const std::optional<std::string>& driver) {
-  check_lstsq_args(A, B);
-  const std::string d = driver.value_or("gelsy");
-  parse_driver(d);
-  if (autograd::should_record(A, B)) return derivatives::linalg_lstsq(A, B, rcond, d);
-  return lstsq_unrecorded(A, B, rcond, d);
+  return lstsq_unrecorded(A, B, rcond, check_lstsq_args(A, B, driver));
 }
 
 }  // namespace linalg

@@ -1,9 +1,8 @@
-// linalg.lu_factor / lu_factor_ex / lu / lu_solve and lu_unpack.
+// linalg.lu_factor_ex / lu / lu_solve and lu_unpack (linalg.lu_factor is a composite of
+// lu_factor_ex, in api/linalg_solve.cpp).
 //
 // pivot=False (LU without pivoting) runs on the CPU too, where PyTorch only has it on CUDA; its
 // pivots are the identity 1..k so that lu_solve and lu_unpack accept them.
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -17,9 +16,7 @@
 namespace ember {
 namespace native {
 
-using namespace linalg;
-
-namespace {
+namespace linalg {
 
 std::string describe_zero_pivot(int32_t info) {
   return str_cat("U[", info, ",", info,
@@ -34,6 +31,12 @@ void check_lu_input(const Tensor& A, const char* op) {
               " instead");
   check_float_or_complex(A, op);
 }
+
+}  // namespace linalg
+
+using namespace linalg;
+
+namespace {
 
 TensorTriple lu_factor_compute(const Tensor& A, bool pivot, const char* op) {
   const int64_t k = std::min(rows(A), cols(A));
@@ -55,34 +58,19 @@ TensorTriple linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors,
   check_out(LU_out, A.dtype(), op);
   check_out(pivots_out, ScalarType::Int32, op);
   check_out(info_out, ScalarType::Int32, op);
-  TensorTriple r;
-  if (autograd::should_record(A)) {
-    r = derivatives::linalg_lu_factor_ex(A, pivot, LU_out, pivots_out, info_out);
-  } else {
-    auto [LU, pivots, infos] = lu_factor_compute(A, pivot, op);
-    r = {finish_out(LU, LU_out, op), finish_out(pivots, pivots_out, op),
-         finish_out(infos, info_out, op)};
-  }
+  auto [LU, pivots, infos] = lu_factor_compute(A, pivot, op);
+  TensorTriple r = {finish_out(LU, LU_out, op), finish_out(pivots, pivots_out, op),
+                    finish_out(infos, info_out, op)};
   if (check_errors) raise_for_infos(std::get<2>(r), A, op, describe_zero_pivot);
   return r;
-}
-
-TensorPair linalg_lu_factor(const Tensor& A, bool pivot, const Tensor& LU_out,
-                            const Tensor& pivots_out) {
-  const char* op = "linalg.lu_factor";
-  check_lu_input(A, op);
-  check_out(LU_out, A.dtype(), op);
-  check_out(pivots_out, ScalarType::Int32, op);
-  auto [LU, pivots, infos] = linalg_lu_factor_ex(A, pivot, false, LU_out, pivots_out);
-  raise_for_infos(infos, A, op, describe_zero_pivot);
-  return {LU, pivots};
 }
 
 // ---- lu_unpack -----------------------------------------------------------------------------
 
 namespace {
 
-void check_unpack_args(const Tensor& LU, const Tensor& pivots, bool unpack_pivots, const char* op) {
+void check_unpack_shapes(const Tensor& LU, const Tensor& pivots, bool unpack_pivots,
+                         const char* op) {
   EMBER_CHECK(LU.dim() >= 2, "[", op, "] Expected tensor with 2 or more dimensions. Got size: ",
               torch_shape_str(LU.sizes()), " instead");
   if (!unpack_pivots) return;
@@ -126,11 +114,10 @@ Tensor permutation_matrices(const Tensor& pivots, int64_t m, ScalarType dtype, c
 
 }  // namespace
 
-TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data_flag,
-                       bool unpack_pivots, const Tensor& P_out, const Tensor& L_out,
-                       const Tensor& U_out) {
+void linalg::check_lu_unpack_args(const Tensor& LU, const Tensor& pivots, bool unpack_pivots,
+                                  const Tensor& P_out, const Tensor& L_out, const Tensor& U_out) {
   const char* op = "lu_unpack";
-  check_unpack_args(LU, pivots, unpack_pivots, op);
+  check_unpack_shapes(LU, pivots, unpack_pivots, op);
   check_out(P_out, LU.dtype(), op);
   check_out(L_out, LU.dtype(), op);
   check_out(U_out, LU.dtype(), op);
@@ -139,9 +126,13 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data_
                       "[lu_unpack] pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                       "inclusive.Did you properly pass the result of lu_factor?");
   }
-  if (unpack_data_flag && autograd::should_record(LU)) {
-    return derivatives::lu_unpack(LU, pivots, unpack_data_flag, unpack_pivots, P_out, L_out, U_out);
-  }
+}
+
+TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data_flag,
+                       bool unpack_pivots, const Tensor& P_out, const Tensor& L_out,
+                       const Tensor& U_out) {
+  const char* op = "lu_unpack";
+  check_lu_unpack_args(LU, pivots, unpack_pivots, P_out, L_out, U_out);
   const TensorOptions opts(LU.dtype());
   Tensor P =
       unpack_pivots ? permutation_matrices(pivots, rows(LU), LU.dtype(), op) : empty({0}, opts);
@@ -159,7 +150,6 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out, const T
   check_out(P_out, A.dtype(), op);
   check_out(L_out, A.dtype(), op);
   check_out(U_out, A.dtype(), op);
-  if (autograd::should_record(A)) return derivatives::linalg_lu(A, pivot, P_out, L_out, U_out);
   auto [LU, pivots, infos] = lu_factor_compute(A, pivot, op);
   (void)infos;
   auto [L, U] = unpack_data(LU);
@@ -171,8 +161,8 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out, const T
 
 // ---- lu_solve ------------------------------------------------------------------------------
 
-Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
-                       bool adjoint, const Tensor& out) {
+void linalg::check_lu_solve_args(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                                 const Tensor& out) {
   const char* op = "linalg.lu_solve";
   check_at_least_2d(LU, op, "LU");
   check_square(LU, op);
@@ -200,9 +190,12 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   check_pivot_range(pivots, n,
                     "[linalg.lu_solve] Pivots given to lu_solve must all be between 1 and "
                     "LU.size(-2). Did you properly pass the result of lu_factor?");
-  if (autograd::should_record(LU, B)) {
-    return derivatives::linalg_lu_solve(LU, pivots, B, left, adjoint, out);
-  }
+}
+
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                       bool adjoint, const Tensor& out) {
+  const char* op = "linalg.lu_solve";
+  check_lu_solve_args(LU, pivots, B, left, out);
   LuFactors f;
   f.LU = column_major(LU, op);
   f.pivots = contiguous(pivots);

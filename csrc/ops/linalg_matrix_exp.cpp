@@ -1,7 +1,5 @@
 // linalg.matrix_exp: checks, the trivial sizes, reduced floats through float32, and the kernel
 // (kernels/cpu/linalg_matrix_exp_kernel.cpp) over a contiguous batch.
-#include "autograd/derivatives/linalg_misc.h"
-#include "autograd/variable.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "ops/creation.h"
@@ -16,13 +14,16 @@ namespace native {
 
 EMBER_DEFINE_STUB(matrix_exp_stub, MatrixExpFn);
 
-Tensor linalg_matrix_exp(const Tensor& A) {
+void check_matrix_exp_args(const Tensor& A) {
   const char* op = "linalg.matrix_exp";
   linalg::check_square(A, op);
   EMBER_CHECK_T(NotImplementedError, is_floating(A.dtype()) || is_complex(A.dtype()), "[", op,
                 "] Expected a floating point or complex tensor as input. Got ",
                 torch_type_name(A.dtype()));
-  if (autograd::should_record(A)) return derivatives::linalg_matrix_exp(A);
+}
+
+Tensor linalg_matrix_exp(const Tensor& A) {
+  check_matrix_exp_args(A);
   const int64_t n = linalg::cols(A);
   if (n == 0) return clone(A);
   if (n == 1) return exp(A);

@@ -2,10 +2,8 @@
 // linalg.polar (A = U H, U with orthonormal columns, H Hermitian positive-semidefinite): both
 // from one spectral decomposition, eigh of A and the reduced svd of A, as PyTorch computes
 // them on the CPU. Their gradients are not those of the decompositions (which divide by
-// differences of eigenvalues and blow up at repeated ones) but solve Sylvester equations
-// that stay finite there (autograd/derivatives/linalg_polar.cpp).
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
+// differences of eigenvalues and blow up at repeated ones) but solve Sylvester equations that
+// stay finite there; the api layer records them (api/linalg_spectral.cpp).
 #include "ops/elementwise.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_spectral.h"
@@ -30,12 +28,16 @@ Tensor matrix_sqrth_from_factors(const Tensor& s, const Tensor& V) {
   return matmul(mul(V, unsqueeze(s, -2)), mH(V));
 }
 
-Tensor matrix_sqrth(const Tensor& A) {
+void check_matrix_sqrth_args(const Tensor& A) {
   constexpr const char* op = "linalg.matrix_sqrth";
   check_at_least_2d(A, op);
   check_float_or_complex(A, op);
   check_square(A, op);
-  if (autograd::should_record(A)) return derivatives::linalg_matrix_sqrth(A);
+}
+
+Tensor matrix_sqrth(const Tensor& A) {
+  constexpr const char* op = "linalg.matrix_sqrth";
+  check_matrix_sqrth_args(A);
   auto [s, V] = matrix_sqrth_factors(A, op);
   return matrix_sqrth_from_factors(s, V);
 }
@@ -47,18 +49,18 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> polar_factors(const Tensor& A) {
   return {U, H, S, mH(Vh)};
 }
 
-std::tuple<Tensor, Tensor> polar(const Tensor& A, const Tensor& U_out, const Tensor& H_out) {
+void check_polar_args(const Tensor& A) {
   constexpr const char* op = "linalg.polar";
   check_at_least_2d(A, op);
   check_float_or_complex_input(A, op, "linalg_svd_cpu");
   EMBER_CHECK(rows(A) >= cols(A), "[", op,
               "] input must have at least as many rows as columns, but got ", rows(A), " by ",
               cols(A), " matrices");
-  if (autograd::should_record(A)) {
-    if (U_out.defined()) autograd::check_out_arg(U_out, {A}, op);
-    if (H_out.defined()) autograd::check_out_arg(H_out, {A}, op);
-    return derivatives::linalg_polar(A);
-  }
+}
+
+std::tuple<Tensor, Tensor> polar(const Tensor& A, const Tensor& U_out, const Tensor& H_out) {
+  constexpr const char* op = "linalg.polar";
+  check_polar_args(A);
   auto [U, H, S, V] = polar_factors(A);
   return {finish_out(U, U_out, op), finish_out(H, H_out, op)};
 }

@@ -1,7 +1,5 @@
-// linalg.qr, linalg.householder_product, torch.geqrf and torch.qr (the old API). Q and R come
-// back as column-major matrices, as PyTorch's.
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
+// linalg.qr, linalg.householder_product and torch.geqrf. Q and R come back as column-major
+// matrices, as PyTorch's. (torch.qr, the old API, is public only: api/linalg_spectral.cpp.)
 #include "ops/creation.h"
 #include "ops/join.h"
 #include "ops/linalg_common.h"
@@ -85,8 +83,7 @@ std::tuple<Tensor, Tensor> qr_unrecorded(const Tensor& A, const std::string& mod
   return {Q, R};
 }
 
-std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode, const Tensor& Q_out,
-                              const Tensor& R_out) {
+void check_qr_args(const Tensor& A, const std::string& mode) {
   constexpr const char* op = "linalg.qr";
   check_at_least_2d(A, op);
   if (!is_floating(A.dtype()) && !is_complex(A.dtype())) {
@@ -94,11 +91,12 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode, const Te
   }
   check_lapack_dtype(A, op, "geqrf_cpu");
   check_mode(mode);
-  if (autograd::should_record(A)) {
-    if (Q_out.defined()) autograd::check_out_arg(Q_out, {A}, op);
-    if (R_out.defined()) autograd::check_out_arg(R_out, {A}, op);
-    return derivatives::linalg_qr(A, mode);
-  }
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode, const Tensor& Q_out,
+                              const Tensor& R_out) {
+  constexpr const char* op = "linalg.qr";
+  check_qr_args(A, mode);
   auto [Q, R] = qr_unrecorded(A, mode, op);
   return {finish_out(Q, Q_out, op), finish_out(R, R_out, op)};
 }
@@ -110,7 +108,7 @@ Tensor householder_product_unrecorded(const Tensor& A, const Tensor& tau) {
   return Q;
 }
 
-Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out) {
+void check_householder_product_args(const Tensor& A, const Tensor& tau) {
   constexpr const char* prefix = "[linalg.householder_product] ";
   EMBER_CHECK(A.dim() >= 2, prefix, "input must have at least 2 dimensions.");
   EMBER_CHECK(rows(A) >= cols(A), prefix,
@@ -133,31 +131,25 @@ Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out
   EMBER_CHECK(tau.dtype() == A.dtype(), prefix, "tau dtype ", torch_type_name(tau.dtype()),
               " does not match input dtype ", torch_type_name(A.dtype()));
   check_lapack_dtype(A, "linalg.householder_product", "orgqr_cpu");
-  if (autograd::should_record(A, tau)) {
-    if (out.defined()) autograd::check_out_arg(out, {A, tau}, "linalg.householder_product");
-    return derivatives::linalg_householder_product(A, tau);
-  }
+}
+
+Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out) {
+  check_householder_product_args(A, tau);
   return finish_out(householder_product_unrecorded(A, tau), out, "linalg.householder_product");
 }
 
 }  // namespace linalg
 
-std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out, const Tensor& tau_out) {
-  constexpr const char* op = "geqrf";
+void linalg::check_geqrf_args(const Tensor& A) {
   EMBER_CHECK(A.dim() >= 2, "[geqrf] input must have at least 2 dimensions.");
-  linalg::check_lapack_dtype(A, op, "geqrf_cpu");
-  if (autograd::should_record(A)) {
-    if (a_out.defined()) autograd::check_out_arg(a_out, {A}, op);
-    if (tau_out.defined()) autograd::check_out_arg(tau_out, {A}, op);
-    return derivatives::geqrf(A);
-  }
-  auto [W, tau, R] = linalg::compact_qr(A, op);
-  return {finish_out(W, a_out, op), finish_out(tau, tau_out, op)};
+  check_lapack_dtype(A, "geqrf", "geqrf_cpu");
 }
 
-std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some, const Tensor& Q_out,
-                              const Tensor& R_out) {
-  return linalg::qr(A, some ? "reduced" : "complete", Q_out, R_out);
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out, const Tensor& tau_out) {
+  constexpr const char* op = "geqrf";
+  linalg::check_geqrf_args(A);
+  auto [W, tau, R] = linalg::compact_qr(A, op);
+  return {finish_out(W, a_out, op), finish_out(tau, tau_out, op)};
 }
 
 }  // namespace native

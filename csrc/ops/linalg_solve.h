@@ -3,15 +3,17 @@
 // and the top-level aliases (det, logdet, slogdet, inverse, cholesky_solve, cholesky_inverse,
 // lu_unpack, triangular_solve). `op` names in messages follow PyTorch ("linalg.inv", ...).
 //
-// Each op validates first (so errors name the op the user called), then records through its
-// derivatives:: wrapper when autograd must (docs/design/autograd.md), else computes. Results
-// come back in the column-major layout the factorizations produce, as PyTorch's do; `*_out`
-// arguments are the out= tensors (undefined: none).
+// Each op validates first (so errors name the op the user called), then computes; the api layer
+// (api/linalg_solve.h) records the differentiable ones, running the same checks before it does.
+// logdet, linalg.lu_factor and linalg.ldl_factor are composites there. Results come back in
+// the column-major layout the factorizations produce, as PyTorch's do; `*_out` arguments are
+// the out= tensors (undefined: none).
 #pragma once
+#include <string>
 #include <tuple>
 
 #include "core/tensor.h"
-#include "ops/linalg_solve_stubs.h"
+#include "kernels/linalg_solve_stubs.h"
 
 namespace ember {
 namespace native {
@@ -42,8 +44,6 @@ TensorPair linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool che
 Tensor linalg_det(const Tensor& A, const Tensor& out = {});
 TensorPair linalg_slogdet(const Tensor& A, const Tensor& sign_out = {},
                           const Tensor& logabsdet_out = {});
-// log(det(A)): nan for a negative real determinant, -inf for a singular matrix.
-Tensor logdet(const Tensor& A);
 
 // --- Triangular solves (linalg_triangular.cpp) ---
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
@@ -54,8 +54,6 @@ TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool t
                             const Tensor& coefficient_out = {});
 
 // --- LU (linalg_lu.cpp) ---
-TensorPair linalg_lu_factor(const Tensor& A, bool pivot, const Tensor& LU_out = {},
-                            const Tensor& pivots_out = {});
 TensorTriple linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors,
                                  const Tensor& LU_out = {}, const Tensor& pivots_out = {},
                                  const Tensor& info_out = {});
@@ -70,8 +68,6 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
                        const Tensor& U_out = {});
 
 // --- LDL (linalg_ldl.cpp) ---
-TensorPair linalg_ldl_factor(const Tensor& A, bool hermitian, const Tensor& LD_out = {},
-                             const Tensor& pivots_out = {});
 TensorTriple linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors,
                                   const Tensor& LD_out = {}, const Tensor& pivots_out = {},
                                   const Tensor& info_out = {});
@@ -139,6 +135,30 @@ struct SolveResult {
 };
 SolveResult solve_with_factors(const Tensor& A, const Tensor& B, bool left, const char* op);
 bool solve_is_vector_rhs(const Tensor& A, const Tensor& B);
+
+// --- The ops' argument checks (also run by the api layer before it records a call) ---
+// linalg.solve / solve_ex (`op` names the one called).
+void check_solve_args(const Tensor& A, const Tensor& B, bool left, const char* op);
+void check_cholesky_solve_args(const Tensor& B, const Tensor& L, const Tensor& out);
+void check_solve_triangular_args(const Tensor& A, const Tensor& B, bool left, const Tensor& out);
+void check_triangular_solve_args(const Tensor& b, const Tensor& A, const Tensor& solution_out,
+                                 const Tensor& coefficient_out);
+// The input check of lu_factor(_ex) and lu.
+void check_lu_input(const Tensor& A, const char* op);
+void check_lu_unpack_args(const Tensor& LU, const Tensor& pivots, bool unpack_pivots,
+                          const Tensor& P_out, const Tensor& L_out, const Tensor& U_out);
+void check_lu_solve_args(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                         const Tensor& out);
+// Returns the pivots as the contiguous int32 tensor ldl_solve reads.
+Tensor check_ldl_solve_args(const Tensor& LD, const Tensor& pivots, const Tensor& B,
+                            const Tensor& out);
+
+// --- LinAlgError messages for a non-zero info (raise_for_infos's `describe`) ---
+std::string describe_not_positive_definite(int32_t info);  // cholesky
+std::string describe_singular_solve(int32_t info);         // solve
+std::string describe_singular_inverse(int32_t info);       // inv
+std::string describe_zero_pivot(int32_t info);             // lu_factor
+std::string describe_singular_d(int32_t info);             // ldl_factor
 
 }  // namespace linalg
 }  // namespace native

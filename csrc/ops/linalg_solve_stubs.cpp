@@ -1,5 +1,6 @@
-// Definitions of the linalg solve family's kernel stubs (declared in linalg_solve_stubs.h).
-#include "ops/linalg_solve_stubs.h"
+// Definitions of the linalg solve family's kernel stubs (declared in
+// kernels/linalg_solve_stubs.h).
+#include "kernels/linalg_solve_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,6 +1,5 @@
-// linalg.svd, linalg.svdvals and torch.svd (the old API): A = U diag(S) Vh with S descending.
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/record.h"
+// linalg.svd and linalg.svdvals: A = U diag(S) Vh with S descending. (torch.svd, the old API, is
+// a composite of public ops in api/linalg_spectral.cpp.)
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_spectral.h"
@@ -16,15 +15,15 @@ EMBER_DEFINE_STUB(linalg_svd_stub, SvdFn);
 
 namespace linalg {
 
-namespace {
-
-void check_svd_input(const Tensor& A, const std::optional<std::string>& driver, const char* op) {
+void check_svd_args(const Tensor& A, const std::optional<std::string>& driver, const char* op) {
   check_at_least_2d(A, op);
   check_float_or_complex_input(A, op, "linalg_svd_cpu");
   EMBER_CHECK(!driver.has_value(), "[", op,
               "] keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER "
               "backend.");
 }
+
+namespace {
 
 std::string describe_svd_info(int info) {
   if (info == -4) {
@@ -75,51 +74,17 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
                                        const Tensor& U_out, const Tensor& S_out,
                                        const Tensor& Vh_out) {
   constexpr const char* op = "linalg.svd";
-  check_svd_input(A, driver, op);
-  if (autograd::should_record(A)) {
-    for (const Tensor* o : {&U_out, &S_out, &Vh_out}) {
-      if (o->defined()) autograd::check_out_arg(*o, {A}, op);
-    }
-    return derivatives::linalg_svd(A, full_matrices);
-  }
+  check_svd_args(A, driver, op);
   auto [U, S, Vh] = svd_unrecorded(A, full_matrices, /*compute_uv=*/true, op);
   return {finish_out(U, U_out, op), finish_out(S, S_out, op), finish_out(Vh, Vh_out, op)};
 }
 
 Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver, const Tensor& out) {
   constexpr const char* op = "linalg.svdvals";
-  check_svd_input(A, driver, op);
-  if (autograd::should_record(A)) {
-    // The gradient needs U and Vh: computed through the recorded svd, as PyTorch.
-    if (out.defined()) autograd::check_out_arg(out, {A}, op);
-    return std::get<1>(derivatives::linalg_svd(A, /*full_matrices=*/false));
-  }
+  check_svd_args(A, driver, op);
   return finish_out(std::get<1>(svd_unrecorded(A, false, /*compute_uv=*/false, op)), out, op);
 }
 
 }  // namespace linalg
-
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_uv,
-                                       const Tensor& U_out, const Tensor& S_out,
-                                       const Tensor& V_out) {
-  constexpr const char* op = "svd";
-  Tensor U, S, V;
-  if (compute_uv) {
-    Tensor Vh;
-    std::tie(U, S, Vh) = linalg::svd(A, /*full_matrices=*/!some);
-    V = mH(Vh);
-  } else {
-    S = linalg::svdvals(A);
-    const int64_t m = linalg::rows(A), n = linalg::cols(A);
-    U = zeros(linalg::batch_dims_with(A, {m, m}), TensorOptions(A.dtype()));
-    V = zeros(linalg::batch_dims_with(A, {n, n}), TensorOptions(A.dtype()));
-  }
-  if (U_out.defined() || S_out.defined() || V_out.defined()) {
-    autograd::check_out_arg(U_out.defined() ? U_out : S_out.defined() ? S_out : V_out, {A}, op);
-    return {finish_out(U, U_out, op), finish_out(S, S_out, op), finish_out(V, V_out, op)};
-  }
-  return {U, S, V};
-}
-
 }  // namespace native
 }  // namespace ember

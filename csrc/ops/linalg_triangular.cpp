@@ -1,6 +1,4 @@
 // linalg.solve_triangular and the older triangular_solve, on the triangular_solve_stub (trsm).
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve.h"
@@ -43,27 +41,7 @@ Tensor triangular_solve_matrices(const Tensor& A, const Tensor& B, bool upper, b
   return mT(XT);
 }
 
-}  // namespace linalg
-
-using namespace linalg;
-
-namespace {
-
-// PyTorch casts B to A's dtype here; a complex B with a real A would lose its imaginary part,
-// so that one case is refused.
-Tensor rhs_in_dtype_of(const Tensor& B, const Tensor& A, const char* op) {
-  if (B.dtype() == A.dtype()) return B;
-  EMBER_CHECK(!B.is_complex() || A.is_complex(), "[", op,
-              "] Expected A and B to have the same dtype, but found A of type ",
-              torch_type_name(A.dtype()), " and B of type ", torch_type_name(B.dtype()),
-              " instead");
-  return to_dtype(B, A.dtype());
-}
-
-}  // namespace
-
-Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
-                               bool unitriangular, const Tensor& out) {
+void check_solve_triangular_args(const Tensor& A, const Tensor& B, bool left, const Tensor& out) {
   const char* op = "linalg.solve_triangular";
   check_at_least_2d(A, op, "A");
   check_at_least_2d(B, op, "B");
@@ -73,18 +51,17 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   EMBER_CHECK(left ? rows(B) == n : cols(B) == n, "[", op,
               "] Incompatible shapes of A and B for the equation ", left ? "AX = B" : "XA = B",
               " (", n, "x", n, " and ", rows(B), "x", cols(B), ")");
-  const Tensor B2 = rhs_in_dtype_of(B, A, op);
+  // PyTorch casts B to A's dtype here; a complex B with a real A would lose its imaginary part,
+  // so that one case is refused.
+  EMBER_CHECK(B.dtype() == A.dtype() || !B.is_complex() || A.is_complex(), "[", op,
+              "] Expected A and B to have the same dtype, but found A of type ",
+              torch_type_name(A.dtype()), " and B of type ", torch_type_name(B.dtype()),
+              " instead");
   check_out(out, A.dtype(), op);
-  if (autograd::should_record(A, B2)) {
-    return derivatives::linalg_solve_triangular(A, B2, upper, left, unitriangular, out);
-  }
-  return finish_out(
-      triangular_solve_matrices(A, B2, upper, left, unitriangular, MatrixOp::None, op), out, op);
 }
 
-TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
-                            bool unitriangular, const Tensor& solution_out,
-                            const Tensor& coefficient_out) {
+void check_triangular_solve_args(const Tensor& b, const Tensor& A, const Tensor& solution_out,
+                                 const Tensor& coefficient_out) {
   const char* op = "triangular_solve";
   EMBER_CHECK(b.dim() >= 2, "[", op, "] Expected b to have at least 2 dimensions, but it has ",
               b.dim(), " dimensions instead");
@@ -101,10 +78,26 @@ TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool t
               " by ", rows(A), " but each b matrix is ", rows(b), " by ", cols(b));
   check_out(solution_out, A.dtype(), op);
   check_out(coefficient_out, A.dtype(), op);
-  if (autograd::should_record(b, A)) {
-    return derivatives::triangular_solve(b, A, upper, transpose, unitriangular, solution_out,
-                                         coefficient_out);
-  }
+}
+
+}  // namespace linalg
+
+using namespace linalg;
+
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
+                               bool unitriangular, const Tensor& out) {
+  const char* op = "linalg.solve_triangular";
+  check_solve_triangular_args(A, B, left, out);
+  const Tensor B2 = B.dtype() == A.dtype() ? B : to_dtype(B, A.dtype());
+  return finish_out(
+      triangular_solve_matrices(A, B2, upper, left, unitriangular, MatrixOp::None, op), out, op);
+}
+
+TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
+                            bool unitriangular, const Tensor& solution_out,
+                            const Tensor& coefficient_out) {
+  const char* op = "triangular_solve";
+  check_triangular_solve_args(b, A, solution_out, coefficient_out);
   const DimVector batch = broadcast_shapes(batch_shape(b), batch_shape(A), op);
   Tensor X = triangular_solve_matrices(A, b, upper, /*left=*/true, unitriangular,
                                        transpose ? MatrixOp::Transpose : MatrixOp::None, op);

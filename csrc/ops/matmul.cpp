@@ -3,14 +3,12 @@
 
 #include <algorithm>
 
-#include "autograd/derivatives/matmul.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "kernels/gemm_stubs.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/gemm.h"
 #include "ops/matmul_common.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
@@ -241,24 +239,19 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const Tensor& out, bool conj, 
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::mm(a, b, out);
   return mm_impl(a, b, out, "mm");
 }
 Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
-  if (autograd::should_record(mat, vec)) return derivatives::mv(mat, vec, out);
   return mv_impl(mat, vec, out, "mv");
 }
 Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::dot(a, b, out);
   return dot_impl(a, b, out, false, "dot");
 }
 Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::vdot(a, b, out);
   return dot_impl(a, b, out, true, "vdot");
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (autograd::should_record(a, b)) return derivatives::bmm(a, b, out);
   const char* op = "bmm";
   EMBER_CHECK(a.dim() == 3, "[bmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "[bmm] batch2 must be a 3D tensor");
@@ -274,14 +267,17 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
   return finish_target(target, out, op);
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  const char* op = "matmul";
-  const int64_t da = a.dim(), db = b.dim();
-  EMBER_CHECK(da > 0 && db > 0,
+void check_matmul_args(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() > 0 && b.dim() > 0,
               "[matmul] both arguments to matmul need to be at least 1D, but "
               "they are ",
-              da, "D and ", db, "D");
-  if (autograd::should_record(a, b)) return derivatives::matmul(a, b, out);
+              a.dim(), "D and ", b.dim(), "D");
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const char* op = "matmul";
+  check_matmul_args(a, b);
+  const int64_t da = a.dim(), db = b.dim();
   if (da == 1 && db == 1) return dot_impl(a, b, out, false, op);
   if (da == 2 && db == 1) return mv_impl(a, b, out, op);
   if (da == 1 && db == 2) {

@@ -1,8 +1,9 @@
-// The matmul family and the products built on it: matmul, mm, bmm, mv, dot, vdot, inner, outer,
-// addmm, addmv, addbmm, baddbmm, tensordot, kron, einsum, cross, cdist.
+// The matmul family's native ops: matmul, mm, bmm, mv, dot, vdot, addmm, addmv, addbmm, baddbmm,
+// cross, cdist. (inner, outer, tensordot, kron and einsum are composites of public ops, in
+// api/matmul.h.)
 //
-// Every matrix product ends in gemm_stub (see ops/gemm.h) after the shapes are checked and the
-// operands are brought to a layout BLAS-like kernels take (one unit stride per matrix).
+// Every matrix product ends in gemm_stub (see kernels/gemm_stubs.h) after the shapes are checked
+// and the operands are brought to a layout BLAS-like kernels take (one unit stride per matrix).
 #pragma once
 #include <optional>
 #include <string>
@@ -15,13 +16,13 @@ namespace ember {
 namespace native {
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out = {});
+// matmul's check that runs before anything else (the api layer runs it before recording).
+void check_matmul_args(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out = {});
 Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out = {});
 Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out = {});  // conj(a) . b
-Tensor inner(const Tensor& a, const Tensor& b, const Tensor& out = {});
-Tensor outer(const Tensor& a, const Tensor& b, const Tensor& out = {});
 
 // beta * input + alpha * (m1 @ m2); beta == 0 ignores input's values (NaN included).
 // `out` may be `input` itself (the in-place forms).
@@ -36,16 +37,11 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
                const Scalar& alpha = 1, const Tensor& out = {});
 
-// Contracts dims_a of a with dims_b of b.
-Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b,
-                 const Tensor& out = {});
-// The int form: the last `dims` dims of a with the first `dims` of b.
-Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims, const Tensor& out = {});
-Tensor kron(const Tensor& a, const Tensor& b, const Tensor& out = {});
-Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 // dim nullopt: the first dim of size 3 (PyTorch's deprecated default).
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = {},
              const Tensor& out = {});
+// cross's argument checks; returns the dim it works on (wrapped, of the broadcast shape).
+int64_t cross_dim(const Tensor& a, const Tensor& b, std::optional<int64_t> dim);
 // compute_mode: "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 // "donot_use_mm_for_euclid_dist".
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0,

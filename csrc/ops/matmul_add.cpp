@@ -1,7 +1,5 @@
 // addmm, addmv, addbmm, baddbmm: beta * input + alpha * product, computed by one GEMM whose C
 // operand starts as the broadcast input (or is write-only when beta == 0).
-#include "autograd/derivatives/matmul.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -65,9 +63,6 @@ void check_input_dtype(const Tensor& input, const Tensor& m2, const char* op) {
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(input, m1, m2)) {
-    return derivatives::addmm(input, m1, m2, beta, alpha, out);
-  }
   const char* op = "addmm";
   EMBER_CHECK(m1.dim() == 2, "[addmm] mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "[addmm] mat2 must be a matrix, got ", m2.dim(), "-D tensor");
@@ -87,9 +82,6 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Scalar& beta,
              const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(input, mat, vec)) {
-    return derivatives::addmv(input, mat, vec, beta, alpha, out);
-  }
   const char* op = "addmv";
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input.dim() <= 1,
               "[addmv] vector + matrix @ "
@@ -116,9 +108,6 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(input, b1, b2)) {
-    return derivatives::baddbmm(input, b1, b2, beta, alpha, out);
-  }
   const char* op = "baddbmm";
   // PyTorch reads sizes before it checks the dims, so too few dims is its IndexError (except a
   // 2-d batch1 here); the classes follow it, the messages stay explicit.
@@ -144,9 +133,6 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha, const Tensor& out) {
-  if (autograd::should_record(input, b1, b2)) {
-    return derivatives::addbmm(input, b1, b2, beta, alpha, out);
-  }
   const char* op = "addbmm";
   EMBER_CHECK_T(IndexError, b1.dim() >= 3, "[addbmm] batch1 must be a 3D tensor");
   EMBER_CHECK(b1.dim() == 3, "[addbmm] batch1 must be a 3D tensor");

@@ -5,6 +5,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/gemm_stubs.h"
 
 namespace ember {
 namespace native {
@@ -34,11 +35,8 @@ void check_matmul_dtype(ScalarType t, const char* op);
 void check_scalar_for(const Scalar& s, ScalarType t, const char* op);
 bool scalar_is_zero(const Scalar& s);
 
-// Kernel of cdist_backward: out (B, P, M) <- the gradient of cdist for x1 (B, P, M) given x2
-// (B, R, M), grad and dist (B, P, R); all contiguous, float32/float64, p > 0.
-using CdistBackwardFn = void (*)(const Tensor& out, const Tensor& grad, const Tensor& x1,
-                                 const Tensor& x2, const Tensor& dist, double p);
-EMBER_DECLARE_STUB(cdist_backward_stub, CdistBackwardFn);
+// The kernel stubs of the family (gemm_stub, cdist_backward_stub, ...) are in
+// kernels/gemm_stubs.h.
 
 }  // namespace native
 }  // namespace ember

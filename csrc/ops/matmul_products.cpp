@@ -1,16 +1,16 @@
-// Products built on the GEMM and elementwise ops: inner, outer, tensordot, kron, cross, cdist.
+// cross and cdist (with its fused backward). The products composed of other ops (inner, outer,
+// tensordot, kron) are public composites in api/matmul.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "autograd/derivatives/matmul.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "dispatch/tensor_iterator.h"
+#include "kernels/gemm_stubs.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/gemm.h"
 #include "ops/matmul.h"
 #include "ops/matmul_common.h"
 #include "ops/shape_util.h"
@@ -24,102 +24,7 @@ EMBER_DEFINE_STUB(cdist_stub, CdistFn);
 EMBER_DEFINE_STUB(cdist_mm_finish_stub, CdistFinishFn);
 EMBER_DEFINE_STUB(cdist_backward_stub, CdistBackwardFn);
 
-Tensor outer(const Tensor& a, const Tensor& b, const Tensor& out) {
-  EMBER_CHECK(a.dim() == 1, "[outer] outer: Expected 1-D argument self, but got ", a.dim(), "-D");
-  EMBER_CHECK(b.dim() == 1, "[outer] outer: Expected 1-D argument vec2, but got ", b.dim(), "-D");
-  return mul(unsqueeze(a, 1), b, out);
-}
-
-Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b,
-                 const Tensor& out) {
-  const char* op = "tensordot";
-  EMBER_CHECK(dims_a.size() == dims_b.size(),
-              "[tensordot] both dimension lists should have same "
-              "length");
-  EMBER_CHECK(a.dtype() == b.dtype(), "[tensordot] both inputs should have same dtype");
-  std::vector<bool> ca(std::max<int64_t>(a.dim(), 1), false),
-      cb(std::max<int64_t>(b.dim(), 1), false);
-  DimVector da, db;
-  int64_t k = 1;
-  for (size_t i = 0; i < dims_a.size(); ++i) {
-    const int64_t x = wrap_dim(dims_a[i], a.dim(), op), y = wrap_dim(dims_b[i], b.dim(), op);
-    EMBER_CHECK(!ca[x], "[tensordot] dim ", x, " appears multiple times in the list of dims");
-    EMBER_CHECK(!cb[y], "[tensordot] dim ", y, " appears multiple times in the list of dims");
-    ca[x] = cb[y] = true;
-    EMBER_CHECK(a.size(x) == b.size(y),
-                "[tensordot] contracted dimensions need to match, but "
-                "first has size ",
-                a.size(x), " in dim ", dims_a[i], " and second has size ", b.size(y), " in dim ",
-                dims_b[i]);
-    da.push_back(x);
-    db.push_back(y);
-    k *= a.size(x);
-  }
-  // a -> (free_a..., contracted...) as (Pa, K); b -> (contracted..., free_b...) as (K, Pb).
-  DimVector perm_a, perm_b, rshape;
-  int64_t pa = 1, pb = 1;
-  for (int64_t d = 0; d < a.dim(); ++d) {
-    if (ca[d]) continue;
-    perm_a.push_back(d);
-    rshape.push_back(a.size(d));
-    pa *= a.size(d);
-  }
-  for (int64_t d : da) perm_a.push_back(d);
-  for (int64_t d : db) perm_b.push_back(d);
-  for (int64_t d = 0; d < b.dim(); ++d) {
-    if (cb[d]) continue;
-    perm_b.push_back(d);
-    rshape.push_back(b.size(d));
-    pb *= b.size(d);
-  }
-  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, op);
-  Tensor a2 = reshape(permute(a, perm_a), {pa, k});
-  Tensor b2 = reshape(permute(b, perm_b), {k, pb});
-  return finish_out(view(mm(a2, b2), rshape), out, op);
-}
-
-Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims, const Tensor& out) {
-  EMBER_CHECK(dims >= 0, "[tensordot] tensordot expects dims >= 0, but got dims=", dims);
-  EMBER_CHECK(dims <= a.dim() && dims <= b.dim(),
-              "[tensordot] tensordot expects dims < ndim_a "
-              "or ndim_b, but got dims=",
-              dims);
-  DimVector da, db;
-  for (int64_t i = 0; i < dims; ++i) {
-    da.push_back(i - dims);  // negative, as PyTorch spells them in its messages
-    db.push_back(i);
-  }
-  return tensordot(a, b, da, db, out);
-}
-
-Tensor inner(const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (a.dim() == 0 || b.dim() == 0) return mul(a, b, out);
-  EMBER_CHECK(a.size(a.dim() - 1) == b.size(b.dim() - 1),
-              "[inner] inner() the last dimension "
-              "must match on both input tensors but got shapes ",
-              torch_shape_str(a.sizes()), " and ", torch_shape_str(b.sizes()));
-  return tensordot(a, b, {-1}, {-1}, out);
-}
-
-Tensor kron(const Tensor& a, const Tensor& b, const Tensor& out) {
-  const int64_t nd = std::max(a.dim(), b.dim());
-  // a viewed as (a0, 1, a1, 1, ...) times b viewed as (1, b0, 1, b1, ...), then merged pairwise.
-  DimVector sa, sb, result;
-  for (int64_t i = 0; i < nd; ++i) {
-    const int64_t ai = i - (nd - a.dim()), bi = i - (nd - b.dim());
-    const int64_t x = ai >= 0 ? a.size(ai) : 1, y = bi >= 0 ? b.size(bi) : 1;
-    sa.push_back(x);
-    sa.push_back(1);
-    sb.push_back(1);
-    sb.push_back(y);
-    result.push_back(x * y);
-  }
-  if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, "kron");
-  Tensor prod = mul(reshape(a, sa), reshape(b, sb));
-  return finish_out(reshape(prod, result), out, "kron");
-}
-
-Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const Tensor& out) {
+int64_t cross_dim(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
   const char* op = "cross";
   EMBER_CHECK(a.dtype() == b.dtype(), "[cross] expected scalar type ", torch_type_name(a.dtype()),
               " but found ", torch_type_name(b.dtype()));
@@ -145,13 +50,29 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
     }
     EMBER_CHECK(d >= 0, "[cross] no dimension of size 3 in input");
   }
-  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
+  broadcast_shapes(a.sizes(), b.sizes(), op);  // checks that a and b broadcast
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[cross] \"linalg_cross\" not implemented for 'Bool'");
-  if (autograd::should_record(a, b)) return derivatives::cross(a, b, d, out);
+  return d;
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const Tensor& out) {
+  const char* op = "cross";
+  const int64_t d = cross_dim(a, b, dim);
+  const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   Tensor target = output_target(out, shape, a.dtype(), {&a, &b}, op);
   if (target.numel() > 0) {
-    cross_stub(a.device(), target, expand(a, shape), expand(b, shape), d);
+    // The kernel walks the operands narrowed to index 0 along d and reads the three components
+    // of each element through the strides along d.
+    const Tensor ea = expand(a, shape), eb = expand(b, shape);
+    auto iter = TensorIteratorConfig()
+                    .name("cross")
+                    .add_output(narrow(target, d, 0, 1))
+                    .add_input(narrow(ea, d, 0, 1))
+                    .add_input(narrow(eb, d, 0, 1))
+                    .build();
+    const int64_t isz = static_cast<int64_t>(target.itemsize());
+    cross_stub(a.device(), iter, target.stride(d) * isz, ea.stride(d) * isz, eb.stride(d) * isz);
   }
   return finish_target(target, out, op);
 }
@@ -173,7 +94,6 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   EMBER_CHECK(x1.dtype() == x2.dtype(), "[cdist] expected scalar type ",
               torch_type_name(x1.dtype()), " but found ", torch_type_name(x2.dtype()));
   EMBER_CHECK(p >= 0, "[cdist] cdist only supports non-negative p values");
-  if (autograd::should_record(x1, x2)) return derivatives::cdist(x1, x2, p, compute_mode);
   int mode = 0;
   if (compute_mode) {
     if (*compute_mode == "use_mm_for_euclid_dist")

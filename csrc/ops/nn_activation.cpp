@@ -1,12 +1,8 @@
 // Activation ops: argument checks and the iterator; kernels in kernels/cpu/nn_activation*.cpp,
-// derivatives in autograd/derivatives/nn_activation.cpp.
+// derivatives in derivatives/nn_activation.cpp, the named activations in
+// api/nn_activation.cpp.
 #include "ops/nn_activation.h"
 
-#include <cmath>
-#include <limits>
-
-#include "autograd/derivatives/nn_activation.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
@@ -22,44 +18,6 @@ EMBER_DEFINE_STUB(glu_stub, IterFn2);
 EMBER_DEFINE_STUB(glu_backward_stub, IterFn2);
 EMBER_DEFINE_STUB(prelu_stub, IterFn2);
 EMBER_DEFINE_STUB(prelu_backward_stub, IterFn2);
-
-const char* activation_name(Activation act) {
-  switch (act) {
-    case Activation::Relu:
-      return "relu";
-    case Activation::Threshold:
-      return "threshold";
-    case Activation::Hardtanh:
-      return "hardtanh";
-    case Activation::LeakyRelu:
-      return "leaky_relu";
-    case Activation::Elu:
-      return "elu";
-    case Activation::Celu:
-      return "celu";
-    case Activation::Gelu:
-      return "gelu";
-    case Activation::GeluTanh:
-      return "gelu";
-    case Activation::Silu:
-      return "silu";
-    case Activation::Mish:
-      return "mish";
-    case Activation::Hardsigmoid:
-      return "hardsigmoid";
-    case Activation::Hardswish:
-      return "hardswish";
-    case Activation::Softplus:
-      return "softplus";
-    case Activation::LogSigmoid:
-      return "log_sigmoid";
-    case Activation::Softshrink:
-      return "softshrink";
-    case Activation::Hardshrink:
-      return "hardshrink";
-  }
-  return "activation";
-}
 
 bool is_piecewise_linear(Activation act) {
   switch (act) {
@@ -77,7 +35,6 @@ bool is_piecewise_linear(Activation act) {
 }
 
 Tensor activation(Activation act, const Tensor& x, const ActivationArgs& args, const Tensor& out) {
-  if (autograd::should_record(x)) return derivatives::activation(act, x, args, out);
   const char* name = activation_name(act);
   EMBER_CHECK_T(NotImplementedError, x.dtype() != ScalarType::Bool, "[", name,
                 "] Boolean inputs not supported for ", name);
@@ -93,95 +50,8 @@ Tensor activation_backward(Activation act, const Tensor& grad, const Tensor& x,
   return finish_elementwise(iter, Tensor());
 }
 
-Tensor relu(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Relu, x, {}, out);
-}
-
-Tensor relu6(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Hardtanh, x, {0.0, 6.0}, out);
-}
-
-Tensor threshold(const Tensor& x, double threshold, double value, const Tensor& out) {
-  return activation(Activation::Threshold, x, {threshold, value}, out);
-}
-
-Tensor hardtanh(const Tensor& x, double min_val, double max_val, const Tensor& out) {
-  EMBER_CHECK_T(ValueError, min_val <= max_val,
-                "[hardtanh] min_val cannot be greater than max_val");
-  return activation(Activation::Hardtanh, x, {min_val, max_val}, out);
-}
-
-Tensor leaky_relu(const Tensor& x, double negative_slope, const Tensor& out) {
-  return activation(Activation::LeakyRelu, x, {negative_slope}, out);
-}
-
-Tensor elu(const Tensor& x, double alpha, double scale, double input_scale, const Tensor& out) {
-  return activation(Activation::Elu, x, {alpha, scale, input_scale}, out);
-}
-
-Tensor selu(const Tensor& x, const Tensor& out) {
-  constexpr double kAlpha = 1.6732632423543772848170429916717;
-  constexpr double kScale = 1.0507009873554804934193349852946;
-  return activation(Activation::Elu, x, {kAlpha, kScale, 1.0}, out);
-}
-
-Tensor celu(const Tensor& x, double alpha, const Tensor& out) {
-  EMBER_CHECK(alpha != 0.0, "[celu] ZeroDivisionError: alpha cannot be 0 for CELU");
-  return activation(Activation::Celu, x, {alpha, 1.0, 1.0 / alpha}, out);
-}
-
-Tensor gelu(const Tensor& x, const std::string& approximate, const Tensor& out) {
-  EMBER_CHECK(approximate == "none" || approximate == "tanh",
-              "[gelu] approximate argument must be either none or tanh.");
-  return activation(approximate == "tanh" ? Activation::GeluTanh : Activation::Gelu, x, {}, out);
-}
-
-Tensor silu(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Silu, x, {}, out);
-}
-
-Tensor mish(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Mish, x, {}, out);
-}
-
-Tensor hardsigmoid(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Hardsigmoid, x, {}, out);
-}
-
-Tensor hardswish(const Tensor& x, const Tensor& out) {
-  return activation(Activation::Hardswish, x, {}, out);
-}
-
-Tensor softplus(const Tensor& x, double beta, double threshold, const Tensor& out) {
-  return activation(Activation::Softplus, x, {beta, threshold}, out);
-}
-
-Tensor log_sigmoid(const Tensor& x, const Tensor& out) {
-  return activation(Activation::LogSigmoid, x, {}, out);
-}
-
-namespace {
-void check_lambda(const char* op, const Tensor& x, double lambd) {
-  const double hi = x.dtype() == ScalarType::Float64   ? std::numeric_limits<double>::max()
-                    : x.dtype() == ScalarType::Float16 ? 65504.0
-                                                       : std::numeric_limits<float>::max();
-  EMBER_CHECK(lambd >= 0 && lambd <= hi, "[", op, "] lambda must be in range [0, ", hi,
-              "] for input dtype ", dtype_name(x.dtype()), ", but found ", lambd);
-}
-}  // namespace
-
-Tensor softshrink(const Tensor& x, double lambd, const Tensor& out) {
-  check_lambda("softshrink", x, lambd);
-  return activation(Activation::Softshrink, x, {lambd}, out);
-}
-
-Tensor hardshrink(const Tensor& x, double lambd, const Tensor& out) {
-  return activation(Activation::Hardshrink, x, {lambd}, out);
-}
-
 // ---- glu ----------------------------------------------------------------------------------------
 
-namespace {
 int64_t glu_dim(const Tensor& x, int64_t dim) {
   EMBER_CHECK(x.dim() > 0, "[glu] glu does not support scalars because halving size must be even");
   const int64_t d = wrap_dim(dim, x.dim(), "glu");
@@ -189,11 +59,9 @@ int64_t glu_dim(const Tensor& x, int64_t dim) {
               " is size ", x.size(d));
   return d;
 }
-}  // namespace
 
 Tensor glu(const Tensor& x, int64_t dim, const Tensor& out) {
   const int64_t d = glu_dim(x, dim);
-  if (autograd::should_record(x)) return derivatives::glu(x, d, out);
   const int64_t half = x.size(d) / 2;
   auto iter = build_elementwise("glu", ResultKind::Promote, out,
                                 {narrow(x, d, 0, half), narrow(x, d, half, half)});
@@ -233,17 +101,20 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
               "[prelu] Expected `weight` to be a scalar or 1D tensor, but got: "
               "ndim = ",
               weight.dim());
-  if (autograd::should_record(x, weight)) return derivatives::prelu(x, weight);
   auto iter =
       build_elementwise("prelu", ResultKind::Promote, Tensor(), {x, prelu_weight_view(x, weight)});
   prelu_stub(iter.device(), iter);
   return finish_elementwise(iter, Tensor());
 }
 
-Tensor prelu_weight_view(const Tensor& x, const Tensor& weight) {
+DimVector prelu_weight_shape(const Tensor& x, const Tensor& weight) {
   DimVector shape(x.dim(), 1);
   if (x.dim() >= 2) shape[1] = weight.numel();
-  return reshape(weight, shape);
+  return shape;
+}
+
+Tensor prelu_weight_view(const Tensor& x, const Tensor& weight) {
+  return reshape(weight, prelu_weight_shape(x, weight));
 }
 
 std::tuple<Tensor, Tensor> prelu_backward(const Tensor& grad, const Tensor& x,

@@ -1,5 +1,6 @@
-// Linear layers and convolutions (torch.nn.functional's linear, bilinear, conv1d/2d,
-// conv_transpose1d/2d, unfold/fold) and the convolution primitives under them.
+// Linear layers and convolutions (torch.nn.functional's linear, unfold/fold) and the convolution
+// primitives under conv1d/2d and conv_transpose1d/2d (those, and bilinear, are composites in
+// api/nn_conv.cpp).
 //
 // Every convolution ends in `convolution` (PyTorch's aten::convolution): one op, one node
 // (ConvolutionBackward0) whose gradients come from one fused op, `convolution_backward`.
@@ -7,19 +8,12 @@
 // geometry oneDNN declines) on im2col + GEMM. See docs/design/nn-conv.md.
 #pragma once
 #include <array>
-#include <string>
 #include <tuple>
 
 #include "core/tensor.h"
 
 namespace ember {
 namespace native {
-
-// A convolution's padding argument: explicit values, or the strings 'same' / 'valid'.
-struct ConvPadding {
-  std::string mode;  // "" (explicit values), "same" or "valid"
-  DimVector values;  // explicit: one value or one per spatial dim
-};
 
 // aten::convolution over 1 or 2 spatial dims: input (N, C, *spatial) (batched only), weight
 // (C_out, C_in / groups, *k) or, transposed, (C_in, C_out / groups, *k). stride, padding,
@@ -38,24 +32,11 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask);
 
-// torch.conv1d / conv2d: batched (N, C, *) or unbatched (C, *) input; ints broadcast over the
-// spatial dims (the binding expands them).
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              const ConvPadding& padding, IntArrayRef dilation, int64_t groups);
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              const ConvPadding& padding, IntArrayRef dilation, int64_t groups);
-Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
-                        int64_t groups, IntArrayRef dilation);
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
-                        int64_t groups, IntArrayRef dilation);
-
-// F.linear: input (*, in) @ weight (out, in)^T + bias (out); one op with one node.
+// F.linear's fused form: input (*, in) @ weight (out, in)^T + bias (out), weight 2-D and bias
+// undefined or 1-D (the api layer writes the other forms with matmul and add).
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias);
-// F.bilinear: y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o].
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
-                const Tensor& bias);
+// The checks F.linear makes before choosing a form.
+void check_linear_args(const Tensor& input, const Tensor& weight);
 
 // torch._C._nn.im2col / col2im (F.unfold / F.fold): input (N, C, H, W) or unbatched (C, H, W)
 // -> (N, C * kh * kw, L); col2im sums the columns back into (N, C, *output_size).

@@ -8,7 +8,7 @@
 #include "core/factory.h"
 #include "ops/creation.h"
 #include "ops/matmul_common.h"
-#include "ops/nn_conv_kernels.h"
+#include "ops/nn_conv_gemm.h"
 #include "ops/views.h"
 
 namespace ember {

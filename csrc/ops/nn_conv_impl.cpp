@@ -12,13 +12,11 @@
 // 1-D convolutions are 2-D ones with a 1-high input and kernel (views, no copies).
 #include <algorithm>
 
-#include "autograd/derivatives/nn_conv.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "ops/complex_ops.h"
 #include "ops/creation.h"
 #include "ops/nn_conv.h"
-#include "ops/nn_conv_kernels.h"
+#include "ops/nn_conv_gemm.h"
 #include "ops/nn_conv_util.h"
 #include "ops/reduce.h"
 #include "ops/shape_util.h"
@@ -272,10 +270,6 @@ Tensor convolution_impl(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                    IntArrayRef output_padding, int64_t groups) {
-  if (autograd::should_record(input, weight, bias)) {
-    return derivatives::convolution(input, weight, bias, stride, padding, dilation, transposed,
-                                    output_padding, groups);
-  }
   const char* op = "convolution";
   const Params p =
       make_params(input, stride, padding, dilation, transposed, output_padding, groups, op);

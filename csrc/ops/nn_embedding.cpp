@@ -1,11 +1,9 @@
 // Embedding ops (ops/nn_embedding.h): validation and layout; kernels in
-// kernels/cpu/nn_embedding_kernels.cpp, derivatives in autograd/derivatives/nn_embedding.cpp.
+// kernels/cpu/nn_embedding_kernels.cpp, derivatives in derivatives/nn_embedding.cpp.
 #include "ops/nn_embedding.h"
 
 #include <vector>
 
-#include "autograd/derivatives/nn_embedding.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/compare_ops.h"
 #include "ops/creation.h"
@@ -85,9 +83,6 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                 "supported by Ember; use sparse=False");
   const Tensor idx = index_tensor(indices, op);
   check_in_range(idx, weight.size(0), op);
-  if (autograd::should_record(weight)) {
-    return derivatives::embedding(weight, indices, padding_idx, scale_grad_by_freq);
-  }
   const int64_t dim = weight.size(1);
   Tensor out = empty({idx.numel(), dim}, TensorOptions(weight.dtype(), weight.device()));
   if (out.numel() > 0) embedding_gather_stub(out.device(), out, weight, idx);
@@ -130,7 +125,6 @@ Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm
               dtype_name(weight.dtype()));
   const Tensor idx = index_tensor(indices, op);
   check_in_range(idx, weight.size(0), op);
-  autograd::check_inplace(weight);
   if (idx.numel() > 0) {
     embedding_renorm_stub(weight.device(), weight, idx, max_norm, norm_type);
     weight.bump_version();
@@ -187,10 +181,8 @@ BagLayout embedding_bag_layout(const Tensor& weight, const Tensor& indices, cons
   return l;
 }
 
-std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
-    const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq,
-    int64_t mode, bool sparse, const Tensor& per_sample_weights, bool include_last_offset,
-    std::optional<int64_t> padding_idx) {
+BagArgs embedding_bag_args(const Tensor& weight, const Tensor& indices, int64_t mode, bool sparse,
+                           const Tensor& per_sample_weights, std::optional<int64_t> padding_idx) {
   const char* op = "embedding_bag";
   EMBER_CHECK(mode >= 0 && mode <= 2, "[", op,
               "] mode has to be 0 (sum), 1 (mean) or 2 (max), "
@@ -224,10 +216,16 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
                 "per_sample_weights of dtype ",
                 dtype_name(weight.dtype()), ", got ", dtype_name(per_sample_weights.dtype()));
   }
+  return args;
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
+    const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq,
+    int64_t mode, bool sparse, const Tensor& per_sample_weights, bool include_last_offset,
+    std::optional<int64_t> padding_idx) {
+  const BagArgs args =
+      embedding_bag_args(weight, indices, mode, sparse, per_sample_weights, padding_idx);
   const BagLayout l = embedding_bag_layout(weight, indices, offsets, include_last_offset);
-  if (autograd::should_record(weight, per_sample_weights)) {
-    return derivatives::embedding_bag(weight, l, per_sample_weights, args, scale_grad_by_freq);
-  }
   return embedding_bag_forward(weight, l, per_sample_weights, args);
 }
 

@@ -1,11 +1,9 @@
 // torch._C._nn.im2col / col2im: F.unfold and F.fold, over the kernels the convolution
 // fallback uses (kernels/cpu/nn_im2col_kernels.cpp).
-#include "autograd/derivatives/nn_conv.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
+#include "kernels/nn_conv_stubs.h"
 #include "ops/nn_conv.h"
-#include "ops/nn_conv_kernels.h"
 #include "ops/nn_conv_util.h"
 #include "ops/views.h"
 
@@ -81,9 +79,6 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   EMBER_CHECK(valid, "[", op, "] Expected 3D or 4D (batch mode) tensor with optional 0 dim ",
               "batch size for input, but got: ", sizes_list(input.sizes()));
   check_fold_dtype(input, op);
-  if (autograd::should_record(input)) {
-    return derivatives::im2col(input, a.k, a.d, a.p, a.s);
-  }
   const bool batched = dim == 4;
   Tensor x = contiguous(batched ? input : unsqueeze(input, 0));
   const int64_t n = x.size(0), c = x.size(1), ih = x.size(2), iw = x.size(3);
@@ -126,9 +121,6 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               ", ", a.d[1], "), padding=(", a.p[0], ", ", a.p[1], "), stride=(", a.s[0], ", ",
               a.s[1], "), expected size of input's dimension 2 to match the calculated number of ",
               "sliding blocks ", bh, " * ", bw, " = ", bh * bw, ", but got input.size(2)=", l, ".");
-  if (autograd::should_record(input)) {
-    return derivatives::col2im(input, output_size, a.k, a.d, a.p, a.s);
-  }
   Tensor cols = contiguous(batched ? input : unsqueeze(input, 0));
   const int64_t n = cols.size(0), c = planes / kk;
   Tensor out = empty_tensor({n, c, oh_in, ow_in}, cols.dtype(), cols.device(), op);

@@ -1,13 +1,12 @@
 // Pointwise losses: mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
 // binary_cross_entropy_with_logits. See nn_loss.h.
-#include "autograd/derivatives/nn_loss.h"
-#include "autograd/variable.h"
+#include "ops/nn_loss.h"
+
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/nn_loss.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -15,24 +14,6 @@ namespace native {
 
 EMBER_DEFINE_STUB(pointwise_loss_stub, PointwiseLossFn);
 EMBER_DEFINE_STUB(pointwise_loss_backward_stub, PointwiseLossBackwardFn);
-
-const char* pointwise_loss_name(PointwiseLoss kind) {
-  switch (kind) {
-    case PointwiseLoss::MSE:
-      return "mse_loss";
-    case PointwiseLoss::L1:
-      return "l1_loss";
-    case PointwiseLoss::SmoothL1:
-      return "smooth_l1_loss";
-    case PointwiseLoss::Huber:
-      return "huber_loss";
-    case PointwiseLoss::BCE:
-      return "binary_cross_entropy";
-    case PointwiseLoss::BCEWithLogits:
-      return "binary_cross_entropy_with_logits";
-  }
-  return "loss";
-}
 
 namespace {
 
@@ -139,46 +120,34 @@ std::pair<Tensor, Tensor> pointwise_loss_backward(PointwiseLoss kind, const Tens
   return r;
 }
 
-namespace {
-
-Tensor pointwise_loss(PointwiseLoss kind, const Tensor& x, const Tensor& t, const Tensor& w,
-                      const Tensor& pw, int64_t reduction, double param) {
-  if (autograd::should_record(x, t, w, pw)) {
-    return derivatives::pointwise_loss(kind, x, t, w, pw, reduction, param);
-  }
-  return pointwise_loss_forward(kind, x, t, w, pw, reduction, param);
-}
-
-}  // namespace
-
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  return pointwise_loss(PointwiseLoss::MSE, input, target, {}, {}, reduction, 0.0);
+  return pointwise_loss_forward(PointwiseLoss::MSE, input, target, {}, {}, reduction, 0.0);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  return pointwise_loss(PointwiseLoss::L1, input, target, {}, {}, reduction, 0.0);
+  return pointwise_loss_forward(PointwiseLoss::L1, input, target, {}, {}, reduction, 0.0);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
   // beta = 0 is the l1 loss (the quadratic piece vanishes), as PyTorch.
   if (beta == 0.0) return l1_loss(input, target, reduction);
-  return pointwise_loss(PointwiseLoss::SmoothL1, input, target, {}, {}, reduction, beta);
+  return pointwise_loss_forward(PointwiseLoss::SmoothL1, input, target, {}, {}, reduction, beta);
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
-  return pointwise_loss(PointwiseLoss::Huber, input, target, {}, {}, reduction, delta);
+  return pointwise_loss_forward(PointwiseLoss::Huber, input, target, {}, {}, reduction, delta);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             int64_t reduction) {
-  return pointwise_loss(PointwiseLoss::BCE, input, target, weight, {}, reduction, 0.0);
+  return pointwise_loss_forward(PointwiseLoss::BCE, input, target, weight, {}, reduction, 0.0);
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
-  return pointwise_loss(PointwiseLoss::BCEWithLogits, input, target, weight, pos_weight, reduction,
-                        0.0);
+  return pointwise_loss_forward(PointwiseLoss::BCEWithLogits, input, target, weight, pos_weight,
+                                reduction, 0.0);
 }
 
 }  // namespace native

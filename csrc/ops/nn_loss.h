@@ -1,5 +1,5 @@
 // Loss functions (PyTorch's torch._C._nn.* / torch.* loss ops): one C++ op each, with a fused
-// backward (autograd/derivatives/nn_loss*.cpp). `reduction` is PyTorch's enum:
+// backward (derivatives/nn_loss*.cpp). `reduction` is PyTorch's enum:
 // 0 = 'none', 1 = 'mean', 2 = 'sum'.
 //
 // - Pointwise losses (mse, l1, smooth_l1, huber, binary_cross_entropy[_with_logits]) run over a
@@ -15,66 +15,14 @@
 
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/nn_loss_stubs.h"
 
 namespace ember {
 namespace native {
 
-
 enum class LossReduction : int64_t { None = 0, Mean = 1, Sum = 2 };
 
-enum class PointwiseLoss : int { MSE, L1, SmoothL1, Huber, BCE, BCEWithLogits };
-
-// ---- kernels ---------------------------------------------------------------------------------
-// Forward over iter (inputs x, t, [w], [pw], float32 / float64): with an output, writes the
-// elementwise loss; without one, returns the sum of all elements (fixed-block order).
-// has_w / has_pw say whether w / pw are among the inputs.
-using PointwiseLossFn = double (*)(TensorIterator& iter, PointwiseLoss kind, double param,
-                                   bool has_w, bool has_pw);
-EMBER_DECLARE_STUB(pointwise_loss_stub, PointwiseLossFn);
-// Backward over iter (outputs [gx] [gt] as need_x / need_t say; inputs x, t, g, [w], [pw]):
-// gx = g * dloss/dx, gt = g * dloss/dt.
-using PointwiseLossBackwardFn = void (*)(TensorIterator& iter, PointwiseLoss kind, double param,
-                                         bool has_w, bool has_pw, bool need_x, bool need_t);
-EMBER_DECLARE_STUB(pointwise_loss_backward_stub, PointwiseLossBackwardFn);
-
-// Element (n, c, s) of the input is at n * sN + c * sC + s * sS (strides in elements).
-struct NllGeometry {
-  int64_t N, C, S, sN, sC, sS;
-};
-// Rows r = n * S + s. loss (R) may be undefined (reduced forms). Returns the sum of the losses
-// and the sum of the weights of the non-ignored targets. Raises IndexError for a target out of
-// [0, C) that is not ignore_index.
-using NllFn = void (*)(const Tensor& loss, double* loss_sum, double* weight_sum, const Tensor& x,
-                       const NllGeometry& geo, const Tensor& target, const Tensor& weight,
-                       int64_t ignore_index);
-EMBER_DECLARE_STUB(nll_loss_stub, NllFn);
-// grad_input (N, C, S) contiguous and zeroed: gi[n, t, s] = -w[t] * grad[r] * scale; grad has
-// R elements or one.
-using NllBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad, double scale,
-                               const Tensor& target, const Tensor& weight, int64_t N, int64_t C,
-                               int64_t S, int64_t ignore_index);
-EMBER_DECLARE_STUB(nll_loss_backward_stub, NllBackwardFn);
-
-// x, lsm: (N, C, S) contiguous (S = the product of the dims after the class dim; 1 for 2-D
-// inputs); target: (N * S) int64 class indices, or (N, C, S) probabilities when prob_target.
-// Writes lsm = log_softmax(x) over C and the per-sample loss (N * S); returns the total weight of
-// the non-ignored samples (index targets).
-struct ClassGeometry {
-  int64_t N, C, S;
-};
-using CrossEntropyFn = void (*)(const Tensor& lsm, const Tensor& loss, double* weight_sum,
-                                const Tensor& x, const Tensor& target, const Tensor& weight,
-                                const ClassGeometry& geo, double label_smoothing,
-                                int64_t ignore_index, bool prob_target);
-EMBER_DECLARE_STUB(cross_entropy_stub, CrossEntropyFn);
-// gi and, for probability targets, gt (N, C, S) (either may be undefined); grad has N * S
-// elements or one, multiplied by scale.
-using CrossEntropyBackwardFn = void (*)(const Tensor& gi, const Tensor& gt, const Tensor& grad,
-                                        double scale, const Tensor& lsm, const Tensor& target,
-                                        const Tensor& weight, const ClassGeometry& geo,
-                                        double label_smoothing, int64_t ignore_index,
-                                        bool prob_target);
-EMBER_DECLARE_STUB(cross_entropy_backward_stub, CrossEntropyBackwardFn);
+// PointwiseLoss, pointwise_loss_name and the kernel stubs are in kernels/nn_loss_stubs.h.
 
 // ---- public ops ------------------------------------------------------------------------------
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = 1);
@@ -104,7 +52,6 @@ std::pair<Tensor, Tensor> pointwise_loss_backward(PointwiseLoss kind, const Tens
                                                   const Tensor& x, const Tensor& t, const Tensor& w,
                                                   const Tensor& pw, int64_t reduction, double param,
                                                   bool need_x, bool need_t);
-const char* pointwise_loss_name(PointwiseLoss kind);
 
 // nll_loss: the loss and the total weight (a number, for the backward of 'mean').
 struct NllResult {

@@ -1,17 +1,10 @@
-// ctc_loss: validation (PyTorch's messages), target layout and reduction. See nn_loss_ctc.h.
+// ctc_loss's raw forward and backward: validation (PyTorch's messages) and target layout. See
+// nn_loss_ctc.h; the reduction is in api/nn_loss_ctc.cpp.
 #include "ops/nn_loss_ctc.h"
 
 #include <algorithm>
-#include <limits>
 
-#include "autograd/derivatives/nn_loss.h"
-#include "autograd/variable.h"
-#include "core/scalar.h"
-#include "ops/compare_ops.h"
 #include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/reduce.h"
-#include "ops/unary_ops.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -112,37 +105,6 @@ Tensor ctc_loss_backward(const Tensor& grad_out, const Tensor& log_probs, const 
   ctc_loss_backward_stub(lp.device(), grad, g, lp, saved.targets, input_lengths.vec(),
                          target_lengths.vec(), saved.nll, saved.log_alpha, blank, zero_infinity);
   return grad;
-}
-
-Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
-                IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  EMBER_CHECK_T(ValueError, reduction >= 0 && reduction <= 2, "[", kOp, "] ", reduction,
-                " is not a valid value for reduction");
-  const bool unbatched = log_probs.dim() == 2;
-  const Tensor lp = unbatched ? unsqueeze(log_probs, 1) : log_probs;
-  const Tensor tg = unbatched ? unsqueeze(targets, 0) : targets;
-  Tensor nll;
-  if (autograd::should_record(lp)) {
-    nll = derivatives::ctc_loss_raw(lp, tg, input_lengths, target_lengths, blank, zero_infinity);
-  } else {
-    nll = ctc_loss_forward(lp, tg, input_lengths, target_lengths, blank).nll;
-  }
-  if (zero_infinity) {
-    const Tensor inf = scalar_tensor(Scalar(std::numeric_limits<double>::infinity()), nll.dtype());
-    nll = native::where(native::eq(nll, inf), scalar_tensor(Scalar(0.0), nll.dtype()), nll);
-  }
-  if (reduction == 1) {
-    // Each loss is divided by its target length (at least 1).
-    Tensor lengths =
-        empty({static_cast<int64_t>(target_lengths.size())}, TensorOptions(ScalarType::Int64));
-    int64_t* len = lengths.data<int64_t>();
-    for (size_t b = 0; b < target_lengths.size(); ++b) {
-      len[b] = std::max<int64_t>(target_lengths[b], 1);
-    }
-    return native::mean(native::div(nll, lengths));
-  }
-  if (reduction == 2) return native::sum(nll);
-  return unbatched ? squeeze(nll, {0}) : nll;
 }
 
 }  // namespace native

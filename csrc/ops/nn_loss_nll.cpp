@@ -1,8 +1,6 @@
 // nll_loss and cross_entropy (class indices or class probabilities). See nn_loss.h.
 #include <cmath>
 
-#include "autograd/derivatives/nn_loss.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -173,9 +171,6 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
                 int64_t ignore_index) {
-  if (autograd::should_record(input, weight)) {
-    return derivatives::nll_loss(input, target, weight, reduction, ignore_index);
-  }
   return nll_loss_forward(input, target, weight, reduction, ignore_index).loss;
 }
 
@@ -269,10 +264,6 @@ std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tenso
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  if (autograd::should_record(input, target, weight)) {
-    return derivatives::cross_entropy(input, target, weight, reduction, ignore_index,
-                                      label_smoothing);
-  }
   return cross_entropy_forward(input, target, weight, reduction, ignore_index, label_smoothing)
       .loss;
 }

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/derivatives/nn_norm.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/nn_norm.h"
@@ -53,8 +51,11 @@ void check_layer_norm_args(const Tensor& x, IntArrayRef shape, const Tensor& w, 
   }
 }
 
-double machine_epsilon(ScalarType t) {
-  switch (t) {
+}  // namespace
+
+double rms_norm_eps(const Tensor& x, std::optional<double> eps) {
+  if (eps) return *eps;
+  switch (x.dtype()) {
     case ScalarType::Float16:
       return 0.0009765625;
     case ScalarType::BFloat16:
@@ -65,8 +66,6 @@ double machine_epsilon(ScalarType t) {
       return std::numeric_limits<float>::epsilon();
   }
 }
-
-}  // namespace
 
 // ---- layer_norm / rms_norm ---------------------------------------------------------------------
 
@@ -114,19 +113,12 @@ NormGrads layer_norm_backward(const Tensor& g, const Tensor& x, const Tensor& me
 
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
-  if (autograd::should_record(x, weight, bias)) {
-    return derivatives::layer_norm(x, normalized_shape, weight, bias, eps, /*rms=*/false);
-  }
   return layer_norm_forward(x, normalized_shape, weight, bias, eps, false).out;
 }
 
 Tensor rms_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
-  const double e = eps ? *eps : machine_epsilon(x.dtype());
-  if (autograd::should_record(x, weight)) {
-    return derivatives::layer_norm(x, normalized_shape, weight, Tensor(), e, /*rms=*/true);
-  }
-  return layer_norm_forward(x, normalized_shape, weight, Tensor(), e, true).out;
+  return layer_norm_forward(x, normalized_shape, weight, Tensor(), rms_norm_eps(x, eps), true).out;
 }
 
 // ---- group_norm --------------------------------------------------------------------------------
@@ -198,9 +190,6 @@ NormGrads group_norm_backward(const Tensor& g, const Tensor& x, const Tensor& me
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
-  if (autograd::should_record(x, weight, bias)) {
-    return derivatives::group_norm(x, num_groups, weight, bias, eps);
-  }
   return group_norm_forward(x, num_groups, weight, bias, eps).out;
 }
 

@@ -1,14 +1,10 @@
-// batch_norm and instance_norm (PyTorch's semantics, including the running-statistics update).
-#include "autograd/derivatives/nn_norm.h"
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
+// batch_norm (PyTorch's semantics, including the running-statistics update); instance_norm is a
+// composite in api/nn_norm.cpp.
 #include "core/scalar.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/join.h"
 #include "ops/nn_norm.h"
 #include "ops/nn_norm_common.h"
-#include "ops/reduce.h"
 #include "ops/unary_ops.h"
 #include "ops/views.h"
 
@@ -77,7 +73,6 @@ NormResult batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b,
     Tensor var = empty({geo.C}, opts);
     batch_norm_stats_stub(x.device(), r.mean, var, xc, geo.N, geo.C, geo.S);
     r.rstd = native::rsqrt(native::add(var, number(eps)));
-    autograd::NoGradGuard no_grad;
     const double n = static_cast<double>(geo.N * geo.S);
     if (running_mean.defined()) update_running(running_mean, r.mean, momentum, momentum);
     if (running_var.defined()) {
@@ -121,44 +116,8 @@ NormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& me
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
                   double momentum, double eps) {
-  if (autograd::should_record(x, weight, bias)) {
-    return derivatives::batch_norm(x, weight, bias, running_mean, running_var, training, momentum,
-                                   eps);
-  }
   return batch_norm_forward(x, weight, bias, running_mean, running_var, training, momentum, eps)
       .out;
-}
-
-Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
-                     double momentum, double eps) {
-  const char* op = "instance_norm";
-  EMBER_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()), "[", op,
-              "] Expected running_mean and running_var to be defined when use_input_stats is "
-              "false");
-  EMBER_CHECK(x.dim() >= 2, "[", op, "] Expected 2D or higher input, but got input of shape ",
-              nn_detail::list_str(x.sizes()));
-  const int64_t B = x.size(0), C = x.size(1);
-  DimVector shape(x.sizes());
-  shape[0] = 1;
-  shape[1] = B * C;
-  auto repeated = [&](const Tensor& t) { return t.defined() ? native::repeat(t, {B}) : Tensor(); };
-  Tensor rm = repeated(running_mean), rv = repeated(running_var);
-  Tensor out = native::batch_norm(native::reshape(x, shape), repeated(weight), repeated(bias), rm, rv,
-                                 use_input_stats, momentum, eps);
-  {
-    autograd::NoGradGuard no_grad;
-    Tensor dst;
-    if (running_mean.defined()) {
-      dst = running_mean;
-      native::copy_(dst, native::mean(native::view(rm, {B, C}), std::vector<int64_t>{0}));
-    }
-    if (running_var.defined()) {
-      dst = running_var;
-      native::copy_(dst, native::mean(native::view(rv, {B, C}), std::vector<int64_t>{0}));
-    }
-  }
-  return native::reshape(out, x.sizes());
 }
 
 }  // namespace native

@@ -1,14 +1,13 @@
-// F.pad: constant_pad_nd (any number of dims, negative pads crop) and the index-mapped
-// reflect / replicate / circular paddings of the last 1 to 3 dims, with PyTorch's checks.
+// constant_pad_nd (any number of dims, negative pads crop) and the index-mapped reflect /
+// replicate / circular paddings of the last 1 to 3 dims, with PyTorch's checks. F.pad itself is
+// in api/nn_sampling.cpp.
 #include <algorithm>
 
-#include "autograd/derivatives/nn_sampling.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
+#include "kernels/nn_sampling_stubs.h"
 #include "ops/creation.h"
 #include "ops/nn_conv_util.h"
 #include "ops/nn_sampling.h"
-#include "ops/nn_sampling_kernels.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -50,7 +49,6 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
                 " of your input.");
     shape[d] = size;
   }
-  if (autograd::should_record(input)) return derivatives::constant_pad_nd(input, pad, value);
   // Python numbers follow PyTorch's conversion to the tensor's dtype (2.5 -> 2 for integers).
   Scalar fill = value;
   if (input.dtype() == ScalarType::Bool) {
@@ -175,7 +173,6 @@ void check_index_pad(const Tensor& input, IntArrayRef pad, PadMode mode, const c
 Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode) {
   const char* op = "pad";
   check_index_pad(input, pad, mode, op);
-  if (autograd::should_record(input)) return derivatives::index_pad(input, pad, mode);
   const IndexMap m = index_map(input.sizes(), pad, mode);
   DimVector shape(input.sizes());
   const int64_t n = static_cast<int64_t>(pad.size()) / 2;
@@ -194,53 +191,11 @@ Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, In
   for (int64_t i = 0; i < n; ++i) out_shape[out_shape.size() - 1 - i] = m.out[2 - i];
   EMBER_CHECK(grad_output.sizes().equals(out_shape), "[", op, "] expected grad_output of size ",
               sizes_list(out_shape), ", but got ", sizes_list(grad_output.sizes()));
-  if (autograd::should_record(grad_output)) {
-    return derivatives::index_pad_backward(grad_output, input_sizes, pad, mode);
-  }
   Tensor grad_input = empty_tensor(input_sizes, grad_output.dtype(), grad_output.device(), op);
   if (grad_input.numel() > 0) {
     index_pad_backward_stub(grad_output.device(), m, contiguous(grad_output), grad_input);
   }
   return grad_input;
-}
-
-Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode,
-           std::optional<double> value) {
-  const char* op = "pad";
-  if (mode == "constant") {
-    EMBER_CHECK(pad.size() % 2 == 0, "[", op, "] Padding length must be divisible by 2");
-    EMBER_CHECK(static_cast<int64_t>(pad.size()) <= 2 * input.dim(), "[", op,
-                "] Padding length should be less than or equal to two times the input "
-                "dimension but got padding length ",
-                pad.size(), " and input of dimension ", input.dim());
-    return constant_pad_nd(input, pad, value ? Scalar(*value) : Scalar(int64_t(0)));
-  }
-  PadMode m;
-  if (mode == "reflect") {
-    m = PadMode::kReflect;
-  } else if (mode == "replicate") {
-    m = PadMode::kReplicate;
-  } else if (mode == "circular") {
-    m = PadMode::kCircular;
-  } else {
-    EMBER_THROW(NotImplementedError, "[", op, "] Unrecognised padding mode ", mode);
-  }
-  EMBER_CHECK(!value || *value == 0.0, "[", op, "] Padding mode \"", mode,
-              "\" doesn't take in value argument");
-  EMBER_CHECK(pad.size() % 2 == 0, "[", op, "] Padding length must be divisible by 2");
-  EMBER_CHECK(static_cast<int64_t>(pad.size()) <= 2 * input.dim(), "[", op,
-              "] Padding length should be less than or equal to two times the input "
-              "dimension but got padding length ",
-              pad.size(), " and input of dimension ", input.dim());
-  const int64_t n = static_cast<int64_t>(pad.size()) / 2, dim = input.dim();
-  const bool supported = n >= 1 && n <= 3 && (dim == n + 1 || dim == n + 2);
-  EMBER_CHECK_T(NotImplementedError, supported, "[", op, "] Padding size ", pad.size(),
-                " is not supported for ", dim,
-                "D input tensor.\nSupported combinations for non-constant padding:\n"
-                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)");
-  return index_pad(input, pad, m);
 }
 
 }  // namespace native

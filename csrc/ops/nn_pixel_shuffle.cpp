@@ -1,7 +1,5 @@
-// pixel_shuffle / pixel_unshuffle: a view, a permutation and one copy; one node each, whose
-// gradient is the other op.
-#include "autograd/derivatives/nn_sampling.h"
-#include "autograd/variable.h"
+// pixel_shuffle / pixel_unshuffle: a view, a permutation and one copy; one node each (recorded
+// by the api layer), whose gradient is the other op.
 #include "core/shape.h"
 #include "ops/nn_conv_util.h"
 #include "ops/nn_sampling.h"
@@ -31,7 +29,6 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
   EMBER_CHECK(c % r2 == 0, "[", op, "] pixel_shuffle expects its input's 'channel' dimension ",
               "to be divisible by the square of upscale_factor, but input.size(-3)=", c,
               " is not divisible by ", r2);
-  if (autograd::should_record(input)) return derivatives::pixel_shuffle(input, upscale_factor);
   const int64_t nb = nd - 3, h = input.size(nd - 2), w = input.size(nd - 1);
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
   append_dims(split, {c / r2, r, r, h, w});
@@ -52,7 +49,6 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
               "downscale_factor, but input.size(-2)=", h, " is not divisible by ", r);
   EMBER_CHECK(w % r == 0, "[", op, "] pixel_unshuffle expects width to be divisible by ",
               "downscale_factor, but input.size(-1)=", w, " is not divisible by ", r);
-  if (autograd::should_record(input)) return derivatives::pixel_unshuffle(input, downscale_factor);
   const int64_t nb = nd - 3;
   DimVector split = dims_slice(input.sizes(), 0, nb), out(split);
   append_dims(split, {c, h / r, r, w / r, r});

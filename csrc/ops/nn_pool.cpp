@@ -3,11 +3,9 @@
 // the input or its left padding), and max_pool_backward shared with adaptive max pooling.
 #include "ops/nn_pool.h"
 
-#include "autograd/derivatives/nn_pool.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
+#include "kernels/nn_pool_stubs.h"
 #include "ops/nn_conv_util.h"
-#include "ops/nn_pool_kernels.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -124,22 +122,21 @@ std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolGeomet
   return {out, indices};
 }
 
-// 1-D pooling arguments as 2-D ones over a height-1 view.
-DimVector as_2d(IntArrayRef v, int64_t height_value, const char* what, const char* op) {
+}  // namespace
+
+DimVector pool1d_param(IntArrayRef v, int64_t height_value, const char* what, const char* op) {
   EMBER_CHECK(v.size() == 1, "[", op, "] ", op, "() ", what,
               " must be an int, list of ints or tuple of ints of size 1 but got size ", v.size());
   return {height_value, v[0]};
 }
 
-void check_1d_input(const Tensor& input, const char* op) {
+void check_pool1d_input(const Tensor& input, const char* op) {
   const int64_t dim = input.dim();
   bool ok = dim == 2 || dim == 3;
   for (int64_t i = dim == 3 ? 1 : 0; ok && i < dim; ++i) ok = input.size(i) > 0;
   EMBER_CHECK(ok, "[", op, "] ", op, ": Expected 2D or 3D (batch mode) tensor with optional 0 ",
               "dim batch size for input, but got:", sizes_list(input.sizes()));
 }
-
-}  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
@@ -148,9 +145,6 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   const PoolArgs a = pool_args(kernel_size, stride, padding, dilation, op);
   const PoolGeometry g = pool_geometry(input.sizes(), a, ceil_mode, op);
   check_pool_dtype(input, op);
-  if (autograd::should_record(input)) {
-    return derivatives::max_pool2d_with_indices(input, a.k, a.s, a.p, a.d, ceil_mode);
-  }
   return max_pool2d_impl(input, g, true, op);
 }
 
@@ -160,34 +154,7 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   const PoolArgs a = pool_args(kernel_size, stride, padding, dilation, op);
   const PoolGeometry g = pool_geometry(input.sizes(), a, ceil_mode, op);
   check_pool_dtype(input, op);
-  if (autograd::should_record(input)) {
-    return std::get<0>(derivatives::max_pool2d_with_indices(input, a.k, a.s, a.p, a.d, ceil_mode));
-  }
   return std::get<0>(max_pool2d_impl(input, g, false, op));
-}
-
-std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                   IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, bool ceil_mode) {
-  const char* op = "max_pool1d";
-  check_1d_input(input, op);
-  const DimVector k = as_2d(kernel_size, 1, "kernel_size", op);
-  const DimVector s = stride.empty() ? k : as_2d(stride, 1, "stride", op);
-  auto [out, idx] =
-      max_pool2d_with_indices(unsqueeze(input, -2), k, s, as_2d(padding, 0, "padding", op),
-                              as_2d(dilation, 1, "dilation", op), ceil_mode);
-  return {squeeze(out, {-2}), squeeze(idx, {-2})};
-}
-
-Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const char* op = "max_pool1d";
-  check_1d_input(input, op);
-  const DimVector k = as_2d(kernel_size, 1, "kernel_size", op);
-  const DimVector s = stride.empty() ? k : as_2d(stride, 1, "stride", op);
-  Tensor out = max_pool2d(unsqueeze(input, -2), k, s, as_2d(padding, 0, "padding", op),
-                          as_2d(dilation, 1, "dilation", op), ceil_mode);
-  return squeeze(out, {-2});
 }
 
 Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, const Tensor& indices,
@@ -201,9 +168,6 @@ Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, con
       grad_output.dim() == static_cast<int64_t>(input_sizes.size()) && grad_output.dim() >= 2, "[",
       name, "_backward] grad_output of size ", sizes_list(grad_output.sizes()),
       " does not match the input size ", sizes_list(input_sizes));
-  if (autograd::should_record(grad_output)) {
-    return derivatives::max_pool_backward(grad_output, input_sizes, indices, name);
-  }
   const int64_t nd = static_cast<int64_t>(input_sizes.size());
   int64_t planes = 1;
   for (int64_t i = 0; i + 2 < nd; ++i) planes *= input_sizes[i];
@@ -242,10 +206,6 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   const PoolGeometry g = avg_geometry(input.sizes(), kernel_size, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override, op);
   check_pool_dtype(input, op);
-  if (autograd::should_record(input)) {
-    return derivatives::avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
-                                   count_include_pad, divisor_override);
-  }
   Tensor out = empty_tensor(pooled_shape(input.sizes(), g), input.dtype(), input.device(), op);
   if (out.numel() > 0) avg_pool2d_stub(input.device(), g, contiguous(input), out);
   return out;
@@ -261,28 +221,11 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   const DimVector expected = pooled_shape(input_sizes, g);
   EMBER_CHECK(grad_output.sizes().equals(expected), "[", op, "] expected grad_output of size ",
               sizes_list(expected), ", but got ", sizes_list(grad_output.sizes()));
-  if (autograd::should_record(grad_output)) {
-    return derivatives::avg_pool2d_backward(grad_output, input_sizes, kernel_size, stride, padding,
-                                            ceil_mode, count_include_pad, divisor_override);
-  }
   Tensor grad_input = empty_tensor(input_sizes, grad_output.dtype(), grad_output.device(), op);
   if (grad_input.numel() > 0) {
     avg_pool2d_backward_stub(grad_output.device(), g, contiguous(grad_output), grad_input);
   }
   return grad_input;
-}
-
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
-  const char* op = "avg_pool1d";
-  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "[", op, "] Expected 2 to 3 dimensions, but ",
-              "got ", input.dim(), "-dimensional tensor for argument #1 'self' (while checking ",
-              "arguments for avg_pool1d)");
-  const DimVector k = as_2d(kernel_size, 1, "kernel_size", op);
-  const DimVector s = stride.empty() ? k : as_2d(stride, 1, "stride", op);
-  Tensor out = avg_pool2d(unsqueeze(input, -2), k, s, as_2d(padding, 0, "padding", op), ceil_mode,
-                          count_include_pad, std::nullopt);
-  return squeeze(out, {-2});
 }
 
 }  // namespace native

@@ -1,12 +1,10 @@
-// Adaptive pooling: adaptive_avg_pool1d/2d and adaptive_max_pool1d/2d (window o of an
-// output of size out over an input of size in covers [floor(o * in / out),
-// ceil((o + 1) * in / out))).
-#include "autograd/derivatives/nn_pool.h"
-#include "autograd/variable.h"
+// Adaptive pooling: adaptive_avg_pool2d and adaptive_max_pool2d (window o of an output of size
+// out over an input of size in covers [floor(o * in / out), ceil((o + 1) * in / out))); the 1-D
+// forms are composites in api/nn_pool.cpp.
 #include "core/factory.h"
+#include "kernels/nn_pool_stubs.h"
 #include "ops/nn_conv_util.h"
 #include "ops/nn_pool.h"
-#include "ops/nn_pool_kernels.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -48,20 +46,19 @@ void check_floating(const Tensor& input, const char* op) {
                 "\" not implemented for '", dtype_name(input.dtype()), "'");
 }
 
-void check_1d(const Tensor& input, IntArrayRef output_size, const char* op) {
+}  // namespace
+
+void check_adaptive_pool1d_args(const Tensor& input, IntArrayRef output_size, const char* op) {
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "[", op, "] Expected 2 to 3 dimensions, but ",
               "got ", input.dim(), "-dimensional tensor for argument #1 'self' (while checking ",
               "arguments for ", op, ")");
   EMBER_CHECK(output_size.size() == 1, "[", op, "] ", op, ": output_size must be 1");
 }
 
-}  // namespace
-
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
   const PoolGeometry g = adaptive_geometry(input.sizes(), output_size, op);
   check_floating(input, op);
-  if (autograd::should_record(input)) return derivatives::adaptive_avg_pool2d(input, output_size);
   Tensor out =
       empty_tensor(adaptive_shape(input.sizes(), output_size), input.dtype(), input.device(), op);
   if (out.numel() > 0) adaptive_avg_pool2d_stub(input.device(), g, contiguous(input), out);
@@ -76,9 +73,6 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
       " does not match the input size ", sizes_list(input_sizes));
   const DimVector out_size = dims_slice(grad_output.sizes(), -2);
   const PoolGeometry g = adaptive_geometry(input_sizes, out_size, op);
-  if (autograd::should_record(grad_output)) {
-    return derivatives::adaptive_avg_pool2d_backward(grad_output, input_sizes);
-  }
   Tensor grad_input = empty_tensor(input_sizes, grad_output.dtype(), grad_output.device(), op);
   if (grad_input.numel() > 0) {
     adaptive_avg_pool2d_backward_stub(grad_output.device(), g, contiguous(grad_output), grad_input);
@@ -86,17 +80,10 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input
   return grad_input;
 }
 
-Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
-  const char* op = "adaptive_avg_pool1d";
-  check_1d(input, output_size, op);
-  return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), {1, output_size[0]}), {-2});
-}
-
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
   const char* op = "adaptive_max_pool2d";
   const PoolGeometry g = adaptive_geometry(input.sizes(), output_size, op);
   check_floating(input, op);
-  if (autograd::should_record(input)) return derivatives::adaptive_max_pool2d(input, output_size);
   const DimVector shape = adaptive_shape(input.sizes(), output_size);
   Tensor out = empty_tensor(shape, input.dtype(), input.device(), op);
   Tensor indices = empty_tensor(shape, ScalarType::Int64, input.device(), op);
@@ -104,13 +91,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
     adaptive_max_pool2d_stub(input.device(), g, contiguous(input), out, indices);
   }
   return {out, indices};
-}
-
-std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size) {
-  const char* op = "adaptive_max_pool1d";
-  check_1d(input, output_size, op);
-  auto [out, idx] = adaptive_max_pool2d(unsqueeze(input, -2), {1, output_size[0]});
-  return {squeeze(out, {-2}), squeeze(idx, {-2})};
 }
 
 }  // namespace native

@@ -1,9 +1,8 @@
 // Recurrent cells (ops/nn_rnn.h): checks, the gate products and the fused pointwise kernels
-// (kernels/cpu/nn_rnn_kernels.cpp); derivatives in autograd/derivatives/nn_rnn.cpp.
+// (kernels/cpu/nn_rnn_kernels.cpp); derivatives in derivatives/nn_rnn.cpp, recorded by
+// api/nn_rnn.cpp.
 #include "ops/nn_rnn.h"
 
-#include "autograd/derivatives/nn_rnn.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/matmul.h"
@@ -140,9 +139,6 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
                                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                                      const Tensor& b_hh) {
   check_cell_args(CellKind::Lstm, input, hx, cx, w_ih, w_hh, b_ih, b_hh);
-  if (autograd::should_record(input, hx, cx, w_ih, w_hh, b_ih, b_hh)) {
-    return derivatives::lstm_cell(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
-  }
   auto [hy, cy, workspace] = lstm_cell_forward(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
   return {hy, cy};
 }
@@ -181,9 +177,6 @@ std::tuple<Tensor, Tensor, Tensor> gru_cell_pointwise_backward(const Tensor& ghy
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh) {
   check_cell_args(CellKind::Gru, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
-  if (autograd::should_record(input, hx, w_ih, w_hh, b_ih, b_hh)) {
-    return derivatives::gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh);
-  }
   return std::get<0>(gru_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh));
 }
 
@@ -211,11 +204,7 @@ namespace {
 Tensor rnn_cell(CellKind kind, const Tensor& input, const Tensor& hx, const Tensor& w_ih,
                 const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   check_cell_args(kind, input, hx, Tensor(), w_ih, w_hh, b_ih, b_hh);
-  const bool relu = kind == CellKind::RnnRelu;
-  if (autograd::should_record(input, hx, w_ih, w_hh, b_ih, b_hh)) {
-    return derivatives::rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, relu);
-  }
-  return rnn_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh, relu);
+  return rnn_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh, kind == CellKind::RnnRelu);
 }
 }  // namespace
 

@@ -1,9 +1,9 @@
-// Padding, resampling and pixel shuffles: F.pad, F.interpolate's kernels (upsample_*),
-// pixel_shuffle / pixel_unshuffle. Every op is one node; each backward is itself a recorded op
-// whose derivative is the forward again (all of these ops are linear in their input).
+// Padding, resampling and pixel shuffles: F.pad's ops, F.interpolate's kernels (upsample_*),
+// pixel_shuffle / pixel_unshuffle. The api layer records one node per op; each backward is itself
+// a recorded op whose derivative is the forward again (all of these ops are linear in their
+// input). F.pad (a choice between the two padding ops) is in api/nn_sampling.cpp.
 #pragma once
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "core/scalar.h"
@@ -24,9 +24,6 @@ Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode);
 // The gradient of index_pad: each output element's gradient summed into its source.
 Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArrayRef pad,
                           PadMode mode);
-// F.pad: mode "constant" (value, default 0), "reflect", "replicate" or "circular".
-Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode,
-           std::optional<double> value);
 
 // ---- resampling (nn_upsample.cpp) --------------------------------------------------------
 enum class UpsampleMode { kNearest, kNearestExact, kLinear, kCubic };

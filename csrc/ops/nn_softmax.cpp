@@ -1,8 +1,6 @@
 // softmax / log_softmax: validation, dtype handling and the kernel call. See nn_softmax.h.
 #include "ops/nn_softmax.h"
 
-#include "autograd/derivatives/nn_norm.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/views.h"
@@ -54,12 +52,10 @@ Tensor softmax_forward(const Tensor& x, int64_t dim, ScalarType dtype, bool log)
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype) {
-  if (autograd::should_record(x)) return derivatives::softmax(x, dim, dtype, /*log=*/false);
   return softmax_forward(x, dim, dtype, false);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, ScalarType dtype) {
-  if (autograd::should_record(x)) return derivatives::softmax(x, dim, dtype, /*log=*/true);
   return softmax_forward(x, dim, dtype, true);
 }
 

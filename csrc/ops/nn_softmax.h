@@ -5,25 +5,19 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/nn_softmax_stubs.h"
 
 namespace ember {
 namespace native {
 
-// out = softmax(in) or log_softmax(in) along the middle dim; float32/float64, contiguous.
-using SoftmaxFn = void (*)(const Tensor& out, const Tensor& in, int64_t outer, int64_t dim_size,
-                           int64_t inner, bool log);
-EMBER_DECLARE_STUB(softmax_stub, SoftmaxFn);
-// grad_in = out * (grad - sum(grad * out))  (softmax)
-// grad_in = grad - exp(out) * sum(grad)     (log_softmax), sums along the middle dim.
-using SoftmaxBackwardFn = void (*)(const Tensor& grad_in, const Tensor& grad, const Tensor& out,
-                                   int64_t outer, int64_t dim_size, int64_t inner, bool log);
-EMBER_DECLARE_STUB(softmax_backward_stub, SoftmaxBackwardFn);
+// The kernel stubs (softmax_stub, softmax_backward_stub) are in kernels/nn_softmax_stubs.h.
 
-// `dtype` (optional): the input is cast to it first, as PyTorch's dtype= argument.
+// `dtype` (optional): the input is cast to it first, as PyTorch's dtype= argument. Not recorded
+// (the api layer records them).
 Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor log_softmax(const Tensor& x, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 // The gradient of softmax (log = false) or log_softmax (log = true) given the forward's output:
-// one fused pass (PyTorch's _softmax_backward_data). Not recorded by autograd; the derivative
+// one fused pass (PyTorch's _softmax_backward_data). Not recorded; the derivative
 // uses it when no double-backward graph is being built.
 Tensor softmax_backward_data(const Tensor& grad, const Tensor& output, int64_t dim, bool log);
 

@@ -3,12 +3,10 @@
 // floating type, same special cases), then one separable interpolation kernel.
 #include <cmath>
 
-#include "autograd/derivatives/nn_sampling.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
+#include "kernels/nn_sampling_stubs.h"
 #include "ops/nn_conv_util.h"
 #include "ops/nn_sampling.h"
-#include "ops/nn_sampling_kernels.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -208,9 +206,6 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   const bool integral = input.dtype() == ScalarType::UInt8;
   EMBER_CHECK_T(NotImplementedError, input.is_floating_point() || integral, "[", op, "] \"", op,
                 "\" not implemented for '", dtype_name(input.dtype()), "'");
-  if (autograd::should_record(input)) {
-    return derivatives::upsample(input, output_size, mode, align_corners, scales);
-  }
   // The output first: its allocation checks the size (overflow, memory) before any work that
   // grows with it, such as the index tables.
   Tensor out =
@@ -233,10 +228,6 @@ Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntA
               sizes_list(expected), ", but got ", sizes_list(grad_output.sizes()));
   EMBER_CHECK_T(NotImplementedError, grad_output.is_floating_point(), "[", op, "] \"", op,
                 "\" not implemented for '", dtype_name(grad_output.dtype()), "'");
-  if (autograd::should_record(grad_output)) {
-    return derivatives::upsample_backward(grad_output, input_size, output_size, mode, align_corners,
-                                          scales);
-  }
   const DimVector in_spatial = dims_slice(input_size, 2);
   const InterpTables t =
       make_tables(grad_output.dtype(), in_spatial, output_size, mode, align_corners, scales);

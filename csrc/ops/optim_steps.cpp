@@ -11,7 +11,7 @@
 // float64, so trajectories match torch.optim's to rounding. Complex parameters are updated
 // through their real views, as PyTorch does (view_as_real).
 //
-// The update writes raw memory: it records no autograd history (whatever the grad mode), and it
+// The update writes raw memory: it records no gradient history (whatever the grad mode), and it
 // bumps the version counter of every tensor it modifies, so a graph that saved a parameter
 // before the step refuses to backpropagate through the stale value.
 #include "ops/optim_steps.h"

@@ -6,7 +6,6 @@
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
-#include "ops/elementwise.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -323,35 +322,30 @@ void check_std_tensor(const Tensor& std, const char* op) {
 }
 }  // namespace
 
-Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+Tensor normal_noise(const Tensor& mean, const Tensor& std, Generator* gen) {
   const char* op = "normal";
   check_floating(mean, op, false);
   check_floating(std, op, false);
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), op);
   check_std_tensor(std, op);
   Tensor out = empty_tensor(shape, mean.dtype(), mean.device(), op);
-  normal_(out, 0.0, 1.0, gen);
-  mul(out, to_dtype(std, out.dtype()), out);
-  return add(out, to_dtype(mean, out.dtype()), 1, out);
+  return normal_(out, 0.0, 1.0, gen);
 }
 
-Tensor normal(const Tensor& mean, double std, Generator* gen) {
+Tensor normal_noise(const Tensor& mean, double std, Generator* gen) {
   const char* op = "normal";
   check_floating(mean, op, false);
   EMBER_CHECK(std >= 0.0, "[", op, "] normal expects std >= 0.0, but found std ", std);
   Tensor out = empty_tensor(mean.sizes(), mean.dtype(), mean.device(), op);
-  normal_(out, 0.0, std, gen);
-  return add(out, mean, 1, out);
+  return normal_(out, 0.0, std, gen);
 }
 
-Tensor normal(double mean, const Tensor& std, Generator* gen) {
+Tensor normal_noise(double /*mean*/, const Tensor& std, Generator* gen) {
   const char* op = "normal";
   check_floating(std, op, false);
   check_std_tensor(std, op);
   Tensor out = empty_tensor(std.sizes(), std.dtype(), std.device(), op);
-  normal_(out, 0.0, 1.0, gen);
-  mul(out, std, out);
-  return add(out, wrap_scalar(Scalar(mean)), 1, out);
+  return normal_(out, 0.0, 1.0, gen);
 }
 
 Tensor normal(double mean, double std, IntArrayRef size, TensorOptions opts, Generator* gen) {

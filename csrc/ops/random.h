@@ -8,54 +8,14 @@
 #include "core/generator.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/random_stubs.h"
 #include "ops/creation.h"
 
 namespace ember {
 namespace native {
 
-// --- kernels -------------------------------------------------------------------------------
-// Each kernel fills a contiguous `out` in index order. Value v of the op (element v, or for
-// complex dtypes real/imag part v of the interleaved pairs) comes from counter block
-// v / kValuesPerBlock, so the op knows how many blocks to reserve before the kernel runs.
-enum class Continuous : uint8_t { Exponential, Geometric, LogNormal, Cauchy };
-
-using UniformFn = void (*)(const Tensor& out, double from, double to, PhiloxState st);
-using NormalFn = void (*)(const Tensor& out, double mean, double std, PhiloxState st);
-// out = from + (random % range); range == 0 stands for 2^64.
-using RandomIntFn = void (*)(const Tensor& out, int64_t from, uint64_t range, PhiloxState st);
-// p_tensor undefined: every element uses p_scalar; else a float64 tensor of out's numel.
-using BernoulliFn = void (*)(const Tensor& out, const Tensor& p_tensor, double p_scalar,
-                             PhiloxState st);
-using ContinuousFn = void (*)(const Tensor& out, Continuous kind, double a, double b,
-                              PhiloxState st);
-using RandpermFn = void (*)(const Tensor& out, PhiloxState st);
-// probs: contiguous float64 (rows, categories); out: contiguous int64 (rows, num_samples).
-using MultinomialFn = void (*)(const Tensor& out, const Tensor& probs, bool replacement,
-                               PhiloxState st);
-
-EMBER_DECLARE_STUB(uniform_stub, UniformFn);
-EMBER_DECLARE_STUB(normal_stub, NormalFn);
-EMBER_DECLARE_STUB(random_int_stub, RandomIntFn);
-EMBER_DECLARE_STUB(bernoulli_stub, BernoulliFn);
-EMBER_DECLARE_STUB(continuous_stub, ContinuousFn);
-EMBER_DECLARE_STUB(randperm_stub, RandpermFn);
-EMBER_DECLARE_STUB(multinomial_stub, MultinomialFn);
-
-// Values drawn from one Philox block (four 32-bit words) by each kernel.
-// float64 parts take two words per uniform; narrower floats take one.
-inline int uniform_values_per_block(ScalarType t) {
-  return to_real(t) == ScalarType::Float64 ? 2 : 4;
-}
-inline int normal_values_per_block(ScalarType t) {
-  return to_real(t) == ScalarType::Float64 ? 2 : 4;
-}
-inline int random_int_values_per_block(uint64_t range) {
-  return (range == 0 || range > (uint64_t(1) << 32)) ? 2 : 4;
-}
-constexpr int kBernoulliValuesPerBlock = 4;
-constexpr int kContinuousValuesPerBlock = 2;
-constexpr int kRandpermValuesPerBlock = 2;     // one 64-bit draw per swap
-constexpr int kMultinomialValuesPerBlock = 2;  // one float64 uniform per draw or key
+// The kernel stubs and the values each kernel draws per Philox block are in
+// kernels/random_stubs.h.
 
 // --- in-place distributions (return self) ---------------------------------------------------
 Tensor& uniform_(Tensor& self, double from, double to, Generator* gen = nullptr);
@@ -79,13 +39,16 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions opts =
                Generator* gen = nullptr);
 Tensor randperm(int64_t n, TensorOptions opts = {}, Generator* gen = nullptr);
 
-// normal's four overloads. The tensor forms broadcast mean and std; the result has mean's
-// dtype (std's when mean is a number).
-Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen = nullptr);
-Tensor normal(const Tensor& mean, double std, Generator* gen = nullptr);
-Tensor normal(double mean, const Tensor& std, Generator* gen = nullptr);
+// normal(mean, std, size): samples of N(mean, std^2).
 Tensor normal(double mean, double std, IntArrayRef size, TensorOptions opts = {},
               Generator* gen = nullptr);
+// normal's tensor forms (a tensor mean or std, broadcast) are composites, public ops only
+// (api/random.h): noise * std + mean, with the noise drawn here after their checks: N(0, 1) of the
+// result's shape and dtype (mean's, or std's when mean is a number), or N(0, std) when std is a
+// number (then not applied again).
+Tensor normal_noise(const Tensor& mean, const Tensor& std, Generator* gen);
+Tensor normal_noise(const Tensor& mean, double std, Generator* gen);
+Tensor normal_noise(double mean, const Tensor& std, Generator* gen);
 
 // Draws 0/1 with probability `p` (each element of a floating tensor), result dtype of p.
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);

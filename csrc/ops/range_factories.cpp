@@ -3,8 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/variable.h"
 #include "core/shape.h"
 #include "dispatch/tensor_iterator.h"
 #include "ops/views.h"
@@ -178,12 +176,10 @@ Tensor complex_from_real(const char* op, const Tensor& a, const Tensor& b, const
 }  // namespace
 
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out) {
-  if (autograd::should_record(real, imag)) return derivatives::complex(real, imag, out);
   return complex_from_real("complex", real, imag, out, false);
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {
-  if (autograd::should_record(abs, angle)) return derivatives::polar(abs, angle, out);
   return complex_from_real("polar", abs, angle, out, true);
 }
 

@@ -1,27 +1,17 @@
 // Factories that compute their values: arange, range, linspace, logspace, eye, and complex /
 // polar, which build complex tensors from real ones.
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "dispatch/tensor_iterator.h"
+#include "kernels/range_factories_stubs.h"
 #include "ops/creation.h"
 
 namespace ember {
 namespace native {
 
-
-// Kernels write a contiguous 1-D `out`; element i is computed from i alone (parallel-safe).
-using ArangeFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
-using LinspaceFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& end);
-using LogspaceFn = void (*)(const Tensor& out, const Scalar& start, const Scalar& end, double base);
-using ComplexFromRealFn = void (*)(TensorIterator& iter);  // out complex, inputs (a, b) real
-
-EMBER_DECLARE_STUB(arange_stub, ArangeFn);
-EMBER_DECLARE_STUB(linspace_stub, LinspaceFn);
-EMBER_DECLARE_STUB(logspace_stub, LogspaceFn);
-EMBER_DECLARE_STUB(complex_stub, ComplexFromRealFn);
-EMBER_DECLARE_STUB(polar_stub, ComplexFromRealFn);
+// The kernel stubs are in kernels/range_factories_stubs.h.
 
 // [start, end) in steps of `step`. dtype Undefined: int64 when all three are integers, else the
 // default dtype. The length is computed as PyTorch does (in double unless everything is int64).

@@ -1,14 +1,9 @@
-// Sums, means and products.
+// Sums, means, products, and the non-NaN count that the api layer's nanmean divides by.
 #include "ops/reduce.h"
 
-#include "ops/creation.h"
-#include "ops/elementwise.h"
+#include "kernels/reduce_stubs.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 #include "ops/views.h"
-
-#include "autograd/derivatives/reductions.h"
-#include "autograd/variable.h"
 
 namespace ember {
 namespace native {
@@ -53,13 +48,11 @@ Tensor sum_like(const char* op, const SumLikeStub& stub, const Tensor& t, const 
 
 Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
            const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::sum(t, dims, keepdim, dtype, out);
   return sum_like("sum", sum_stub, t, dims, keepdim, dtype, out);
 }
 
 Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
               const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::nansum(t, dims, keepdim, dtype, out);
   // Integer inputs take sum's path whatever dtype says, as in PyTorch.
   EMBER_CHECK_T(NotImplementedError,
                 !t.is_complex() && !(t.is_floating_point() && is_complex(dtype)),
@@ -70,7 +63,6 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
 
 Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
             const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::mean(t, dims, keepdim, dtype, out);
   const char* op = "mean";
   if (dtype != ScalarType::Undefined) {
     EMBER_CHECK_T(NotImplementedError, is_floating(dtype) || is_complex(dtype), "[", op,
@@ -95,25 +87,15 @@ Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype
   return finish_reduction(r, rd, keepdim);
 }
 
-Tensor nanmean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
-               const Tensor& out) {
-  const char* op = "nanmean";
-  EMBER_CHECK_T(NotImplementedError, t.is_floating_point() || t.is_complex(), "[", op,
-                "] expected input to have floating point or complex dtype but got ",
-                dtype_name(t.dtype()));
-  // As PyTorch: nansum(x) / (number of non-NaN elements), each rounded to the result dtype.
-  Tensor total = nansum(t, dims, keepdim, dtype);
+Tensor count_non_nan(const Tensor& t, const DimList& dims, bool keepdim, const char* op) {
   ReduceDims rd = make_reduce_dims(t, dims, op);
   Reduction r = make_reduction(t, rd, keepdim, ScalarType::Int64, op);
   count_stub(t.device(), r.iter, CountKind::NonNan);
-  Tensor count = finish_reduction(r, rd, keepdim);
-  if (out.defined()) resize_output(out, total.sizes(), op);
-  return div(total, count, out);
+  return finish_reduction(r, rd, keepdim);
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarType dtype,
             const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::prod(t, dim, keepdim, dtype, out);
   const char* op = "prod";
   DimList dims;
   if (dim) dims = std::vector<int64_t>{*dim};

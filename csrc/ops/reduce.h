@@ -12,6 +12,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
@@ -29,8 +30,10 @@ Tensor nansum(const Tensor& t, const DimList& dims = std::nullopt, bool keepdim 
 // Floating or complex inputs (or dtype) only: NotImplementedError otherwise, as PyTorch.
 Tensor mean(const Tensor& t, const DimList& dims = std::nullopt, bool keepdim = false,
             ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
-Tensor nanmean(const Tensor& t, const DimList& dims = std::nullopt, bool keepdim = false,
-               ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
+// nanmean is a composite of the api layer (nansum / count_non_nan, so its gradient is div's).
+// count_non_nan is its denominator: the number of non-NaN elements each result element of a
+// reduction over dims covers (int64).
+Tensor count_non_nan(const Tensor& t, const DimList& dims, bool keepdim, const char* op);
 Tensor prod(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
             ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
 
@@ -71,12 +74,7 @@ TensorPair std_mean(const Tensor& t, const DimList& dims = std::nullopt,
                     const std::optional<Scalar>& correction = std::nullopt, bool keepdim = false,
                     const Tensor& out0 = {}, const Tensor& out1 = {});
 
-// The order of a vector norm; Frobenius is the 2-norm over the given dims.
-struct NormOrder {
-  enum class Kind { P, Fro, Inf, NegInf, Zero } kind = Kind::Fro;
-  double p = 2.0;  // for Kind::P
-  static NormOrder from_double(double p);
-};
+// NormOrder (the order of a vector norm) is in kernels/reduce_stubs.h.
 Tensor norm(const Tensor& t, NormOrder p = {}, const DimList& dims = std::nullopt,
             bool keepdim = false, ScalarType dtype = ScalarType::Undefined, const Tensor& out = {});
 // log(sum(exp(x))) computed stably; integer inputs give the default float dtype.
@@ -115,7 +113,7 @@ TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim = false, const T
 TensorPair mode(const Tensor& t, int64_t dim = -1, bool keepdim = false, const Tensor& values = {},
                 const Tensor& indices = {});
 
-enum class QuantileInterpolation { Linear, Lower, Higher, Midpoint, Nearest };
+// QuantileInterpolation is in kernels/reduce_stubs.h.
 QuantileInterpolation parse_quantile_interpolation(const std::string& name, const char* op);
 // q: a 0-d or 1-d tensor of the input's dtype; a 1-d q adds a leading dim to the result.
 Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim = std::nullopt,

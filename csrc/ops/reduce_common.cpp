@@ -179,7 +179,7 @@ std::pair<Tensor, Tensor> finish_reduction2(const Reduction& r, const ReduceDims
 }  // namespace native
 }  // namespace ember
 
-#include "ops/reduce_kernels.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {

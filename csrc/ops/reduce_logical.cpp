@@ -1,8 +1,8 @@
 // all, any, count_nonzero.
+#include "kernels/reduce_stubs.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 
 namespace ember {
 namespace native {

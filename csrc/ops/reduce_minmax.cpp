@@ -1,14 +1,11 @@
 // Extrema: amax, amin, max, min, aminmax, argmax, argmin.
 #include "core/shape.h"
 #include "dispatch/copy.h"
+#include "kernels/reduce_stubs.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 #include "ops/views.h"
-
-#include "autograd/derivatives/reductions.h"
-#include "autograd/variable.h"
 
 namespace ember {
 namespace native {
@@ -88,40 +85,33 @@ Tensor arg_extremum(const char* op, bool is_max, const Tensor& t, std::optional<
 }  // namespace
 
 Tensor amax(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::amax(t, dims, keepdim, out);
   return extremum("amax", "amax()", MinMaxKind::Max, t, dims, keepdim, out);
 }
 
 Tensor amin(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::amin(t, dims, keepdim, out);
   return extremum("amin", "amin()", MinMaxKind::Min, t, dims, keepdim, out);
 }
 
 Tensor max(const Tensor& t, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::max(t, out);
   return extremum("max", "max()", MinMaxKind::Max, t, std::nullopt, false, out);
 }
 
 Tensor min(const Tensor& t, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::min(t, out);
   return extremum("min", "min()", MinMaxKind::Min, t, std::nullopt, false, out);
 }
 
 TensorPair max(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::max(t, dim, keepdim, values, indices);
   return extremum_dim("max", true, t, dim, keepdim, values, indices);
 }
 
 TensorPair min(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::min(t, dim, keepdim, values, indices);
   return extremum_dim("min", false, t, dim, keepdim, values, indices);
 }
 
 TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, const Tensor& min_out,
                    const Tensor& max_out) {
-  if (autograd::should_record(t)) return derivatives::aminmax(t, dim, keepdim, min_out, max_out);
   const char* op = "aminmax";
   EMBER_CHECK_T(TypeError, !t.is_complex(), "[", op, "] aminmax not implemented for ",
                 dtype_name(t.dtype()));

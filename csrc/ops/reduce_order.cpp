@@ -5,14 +5,11 @@
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/reduce_stubs.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 #include "ops/views.h"
-
-#include "autograd/derivatives/reductions.h"
-#include "autograd/variable.h"
 
 namespace ember {
 namespace native {
@@ -189,39 +186,28 @@ Tensor quantile_scalar(const char* op, bool ignore_nan, const Tensor& t, double 
   return quantile_impl(op, ignore_nan, t, {q}, false, dim, keepdim, mode, out);
 }
 
-// As PyTorch's composite quantile: q takes part in the graph through the linear weights only.
-bool quantile_records(const Tensor& t, const Tensor& q, QuantileInterpolation mode) {
-  return autograd::should_record(t) ||
-         (mode == QuantileInterpolation::Linear && autograd::should_record(q));
-}
-
 }  // namespace
 
 Tensor median(const Tensor& t, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::median(t, out);
   return median_all("median", false, t, out);
 }
 
 Tensor nanmedian(const Tensor& t, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::nanmedian(t, out);
   return median_all("nanmedian", true, t, out);
 }
 
 TensorPair median(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                   const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::median(t, dim, keepdim, values, indices);
   return median_dim("median", false, t, dim, keepdim, values, indices);
 }
 
 TensorPair nanmedian(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                      const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::nanmedian(t, dim, keepdim, values, indices);
   return median_dim("nanmedian", true, t, dim, keepdim, values, indices);
 }
 
 TensorPair mode(const Tensor& t, int64_t dim, bool keepdim, const Tensor& values,
                 const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::mode(t, dim, keepdim, values, indices);
   return dim_statistic(
       "mode", t, dim, keepdim, values, indices,
       [&] {
@@ -245,9 +231,6 @@ QuantileInterpolation parse_quantile_interpolation(const std::string& name, cons
 
 Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation, const Tensor& out) {
-  if (quantile_records(t, q, interpolation)) {
-    return derivatives::quantile(false, t, q, 0.0, dim, keepdim, interpolation, out);
-  }
   const char* op = "quantile";
   EMBER_CHECK(t.numel() > 0, "[", op, "] ", op, "() input tensor must be non-empty");
   return quantile_impl(op, false, t, q_values(t, q, op), q.dim() == 1, dim, keepdim, interpolation,
@@ -256,17 +239,11 @@ Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bo
 
 Tensor quantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation, const Tensor& out) {
-  if (autograd::should_record(t)) {
-    return derivatives::quantile(false, t, Tensor(), q, dim, keepdim, interpolation, out);
-  }
   return quantile_scalar("quantile", false, t, q, dim, keepdim, interpolation, out);
 }
 
 Tensor nanquantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation, const Tensor& out) {
-  if (quantile_records(t, q, interpolation)) {
-    return derivatives::quantile(true, t, q, 0.0, dim, keepdim, interpolation, out);
-  }
   const char* op = "nanquantile";
   EMBER_CHECK(t.numel() > 0, "[", op, "] ", op, "() input tensor must be non-empty");
   return quantile_impl(op, true, t, q_values(t, q, op), q.dim() == 1, dim, keepdim, interpolation,
@@ -275,9 +252,6 @@ Tensor nanquantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim,
 
 Tensor nanquantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation, const Tensor& out) {
-  if (autograd::should_record(t)) {
-    return derivatives::quantile(true, t, Tensor(), q, dim, keepdim, interpolation, out);
-  }
   return quantile_scalar("nanquantile", true, t, q, dim, keepdim, interpolation, out);
 }
 

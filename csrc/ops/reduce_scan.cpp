@@ -3,14 +3,11 @@
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/reduce_stubs.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 #include "ops/views.h"
-
-#include "autograd/derivatives/reductions.h"
-#include "autograd/variable.h"
 
 namespace ember {
 namespace native {
@@ -93,17 +90,14 @@ TensorPair cum_extremum(const char* op, bool is_max, const Tensor& t, int64_t di
 }  // namespace
 
 Tensor cumsum(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::cumsum(t, dim, dtype, out);
   return cum_op("cumsum", cumsum_stub, t, dim, dtype, out);
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::cumprod(t, dim, dtype, out);
   return cum_op("cumprod", cumprod_stub, t, dim, dtype, out);
 }
 
 Tensor logcumsumexp(const Tensor& t, int64_t dim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::logcumsumexp(t, dim, out);
   const char* op = "logcumsumexp";
   EMBER_CHECK_T(NotImplementedError, t.is_floating_point() || t.is_complex(), "[", op,
                 "] not implemented for dtype ", dtype_name(t.dtype()));
@@ -111,12 +105,10 @@ Tensor logcumsumexp(const Tensor& t, int64_t dim, const Tensor& out) {
 }
 
 TensorPair cummax(const Tensor& t, int64_t dim, const Tensor& values, const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::cummax(t, dim, values, indices);
   return cum_extremum("cummax", true, t, dim, values, indices);
 }
 
 TensorPair cummin(const Tensor& t, int64_t dim, const Tensor& values, const Tensor& indices) {
-  if (autograd::should_record(t)) return derivatives::cummin(t, dim, values, indices);
   return cum_extremum("cummin", false, t, dim, values, indices);
 }
 

@@ -1,14 +1,11 @@
 // var, std, var_mean, std_mean, norm, logsumexp.
 #include <cmath>
 
+#include "kernels/reduce_stubs.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
 #include "ops/reduce_common.h"
-#include "ops/reduce_kernels.h"
 #include "ops/views.h"
-
-#include "autograd/derivatives/reductions.h"
-#include "autograd/variable.h"
 
 namespace ember {
 namespace native {
@@ -49,48 +46,26 @@ TensorPair var_std(const char* op, bool take_sqrt, bool with_mean, const Tensor&
 
 Tensor var(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
            bool keepdim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::var(t, dims, correction, keepdim, out);
   return var_std("var", false, false, t, dims, correction, keepdim, out, {}).first;
 }
 
 Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
            bool keepdim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::std(t, dims, correction, keepdim, out);
   return var_std("std", true, false, t, dims, correction, keepdim, out, {}).first;
 }
 
 TensorPair var_mean(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
                     bool keepdim, const Tensor& out0, const Tensor& out1) {
-  if (autograd::should_record(t)) {
-    return derivatives::var_mean(t, dims, correction, keepdim, out0, out1);
-  }
   return var_std("var_mean", false, true, t, dims, correction, keepdim, out0, out1);
 }
 
 TensorPair std_mean(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
                     bool keepdim, const Tensor& out0, const Tensor& out1) {
-  if (autograd::should_record(t)) {
-    return derivatives::std_mean(t, dims, correction, keepdim, out0, out1);
-  }
   return var_std("std_mean", true, true, t, dims, correction, keepdim, out0, out1);
-}
-
-NormOrder NormOrder::from_double(double p) {
-  NormOrder o;
-  if (std::isinf(p)) {
-    o.kind = p > 0 ? Kind::Inf : Kind::NegInf;
-  } else if (p == 0) {
-    o.kind = Kind::Zero;
-  } else {
-    o.kind = Kind::P;
-    o.p = p;
-  }
-  return o;
 }
 
 Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, ScalarType dtype,
             const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::norm(t, p, dims, keepdim, dtype, out);
   const char* op = "norm";
   EMBER_CHECK_T(NotImplementedError, t.is_floating_point() || t.is_complex(), "[", op,
                 "] Expected a floating point or complex tensor as input. Got ",
@@ -137,7 +112,6 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
 }
 
 Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::logsumexp(t, dims, keepdim, out);
   const char* op = "logsumexp";
   if (out.defined()) {
     EMBER_CHECK(

@@ -7,6 +7,7 @@
 
 #include "core/tensor.h"
 #include "dispatch/stub.h"
+#include "kernels/shape_util_stubs.h"
 
 namespace ember {
 namespace native {
@@ -31,11 +32,7 @@ Tensor diagonal_view(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2
 // in range (checked by the caller). Works on raw bytes, so every dtype shares one kernel.
 Tensor gather_slices(const Tensor& src, int64_t dim, const std::vector<int64_t>& index,
                      const char* op);
-
-// Kernel: dst (outer, n, inner*itemsize bytes) <- src rows picked by index. Both contiguous.
-using GatherSlicesFn = void (*)(char* dst, const char* src, int64_t outer, int64_t src_rows,
-                                const int64_t* index, int64_t n, int64_t row_bytes);
-EMBER_DECLARE_STUB(gather_slices_stub, GatherSlicesFn);
+// Its kernel stub, gather_slices_stub, is in kernels/shape_util_stubs.h.
 
 // A 1-D int64 tensor holding v.
 Tensor int64_tensor(const std::vector<int64_t>& v);

@@ -1,8 +1,6 @@
-// sort, argsort, msort, topk, kthvalue.
+// sort, argsort, topk, kthvalue.
 #include "ops/sort.h"
 
-#include "autograd/derivatives/join.h"
-#include "autograd/record.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -55,9 +53,6 @@ Tensor readable_source(const Tensor& t, const Tensor& values_out, const Tensor& 
 
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable,
                                 const Tensor& values_out, const Tensor& indices_out) {
-  if (autograd::should_record(t)) {
-    return derivatives::sort(t, dim, descending, stable, values_out, indices_out);
-  }
   const char* op = "sort";
   check_sortable(t, op);
   const int64_t d = wrap_dim(dim, t.dim(), op);
@@ -73,22 +68,12 @@ std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, b
 }
 
 Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool stable) {
-  autograd::NoGradGuard no_grad;  // indices only: nothing to record
   return std::get<1>(sort(t, dim, descending, stable));
-}
-
-Tensor msort(const Tensor& t, const Tensor& out) {
-  if (out.defined() && autograd::should_record(t)) autograd::check_out_arg(out, {t}, "msort");
-  Tensor values = std::get<0>(sort(t, 0, false, false));
-  return finish_out(values, out, "msort");
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_t> dim,
                                 bool largest, bool sorted, const Tensor& values_out,
                                 const Tensor& indices_out) {
-  if (autograd::should_record(t)) {
-    return derivatives::topk(t, k, dim, largest, sorted, values_out, indices_out);
-  }
   const char* op = "topk";
   check_sortable(t, op);
   const int64_t d = wrap_dim(dim.value_or(-1), t.dim(), op);
@@ -115,9 +100,6 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<int64_t> dim,
                                     bool keepdim, const Tensor& values_out,
                                     const Tensor& indices_out) {
-  if (autograd::should_record(t)) {
-    return derivatives::kthvalue(t, k, dim, keepdim, values_out, indices_out);
-  }
   const char* op = "kthvalue";
   check_sortable(t, op);
   const int64_t d = wrap_dim(dim.value_or(-1), t.dim(), op);

@@ -1,7 +1,6 @@
 // Counting and searching: bincount, histc, histogram, searchsorted, bucketize.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -94,7 +93,6 @@ Tensor run_histogram(const Tensor& t, const Tensor& weight, const Tensor& edges,
 }  // namespace
 
 Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   EMBER_CHECK_T(NotImplementedError, is_integral(t.dtype(), false),
                 "[bincount] \"bincount_cpu\" "
                 "not implemented for '",
@@ -127,7 +125,6 @@ Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
 
 Tensor histc(const Tensor& t, int64_t bins, const Scalar& min, const Scalar& max,
              const Tensor& out) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   const char* op = "histc";
   check_histogram_input(t, Tensor(), op);
   EMBER_CHECK(bins > 0, "[histc] torch.histogram(): bins must be > 0, but got ", bins,
@@ -142,7 +139,6 @@ Tensor histc(const Tensor& t, int64_t bins, const Scalar& min, const Scalar& max
 std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
                                      std::optional<std::pair<double, double>> range,
                                      const Tensor& weight, bool density) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   const char* op = "histogram";
   check_histogram_input(t, weight, op);
   EMBER_CHECK(bins > 0, "[histogram] torch.histogram(): bins must be > 0, but got ", bins,
@@ -161,7 +157,6 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, int64_t bins,
 
 std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const Tensor& weight,
                                      bool density) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   const char* op = "histogram";
   check_histogram_input(t, weight, op);
   EMBER_CHECK(bins.dim() == 1,
@@ -183,7 +178,6 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& t, const Tensor& bins, const 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
                     const std::optional<std::string>& side, const Tensor& sorter,
                     const Tensor& out) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   const char* op = "searchsorted";
   const Tensor& b = sorted_sequence;
   if (side) {
@@ -250,7 +244,6 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
 
 Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32, bool right,
                  const Tensor& out) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   EMBER_CHECK(boundaries.dim() == 1,
               "[bucketize] boundaries tensor must be 1 dimension, but got "
               "dim(",

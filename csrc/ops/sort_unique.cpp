@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "autograd/grad_mode.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "ops/creation.h"
@@ -75,7 +74,6 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& t, bool sort, bool 
 
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool sorted, bool return_inverse,
                                           bool return_counts, std::optional<int64_t> dim) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   // CPU unique always sorts (as PyTorch's does): `sorted` only allows an unsorted result.
   (void)sorted;
   return unique_impl(t, true, return_inverse, return_counts, dim, "unique");
@@ -84,7 +82,6 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool sorted, bool ret
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& t, bool return_inverse,
                                                       bool return_counts,
                                                       std::optional<int64_t> dim) {
-  autograd::NoGradGuard no_grad;  // not differentiable (nothing is recorded)
   return unique_impl(t, false, return_inverse, return_counts, dim, "unique_consecutive");
 }
 

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/variable.h"
 #include "dispatch/copy.h"
 #include "ops/binary_ops.h"
 #include "ops/creation.h"
@@ -26,37 +24,29 @@ Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& st
 
 }  // namespace
 
-// Every one records its node first (autograd/derivatives/unary.cpp).
-#define EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP(name)                            \
+#define EMBER_DEFINE_FLOAT_UNARY_OP(name)                                     \
   Tensor name(const Tensor& a, const Tensor& out) {                           \
-    if (autograd::should_record(a)) return derivatives::name(a, out);         \
     return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
   }
-EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP)
-#undef EMBER_DEFINE_DIFFERENTIABLE_UNARY_OP
+EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_FLOAT_UNARY_OP)
+#undef EMBER_DEFINE_FLOAT_UNARY_OP
 
-// Piecewise-constant ops that keep the input's dtype: recorded with zero gradients, as PyTorch.
-#define EMBER_DEFINE_STEP_UNARY_OP(name, node)                                               \
-  Tensor name(const Tensor& a, const Tensor& out) {                                          \
-    if (autograd::should_record(a)) {                                                        \
-      return derivatives::zero_gradient(                                                     \
-          node, #name, a, out, [](const Tensor& t, const Tensor& o) { return name(t, o); }); \
-    }                                                                                        \
-    return run_unary(#name, ResultKind::Promote, name##_stub, a, out);                       \
+// Piecewise-constant ops that keep the input's dtype (the api layer records zero gradients).
+#define EMBER_DEFINE_STEP_UNARY_OP(name)                               \
+  Tensor name(const Tensor& a, const Tensor& out) {                    \
+    return run_unary(#name, ResultKind::Promote, name##_stub, a, out); \
   }
-EMBER_DEFINE_STEP_UNARY_OP(floor, "FloorBackward0")
-EMBER_DEFINE_STEP_UNARY_OP(ceil, "CeilBackward0")
-EMBER_DEFINE_STEP_UNARY_OP(round, "RoundBackward0")
-EMBER_DEFINE_STEP_UNARY_OP(trunc, "TruncBackward0")
+EMBER_DEFINE_STEP_UNARY_OP(floor)
+EMBER_DEFINE_STEP_UNARY_OP(ceil)
+EMBER_DEFINE_STEP_UNARY_OP(round)
+EMBER_DEFINE_STEP_UNARY_OP(trunc)
 #undef EMBER_DEFINE_STEP_UNARY_OP
 
 Tensor sgn(const Tensor& a, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::sgn(a, out);
   return run_unary("sgn", ResultKind::Promote, sgn_stub, a, out);
 }
 
 Tensor frac(const Tensor& a, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::frac(a, out);
   return run_unary("frac", ResultKind::Promote, frac_stub, a, out);
 }
 
@@ -67,7 +57,6 @@ Tensor bitwise_not(const Tensor& a, const Tensor& out) {
 Tensor conj_physical(const Tensor& a, const Tensor& out) {
   // The conjugate of a real tensor is the tensor itself (PyTorch returns the input too).
   if (!a.is_complex() && !out.defined()) return a;
-  if (a.is_complex() && autograd::should_record(a)) return derivatives::conj_physical(a, out);
   return run_unary("conj_physical", ResultKind::Promote, conj_physical_stub, a, out);
 }
 
@@ -99,7 +88,6 @@ Tensor signbit(const Tensor& a, const Tensor& out) {
 }
 
 Tensor neg(const Tensor& a, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::neg(a, out);
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool,
                 "[neg] Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -110,15 +98,10 @@ Tensor sign(const Tensor& a, const Tensor& out) {
   EMBER_CHECK_T(NotImplementedError, !a.is_complex(),
                 "[sign] Unlike NumPy, sign is not intended to support complex numbers. Please "
                 "use sgn instead.");
-  if (autograd::should_record(a)) {
-    return derivatives::zero_gradient("SignBackward0", "sign", a, out,
-                                      [](const Tensor& t, const Tensor& o) { return sign(t, o); });
-  }
   return run_unary("sign", ResultKind::Promote, sign_stub, a, out);
 }
 
 Tensor abs(const Tensor& a, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::abs(a, out);
   if (a.is_complex()) {
     EMBER_CHECK(!out.is_same(a), "[abs] In-place abs is not supported for complex tensors.");
     auto iter = build_elementwise_typed("abs", to_real(a.dtype()), out, {a});
@@ -129,7 +112,6 @@ Tensor abs(const Tensor& a, const Tensor& out) {
 }
 
 Tensor angle(const Tensor& a, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::angle(a, out);
   if (a.is_complex()) {
     EMBER_CHECK(!out.is_same(a), "[angle] In-place angle is not supported for complex tensors.");
     auto iter = build_elementwise_typed("angle", to_real(a.dtype()), out, {a});
@@ -137,11 +119,6 @@ Tensor angle(const Tensor& a, const Tensor& out) {
     return finish_elementwise(iter, out);
   }
   return run_unary("angle", ResultKind::PromoteToFloat, angle_stub, a, out);
-}
-
-Tensor square(const Tensor& a, const Tensor& out) {
-  // PyTorch defines square as pow(a, 2), so bool squares to int64 like bool * int does.
-  return pow(a, Scalar(int64_t(2)), out);
 }
 
 Tensor positive(const Tensor& a) {
@@ -152,7 +129,6 @@ Tensor positive(const Tensor& a) {
 
 Tensor round(const Tensor& a, int64_t decimals, const Tensor& out) {
   if (decimals == 0) return round(a, out);
-  if (autograd::should_record(a)) return derivatives::round(a, decimals, out);
   auto iter = build_elementwise("round", ResultKind::Promote, out, {a});
   round_decimals_stub(iter.device(), iter, decimals);
   return finish_elementwise(iter, out);
@@ -160,7 +136,6 @@ Tensor round(const Tensor& a, int64_t decimals, const Tensor& out) {
 
 Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out) {
   EMBER_CHECK(n >= 0, "[polygamma] polygamma(n, x) does not support negative n.");
-  if (autograd::should_record(a)) return derivatives::polygamma(n, a, out);
   if (n == 0) return run_unary("polygamma", ResultKind::PromoteToFloat, digamma_stub, a, out);
   auto iter = build_elementwise("polygamma", ResultKind::PromoteToFloat, out, {a});
   polygamma_stub(iter.device(), iter, n);
@@ -168,7 +143,6 @@ Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out) {
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::logit(a, eps, out);
   auto iter = build_elementwise("logit", ResultKind::PromoteToFloat, out, {a});
   logit_stub(iter.device(), iter, eps ? *eps : -1.0);
   return finish_elementwise(iter, out);
@@ -192,7 +166,6 @@ double max_finite(ScalarType t) {
 
 Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf, const Tensor& out) {
-  if (autograd::should_record(a)) return derivatives::nan_to_num(a, nan, posinf, neginf, out);
   auto iter = build_elementwise("nan_to_num", ResultKind::Promote, out, {a});
   const ScalarType t = iter.common_dtype();
   if (!is_floating(t) && !is_complex(t)) {  // integers have no nan or inf: a copy
@@ -223,9 +196,9 @@ std::pair<double, double> integer_range(ScalarType t) {
   }
 }
 
-// clamp, clamp_min and clamp_max share the computation; `node` names the autograd node
-// (PyTorch's clamp, clamp_min and clamp_max are separate ops).
-Tensor clamp_scalar_bounds(const char* node, const Tensor& a, const std::optional<Scalar>& min,
+// clamp, clamp_min and clamp_max share the computation (PyTorch's are separate ops, with
+// separate nodes in the api layer).
+Tensor clamp_scalar_bounds(const Tensor& a, const std::optional<Scalar>& min,
                            const std::optional<Scalar>& max, const Tensor& out) {
   EMBER_CHECK(min || max, "[clamp] At least one of 'min' or 'max' must not be None");
   EMBER_CHECK_T(NotImplementedError, !a.is_complex(),
@@ -249,13 +222,12 @@ Tensor clamp_scalar_bounds(const char* node, const Tensor& a, const std::optiona
     EMBER_CHECK(!max || max->to_double() >= lowest, "[clamp] Clamp max value ", max->to_double(),
                 " is outside the representable range of ", dtype_name(common));
   }
-  if (autograd::should_record(a)) return derivatives::clamp(node, a, min, max, out);
   auto iter = build_elementwise_typed("clamp", common, out, {to_dtype(a, common)});
   clamp_scalar_stub(iter.device(), iter, min, max);
   return finish_elementwise(iter, out);
 }
 
-Tensor clamp_tensor_bounds(const char* node, const Tensor& a, const Tensor& min, const Tensor& max,
+Tensor clamp_tensor_bounds(const Tensor& a, const Tensor& min, const Tensor& max,
                            const Tensor& out) {
   EMBER_CHECK(min.defined() || max.defined(),
               "[clamp] At least one of 'min' or 'max' must not be None");
@@ -263,7 +235,6 @@ Tensor clamp_tensor_bounds(const char* node, const Tensor& a, const Tensor& min,
                 !a.is_complex() && !(min.defined() && min.is_complex()) &&
                     !(max.defined() && max.is_complex()),
                 "[clamp] clamp is not supported for complex types");
-  if (autograd::should_record(a, min, max)) return derivatives::clamp(node, a, min, max, out);
   // One bound: clamp_min is maximum and clamp_max is minimum (both propagate NaN like clamp).
   if (!max.defined()) return maximum(a, min, out);
   if (!min.defined()) return minimum(a, max, out);
@@ -280,27 +251,27 @@ Tensor clamp_tensor_bounds(const char* node, const Tensor& a, const Tensor& min,
 
 Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
              const Tensor& out) {
-  return clamp_scalar_bounds("ClampBackward1", a, min, max, out);
+  return clamp_scalar_bounds(a, min, max, out);
 }
 
 Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out) {
-  return clamp_tensor_bounds("ClampBackward0", a, min, max, out);
+  return clamp_tensor_bounds(a, min, max, out);
 }
 
 Tensor clamp_min(const Tensor& a, const Scalar& min, const Tensor& out) {
-  return clamp_scalar_bounds("ClampMinBackward0", a, min, std::nullopt, out);
+  return clamp_scalar_bounds(a, min, std::nullopt, out);
 }
 
 Tensor clamp_max(const Tensor& a, const Scalar& max, const Tensor& out) {
-  return clamp_scalar_bounds("ClampMaxBackward0", a, std::nullopt, max, out);
+  return clamp_scalar_bounds(a, std::nullopt, max, out);
 }
 
 Tensor clamp_min(const Tensor& a, const Tensor& min, const Tensor& out) {
-  return clamp_tensor_bounds("ClampMinBackward1", a, min, Tensor(), out);
+  return clamp_tensor_bounds(a, min, Tensor(), out);
 }
 
 Tensor clamp_max(const Tensor& a, const Tensor& max, const Tensor& out) {
-  return clamp_tensor_bounds("ClampMaxBackward1", a, Tensor(), max, out);
+  return clamp_tensor_bounds(a, Tensor(), max, out);
 }
 
 }  // namespace native

@@ -19,10 +19,9 @@ EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DECLARE_UNARY_OP)
 EMBER_PREDICATE_OPS(EMBER_DECLARE_UNARY_OP)
 #undef EMBER_DECLARE_UNARY_OP
 
-Tensor abs(const Tensor& a, const Tensor& out = {});     // complex -> real
-Tensor angle(const Tensor& a, const Tensor& out = {});   // complex -> real; ints -> float
-Tensor square(const Tensor& a, const Tensor& out = {});  // pow(a, 2): bool -> int64
-Tensor positive(const Tensor& a);                        // returns a itself (bool errors)
+Tensor abs(const Tensor& a, const Tensor& out = {});    // complex -> real
+Tensor angle(const Tensor& a, const Tensor& out = {});  // complex -> real; ints -> float
+Tensor positive(const Tensor& a);                       // returns a itself (bool errors)
 Tensor round(const Tensor& a, int64_t decimals, const Tensor& out = {});
 Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out = {});
 // Replacement values default to 0, the dtype's largest and lowest finite values.
@@ -34,7 +33,7 @@ Tensor clamp(const Tensor& a, const std::optional<Scalar>& min, const std::optio
              const Tensor& out = {});
 // clamp with tensor bounds (either may be undefined, not both); broadcasting applies.
 Tensor clamp(const Tensor& a, const Tensor& min, const Tensor& max, const Tensor& out = {});
-// One bound (their own ops, with their own autograd nodes).
+// One bound (their own ops in PyTorch: the api layer gives them their own nodes).
 Tensor clamp_min(const Tensor& a, const Scalar& min, const Tensor& out = {});
 Tensor clamp_max(const Tensor& a, const Scalar& max, const Tensor& out = {});
 Tensor clamp_min(const Tensor& a, const Tensor& min, const Tensor& out = {});

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "autograd/derivatives/views.h"
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
@@ -14,27 +11,12 @@
 namespace ember {
 namespace native {
 
-// Recording for views (Note [Views and Autograd] in docs/design/autograd.md): the view is
-// computed with recording off, then its node is attached.
-#define EMBER_RECORD_VIEW(record_call, compute) \
-  if (autograd::should_record(t)) {             \
-    Tensor r_;                                  \
-    {                                           \
-      autograd::NoGradGuard no_grad_;           \
-      r_ = compute;                             \
-    }                                           \
-    return record_call;                         \
-  }
-
 Tensor alias(const Tensor& t) {
-  EMBER_RECORD_VIEW(derivatives::alias(t, r_), alias(t))
   return make_view(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
                   std::optional<int64_t> storage_offset) {
-  EMBER_RECORD_VIEW(derivatives::view_generic("AsStridedBackward0", t, r_),
-                    as_strided(t, sizes, strides, storage_offset))
   const char* op = "as_strided";
   EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] mismatch in length of strides (",
               strides.size(), ") and shape (", sizes.size(), ")");
@@ -110,7 +92,6 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
 }
 
 Tensor view(const Tensor& t, IntArrayRef shape) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape("ViewBackward0", t, r_), view(t, shape))
   const char* op = "view";
   DimVector target = infer_size(shape, t.numel(), op);
   int64_t bad = -1;
@@ -131,10 +112,6 @@ Tensor view(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef shape) {
-  EMBER_RECORD_VIEW(
-      derivatives::view_like_reshape(
-          r_.storage() == t.storage() ? "ViewBackward0" : "UnsafeViewBackward0", t, r_),
-      reshape(t, shape))
   DimVector target = infer_size(shape, t.numel(), "reshape");
   if (auto strides = compute_view_strides(t.sizes(), t.strides(), target)) {
     return make_view(t, target, *strides, t.storage_offset());
@@ -144,10 +121,6 @@ Tensor reshape(const Tensor& t, IntArrayRef shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  EMBER_RECORD_VIEW(
-      derivatives::view_like_reshape(
-          r_.storage() == t.storage() ? "ViewBackward0" : "UnsafeViewBackward0", t, r_),
-      flatten(t, start_dim, end_dim))
   const char* op = "flatten";
   if (t.dim() == 0) return reshape(t, {1});
   int64_t s = wrap_dim(start_dim, t.dim(), op), e = wrap_dim(end_dim, t.dim(), op);
@@ -164,14 +137,6 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
-  if (autograd::should_record(t) && t.dim() > 0) {
-    std::vector<int64_t> perm(static_cast<size_t>(t.dim()));
-    std::iota(perm.begin(), perm.end(), 0);
-    std::swap(perm[static_cast<size_t>(wrap_dim(dim0, t.dim(), "transpose"))],
-              perm[static_cast<size_t>(wrap_dim(dim1, t.dim(), "transpose"))]);
-    EMBER_RECORD_VIEW(derivatives::view_permuted("TransposeBackward0", t, r_, perm),
-                      transpose(t, dim0, dim1))
-  }
   int64_t n = t.dim();
   int64_t a = wrap_dim(dim0, n, "transpose"), b = wrap_dim(dim1, n, "transpose");
   if (n == 0) return alias(t);
@@ -182,11 +147,6 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor permute(const Tensor& t, IntArrayRef dims) {
-  if (autograd::should_record(t)) {
-    std::vector<int64_t> perm;
-    for (int64_t d : dims) perm.push_back(wrap_dim(d, t.dim(), "permute"));
-    EMBER_RECORD_VIEW(derivatives::view_permuted("PermuteBackward0", t, r_, perm), permute(t, dims))
-  }
   const char* op = "permute";
   int64_t n = t.dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
@@ -206,7 +166,6 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
-  EMBER_RECORD_VIEW(derivatives::view_expanded(t, r_), expand(t, sizes))
   const int64_t n = static_cast<int64_t>(sizes.size());
   EMBER_CHECK(n >= t.dim(), "[expand] the number of sizes provided (", n,
               ") must be greater or "
@@ -241,7 +200,6 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
 }
 
 Tensor squeeze(const Tensor& t) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape("SqueezeBackward0", t, r_), squeeze(t))
   DimVector sizes, strides;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) != 1) {
@@ -253,7 +211,6 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape("SqueezeBackward1", t, r_), squeeze(t, dims))
   std::vector<bool> drop(std::max<int64_t>(t.dim(), 1), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, t.dim(), "squeeze");
@@ -270,7 +227,6 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
-  EMBER_RECORD_VIEW(derivatives::view_like_reshape("UnsqueezeBackward0", t, r_), unsqueeze(t, dim))
   int64_t d = wrap_dim(dim, t.dim() + 1, "unsqueeze");
   DimVector sizes(t.sizes()), strides(t.strides());
   int64_t st = d < t.dim() ? t.size(d) * t.stride(d) : 1;
@@ -280,15 +236,6 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
-  if (autograd::should_record(t)) {
-    Tensor r;
-    {
-      autograd::NoGradGuard no_grad;
-      r = select(t, dim, index);  // validates dim and index
-    }
-    const int64_t d = wrap_dim(dim, t.dim(), "select");
-    return derivatives::select(t, d, index < 0 ? index + t.size(d) : index, r);
-  }
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[select] select() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "select");
   int64_t size = t.size(d);
@@ -302,7 +249,6 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  // Recorded by slice (SliceBackward0, as PyTorch).
   EMBER_CHECK_T(IndexError, t.dim() > 0, "[narrow] narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
   int64_t size = t.size(d);
@@ -315,7 +261,6 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
-  if (autograd::should_record(t)) return derivatives::narrow_copy(t, dim, start, length, out);
   const char* op = "narrow_copy";
   const Tensor piece = narrow(t, dim, start, length);  // validates, with narrow's messages
   if (out.defined()) {
@@ -342,14 +287,6 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   if (e < 0) e += size;
   s = std::clamp<int64_t>(s, 0, size);
   e = std::clamp<int64_t>(e, s, size);
-  if (autograd::should_record(t)) {
-    Tensor r;
-    {
-      autograd::NoGradGuard no_grad;
-      r = slice(t, d, s, e, step);
-    }
-    return derivatives::slice(t, d, s, step, r);
-  }
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[d] = (e - s + step - 1) / step;
   strides[d] = t.stride(d) * step;
@@ -358,14 +295,12 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
-  if (autograd::should_record(t)) return derivatives::contiguous(t);
   Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "contiguous");
   copy_into(out, t, "contiguous", /*bump_version=*/false);
   return out;
 }
 
 Tensor clone(const Tensor& t) {
-  if (autograd::should_record(t)) return derivatives::clone(t);
   // Dense non-overlapping inputs keep their layout (e.g. a transposed tensor clones transposed).
   DimVector perm(t.dim());
   std::iota(perm.begin(), perm.end(), 0);
@@ -386,8 +321,6 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
-  if ((t.dtype() != dtype || copy) && autograd::should_record(t))
-    return derivatives::to_dtype(t, dtype, copy);
   if (t.dtype() == dtype && !copy) return t;
   Tensor out = empty_tensor(t.sizes(), dtype, t.device(), "to");
   copy_into(out, t, "to", /*bump_version=*/false);
@@ -395,7 +328,6 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
-  if (!dst.is_same(src) && autograd::should_record(dst, src)) return derivatives::copy_(dst, src);
   if (dst.is_same(src)) return dst;
   // src broadcasts to dst's shape (x.copy_(row)); expand raises when it cannot.
   copy_into(dst, src.sizes().equals(dst.sizes()) ? src : expand(src, dst.sizes()), "copy_");

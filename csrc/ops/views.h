@@ -29,36 +29,29 @@ Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length,
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step = 1);
 
-// --- More views (views_shape.cpp): none of these copy, except matrix_H/mH/adjoint on complex
-// inputs, which materialise the conjugate (Ember has no lazy conjugate bit).
+// --- More views (views_shape.cpp): none of these copy, except mH/adjoint on complex inputs,
+// which materialise the conjugate (Ember has no lazy conjugate bit). Tensor.T, Tensor.H,
+// broadcast_to and broadcast_tensors are composites, public ops only (api/views.h).
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);  // one -1 allowed
 Tensor matrix_t(const Tensor& t);                                   // Tensor.t(): <= 2-D only
-Tensor& matrix_t_(Tensor& t);      // Tensor.t_(): transposes t's own geometry
-Tensor numpy_T(const Tensor& t);   // Tensor.T: reverses all dims
-Tensor mT(const Tensor& t);        // Tensor.mT: swaps the last two dims (>= 2-D)
-Tensor matrix_H(const Tensor& t);  // Tensor.H: conjugate transpose of a 0-D or 2-D tensor
-Tensor mH(const Tensor& t);        // Tensor.mH / adjoint(): conjugate of mT
+Tensor& matrix_t_(Tensor& t);  // Tensor.t_(): transposes t's own geometry
+Tensor mT(const Tensor& t);    // Tensor.mT: swaps the last two dims (>= 2-D)
+Tensor mH(const Tensor& t);    // Tensor.mH / adjoint(): conjugate of mT
 Tensor adjoint(const Tensor& t);
+// conj(t) of a complex t as a new tensor (what mH / adjoint / Tensor.H materialise).
+Tensor conj_copy(const Tensor& t);
 Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination);
-Tensor broadcast_to(const Tensor& t, IntArrayRef shape);
-std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+// movedim's checks and its permutation: result dim i is input dim [i] (empty for a 0-d t).
+DimVector movedim_permutation(const Tensor& t, IntArrayRef source, IntArrayRef destination);
 Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 // Sliding windows of `size` every `step` along `dimension`, as a new last dim.
 Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step);
 
-// --- Splitting into views (views_split.cpp) ---
+// --- Splitting into views (views_split.cpp); chunk, tensor_split and hsplit / vsplit / dsplit
+// are composites, public ops only (api/views.h) ---
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
-std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
-std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim = 0);
-std::vector<Tensor> tensor_split_indices(const Tensor& t, IntArrayRef indices, int64_t dim = 0);
-// A 0-d int64 tensor means sections, a 1-d one indices (torch's tensor_indices_or_sections).
-std::vector<Tensor> tensor_split(const Tensor& t, const Tensor& indices_or_sections,
-                                 int64_t dim = 0);
-// hsplit / vsplit / dsplit: `which` is 'h', 'v' or 'd'.
-std::vector<Tensor> directional_split(const Tensor& t, char which, int64_t sections);
-std::vector<Tensor> directional_split_indices(const Tensor& t, char which, IntArrayRef indices);
 
 // Strides for viewing (sizes, strides) as `shape`, or nullopt when no view exists (then
 // `bad_dim` receives the input dim that breaks contiguity).

@@ -1,17 +1,15 @@
-// Views that rearrange dims: unflatten, t / T / mT / H / mH, movedim, broadcast_to,
-// broadcast_tensors, diagonal, unfold. Each returns a tensor sharing the input's storage and
-// version counter (see Note [Version Counter Sharing] in core/tensor_impl.h).
+// Views that rearrange dims: unflatten, t / mT / mH / adjoint, movedim, diagonal, unfold. Each
+// returns a tensor sharing the input's storage and version counter (see Note [Version Counter
+// Sharing] in core/tensor_impl.h). The composites Tensor.T, Tensor.H, broadcast_to and
+// broadcast_tensors are public ops only (api/views.cpp).
 #include <algorithm>
 #include <numeric>
 
-#include "autograd/derivatives/views.h"
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/views_stubs.h"
 #include "ops/views.h"
-#include "ops/views_stubs.h"
 
 namespace ember {
 namespace native {
@@ -30,7 +28,12 @@ std::string list_str(IntArrayRef v) {
   return s + "]";
 }
 
-Tensor conj_if_complex(const Tensor& t);
+// Ember has no lazy conjugate bit: mH / adjoint of a complex tensor materialise the conjugate.
+Tensor conj_if_complex(const Tensor& t) {
+  return t.is_complex() ? conj_copy(t) : t;
+}
+
+}  // namespace
 
 Tensor conj_copy(const Tensor& t) {
   Tensor out = empty_tensor(t.sizes(), t.dtype(), t.device(), "conj");
@@ -38,27 +41,6 @@ Tensor conj_copy(const Tensor& t) {
   if (iter.numel() > 0) conj_copy_stub(t.device(), iter);
   return out;
 }
-
-// Ember has no lazy conjugate bit: H / mH / adjoint of a complex tensor materialise the
-// conjugate (ConjBackward0 when recording, as PyTorch's conj() node).
-Tensor conj_if_complex(const Tensor& t) {
-  if (!t.is_complex()) return t;
-  if (autograd::should_record(t)) return derivatives::conj_copy(t, conj_if_complex);
-  return conj_copy(t);
-}
-
-// Runs `compute` with recording off (the view itself) and hands it to `record`.
-template <typename Compute, typename Record>
-Tensor recorded_view(Compute&& compute, Record&& record) {
-  Tensor r;
-  {
-    autograd::NoGradGuard no_grad;
-    r = compute();
-  }
-  return record(r);
-}
-
-}  // namespace
 
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
   const char* op = "unflatten";
@@ -96,10 +78,6 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
 Tensor matrix_t(const Tensor& t) {
   EMBER_CHECK(t.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is ", t.dim(),
               "D");
-  if (autograd::should_record(t)) {
-    return recorded_view([&] { return matrix_t(t); },
-                         [&](const Tensor& r) { return derivatives::matrix_t(t, r); });
-  }
   if (t.dim() < 2) return alias(t);
   return transpose(t, 0, 1);
 }
@@ -107,17 +85,10 @@ Tensor matrix_t(const Tensor& t) {
 Tensor& matrix_t_(Tensor& t) {
   EMBER_CHECK(t.dim() <= 2, "[t_] t_() expects a tensor with <= 2 dimensions, but self is ",
               t.dim(), "D");
-  if (autograd::should_record(t)) return derivatives::matrix_t_(t);
   if (t.dim() == 2) {
     t.impl()->set_geometry({t.size(1), t.size(0)}, {t.stride(1), t.stride(0)}, t.storage_offset());
   }
   return t;
-}
-
-Tensor numpy_T(const Tensor& t) {
-  DimVector dims(t.dim());
-  for (int64_t i = 0; i < t.dim(); ++i) dims[i] = t.dim() - 1 - i;
-  return permute(t, dims);
 }
 
 Tensor mT(const Tensor& t) {
@@ -128,16 +99,6 @@ Tensor mT(const Tensor& t) {
               "Got ",
               t.dim(), "-D tensor.");
   return transpose(t, -2, -1);
-}
-
-Tensor matrix_H(const Tensor& t) {
-  EMBER_CHECK(t.dim() == 2 || t.dim() == 0,
-              "[H] tensor.H is only supported on matrices (2-D "
-              "tensors). Got ",
-              t.dim(), "-D tensor.",
-              t.dim() > 2 ? " For batches of matrices, consider using tensor.mH" : "");
-  if (t.dim() == 0) return t.is_complex() ? conj_if_complex(t) : t;  // PyTorch returns self
-  return conj_if_complex(transpose(t, 0, 1));
 }
 
 Tensor mH(const Tensor& t) {
@@ -160,7 +121,7 @@ Tensor adjoint(const Tensor& t) {
   return conj_if_complex(transpose(t, -2, -1));
 }
 
-Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
+DimVector movedim_permutation(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
   const char* op = "movedim";
   const int64_t n = t.dim();
   EMBER_CHECK(source.size() == destination.size(),
@@ -181,7 +142,6 @@ Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
     src_used[s] = dst_used[d] = true;
     if (n > 0) order[d] = s;
   }
-  if (n == 0) return alias(t);
   // The dims not moved keep their relative order in the free destination slots.
   int64_t next_src = 0;
   for (int64_t d = 0; d < n; ++d) {
@@ -189,31 +149,18 @@ Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
     while (src_used[next_src]) ++next_src;
     order[d] = next_src++;
   }
-  return permute(t, order);
+  return order;
 }
 
-Tensor broadcast_to(const Tensor& t, IntArrayRef shape) {
-  return expand(t, shape);
-}
-
-std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
-  DimVector shape;
-  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
-  std::vector<Tensor> out;
-  out.reserve(tensors.size());
-  for (const Tensor& t : tensors) out.push_back(expand(t, shape));
-  return out;
+Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
+  DimVector order = movedim_permutation(t, source, destination);
+  return t.dim() == 0 ? alias(t) : permute(t, order);
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   const char* op = "diagonal";
   int64_t d1 = wrap_dim(dim1, t.dim(), op), d2 = wrap_dim(dim2, t.dim(), op);
   EMBER_CHECK(d1 != d2, "[diagonal] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  if (autograd::should_record(t)) {
-    return recorded_view(
-        [&] { return diagonal(t, offset, d1, d2); },
-        [&](const Tensor& r) { return derivatives::diagonal(t, offset, d1, d2, r); });
-  }
   int64_t size;
   int64_t storage_offset = t.storage_offset();
   if (offset >= 0) {
@@ -241,10 +188,6 @@ Tensor unfold(const Tensor& t, int64_t dimension, int64_t size, int64_t step) {
               dim_size, " but size is ", size);
   EMBER_CHECK(step > 0, "[unfold] step is ", step, " but must be > 0");
   EMBER_CHECK(size >= 0, "[unfold] size is ", size, " but must be >= 0");
-  if (autograd::should_record(t)) {
-    return recorded_view([&] { return unfold(t, d, size, step); },
-                         [&](const Tensor& r) { return derivatives::unfold(t, d, size, step, r); });
-  }
   if (t.dim() == 0) return make_view(t, {size}, {1}, t.storage_offset());
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[d] = (dim_size - size) / step + 1;

@@ -112,8 +112,8 @@ TEST_CASE("linalg ops: det, inverse and solve agree on a small system", "[linalg
   a[1] = 2;
   a[2] = 3;
   a[3] = 4;
-  CHECK(linalg_det(A).data<double>()[0] == Approx(-2));
-  Tensor inv = linalg_inv(A);
+  CHECK(ember::linalg_det(A).data<double>()[0] == Approx(-2));
+  Tensor inv = ember::linalg_inv(A);
   CHECK(at(inv, 0, 0) == Approx(-2));
   CHECK(at(inv, 0, 1) == Approx(1));
   CHECK(at(inv, 1, 0) == Approx(1.5));
@@ -121,12 +121,12 @@ TEST_CASE("linalg ops: det, inverse and solve agree on a small system", "[linalg
   Tensor b = empty_tensor({2}, ScalarType::Float64, Device(), "test");
   b.data<double>()[0] = 5;
   b.data<double>()[1] = 6;
-  Tensor x = linalg_solve(A, b, true);
+  Tensor x = ember::linalg_solve(A, b, true);
   REQUIRE(x.dim() == 1);
   CHECK(x.data<double>()[0 * x.stride(0)] == Approx(-4));
   CHECK(x.data<double>()[1 * x.stride(0)] == Approx(4.5));
   Tensor singular = empty_tensor({2, 2}, ScalarType::Float64, Device(), "test");
   for (int i = 0; i < 4; ++i) singular.data<double>()[i] = 1;
-  CHECK_THROWS_AS(linalg_inv(singular), LinAlgError);
-  CHECK(std::get<1>(linalg_inv_ex(singular, false)).data<int32_t>()[0] == 2);
+  CHECK_THROWS_AS(ember::linalg_inv(singular), LinAlgError);
+  CHECK(std::get<1>(ember::linalg_inv_ex(singular, false)).data<int32_t>()[0] == 2);
 }

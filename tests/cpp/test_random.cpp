@@ -63,7 +63,7 @@ TEST_CASE("uniform values stay in the half-open range from..to", "[random]") {
        {ScalarType::Float16, ScalarType::BFloat16, ScalarType::Float32, ScalarType::Float64}) {
     Tensor x = rand({20000}, TensorOptions(t), &g);
     Tensor f = empty({20000}, TensorOptions(ScalarType::Float64));
-    copy_(f, x);
+    ember::copy_(f, x);
     const double* d = f.data<double>();
     for (int64_t i = 0; i < 20000; ++i) {
       REQUIRE(d[i] >= 0.0);

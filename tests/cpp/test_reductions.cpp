@@ -120,8 +120,8 @@ TEST_CASE("every reduction plan agrees with a naive loop", "[reductions][driver]
     set_num_threads(threads);
     for (const Case& c : cases) {
       Tensor t = random_tensor(c.sizes, 42);
-      if (c.transpose) t = transpose(contiguous(transpose(t, 0, -1)), 0, -1);
-      Tensor got = contiguous(sum(t, c.dims));
+      if (c.transpose) t = ember::transpose(ember::contiguous(ember::transpose(t, 0, -1)), 0, -1);
+      Tensor got = ember::contiguous(ember::sum(t, c.dims));
       std::vector<double> want = reference_sum(t, c.dims);
       REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
       for (size_t i = 0; i < want.size(); ++i) {

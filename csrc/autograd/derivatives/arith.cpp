@@ -2,13 +2,14 @@
 // and cast to its dtype by the engine (validate_outputs).
 #include <complex>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/record.h"
 #include "api/complex_ops.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/unary_ops.h"
 #include "api/views.h"
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/record.h"
+#include "ops/elementwise.h"
 
 namespace ember {
 namespace derivatives {
@@ -52,7 +53,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         }
         return r;
       });
-  return autograd::record(node, {a, b}, out, "add", [&] { return ember::add(a, b, alpha, out); });
+  return autograd::record(node, {a, b}, out, "add", [&] { return native::add(a, b, alpha, out); });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out) {
@@ -66,7 +67,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         }
         return r;
       });
-  return autograd::record(node, {a, b}, out, "sub", [&] { return ember::sub(a, b, alpha, out); });
+  return autograd::record(node, {a, b}, out, "sub", [&] { return native::sub(a, b, alpha, out); });
 }
 
 Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -79,7 +80,7 @@ Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
   node->save(node->should_compute_output(0) ? original(b, out) : Tensor());
-  return autograd::record(node, {a, b}, out, "mul", [&] { return ember::mul(a, b, out); });
+  return autograd::record(node, {a, b}, out, "mul", [&] { return native::mul(a, b, out); });
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -96,7 +97,7 @@ Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
   node->save(original(b, out));
-  return autograd::record(node, {a, b}, out, "div", [&] { return ember::div(a, b, out); });
+  return autograd::record(node, {a, b}, out, "div", [&] { return native::div(a, b, out); });
 }
 
 }  // namespace derivatives

@@ -1,9 +1,9 @@
 // Derivatives of elementwise ops (arith.cpp, unary.cpp, elementwise_binary.cpp,
 // elementwise_unary.cpp, elementwise_complex.cpp).
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op (ops/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
-// wrapper re-runs the op with recording off and attaches the op's node, whose formula uses
-// public ops only, so create_graph=True gives higher-order gradients.
+// public op (api/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
+// wrapper runs the native op once with recording off and attaches the op's node, whose formula
+// uses public ops only, so create_graph=True gives higher-order gradients.
 #pragma once
 #include <optional>
 
@@ -66,7 +66,7 @@ Tensor clamp(const char* name, const Tensor& a, const std::optional<Scalar>& min
 Tensor clamp(const char* name, const Tensor& a, const Tensor& min, const Tensor& max,
              const Tensor& out);
 // sign, floor, ceil, round, trunc (and round with decimals, sgn of real tensors): the gradient
-// is zero. `forward` is the op itself.
+// is zero. `forward` is the native op.
 Tensor zero_gradient(const char* name, const char* op, const Tensor& a, const Tensor& out,
                      Tensor (*forward)(const Tensor&, const Tensor&));
 Tensor round(const Tensor& a, int64_t decimals, const Tensor& out);

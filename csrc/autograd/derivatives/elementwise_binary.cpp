@@ -4,12 +4,13 @@
 // grad * conj(df/dz). Broadcasting and dtype are undone by the engine (validate_outputs).
 #include <complex>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/derivatives/elementwise_helpers.h"
 #include "api/binary_ops.h"
 #include "api/complex_ops.h"
 #include "api/elementwise.h"
 #include "api/unary_ops.h"
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/derivatives/elementwise_helpers.h"
+#include "ops/binary_ops.h"
 
 namespace ember {
 namespace derivatives {
@@ -99,7 +100,8 @@ Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
-  Tensor result = autograd::record(node, {a, b}, out, "pow", [&] { return ember::pow(a, b, out); });
+  Tensor result =
+      autograd::record(node, {a, b}, out, "pow", [&] { return native::pow(a, b, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }
@@ -115,7 +117,7 @@ Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
         return variable_list{ember::mul(g[0], ember::conj(d))};
       });
   node->save(original(a, out));
-  return autograd::record(node, {a}, out, "pow", [&] { return ember::pow(a, exponent, out); });
+  return autograd::record(node, {a}, out, "pow", [&] { return native::pow(a, exponent, out); });
 }
 
 Tensor atan2(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -133,31 +135,31 @@ Tensor atan2(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
-  return autograd::record(node, {a, b}, out, "atan2", [&] { return ember::atan2(a, b, out); });
+  return autograd::record(node, {a, b}, out, "atan2", [&] { return native::atan2(a, b, out); });
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_select(
       "MaximumBackward0", "maximum", Pick::Max, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::maximum(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::maximum(x, y, o); });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_select(
       "MinimumBackward0", "minimum", Pick::Min, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::minimum(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::minimum(x, y, o); });
 }
 
 Tensor fmax(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_select(
       "FmaxBackward0", "fmax", Pick::FMax, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmax(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::fmax(x, y, o); });
 }
 
 Tensor fmin(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_select(
       "FminBackward0", "fmin", Pick::FMin, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmin(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::fmin(x, y, o); });
 }
 
 Tensor hypot(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -172,7 +174,7 @@ Tensor hypot(const Tensor& a, const Tensor& b, const Tensor& out) {
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
   Tensor result =
-      autograd::record(node, {a, b}, out, "hypot", [&] { return ember::hypot(a, b, out); });
+      autograd::record(node, {a, b}, out, "hypot", [&] { return native::hypot(a, b, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }
@@ -202,13 +204,14 @@ Tensor record_logaddexp(const char* name, const char* op, bool base2, const Tens
 Tensor logaddexp(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_logaddexp(
       "LogaddexpBackward0", "logaddexp", false, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::logaddexp(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::logaddexp(x, y, o); });
 }
 
 Tensor logaddexp2(const Tensor& a, const Tensor& b, const Tensor& out) {
-  return record_logaddexp(
-      "Logaddexp2Backward0", "logaddexp2", true, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::logaddexp2(x, y, o); });
+  return record_logaddexp("Logaddexp2Backward0", "logaddexp2", true, a, b, out,
+                          [](const Tensor& x, const Tensor& y, const Tensor& o) {
+                            return native::logaddexp2(x, y, o);
+                          });
 }
 
 Tensor xlogy(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -228,7 +231,7 @@ Tensor xlogy(const Tensor& a, const Tensor& b, const Tensor& out) {
   });
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
-  return autograd::record(node, {a, b}, out, "xlogy", [&] { return ember::xlogy(a, b, out); });
+  return autograd::record(node, {a, b}, out, "xlogy", [&] { return native::xlogy(a, b, out); });
 }
 
 Tensor copysign(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -248,7 +251,7 @@ Tensor copysign(const Tensor& a, const Tensor& b, const Tensor& out) {
                                  });
   node->save(saved_operand(a, b, out));
   Tensor result =
-      autograd::record(node, {a, b}, out, "copysign", [&] { return ember::copysign(a, b, out); });
+      autograd::record(node, {a, b}, out, "copysign", [&] { return native::copysign(a, b, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }
@@ -277,13 +280,13 @@ Tensor remainder(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_modulo(
       is_number(b) ? "RemainderBackward0" : "RemainderBackward1", "remainder", RoundingMode::Floor,
       a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::remainder(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::remainder(x, y, o); });
 }
 
 Tensor fmod(const Tensor& a, const Tensor& b, const Tensor& out) {
   return record_modulo(
       is_number(b) ? "FmodBackward0" : "FmodBackward1", "fmod", RoundingMode::Trunc, a, b, out,
-      [](const Tensor& x, const Tensor& y, const Tensor& o) { return ember::fmod(x, y, o); });
+      [](const Tensor& x, const Tensor& y, const Tensor& o) { return native::fmod(x, y, o); });
 }
 
 Tensor div_rounding(const Tensor& a, const Tensor& b, bool trunc, const Tensor& out) {
@@ -296,7 +299,7 @@ Tensor div_rounding(const Tensor& a, const Tensor& b, bool trunc, const Tensor& 
         return r;
       });
   const RoundingMode mode = trunc ? RoundingMode::Trunc : RoundingMode::Floor;
-  return autograd::record(node, {a, b}, out, "div", [&] { return ember::div(a, b, mode, out); });
+  return autograd::record(node, {a, b}, out, "div", [&] { return native::div(a, b, mode, out); });
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const Tensor& out) {
@@ -318,7 +321,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const 
   node->save(need_ends ? original(end, out) : Tensor());
   node->save(original(weight, out));
   return autograd::record(node, {start, end, weight}, out, "lerp",
-                          [&] { return ember::lerp(start, end, weight, out); });
+                          [&] { return native::lerp(start, end, weight, out); });
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const Tensor& out) {
@@ -337,7 +340,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const 
                                    return r;
                                  });
   return autograd::record(node, {start, end}, out, "lerp",
-                          [&] { return ember::lerp(start, end, weight, out); });
+                          [&] { return native::lerp(start, end, weight, out); });
 }
 
 }  // namespace derivatives

@@ -1,12 +1,14 @@
 // Derivatives of the complex ops (ops/complex_ops.cpp, ops/unary_ops.cpp angle,
 // ops/range_factories.cpp complex / polar). PyTorch's convention: the gradient of a complex
 // input z is dL/dRe(z) + i dL/dIm(z).
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/derivatives/elementwise_helpers.h"
 #include "api/complex_ops.h"
 #include "api/elementwise.h"
 #include "api/range_factories.h"
 #include "api/unary_ops.h"
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/derivatives/elementwise_helpers.h"
+#include "ops/complex_ops.h"
+#include "ops/unary_ops.h"
 
 namespace ember {
 namespace derivatives {
@@ -26,14 +28,14 @@ Tensor angle(const Tensor& a, const Tensor& out) {
         return variable_list{zero_where(ember::eq(z, num(0.0)), d)};
       });
   node->save(original(a, out));
-  return autograd::record(node, {a}, out, "angle", [&] { return ember::angle(a, out); });
+  return autograd::record(node, {a}, out, "angle", [&] { return native::angle(a, out); });
 }
 
 Tensor conj(const Tensor& a) {
   auto node = autograd::new_node("ConjBackward0", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::conj(g[0])};
   });
-  return autograd::record(node, {a}, Tensor(), "conj", [&] { return ember::conj(a); });
+  return autograd::record(node, {a}, Tensor(), "conj", [&] { return native::conj(a); });
 }
 
 Tensor conj_physical(const Tensor& a, const Tensor& out) {
@@ -42,7 +44,7 @@ Tensor conj_physical(const Tensor& a, const Tensor& out) {
         return variable_list{ember::conj_physical(g[0])};
       });
   return autograd::record(node, {a}, out, "conj_physical",
-                          [&] { return ember::conj_physical(a, out); });
+                          [&] { return native::conj_physical(a, out); });
 }
 
 // real / imag are views of the complex storage; PyTorch builds them from view_as_real and
@@ -51,14 +53,14 @@ Tensor real(const Tensor& a) {
   auto node = autograd::new_node("SelectBackward0", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};  // the engine casts it to the complex input: g + 0i
   });
-  return autograd::record(node, {a}, Tensor(), "real", [&] { return ember::real(a); });
+  return autograd::record(node, {a}, Tensor(), "real", [&] { return native::real(a); });
 }
 
 Tensor imag(const Tensor& a) {
   auto node = autograd::new_node("SelectBackward0", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::mul(g[0], imaginary_unit())};
   });
-  return autograd::record(node, {a}, Tensor(), "imag", [&] { return ember::imag(a); });
+  return autograd::record(node, {a}, Tensor(), "imag", [&] { return native::imag(a); });
 }
 
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out) {
@@ -70,7 +72,7 @@ Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out) {
                                    return r;
                                  });
   return autograd::record(node, {real, imag}, out, "complex",
-                          [&] { return ember::complex(real, imag, out); });
+                          [&] { return native::complex(real, imag, out); });
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {
@@ -88,7 +90,7 @@ Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {
         return r;
       });
   Tensor result = autograd::record(node, {abs, angle}, out, "polar",
-                                   [&] { return ember::polar(abs, angle, out); });
+                                   [&] { return native::polar(abs, angle, out); });
   node->save(result, /*is_output=*/true);
   return result;
 }

@@ -4,12 +4,14 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/derivatives/elementwise_helpers.h"
 #include "api/binary_ops.h"
 #include "api/complex_ops.h"
 #include "api/elementwise.h"
 #include "api/unary_ops.h"
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/derivatives/elementwise_helpers.h"
+#include "ops/compare_ops.h"
+#include "ops/unary_ops.h"
 
 namespace ember {
 namespace derivatives {
@@ -28,7 +30,7 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor&
       });
   node->save(cond.dtype() == ScalarType::Bool ? cond : ember::to_dtype(cond, ScalarType::Bool));
   return autograd::record(node, {x, y}, out, "where",
-                          [&] { return ember::where(cond, x, y, out); });
+                          [&] { return native::where(cond, x, y, out); });
 }
 
 Tensor clamp(const char* name, const Tensor& a, const std::optional<Scalar>& min,
@@ -46,7 +48,7 @@ Tensor clamp(const char* name, const Tensor& a, const std::optional<Scalar>& min
     return variable_list{keep_where(inside, g[0])};
   });
   node->save(original(a, out));
-  return autograd::record(node, {a}, out, "clamp", [&] { return ember::clamp(a, min, max, out); });
+  return autograd::record(node, {a}, out, "clamp", [&] { return native::clamp(a, min, max, out); });
 }
 
 namespace {
@@ -111,7 +113,7 @@ Tensor clamp(const char* name, const Tensor& a, const Tensor& min, const Tensor&
   }
   for (const Tensor& t : inputs) node->save(original(t, out));
   return autograd::record(node, inputs, out, "clamp",
-                          [&] { return ember::clamp(a, min, max, out); });
+                          [&] { return native::clamp(a, min, max, out); });
 }
 
 Tensor zero_gradient(const char* name, const char* op, const Tensor& a, const Tensor& out,
@@ -126,13 +128,13 @@ Tensor round(const Tensor& a, int64_t decimals, const Tensor& out) {
   auto node = autograd::new_node("RoundBackward1", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{zeros_like_grad(g[0])};
   });
-  return autograd::record(node, {a}, out, "round", [&] { return ember::round(a, decimals, out); });
+  return autograd::record(node, {a}, out, "round", [&] { return native::round(a, decimals, out); });
 }
 
 Tensor sgn(const Tensor& a, const Tensor& out) {
   if (!a.is_complex()) {
     return zero_gradient("SgnBackward0", "sgn", a, out,
-                         [](const Tensor& t, const Tensor& o) { return ember::sgn(t, o); });
+                         [](const Tensor& t, const Tensor& o) { return native::sgn(t, o); });
   }
   // z / |z| is not holomorphic: (g - sgn * Re(conj(sgn) * g)) / |z|, and 0 at z == 0.
   auto node = autograd::new_node("SgnBackward0", {a}, [](FunctionNode& n, const variable_list& g) {
@@ -143,7 +145,7 @@ Tensor sgn(const Tensor& a, const Tensor& out) {
     return variable_list{zero_where(ember::eq(magnitude, num(0.0)), d)};
   });
   node->save(original(a, out));
-  Tensor r = autograd::record(node, {a}, out, "sgn", [&] { return ember::sgn(a, out); });
+  Tensor r = autograd::record(node, {a}, out, "sgn", [&] { return native::sgn(a, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }
@@ -152,7 +154,7 @@ Tensor frac(const Tensor& a, const Tensor& out) {
   auto node = autograd::new_node("FracBackward0", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
-  return autograd::record(node, {a}, out, "frac", [&] { return ember::frac(a, out); });
+  return autograd::record(node, {a}, out, "frac", [&] { return native::frac(a, out); });
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out) {
@@ -168,7 +170,7 @@ Tensor logit(const Tensor& a, std::optional<double> eps, const Tensor& out) {
         return variable_list{ember::where(outside, num(outside_value), d)};
       });
   node->save(original(a, out));
-  return autograd::record(node, {a}, out, "logit", [&] { return ember::logit(a, eps, out); });
+  return autograd::record(node, {a}, out, "logit", [&] { return native::logit(a, eps, out); });
 }
 
 Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
@@ -179,7 +181,7 @@ Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<doub
       });
   node->save(original(a, out));
   return autograd::record(node, {a}, out, "nan_to_num",
-                          [&] { return ember::nan_to_num(a, nan, posinf, neginf, out); });
+                          [&] { return native::nan_to_num(a, nan, posinf, neginf, out); });
 }
 
 Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out) {
@@ -190,7 +192,8 @@ Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out) {
                                    return variable_list{ember::mul(g[0], d)};
                                  });
   node->save(original(a, out));
-  return autograd::record(node, {a}, out, "polygamma", [&] { return ember::polygamma(n, a, out); });
+  return autograd::record(node, {a}, out, "polygamma",
+                          [&] { return native::polygamma(n, a, out); });
 }
 
 }  // namespace derivatives

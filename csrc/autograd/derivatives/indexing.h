@@ -2,9 +2,9 @@
 // index_select / index_add / index_copy / index_fill, gather / scatter / scatter_add /
 // scatter_reduce / take / take_along_dim, masked_fill / masked_select / masked_scatter.
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op calls its wrapper when recording is on (autograd::should_record); the wrapper re-runs
-// the op with recording off and attaches the op's node, whose formula uses public ops only, so
-// create_graph=True gives higher-order gradients.
+// public op (api/indexing.cpp) calls its wrapper when recording is on (autograd::should_record);
+// the wrapper runs the native op once with recording off and attaches the op's node, whose
+// formula uses public ops only, so create_graph=True gives higher-order gradients.
 //
 // `out`: undefined (functional form), `self` (in-place form) or another tensor (out=, refused
 // when an input requires grad).
@@ -21,7 +21,7 @@ namespace derivatives {
 
 // ---- advanced indexing (indexing_advanced.cpp) ----
 // Attaches IndexBackward0 to `result` = self[indices] (ATen-style indices: one int64 tensor or
-// bool mask per leading dim of self, undefined = ':'), already computed with recording off.
+// bool mask per leading dim of self, undefined = ':'), already computed by the native gather.
 Tensor index_recorded(const Tensor& self, const std::vector<Tensor>& indices, Tensor result);
 // index_put_(self, indices, values, accumulate) (out = self) or index_put (out undefined).
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

@@ -92,9 +92,9 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
   save_indices(*node, indices);
   const bool inplace = out.defined() && out.is_same(self);
   return autograd::record(node, {self, values}, out, "index_put_", [&] {
-    if (!inplace) return ember::index_put(self, indices, values, accumulate);
+    if (!inplace) return native::index_put(self, indices, values, accumulate);
     Tensor s = self;
-    return ember::index_put_(s, indices, values, accumulate);
+    return native::index_put_(s, indices, values, accumulate);
   });
 }
 

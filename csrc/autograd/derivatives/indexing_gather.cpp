@@ -152,7 +152,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
       });
   node->save(index);
   return autograd::record(node, {self}, out, "gather",
-                          [&] { return ember::gather(self, dim, index, out); });
+                          [&] { return native::gather(self, dim, index, out); });
 }
 
 Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
@@ -166,7 +166,8 @@ Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
         return variable_list{ember::reshape(flat, in_sizes)};
       });
   node->save(index);
-  return autograd::record(node, {self}, out, "take", [&] { return ember::take(self, index, out); });
+  return autograd::record(node, {self}, out, "take",
+                          [&] { return native::take(self, index, out); });
 }
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim,
@@ -203,7 +204,7 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
       });
   node->save(indices);
   return autograd::record(node, {self}, out, "take_along_dim",
-                          [&] { return ember::take_along_dim(self, indices, dim, out); });
+                          [&] { return native::take_along_dim(self, indices, dim, out); });
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -233,9 +234,9 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   node->save(multiply ? src : Tensor());
   const bool inplace = is_inplace_form(self, out);
   Tensor r = autograd::record(node, {self, src}, out, "scatter", [&] {
-    if (!inplace) return ember::scatter(self, dim, index, src, reduce, out);
+    if (!inplace) return native::scatter(self, dim, index, src, reduce, out);
     Tensor s = self;
-    return ember::scatter_(s, dim, index, src, reduce);
+    return native::scatter_(s, dim, index, src, reduce);
   });
   node->save(multiply ? r : Tensor(), /*is_output=*/true);
   return r;
@@ -260,9 +261,9 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self}, out, "scatter", [&] {
-    if (!inplace) return ember::scatter(self, dim, index, value, reduce, out);
+    if (!inplace) return native::scatter(self, dim, index, value, reduce, out);
     Tensor s = self;
-    return ember::scatter_(s, dim, index, value, reduce);
+    return native::scatter_(s, dim, index, value, reduce);
   });
 }
 
@@ -280,9 +281,9 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, src}, out, "scatter_add", [&] {
-    if (!inplace) return ember::scatter_add(self, dim, index, src, out);
+    if (!inplace) return native::scatter_add(self, dim, index, src, out);
     Tensor s = self;
-    return ember::scatter_add_(s, dim, index, src);
+    return native::scatter_add_(s, dim, index, src);
   });
 }
 
@@ -307,9 +308,9 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   node->save(src);
   const bool inplace = is_inplace_form(self, out);
   Tensor r = autograd::record(node, {self, src}, out, "scatter_reduce", [&] {
-    if (!inplace) return ember::scatter_reduce(self, dim, index, src, reduce, include_self, out);
+    if (!inplace) return native::scatter_reduce(self, dim, index, src, reduce, include_self, out);
     Tensor s = self;
-    return ember::scatter_reduce_(s, dim, index, src, reduce, include_self);
+    return native::scatter_reduce_(s, dim, index, src, reduce, include_self);
   });
   node->save(needs_values ? r : Tensor(), /*is_output=*/true);
   return r;

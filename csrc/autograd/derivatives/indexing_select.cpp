@@ -46,7 +46,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
       });
   node->save(index);
   return autograd::record(node, {self}, out, "index_select",
-                          [&] { return ember::index_select(self, dim, index, out); });
+                          [&] { return native::index_select(self, dim, index, out); });
 }
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -66,9 +66,9 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, source}, out, "index_add", [&] {
-    if (!inplace) return ember::index_add(self, dim, index, source, alpha, out);
+    if (!inplace) return native::index_add(self, dim, index, source, alpha, out);
     Tensor s = self;
-    return ember::index_add_(s, dim, index, source, alpha);
+    return native::index_add_(s, dim, index, source, alpha);
   });
 }
 
@@ -91,9 +91,9 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, source}, out, "index_copy", [&] {
-    if (!inplace) return ember::index_copy(self, dim, index, source, out);
+    if (!inplace) return native::index_copy(self, dim, index, source, out);
     Tensor s = self;
-    return ember::index_copy_(s, dim, index, source);
+    return native::index_copy_(s, dim, index, source);
   });
 }
 
@@ -106,9 +106,9 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self}, out, "index_fill", [&] {
-    if (!inplace) return ember::index_fill(self, dim, index, value);
+    if (!inplace) return native::index_fill(self, dim, index, value);
     Tensor s = self;
-    return ember::index_fill_(s, dim, index, value);
+    return native::index_fill_(s, dim, index, value);
   });
 }
 
@@ -136,9 +136,9 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
   node->save(index);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, value}, out, "index_fill", [&] {
-    if (!inplace) return ember::index_fill(self, dim, index, value);
+    if (!inplace) return native::index_fill(self, dim, index, value);
     Tensor s = self;
-    return ember::index_fill_(s, dim, index, value);
+    return native::index_fill_(s, dim, index, value);
   });
 }
 
@@ -152,9 +152,9 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value, 
   node->save(mask);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self}, out, "masked_fill", [&] {
-    if (!inplace) return ember::masked_fill(self, mask, value);
+    if (!inplace) return native::masked_fill(self, mask, value);
     Tensor s = self;
-    return ember::masked_fill_(s, mask, value);
+    return native::masked_fill_(s, mask, value);
   });
 }
 
@@ -172,9 +172,9 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value, 
   node->save(mask);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, value}, out, "masked_fill", [&] {
-    if (!inplace) return ember::masked_fill(self, mask, value);
+    if (!inplace) return native::masked_fill(self, mask, value);
     Tensor s = self;
-    return ember::masked_fill_(s, mask, value);
+    return native::masked_fill_(s, mask, value);
   });
 }
 
@@ -187,7 +187,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) 
       });
   node->save(mask);
   return autograd::record(node, {self}, out, "masked_select",
-                          [&] { return ember::masked_select(self, mask, out); });
+                          [&] { return native::masked_select(self, mask, out); });
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source,
@@ -215,9 +215,9 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
   node->save(mask);
   const bool inplace = is_inplace_form(self, out);
   return autograd::record(node, {self, source}, out, "masked_scatter", [&] {
-    if (!inplace) return ember::masked_scatter(self, mask, source);
+    if (!inplace) return native::masked_scatter(self, mask, source);
     Tensor s = self;
-    return ember::masked_scatter_(s, mask, source);
+    return native::masked_scatter_(s, mask, source);
   });
 }
 

@@ -75,7 +75,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
     return variable_list{ember::flip(g[0], dims)};
   };
   auto node = autograd::new_node("FlipBackward0", {t}, formula);
-  return autograd::record(node, {t}, Tensor(), "flip", [&] { return ember::flip(t, dims); });
+  return autograd::record(node, {t}, Tensor(), "flip", [&] { return native::flip(t, dims); });
 }
 
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
@@ -86,7 +86,7 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
         return variable_list{ember::roll(g[0], back, dims)};
       });
   return autograd::record(node, {t}, Tensor(), "roll",
-                          [&] { return ember::roll(t, shifts, dims); });
+                          [&] { return native::roll(t, shifts, dims); });
 }
 
 Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
@@ -94,7 +94,7 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
       "Rot90Backward0", {t}, [k, dims = DimVector(dims)](FunctionNode&, const variable_list& g) {
         return variable_list{ember::rot90(g[0], -k, dims)};
       });
-  return autograd::record(node, {t}, Tensor(), "rot90", [&] { return ember::rot90(t, k, dims); });
+  return autograd::record(node, {t}, Tensor(), "rot90", [&] { return native::rot90(t, k, dims); });
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
@@ -115,7 +115,8 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
     return variable_list{ember::reshape(s, in_sizes)};
   };
   auto node = autograd::new_node("RepeatBackward0", {t}, formula);
-  return autograd::record(node, {t}, Tensor(), "repeat", [&] { return ember::repeat(t, repeats); });
+  return autograd::record(node, {t}, Tensor(), "repeat",
+                          [&] { return native::repeat(t, repeats); });
 }
 
 Tensor index_select_slices(const Tensor& t, int64_t dim, const Tensor& index,

@@ -1,13 +1,14 @@
-// Derivatives of the joining, reordering, triangular/diagonal and ordering ops (ops/join*.cpp,
-// ops/sort.cpp).
+// Derivatives of the joining, reordering, triangular/diagonal and ordering ops (api/join.cpp,
+// api/sort.cpp).
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op calls its wrapper when recording is on (autograd::should_record); the wrapper re-runs
-// the op with recording off and attaches the op's node, whose formula uses public ops only, so
-// create_graph=True gives higher-order gradients.
+// public op calls its wrapper when recording is on (autograd::should_record); the wrapper runs
+// the native op once with recording off and attaches the op's node, whose formula uses public
+// ops only, so create_graph=True gives higher-order gradients.
 //
 // Composites need no wrapper: hstack/vstack/dstack/column_stack (views + cat), fliplr/flipud
 // (flip), tile (repeat), diagflat (reshape + diag), meshgrid (view + expand), cartesian_prod
-// (meshgrid + stack), combinations (advanced indexing), msort (sort).
+// (meshgrid + stack), combinations (advanced indexing), repeat_interleave with one count
+// (unsqueeze + expand + clone + reshape), msort (sort).
 #pragma once
 #include <functional>
 #include <optional>
@@ -23,10 +24,12 @@ namespace derivatives {
 using Forward = std::function<Tensor()>;
 
 // ---- joining (join.cpp) ----
-// CatBackward0 for cat and the *stack ops built on it; `forward` concatenates `tensors`.
+// CatBackward0 for cat and the *stack ops built on it; `forward` (native) concatenates
+// `tensors` (the *stack ops: the views of their inputs that they concatenate).
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out, const char* op,
            const Forward& forward);
-// StackBackward0; `forward` stacks `tensors`.
+// StackBackward0; `forward` (native) stacks `tensors`. dim may be negative (relative to the
+// result's rank).
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
              const Forward& forward);
 
@@ -46,8 +49,8 @@ Tensor triu(const Tensor& t, int64_t diagonal, const Tensor& out);
 Tensor diag(const Tensor& t, int64_t diagonal, const Tensor& out);
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor trace(const Tensor& t);
-// The diagonal `offset` of t over (dim1, dim2) (wrapped, distinct) as a recorded view (what
-// torch.diagonal gives; ember::diagonal itself does not record).
+// The diagonal `offset` of t over (dim1, dim2) (wrapped, distinct) as a view recorded with
+// diagonal_backward as its formula (einsum and the formulas here use it).
 Tensor diagonal_recorded(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
 // Zeros of `sizes` with `g` written on the diagonal (offset, dim1, dim2): the gradient of a
 // diagonal. Differentiable in g.

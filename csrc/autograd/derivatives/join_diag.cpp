@@ -15,12 +15,8 @@ using autograd::FunctionNode;
 using autograd::variable_list;
 
 Tensor diagonal_recorded(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
-  if (!autograd::should_record(t)) return ember::diagonal(t, offset, dim1, dim2);
-  Tensor r;
-  {
-    autograd::NoGradGuard no_grad;
-    r = ember::diagonal(t, offset, dim1, dim2);
-  }
+  Tensor r = native::diagonal(t, offset, dim1, dim2);
+  if (!autograd::should_record(t)) return r;
   auto node = autograd::new_node(
       "DiagonalBackward0", {t},
       [sizes = DimVector(t.sizes()), offset, dim1, dim2](FunctionNode&, const variable_list& g) {
@@ -50,7 +46,7 @@ Tensor tri(const Tensor& t, int64_t diagonal, const Tensor& out, bool lower) {
         return variable_list{lower ? ember::tril(g[0], diagonal) : ember::triu(g[0], diagonal)};
       });
   return autograd::record(node, {t}, out, lower ? "tril" : "triu", [&] {
-    return lower ? ember::tril(t, diagonal, out) : ember::triu(t, diagonal, out);
+    return lower ? native::tril(t, diagonal, out) : native::triu(t, diagonal, out);
   });
 }
 
@@ -73,7 +69,7 @@ Tensor diag(const Tensor& t, int64_t diagonal, const Tensor& out) {
         if (embed) return variable_list{diagonal_recorded(g[0], diagonal, 0, 1)};
         return variable_list{diagonal_backward(g[0], sizes, diagonal, 0, 1)};
       });
-  return autograd::record(node, {t}, out, "diag", [&] { return ember::diag(t, diagonal, out); });
+  return autograd::record(node, {t}, out, "diag", [&] { return native::diag(t, diagonal, out); });
 }
 
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -86,7 +82,7 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   };
   auto node = autograd::new_node("DiagEmbedBackward0", {t}, formula);
   return autograd::record(node, {t}, Tensor(), "diag_embed",
-                          [&] { return ember::diag_embed(t, offset, dim1, dim2); });
+                          [&] { return native::diag_embed(t, offset, dim1, dim2); });
 }
 
 Tensor trace(const Tensor& t) {
@@ -96,7 +92,7 @@ Tensor trace(const Tensor& t) {
     return variable_list{diagonal_backward(ember::expand(g[0], {n}), sizes, 0, 0, 1)};
   };
   auto node = autograd::new_node("TraceBackward0", {t}, formula);
-  return autograd::record(node, {t}, Tensor(), "trace", [&] { return ember::trace(t); });
+  return autograd::record(node, {t}, Tensor(), "trace", [&] { return native::trace(t); });
 }
 
 }  // namespace derivatives

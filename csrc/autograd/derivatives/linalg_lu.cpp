@@ -121,7 +121,7 @@ TensorTriple linalg_lu_factor_ex(const Tensor& A, bool pivot, const Tensor& LU_o
         return variable_list{
             linalg_lu_backward(narrow(g[0], -1, 0, k), narrow(g[0], -2, 0, k), P, L, U, pivot)};
       });
-  TensorTriple r = without_recording([&] { return ember::linalg_lu_factor_ex(A, pivot, false); });
+  TensorTriple r = without_recording([&] { return native::linalg_lu_factor_ex(A, pivot, false); });
   autograd::set_history_all(node, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
   node->save(std::get<0>(r), /*is_output=*/true);
   node->save(std::get<1>(r));
@@ -136,7 +136,7 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out, const T
         return variable_list{
             linalg_lu_backward(g[1], g[2], n.saved(0), n.saved(1), n.saved(2), pivot)};
       });
-  TensorTriple r = without_recording([&] { return ember::linalg_lu(A, pivot); });
+  TensorTriple r = without_recording([&] { return native::linalg_lu(A, pivot); });
   // P is a constant of A (piecewise): it gets no history, as in PyTorch.
   autograd::set_history_all(node, {Tensor(), std::get<1>(r), std::get<2>(r)});
   node->save(std::get<0>(r));
@@ -187,7 +187,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
         return r;
       });
   Tensor X =
-      without_recording([&] { return ember::linalg_lu_solve(LU, pivots, B, left, adjoint); });
+      without_recording([&] { return native::linalg_lu_solve(LU, pivots, B, left, adjoint); });
   autograd::set_history_all(node, {X});
   node->save(LU);
   node->save(pivots);
@@ -222,7 +222,7 @@ TensorTriple lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data,
         return variable_list{cat({add(narrow(Lg, -2, 0, k), Ug), narrow(Lg, -2, k, m - k)}, -2)};
       });
   TensorTriple r =
-      without_recording([&] { return ember::lu_unpack(LU, pivots, unpack_data, unpack_pivots); });
+      without_recording([&] { return native::lu_unpack(LU, pivots, unpack_data, unpack_pivots); });
   autograd::set_history_all(node, {Tensor(), std::get<1>(r), std::get<2>(r)});
   return r;
 }
@@ -238,7 +238,7 @@ TensorTriple linalg_ldl_factor_ex(const Tensor& A, bool hermitian, const Tensor&
         throw Error("derivative for aten::linalg_ldl_factor_ex is not implemented");
       });
   TensorTriple r =
-      without_recording([&] { return ember::linalg_ldl_factor_ex(A, hermitian, false); });
+      without_recording([&] { return native::linalg_ldl_factor_ex(A, hermitian, false); });
   autograd::set_history_all(node, {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
   return r;
 }
@@ -265,7 +265,7 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
         }
         return r;
       });
-  Tensor X = without_recording([&] { return ember::linalg_ldl_solve(LD, pivots, B, hermitian); });
+  Tensor X = without_recording([&] { return native::linalg_ldl_solve(LD, pivots, B, hermitian); });
   autograd::set_history_all(node, {X});
   node->save(LD);
   node->save(pivots);

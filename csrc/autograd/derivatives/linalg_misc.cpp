@@ -33,7 +33,7 @@ Tensor linalg_matrix_exp(const Tensor& A) {
       });
   node->save(A);
   return autograd::record(node, {A}, Tensor(), "linalg.matrix_exp",
-                          [&] { return ember::linalg_matrix_exp(A); });
+                          [&] { return native::linalg_matrix_exp(A); });
 }
 
 }  // namespace derivatives

@@ -1,5 +1,5 @@
 // Derivatives of ember.linalg's matrix functions (ops/linalg_matrix_exp.cpp). The other
-// functions of ops/linalg_misc.h are composites whose pieces record themselves.
+// functions of api/linalg_misc.h are composites whose pieces record themselves.
 #pragma once
 #include "core/tensor.h"
 

@@ -86,7 +86,7 @@ TensorPair linalg_inv_ex(const Tensor& A, const Tensor& inverse_out, const Tenso
         const Tensor invH = mH(n.saved(0));
         return variable_list{neg(matmul(invH, matmul(g[0], invH)))};
       });
-  TensorPair r = without_recording([&] { return ember::linalg_inv_ex(A, false); });
+  TensorPair r = without_recording([&] { return native::linalg_inv_ex(A, false); });
   autograd::set_history_all(node, {r.first, r.second});
   node->save(r.first, /*is_output=*/true);
   return r;
@@ -241,7 +241,7 @@ TensorPair linalg_cholesky_ex(const Tensor& A, bool upper, const Tensor& L_out,
         gA = ember::linalg_solve_triangular(L, gA, /*upper=*/false, /*left=*/false, false);
         return variable_list{gA};
       });
-  TensorPair r = without_recording([&] { return ember::linalg_cholesky_ex(A, upper, false); });
+  TensorPair r = without_recording([&] { return native::linalg_cholesky_ex(A, upper, false); });
   autograd::set_history_all(node, {r.first, r.second});
   node->save(r.first, /*is_output=*/true);
   return r;
@@ -263,7 +263,7 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor
                                    if (n.should_compute_output(0)) r[0] = gB;
                                    return r;
                                  });
-  Tensor X = without_recording([&] { return ember::cholesky_solve(B, L, upper); });
+  Tensor X = without_recording([&] { return native::cholesky_solve(B, L, upper); });
   autograd::set_history_all(node, {X});
   node->save(L);
   node->save(X, /*is_output=*/true);
@@ -280,7 +280,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper, const Tensor& out) {
         common = matmul(inverse, matmul(common, inverse));
         return variable_list{neg(upper ? matmul(L, common) : matmul(common, L))};
       });
-  Tensor inverse = without_recording([&] { return ember::cholesky_inverse(L, upper); });
+  Tensor inverse = without_recording([&] { return native::cholesky_inverse(L, upper); });
   autograd::set_history_all(node, {inverse});
   node->save(L);
   node->save(inverse, /*is_output=*/true);
@@ -309,7 +309,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
         return r;
       });
   Tensor X = without_recording(
-      [&] { return ember::linalg_solve_triangular(A, B, upper, left, unitriangular); });
+      [&] { return native::linalg_solve_triangular(A, B, upper, left, unitriangular); });
   autograd::set_history_all(node, {X});
   node->save(A);
   node->save(X, /*is_output=*/true);
@@ -342,7 +342,7 @@ TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool t
         return r;
       });
   TensorPair result = without_recording(
-      [&] { return ember::triangular_solve(b, A, upper, transpose, unitriangular); });
+      [&] { return native::triangular_solve(b, A, upper, transpose, unitriangular); });
   autograd::set_history_all(node, {result.first, result.second});
   node->save(A);
   node->save(result.first, /*is_output=*/true);

@@ -65,7 +65,7 @@ Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mm(adj(n.saved(0)), g[0]);
     return r;
   });
-  return autograd::record(node, {a, b}, Tensor(), "mm", [&] { return ember::mm(a, b); });
+  return autograd::record(node, {a, b}, Tensor(), "mm", [&] { return native::mm(a, b); });
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -76,7 +76,7 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::bmm(adj(n.saved(0)), g[0]);
     return r;
   });
-  return autograd::record(node, {a, b}, Tensor(), "bmm", [&] { return ember::bmm(a, b); });
+  return autograd::record(node, {a, b}, Tensor(), "bmm", [&] { return native::bmm(a, b); });
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
@@ -89,7 +89,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mv(adj(n.saved(0)), g[0]);
     return r;
   });
-  return autograd::record(node, {mat, vec}, Tensor(), "mv", [&] { return ember::mv(mat, vec); });
+  return autograd::record(node, {mat, vec}, Tensor(), "mv", [&] { return native::mv(mat, vec); });
 }
 
 Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -100,7 +100,7 @@ Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mul(g[0], ember::conj(n.saved(0)));
     return r;
   });
-  return autograd::record(node, {a, b}, Tensor(), "dot", [&] { return ember::dot(a, b); });
+  return autograd::record(node, {a, b}, Tensor(), "dot", [&] { return native::dot(a, b); });
 }
 
 Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -112,7 +112,7 @@ Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mul(g[0], n.saved(0));
     return r;
   });
-  return autograd::record(node, {a, b}, Tensor(), "vdot", [&] { return ember::vdot(a, b); });
+  return autograd::record(node, {a, b}, Tensor(), "vdot", [&] { return native::vdot(a, b); });
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -189,7 +189,7 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
                                  return r;
                                });
   return autograd::record(node, {input, m1, m2}, out, "addmm",
-                          [&] { return ember::addmm(input, m1, m2, beta, alpha, out); });
+                          [&] { return native::addmm(input, m1, m2, beta, alpha, out); });
 }
 
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Scalar& beta,
@@ -206,7 +206,7 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
         return r;
       });
   return autograd::record(node, {input, mat, vec}, out, "addmv",
-                          [&] { return ember::addmv(input, mat, vec, beta, alpha, out); });
+                          [&] { return native::addmv(input, mat, vec, beta, alpha, out); });
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
@@ -227,7 +227,7 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
                                  return r;
                                });
   return autograd::record(node, {input, b1, b2}, out, "addbmm",
-                          [&] { return ember::addbmm(input, b1, b2, beta, alpha, out); });
+                          [&] { return native::addbmm(input, b1, b2, beta, alpha, out); });
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
@@ -243,7 +243,7 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
                                  return r;
                                });
   return autograd::record(node, {input, b1, b2}, out, "baddbmm",
-                          [&] { return ember::baddbmm(input, b1, b2, beta, alpha, out); });
+                          [&] { return native::baddbmm(input, b1, b2, beta, alpha, out); });
 }
 
 }  // namespace derivatives

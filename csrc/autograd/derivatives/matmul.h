@@ -1,8 +1,8 @@
 // Derivatives of the matmul family and the products built on it (ops/matmul*.cpp).
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op calls its wrapper when recording is on (autograd::should_record); the wrapper re-runs
-// the op with recording off and attaches the op's node, whose formula uses public ops only, so
-// create_graph=True gives higher-order gradients.
+// public op (api/matmul.cpp) calls its wrapper when recording is on (autograd::should_record);
+// the wrapper runs the native op once with recording off and attaches the op's node, whose
+// formula uses public ops only, so create_graph=True gives higher-order gradients.
 //
 // Composites need no node of their own: matmul (dot/mv/mm/bmm and views, as PyTorch's), inner,
 // outer/ger, tensordot, kron, einsum (views, sum, mul, bmm and a recorded diagonal).

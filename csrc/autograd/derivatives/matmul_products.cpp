@@ -45,7 +45,8 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim, const Tensor& out) {
                                  });
   node->save(node->should_compute_output(1) ? a : Tensor());
   node->save(node->should_compute_output(0) ? b : Tensor());
-  return autograd::record(node, {a, b}, Tensor(), "cross", [&] { return ember::cross(a, b, dim); });
+  return autograd::record(node, {a, b}, Tensor(), "cross",
+                          [&] { return native::cross(a, b, dim); });
 }
 
 namespace {
@@ -171,7 +172,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
   node->save(x1);
   node->save(x2);
   Tensor r = autograd::record(node, {x1, x2}, Tensor(), "cdist",
-                              [&] { return ember::cdist(x1, x2, p, compute_mode); });
+                              [&] { return native::cdist(x1, x2, p, compute_mode); });
   node->save(r, /*is_output=*/true);
   return r;
 }

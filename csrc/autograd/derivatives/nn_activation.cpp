@@ -157,7 +157,7 @@ Tensor activation(Activation act, const Tensor& x, const ActivationArgs& args, c
       });
   if (!uses_result) node->save(inplace ? ember::clone(x) : x);
   Tensor r = autograd::record(node, {x}, out, activation_name(act),
-                              [&] { return ember::activation(act, x, args, out); });
+                              [&] { return native::activation(act, x, args, out); });
   if (uses_result) node->save(r, /*is_output=*/true);
   return r;
 }
@@ -175,7 +175,7 @@ Tensor glu(const Tensor& x, int64_t dim, const Tensor& out) {
         return variable_list{ember::cat({ga, gb}, dim)};
       });
   node->save(x);
-  return autograd::record(node, {x}, out, "glu", [&] { return ember::glu(x, dim, out); });
+  return autograd::record(node, {x}, out, "glu", [&] { return native::glu(x, dim, out); });
 }
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
@@ -204,7 +204,7 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
   node->save(x);
   node->save(weight);
   return autograd::record(node, {x, weight}, Tensor(), "prelu",
-                          [&] { return ember::prelu(x, weight); });
+                          [&] { return native::prelu(x, weight); });
 }
 
 }  // namespace derivatives

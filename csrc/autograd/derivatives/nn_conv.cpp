@@ -123,8 +123,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   node->save(input);
   node->save(weight);
   return autograd::record(node, {input, weight, bias}, Tensor(), "convolution", [&] {
-    return ember::convolution(input, weight, bias, stride, padding, dilation, transposed,
-                              output_padding, groups);
+    return native::convolution(input, weight, bias, stride, padding, dilation, transposed,
+                               output_padding, groups);
   });
 }
 
@@ -151,20 +151,21 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   node->save(node->should_compute_output(0) || node->should_compute_output(1) ? weight : Tensor());
   node->shapes.push_back(DimVector(input.sizes()));
   return autograd::record(node, {input, weight, bias}, Tensor(), "linear",
-                          [&] { return ember::linear(input, weight, bias); });
+                          [&] { return native::linear(input, weight, bias); });
 }
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride) {
   DimVector k(kernel_size), d(dilation), p(padding), s(stride);
-  DimVector out_size = dims_slice(input.sizes(), -2);
+  // The forward rejects inputs of fewer than 3 dims.
+  DimVector out_size = input.dim() >= 2 ? dims_slice(input.sizes(), -2) : DimVector();
   auto node = autograd::new_node(
       "Im2ColBackward0", {input},
       [k, d, p, s, out_size](FunctionNode&, const variable_list& g) -> variable_list {
         return {ember::col2im(g[0], out_size, k, d, p, s)};
       });
   return autograd::record(node, {input}, Tensor(), "im2col", [&] {
-    return ember::im2col(input, kernel_size, dilation, padding, stride);
+    return native::im2col(input, kernel_size, dilation, padding, stride);
   });
 }
 
@@ -177,7 +178,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
                            return {ember::im2col(g[0], k, d, p, s)};
                          });
   return autograd::record(node, {input}, Tensor(), "col2im", [&] {
-    return ember::col2im(input, output_size, kernel_size, dilation, padding, stride);
+    return native::col2im(input, output_size, kernel_size, dilation, padding, stride);
   });
 }
 

@@ -3,8 +3,8 @@
 // ConvolutionBackward0 computes its three gradients with one fused op (convolution_backward:
 // oneDNN's backward primitives or col2im + GEMM). When a double backward is being built
 // (create_graph=True), it uses the same gradients written as convolutions instead (public,
-// recorded ops), so every order of derivative is available. bilinear is a composite of
-// recorded ops and needs no entry.
+// recorded ops), so every order of derivative is available. bilinear and the uncommon forms of
+// linear are composites of recorded ops (api/nn_conv.cpp) and need no entry.
 #pragma once
 #include "core/tensor.h"
 

@@ -28,7 +28,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   if (out.defined()) {  // dropout_: one output, the input rewritten
     Tensor mask;
     Tensor r = autograd::record(node, {input}, out, "dropout_", [&] {
-      auto result = ember::native_dropout(input, p, train, out, gen);
+      auto result = native::native_dropout(input, p, train, out, gen);
       mask = std::get<1>(result);
       return std::get<0>(result);
     });
@@ -38,7 +38,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   Tensor output, mask;
   {
     autograd::NoGradGuard no_grad;
-    std::tie(output, mask) = ember::native_dropout(input, p, train, Tensor(), gen);
+    std::tie(output, mask) = native::native_dropout(input, p, train, Tensor(), gen);
   }
   node->save(mask);
   autograd::set_history_all(node, {output, mask});
@@ -52,7 +52,7 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
       });
   node->save(mask);
   return autograd::record(node, {grad}, Tensor(), "native_dropout_backward",
-                          [&] { return ember::native_dropout_backward(grad, mask, scale); });
+                          [&] { return native::native_dropout_backward(grad, mask, scale); });
 }
 
 }  // namespace derivatives

@@ -46,8 +46,9 @@ Tensor embedding_backward_composite(const Tensor& grad, const Tensor& indices, i
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
-                 bool scale_grad_by_freq) {
-  const int64_t num_weights = weight.size(0);
+                 bool scale_grad_by_freq, bool sparse) {
+  // The forward rejects any weight but a 2-D one.
+  const int64_t num_weights = weight.dim() == 2 ? weight.size(0) : 0;
   auto node = autograd::new_node(
       "EmbeddingBackward0", {weight},
       [num_weights, padding_idx, scale_grad_by_freq](FunctionNode& n, const variable_list& g) {
@@ -61,7 +62,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
       });
   node->save(indices);
   return autograd::record(node, {weight}, Tensor(), "embedding", [&] {
-    return ember::embedding(weight, indices, padding_idx, scale_grad_by_freq, false);
+    return native::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
   });
 }
 
@@ -73,7 +74,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight,
   {
     autograd::NoGradGuard no_grad;
     std::tie(out, offset2bag, bag_size, max_indices) =
-        ember::embedding_bag_forward(weight, layout, per_sample_weights, args);
+        native::embedding_bag_forward(weight, layout, per_sample_weights, args);
   }
   const int64_t num_weights = weight.size(0), dim = weight.size(1);
   auto node = autograd::new_node(
@@ -108,7 +109,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight,
           Tensor contrib = mul(index_select(g[0], 0, rows), unsqueeze(coef, 1));
           r[0] = index_add(zeros({num_weights, dim}, opts), 0, layout.idx, contrib);
         }
-        if (need_psw) r[1] = embedding_bag_psw_grad(g[0], w, layout, args);
+        if (need_psw) r[1] = ember::embedding_bag_psw_grad(g[0], w, layout, args);
         return r;
       });
   node->save(weight);

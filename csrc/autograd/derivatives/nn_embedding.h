@@ -9,7 +9,7 @@ namespace ember {
 namespace derivatives {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
-                 bool scale_grad_by_freq);
+                 bool scale_grad_by_freq, bool sparse);
 std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(const Tensor& weight,
                                                          const BagLayout& layout,
                                                          const Tensor& per_sample_weights,

@@ -93,7 +93,7 @@ Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype, bool log) {
                                y, ember::sub(g[0], ember::sum(ember::mul(g[0], y), d, true)))};
                          });
   Tensor r = autograd::record(node, {x}, Tensor(), op, [&] {
-    return log ? ember::log_softmax(x, dim, dtype) : ember::softmax(x, dim, dtype);
+    return log ? native::log_softmax(x, dim, dtype) : native::softmax(x, dim, dtype);
   });
   node->save(r, /*is_output=*/true);
   return r;

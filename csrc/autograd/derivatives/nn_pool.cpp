@@ -53,13 +53,14 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
   return record_max(max_node(input, "max_pool2d"), [&] {
-    return ember::max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode);
+    return native::max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode);
   });
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
   return record_max(max_node(input, "adaptive_max_pool2d"),
-                    [&] { return ember::adaptive_max_pool2d(input, output_size); });
+                    [&] { return native::adaptive_max_pool2d(input, output_size); });
 }
 
 Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, const Tensor& indices,
@@ -75,7 +76,7 @@ Tensor max_pool_backward(const Tensor& grad_output, IntArrayRef input_sizes, con
                                  });
   node->save(indices);
   return autograd::record(node, {grad_output}, Tensor(), "max_pool_backward", [&] {
-    return ember::max_pool_backward(grad_output, input_sizes, indices, name);
+    return native::max_pool_backward(grad_output, input_sizes, indices, name);
   });
 }
 
@@ -89,8 +90,8 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                                            divisor_override)};
       });
   return autograd::record(node, {input}, Tensor(), "avg_pool2d", [&] {
-    return ember::avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                             divisor_override);
+    return native::avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override);
   });
 }
 
@@ -105,8 +106,8 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes,
         return {ember::avg_pool2d(g[0], k, s, p, ceil_mode, count_include_pad, divisor_override)};
       });
   return autograd::record(node, {grad_output}, Tensor(), "avg_pool2d_backward", [&] {
-    return ember::avg_pool2d_backward(grad_output, input_sizes, kernel_size, stride, padding,
-                                      ceil_mode, count_include_pad, divisor_override);
+    return native::avg_pool2d_backward(grad_output, input_sizes, kernel_size, stride, padding,
+                                       ceil_mode, count_include_pad, divisor_override);
   });
 }
 
@@ -117,17 +118,18 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
                                    return {ember::adaptive_avg_pool2d_backward(g[0], sizes)};
                                  });
   return autograd::record(node, {input}, Tensor(), "adaptive_avg_pool2d",
-                          [&] { return ember::adaptive_avg_pool2d(input, output_size); });
+                          [&] { return native::adaptive_avg_pool2d(input, output_size); });
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, IntArrayRef input_sizes) {
-  DimVector out = dims_slice(grad_output.sizes(), -2);
+  // The forward rejects a grad_output of fewer than 3 dims.
+  DimVector out = grad_output.dim() >= 2 ? dims_slice(grad_output.sizes(), -2) : DimVector();
   auto node = autograd::new_node("AdaptiveAvgPool2DBackwardBackward0", {grad_output},
                                  [out](FunctionNode&, const variable_list& g) -> variable_list {
                                    return {ember::adaptive_avg_pool2d(g[0], out)};
                                  });
   return autograd::record(node, {grad_output}, Tensor(), "adaptive_avg_pool2d_backward", [&] {
-    return ember::adaptive_avg_pool2d_backward(grad_output, input_sizes);
+    return native::adaptive_avg_pool2d_backward(grad_output, input_sizes);
   });
 }
 

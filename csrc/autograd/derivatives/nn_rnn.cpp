@@ -102,7 +102,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
   Tensor hy, cy, workspace;
   {
     autograd::NoGradGuard no_grad;
-    std::tie(hy, cy, workspace) = ember::lstm_cell_forward(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
+    std::tie(hy, cy, workspace) = native::lstm_cell_forward(input, hx, cx, w_ih, w_hh, b_ih, b_hh);
   }
   for (const Tensor* t : {&input, &hx, &cx, &w_ih, &w_hh, &b_ih, &b_hh}) node->save(*t);
   node->save(workspace);
@@ -145,7 +145,7 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
   Tensor hy, workspace;
   {
     autograd::NoGradGuard no_grad;
-    std::tie(hy, workspace) = ember::gru_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh);
+    std::tie(hy, workspace) = native::gru_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh);
   }
   for (const Tensor* t : {&input, &hx, &w_ih, &w_hh, &b_ih, &b_hh}) node->save(*t);
   node->save(workspace);
@@ -181,7 +181,7 @@ Tensor rnn_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
   Tensor hy;
   {
     autograd::NoGradGuard no_grad;
-    hy = ember::rnn_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh, relu);
+    hy = native::rnn_cell_forward(input, hx, w_ih, w_hh, b_ih, b_hh, relu);
   }
   for (const Tensor* t : {&input, &hx, &w_ih, &w_hh, &b_ih, &b_hh}) node->save(*t);
   node->save(hy, /*is_output=*/true);

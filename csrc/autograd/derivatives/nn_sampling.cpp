@@ -49,7 +49,7 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
                                    return {ember::constant_pad_nd(g[0], neg, 0)};
                                  });
   return autograd::record(node, {input}, Tensor(), "constant_pad_nd",
-                          [&] { return ember::constant_pad_nd(input, pad, value); });
+                          [&] { return native::constant_pad_nd(input, pad, value); });
 }
 
 Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode) {
@@ -60,7 +60,7 @@ Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode) {
                            return {ember::index_pad_backward(g[0], sizes, p, mode)};
                          });
   return autograd::record(node, {input}, Tensor(), "pad",
-                          [&] { return ember::index_pad(input, pad, mode); });
+                          [&] { return native::index_pad(input, pad, mode); });
 }
 
 Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArrayRef pad,
@@ -71,7 +71,7 @@ Tensor index_pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, In
                                    return {ember::index_pad(g[0], p, mode)};
                                  });
   return autograd::record(node, {grad_output}, Tensor(), "pad_backward", [&] {
-    return ember::index_pad_backward(grad_output, input_sizes, pad, mode);
+    return native::index_pad_backward(grad_output, input_sizes, pad, mode);
   });
 }
 
@@ -85,7 +85,7 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
         return {ember::upsample_backward(g[0], in, out, mode, align_corners, scales)};
       });
   return autograd::record(node, {input}, Tensor(), "upsample", [&] {
-    return ember::upsample(input, output_size, mode, align_corners, scales);
+    return native::upsample(input, output_size, mode, align_corners, scales);
   });
 }
 
@@ -99,8 +99,8 @@ Tensor upsample_backward(const Tensor& grad_output, IntArrayRef input_size, IntA
         return {ember::upsample(g[0], out, mode, align_corners, scales)};
       });
   return autograd::record(node, {grad_output}, Tensor(), "upsample_backward", [&] {
-    return ember::upsample_backward(grad_output, input_size, output_size, mode, align_corners,
-                                    scales);
+    return native::upsample_backward(grad_output, input_size, output_size, mode, align_corners,
+                                     scales);
   });
 }
 
@@ -111,7 +111,7 @@ Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
                            return {ember::pixel_unshuffle(g[0], upscale_factor)};
                          });
   return autograd::record(node, {input}, Tensor(), "pixel_shuffle",
-                          [&] { return ember::pixel_shuffle(input, upscale_factor); });
+                          [&] { return native::pixel_shuffle(input, upscale_factor); });
 }
 
 Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
@@ -121,7 +121,7 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
         return {ember::pixel_shuffle(g[0], downscale_factor)};
       });
   return autograd::record(node, {input}, Tensor(), "pixel_unshuffle",
-                          [&] { return ember::pixel_unshuffle(input, downscale_factor); });
+                          [&] { return native::pixel_unshuffle(input, downscale_factor); });
 }
 
 }  // namespace derivatives

@@ -160,7 +160,7 @@ Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
                            return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
                          });
   return autograd::record(node, {t}, out, "sum",
-                          [&] { return ember::sum(t, dims, keepdim, dtype, out); });
+                          [&] { return native::sum(t, dims, keepdim, dtype, out); });
 }
 
 Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
@@ -175,7 +175,7 @@ Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype
                            return variable_list{expand_reduced(scaled, in_sizes, rdims, keepdim)};
                          });
   return autograd::record(node, {t}, out, "mean",
-                          [&] { return ember::mean(t, dims, keepdim, dtype, out); });
+                          [&] { return native::mean(t, dims, keepdim, dtype, out); });
 }
 
 Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
@@ -191,7 +191,7 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
       });
   node->save(t);
   return autograd::record(node, {t}, out, "nansum",
-                          [&] { return ember::nansum(t, dims, keepdim, dtype, out); });
+                          [&] { return native::nansum(t, dims, keepdim, dtype, out); });
 }
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarType dtype,
@@ -207,7 +207,7 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarTyp
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "prod",
-                              [&] { return ember::prod(t, dim, keepdim, dtype, out); });
+                              [&] { return native::prod(t, dim, keepdim, dtype, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }

@@ -1,8 +1,8 @@
 // Derivatives of reductions and scans (ops/reduce*.cpp).
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op (ops/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
-// wrapper re-runs the op with recording off and attaches the op's node, whose formula uses
-// public ops only, so create_graph=True gives higher-order gradients.
+// public op (api/reduce.cpp) calls its wrapper when recording is on (autograd::should_record);
+// the wrapper runs the native op once with recording off and attaches the op's node, whose
+// formula uses public ops only, so create_graph=True gives higher-order gradients.
 #pragma once
 #include "core/tensor.h"
 #include "api/reduce.h"

@@ -172,11 +172,11 @@ Tensor quantile(bool ignore_nan, const Tensor& t, const Tensor& q, double q_valu
   node->save(q.defined() ? q : scalar_tensor(Scalar(q_value), t.dtype()));
   return autograd::record(node, {t, q_input}, out, op, [&] {
     if (q.defined()) {
-      return ignore_nan ? ember::nanquantile(t, q, dim, keepdim, interpolation, out)
-                        : ember::quantile(t, q, dim, keepdim, interpolation, out);
+      return ignore_nan ? native::nanquantile(t, q, dim, keepdim, interpolation, out)
+                        : native::quantile(t, q, dim, keepdim, interpolation, out);
     }
-    return ignore_nan ? ember::nanquantile(t, q_value, dim, keepdim, interpolation, out)
-                      : ember::quantile(t, q_value, dim, keepdim, interpolation, out);
+    return ignore_nan ? native::nanquantile(t, q_value, dim, keepdim, interpolation, out)
+                      : native::quantile(t, q_value, dim, keepdim, interpolation, out);
   });
 }
 

@@ -146,7 +146,8 @@ TensorPair cum_extremum(const char* node_name, const char* op, bool is_max, cons
         return variable_list{ember::scatter_add(zeros, d, n.saved(0), g[0])};
       });
   TensorPair r = record_pair(node, {t}, values, indices, op, [&] {
-    return is_max ? ember::cummax(t, dim, values, indices) : ember::cummin(t, dim, values, indices);
+    return is_max ? native::cummax(t, dim, values, indices)
+                  : native::cummin(t, dim, values, indices);
   });
   node->save(r.second);
   return r;
@@ -162,7 +163,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out)
         return variable_list{cumsum_backward(ember::to_dtype(g[0], in_dtype), d)};
       });
   return autograd::record(node, {t}, out, "cumsum",
-                          [&] { return ember::cumsum(t, dim, dtype, out); });
+                          [&] { return native::cumsum(t, dim, dtype, out); });
 }
 
 Tensor cumprod(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out) {
@@ -176,7 +177,7 @@ Tensor cumprod(const Tensor& t, int64_t dim, ScalarType dtype, const Tensor& out
   // In place (cumprod_), the input is overwritten: keep a copy.
   node->save(out.defined() && out.is_same(t) ? ember::clone(t) : t);
   Tensor r = autograd::record(node, {t}, out, "cumprod",
-                              [&] { return ember::cumprod(t, dim, dtype, out); });
+                              [&] { return native::cumprod(t, dim, dtype, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }
@@ -197,7 +198,7 @@ Tensor logcumsumexp(const Tensor& t, int64_t dim, const Tensor& out) {
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "logcumsumexp",
-                              [&] { return ember::logcumsumexp(t, dim, out); });
+                              [&] { return native::logcumsumexp(t, dim, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }

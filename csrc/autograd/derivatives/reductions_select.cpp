@@ -35,7 +35,7 @@ Tensor extremum_over_dims(const char* node_name, const char* op, bool is_max, co
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, op, [&] {
-    return is_max ? ember::amax(t, dims, keepdim, out) : ember::amin(t, dims, keepdim, out);
+    return is_max ? native::amax(t, dims, keepdim, out) : native::amin(t, dims, keepdim, out);
   });
   node->save(r, /*is_output=*/true);
   return r;
@@ -72,36 +72,36 @@ TensorPair selection_along_dim(const char* node_name, const char* op, DimForward
 
 TensorPair max_dim_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v,
                            const Tensor& i) {
-  return ember::max(t, dim, keepdim, v, i);
+  return native::max(t, dim, keepdim, v, i);
 }
 TensorPair min_dim_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v,
                            const Tensor& i) {
-  return ember::min(t, dim, keepdim, v, i);
+  return native::min(t, dim, keepdim, v, i);
 }
 TensorPair median_dim_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v,
                               const Tensor& i) {
-  return ember::median(t, dim, keepdim, v, i);
+  return native::median(t, dim, keepdim, v, i);
 }
 TensorPair nanmedian_dim_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v,
                                  const Tensor& i) {
-  return ember::nanmedian(t, dim, keepdim, v, i);
+  return native::nanmedian(t, dim, keepdim, v, i);
 }
 TensorPair mode_forward(const Tensor& t, int64_t dim, bool keepdim, const Tensor& v,
                         const Tensor& i) {
-  return ember::mode(t, dim, keepdim, v, i);
+  return native::mode(t, dim, keepdim, v, i);
 }
 
 Tensor max_all_forward(const Tensor& t, const Tensor& out) {
-  return ember::max(t, out);
+  return native::max(t, out);
 }
 Tensor min_all_forward(const Tensor& t, const Tensor& out) {
-  return ember::min(t, out);
+  return native::min(t, out);
 }
 Tensor median_all_forward(const Tensor& t, const Tensor& out) {
-  return ember::median(t, out);
+  return native::median(t, out);
 }
 Tensor nanmedian_all_forward(const Tensor& t, const Tensor& out) {
-  return ember::nanmedian(t, out);
+  return native::nanmedian(t, out);
 }
 
 }  // namespace
@@ -180,7 +180,7 @@ TensorPair aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, co
       });
   node->save(t);
   TensorPair r = record_pair(node, {t}, min_out, max_out, "aminmax",
-                             [&] { return ember::aminmax(t, dim, keepdim, min_out, max_out); });
+                             [&] { return native::aminmax(t, dim, keepdim, min_out, max_out); });
   node->save(r.first, /*is_output=*/true);
   node->save(r.second, /*is_output=*/true);
   return r;

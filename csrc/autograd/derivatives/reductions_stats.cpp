@@ -135,8 +135,8 @@ TensorPair var_std_mean(const char* node_name, const char* op, bool is_std, cons
       });
   node->save(t);
   TensorPair r = record_pair(node, {t}, out0, out1, op, [&] {
-    return is_std ? ember::std_mean(t, dims, correction, keepdim, out0, out1)
-                  : ember::var_mean(t, dims, correction, keepdim, out0, out1);
+    return is_std ? native::std_mean(t, dims, correction, keepdim, out0, out1)
+                  : native::var_mean(t, dims, correction, keepdim, out0, out1);
   });
   node->save(r.first, /*is_output=*/true);
   return r;
@@ -154,7 +154,7 @@ Tensor var(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
       });
   node->save(t);
   return autograd::record(node, {t}, out, "var",
-                          [&] { return ember::var(t, dims, correction, keepdim, out); });
+                          [&] { return native::var(t, dims, correction, keepdim, out); });
 }
 
 Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& correction,
@@ -167,7 +167,7 @@ Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "std",
-                              [&] { return ember::std(t, dims, correction, keepdim, out); });
+                              [&] { return native::std(t, dims, correction, keepdim, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }
@@ -195,7 +195,7 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "norm",
-                              [&] { return ember::norm(t, p, dims, keepdim, dtype, out); });
+                              [&] { return native::norm(t, p, dims, keepdim, dtype, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }
@@ -211,7 +211,7 @@ Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tenso
       });
   node->save(t);
   Tensor r = autograd::record(node, {t}, out, "logsumexp",
-                              [&] { return ember::logsumexp(t, dims, keepdim, out); });
+                              [&] { return native::logsumexp(t, dims, keepdim, out); });
   node->save(r, /*is_output=*/true);
   return r;
 }

@@ -73,7 +73,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, b
         return variable_list{value_selecting_backward(g[0], dim, n.saved(0), sizes, true)};
       });
   return record_pair(node, t, values_out, indices_out, "sort", [&] {
-    return ember::sort(t, dim, descending, stable, values_out, indices_out);
+    return native::sort(t, dim, descending, stable, values_out, indices_out);
   });
 }
 
@@ -87,7 +87,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_
         return variable_list{value_selecting_backward(g[0], d, n.saved(0), sizes, true)};
       });
   return record_pair(node, t, values_out, indices_out, "topk", [&] {
-    return ember::topk(t, k, dim, largest, sorted, values_out, indices_out);
+    return native::topk(t, k, dim, largest, sorted, values_out, indices_out);
   });
 }
 
@@ -101,7 +101,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<in
         return variable_list{value_selecting_backward(g[0], d, n.saved(0), sizes, keepdim)};
       });
   return record_pair(node, t, values_out, indices_out, "kthvalue",
-                     [&] { return ember::kthvalue(t, k, dim, keepdim, values_out, indices_out); });
+                     [&] { return native::kthvalue(t, k, dim, keepdim, values_out, indices_out); });
 }
 
 }  // namespace derivatives

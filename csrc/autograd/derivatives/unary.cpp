@@ -2,14 +2,15 @@
 // gradient is grad * conj(f'(z)).
 #include <cmath>
 
-#include "autograd/derivatives/elementwise.h"
-#include "autograd/record.h"
 #include "api/binary_ops.h"
 #include "api/complex_ops.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/unary_ops.h"
 #include "api/views.h"
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/record.h"
+#include "ops/unary_ops.h"
 
 namespace ember {
 namespace derivatives {
@@ -63,16 +64,16 @@ constexpr double kSqrtPiOverTwo = 0.88622692545275801365;
 
 }  // namespace
 
-#define EMBER_UNARY_DERIVATIVE(name, Node, needs, expr)                      \
-  Tensor name(const Tensor& a, const Tensor& out) {                          \
-    return record_unary(                                                     \
-        Node, #name, a, out, Needs::needs,                                   \
-        [](const Tensor& x, const Tensor& y) -> Tensor {                     \
-          (void)x;                                                           \
-          (void)y;                                                           \
-          return expr;                                                       \
-        },                                                                   \
-        [](const Tensor& t, const Tensor& o) { return ember::name(t, o); }); \
+#define EMBER_UNARY_DERIVATIVE(name, Node, needs, expr)                       \
+  Tensor name(const Tensor& a, const Tensor& out) {                           \
+    return record_unary(                                                      \
+        Node, #name, a, out, Needs::needs,                                    \
+        [](const Tensor& x, const Tensor& y) -> Tensor {                      \
+          (void)x;                                                            \
+          (void)y;                                                            \
+          return expr;                                                        \
+        },                                                                    \
+        [](const Tensor& t, const Tensor& o) { return native::name(t, o); }); \
   }
 
 EMBER_UNARY_DERIVATIVE(exp, "ExpBackward0", Result, y)
@@ -114,7 +115,7 @@ Tensor neg(const Tensor& a, const Tensor& out) {
   auto node = autograd::new_node("NegBackward0", {a}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::neg(g[0])};
   });
-  return autograd::record(node, {a}, out, "neg", [&] { return ember::neg(a, out); });
+  return autograd::record(node, {a}, out, "neg", [&] { return native::neg(a, out); });
 }
 
 Tensor abs(const Tensor& a, const Tensor& out) {
@@ -122,7 +123,7 @@ Tensor abs(const Tensor& a, const Tensor& out) {
     return variable_list{times(g[0], ember::sgn(n.saved(0)))};
   });
   node->save(out.defined() && out.is_same(a) ? ember::clone(a) : a);
-  return autograd::record(node, {a}, out, "abs", [&] { return ember::abs(a, out); });
+  return autograd::record(node, {a}, out, "abs", [&] { return native::abs(a, out); });
 }
 
 }  // namespace derivatives

@@ -1,8 +1,9 @@
-// Derivatives of views, copies and conversions (views.cpp).
+// Derivatives of views, copies and conversions (api/views.cpp, api/creation.cpp).
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
-// public op (ops/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
-// wrapper re-runs the op with recording off and attaches the op's node, whose formula uses
-// public ops only, so create_graph=True gives higher-order gradients.
+// public op (api/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
+// wrapper runs the native op once with recording off, or takes the view the public op computed,
+// and attaches the op's node, whose formula uses public ops only, so create_graph=True gives
+// higher-order gradients.
 #pragma once
 #include <functional>
 #include <memory>
@@ -18,8 +19,8 @@ class FunctionNode;
 
 namespace derivatives {
 
-// ---- views and copies (views.cpp) ----
-// Records a view op: `forward` (run with recording off) returns a view of `t`.
+// ---- views and copies (views_copies.cpp) ----
+// Attach a view op's node (named `name`) to `result`, the native view of `t`.
 Tensor view_like_reshape(const char* name, const Tensor& t, const Tensor& result);
 Tensor view_generic(const char* name, const Tensor& t, const Tensor& result);
 Tensor view_permuted(const char* name, const Tensor& t, const Tensor& result,
@@ -36,7 +37,7 @@ Tensor& fill_(Tensor& t, const Scalar& value);
 Tensor& zero_(Tensor& t);
 
 // ---- views with their own gradient (views_shape.cpp) ----
-// `result` is the view, computed with recording off; dims and indices are already wrapped.
+// `result` is the native view; dims and indices are already wrapped.
 Tensor alias(const Tensor& t, const Tensor& result);
 Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result);
 // result = t[start : start + result.size(dim) * step : step] along dim.
@@ -46,8 +47,8 @@ Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, 
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, const Tensor& result);
 Tensor matrix_t(const Tensor& t, const Tensor& result);  // Tensor.t(): TBackward0
 Tensor& matrix_t_(Tensor& t);                            // Tensor.t_(): TBackward1
-// A conjugating copy (H / mH / adjoint of a complex tensor): ConjBackward0. `conj_fn` computes
-// the conjugate (and is the formula too).
+// A conjugating copy (H / mH / adjoint of a complex tensor): ConjBackward0. The forward is the
+// native conjugate; `conj_fn` is the formula (a public, recording conjugate).
 Tensor conj_copy(const Tensor& t, const std::function<Tensor(const Tensor&)>& conj_fn);
 // Multi-output views: one node for all pieces, each piece marked so that modifying it in place
 // raises (PyTorch's rule). split_views: pieces are consecutive slices along dim.

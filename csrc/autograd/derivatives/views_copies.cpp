@@ -80,14 +80,14 @@ Tensor clone(const Tensor& t) {
   auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
-  return autograd::record(node, {t}, Tensor(), "clone", [&] { return ember::clone(t); });
+  return autograd::record(node, {t}, Tensor(), "clone", [&] { return native::clone(t); });
 }
 
 Tensor contiguous(const Tensor& t) {
   auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
-  return autograd::record(node, {t}, Tensor(), "contiguous", [&] { return ember::contiguous(t); });
+  return autograd::record(node, {t}, Tensor(), "contiguous", [&] { return native::contiguous(t); });
 }
 
 Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
@@ -95,7 +95,7 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
     return variable_list{g[0]};  // the engine casts it back to the input's dtype
   });
   return autograd::record(node, {t}, Tensor(), "to",
-                          [&] { return ember::to_dtype(t, dtype, copy); });
+                          [&] { return native::to_dtype(t, dtype, copy); });
 }
 
 Tensor& copy_(Tensor& dst, const Tensor& src) {
@@ -108,7 +108,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
         return r;
       });
   autograd::record(node, {dst, src}, dst, "copy_",
-                   [&]() -> Tensor { return ember::copy_(dst, src); });
+                   [&]() -> Tensor { return native::copy_(dst, src); });
   return dst;
 }
 
@@ -123,7 +123,7 @@ Tensor& fill_(Tensor& t, const Scalar& value) {
   auto node = autograd::new_node("FillBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()))};
   });
-  autograd::record(node, {t}, t, "fill_", [&]() -> Tensor { return ember::fill_(t, value); });
+  autograd::record(node, {t}, t, "fill_", [&]() -> Tensor { return native::fill_(t, value); });
   return t;
 }
 
@@ -131,7 +131,7 @@ Tensor& zero_(Tensor& t) {
   auto node = autograd::new_node("ZeroBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{ember::zeros(g[0].sizes(), TensorOptions(g[0].dtype()))};
   });
-  autograd::record(node, {t}, t, "zero_", [&]() -> Tensor { return ember::zero_(t); });
+  autograd::record(node, {t}, t, "zero_", [&]() -> Tensor { return native::zero_(t); });
   return t;
 }
 

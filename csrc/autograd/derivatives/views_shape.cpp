@@ -80,7 +80,7 @@ Tensor narrow_copy(const Tensor& t, int64_t dim, int64_t start, int64_t length, 
             in_sizes, g[0], [&](const Tensor& z) { return ember::narrow(z, dim, start, length); })};
       });
   return autograd::record(node, {t}, out, "narrow_copy",
-                          [&] { return ember::narrow_copy(t, dim, start, length, out); });
+                          [&] { return native::narrow_copy(t, dim, start, length, out); });
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2, const Tensor& result) {
@@ -128,10 +128,7 @@ Tensor matrix_t(const Tensor& t, const Tensor& result) {
 
 Tensor& matrix_t_(Tensor& t) {
   autograd::check_inplace(t);
-  const auto transpose_in_place = [&t]() -> Tensor {
-    autograd::NoGradGuard no_grad;
-    return ember::matrix_t_(t);
-  };
+  const auto transpose_in_place = [&t]() -> Tensor { return native::matrix_t_(t); };
   if (t.impl()->view_base()) {
     // An in-place change of a view's geometry: its grad_fn is regenerated from its base (with
     // the new geometry) the next time it is read, as after any in-place change to a view.
@@ -152,7 +149,7 @@ Tensor conj_copy(const Tensor& t, const std::function<Tensor(const Tensor&)>& co
   auto node = autograd::new_node(
       "ConjBackward0", {t},
       [conj_fn](FunctionNode&, const variable_list& g) { return variable_list{conj_fn(g[0])}; });
-  return autograd::record(node, {t}, Tensor(), "conj", [&] { return conj_fn(t); });
+  return autograd::record(node, {t}, Tensor(), "conj", [&] { return native::conj_copy(t); });
 }
 
 namespace {

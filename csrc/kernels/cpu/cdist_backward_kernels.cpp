@@ -6,7 +6,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/matmul_common.h"
+#include "kernels/gemm_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,7 +1,7 @@
 // conj_copy_stub on CPU: out = conj(in) for complex64 / complex128.
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/loops.h"
-#include "ops/views_stubs.h"
+#include "kernels/views_stubs.h"
 
 namespace ember {
 namespace native {

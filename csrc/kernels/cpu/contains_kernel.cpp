@@ -3,7 +3,7 @@
 
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/tensor_iterator.h"
-#include "ops/conversion.h"
+#include "kernels/conversion_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,6 +1,6 @@
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/loops.h"
-#include "ops/kernel_stubs.h"
+#include "kernels/creation_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,10 +1,11 @@
-// CPU GEMM back ends (see ops/gemm.h for the contract). gemm_kernel.cpp picks one per dtype:
+// CPU GEMM back ends (see kernels/gemm_stubs.h for the contract). gemm_kernel.cpp picks one
+// per dtype:
 //   float32, bfloat16 (and float16 when oneDNN has a native kernel): oneDNN's matmul primitive
 //   float64: OpenBLAS's dgemm (scipy-openblas32) from 8x8x8 up, Eigen below
 //   complex64, complex128: Eigen
 //   integers (and anything oneDNN declines): the cache-blocked reference loops below
 #pragma once
-#include "ops/gemm.h"
+#include "kernels/gemm_stubs.h"
 
 namespace ember {
 namespace native {

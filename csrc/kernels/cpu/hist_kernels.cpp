@@ -8,7 +8,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/sort.h"
+#include "kernels/sort_stubs.h"
 
 namespace ember {
 namespace native {

@@ -6,7 +6,7 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/index_loops.h"
-#include "ops/indexing_engine.h"
+#include "kernels/indexing_stubs.h"
 
 namespace ember {
 namespace native {

@@ -5,7 +5,7 @@
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/index_loops.h"
-#include "ops/indexing_engine.h"
+#include "kernels/indexing_stubs.h"
 
 namespace ember {
 namespace native {

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "core/parallel.h"
-#include "ops/join.h"
-#include "ops/shape_util.h"
+#include "kernels/join_stubs.h"
+#include "kernels/shape_util_stubs.h"
 
 namespace ember {
 namespace native {

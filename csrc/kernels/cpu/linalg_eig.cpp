@@ -3,7 +3,7 @@
 // columns (re, im); they are expanded here into the complex outputs PyTorch returns.
 #include "core/dtype.h"
 #include "kernels/cpu/lapack.h"
-#include "ops/linalg_spectral.h"
+#include "kernels/linalg_spectral_stubs.h"
 
 namespace ember {
 namespace native {

@@ -10,8 +10,8 @@
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/linalg_eigen.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_solve_stubs.h"
+#include "kernels/linalg_batch.h"
+#include "kernels/linalg_solve_stubs.h"
 
 namespace ember {
 namespace native {

@@ -7,7 +7,7 @@
 #include "core/dtype.h"
 #include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_qr_small.h"
-#include "ops/linalg_spectral.h"
+#include "kernels/linalg_spectral_stubs.h"
 
 namespace ember {
 namespace native {

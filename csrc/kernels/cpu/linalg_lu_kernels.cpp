@@ -11,7 +11,7 @@
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/linalg_eigen.h"
 #include "kernels/cpu/linalg_triangular.h"
-#include "ops/linalg_common.h"
+#include "kernels/linalg_batch.h"
 
 namespace ember {
 namespace native {

@@ -11,8 +11,8 @@
 #include <limits>
 
 #include "dispatch/dtype_dispatch.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_misc.h"
+#include "kernels/linalg_batch.h"
+#include "kernels/linalg_misc_stubs.h"
 
 namespace ember {
 namespace native {

@@ -6,7 +6,7 @@
 #include "kernels/cpu/lapack.h"
 #include "kernels/cpu/linalg_qr_parallel.h"
 #include "kernels/cpu/linalg_qr_small.h"
-#include "ops/linalg_spectral.h"
+#include "kernels/linalg_spectral_stubs.h"
 
 namespace ember {
 namespace native {

@@ -5,7 +5,7 @@
 #include <complex>
 #include <cstdint>
 
-#include "ops/linalg_solve_stubs.h"
+#include "kernels/linalg_solve_stubs.h"
 
 namespace ember {
 namespace native {

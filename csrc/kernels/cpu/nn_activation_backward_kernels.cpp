@@ -5,7 +5,7 @@
 // candidate value is computed before the select so that the loops vectorise.
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/nn_activation_math.h"
-#include "ops/nn_activation.h"
+#include "kernels/nn_activation_stubs.h"
 
 namespace ember {
 namespace native {

@@ -9,7 +9,7 @@
 // becomes a vector blend (leaky_relu: 50x faster).
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/nn_activation_math.h"
-#include "ops/nn_activation.h"
+#include "kernels/nn_activation_stubs.h"
 
 namespace ember {
 namespace native {

@@ -13,7 +13,7 @@
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/nn_row_ops.h"
-#include "ops/nn_norm.h"
+#include "kernels/nn_norm_stubs.h"
 
 namespace ember {
 namespace native {

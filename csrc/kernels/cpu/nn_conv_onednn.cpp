@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "ops/nn_conv_kernels.h"
+#include "kernels/nn_conv_stubs.h"
 
 namespace ember {
 namespace native {

@@ -4,7 +4,7 @@
 #include "dispatch/tensor_iterator.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/random_utils.h"
-#include "ops/nn_dropout.h"
+#include "kernels/nn_dropout_stubs.h"
 
 namespace ember {
 namespace native {

@@ -8,7 +8,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/nn_embedding.h"
+#include "kernels/nn_embedding_stubs.h"
 
 namespace ember {
 namespace native {

@@ -2,7 +2,7 @@
 // two outputs in one loop (multi_output_kernel below).
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/nn_activation.h"
+#include "kernels/nn_activation_stubs.h"
 
 namespace ember {
 namespace native {

@@ -6,7 +6,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/nn_conv_kernels.h"
+#include "kernels/nn_conv_stubs.h"
 
 namespace ember {
 namespace native {

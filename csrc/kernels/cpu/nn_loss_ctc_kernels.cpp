@@ -9,7 +9,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/nn_loss_ctc.h"
+#include "kernels/nn_loss_ctc_stubs.h"
 
 namespace ember {
 namespace native {

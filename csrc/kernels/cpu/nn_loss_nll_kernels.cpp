@@ -9,7 +9,7 @@
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/nn_row_ops.h"
-#include "ops/nn_loss.h"
+#include "kernels/nn_loss_stubs.h"
 
 namespace ember {
 namespace native {

@@ -15,7 +15,7 @@
 #include "dispatch/tensor_iterator.h"
 #include "kernels/cpu/nn_row_ops.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/nn_loss.h"
+#include "kernels/nn_loss_stubs.h"
 
 namespace ember {
 namespace native {

@@ -7,7 +7,7 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/nn_pool_kernels.h"
+#include "kernels/nn_pool_stubs.h"
 
 namespace ember {
 namespace native {

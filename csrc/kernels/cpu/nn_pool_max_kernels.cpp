@@ -8,7 +8,7 @@
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/wrap_acc.h"
-#include "ops/nn_pool_kernels.h"
+#include "kernels/nn_pool_stubs.h"
 
 namespace ember {
 namespace native {

@@ -6,7 +6,7 @@
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/nn_rnn.h"
+#include "kernels/nn_rnn_stubs.h"
 
 namespace ember {
 namespace native {

@@ -11,7 +11,7 @@
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/nn_row_ops.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/nn_softmax.h"
+#include "kernels/nn_softmax_stubs.h"
 
 namespace ember {
 namespace native {

@@ -11,7 +11,7 @@
 #include "core/half.h"
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
-#include "ops/optim_steps.h"
+#include "kernels/optim_stubs.h"
 
 namespace ember {
 namespace native {

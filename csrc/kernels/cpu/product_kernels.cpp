@@ -8,25 +8,16 @@
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/tensor_iterator.h"
 #include "kernels/cpu/wrap_acc.h"
-#include "ops/gemm.h"
-#include "ops/views.h"
+#include "kernels/gemm_stubs.h"
 
 namespace ember {
 namespace native {
 namespace {
 
-// The iterator runs over the tensors narrowed to index 0 along `dim`; each element then reads
-// its three components at byte offsets 0, s and 2s.
-void cross_kernel(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
-  auto iter = TensorIteratorConfig()
-                  .name("cross")
-                  .add_output(narrow(out, dim, 0, 1))
-                  .add_input(narrow(a, dim, 0, 1))
-                  .add_input(narrow(b, dim, 0, 1))
-                  .build();
-  const int64_t isz = static_cast<int64_t>(out.itemsize());
-  const int64_t so = out.stride(dim) * isz, sa = a.stride(dim) * isz, sb = b.stride(dim) * isz;
-  dispatch_dtype<kNumericTypes>(out.dtype(), "cross", [&](auto tag) {
+// The op's iterator runs over the tensors narrowed to index 0 along the cross dim; each element
+// then reads its three components at byte offsets 0, s and 2s.
+void cross_kernel(TensorIterator& iter, int64_t so, int64_t sa, int64_t sb) {
+  dispatch_dtype<kNumericTypes>(iter.dtype(0), "cross", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = wrap_acc_t<T>;
     iter.for_each([&](char** data, const int64_t* strides, int64_t n) {

@@ -7,7 +7,7 @@
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/random_utils.h"
-#include "ops/random.h"
+#include "kernels/random_stubs.h"
 
 namespace ember {
 namespace native {

@@ -9,7 +9,7 @@
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/loops.h"
-#include "ops/range_factories.h"
+#include "kernels/range_factories_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,7 +1,7 @@
 // Sum, mean, nansum, prod and element counts.
-#include "ops/reduce_kernels.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {

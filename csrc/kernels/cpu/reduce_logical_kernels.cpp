@@ -1,7 +1,7 @@
 // all / any. (count_nonzero shares the counting kernel in reduce_kernels.cpp.)
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,7 +1,7 @@
 // amax / amin / aminmax, and the index reductions argmax / argmin / max(dim) / min(dim).
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {

@@ -7,7 +7,7 @@
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/reduce_ops.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {

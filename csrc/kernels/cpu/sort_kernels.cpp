@@ -7,7 +7,7 @@
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/row_loop.h"
-#include "ops/sort.h"
+#include "kernels/sort_stubs.h"
 
 namespace ember {
 namespace native {

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "dispatch/dtype_dispatch.h"
-#include "ops/sort.h"
+#include "kernels/sort_stubs.h"
 
 namespace ember {
 namespace native {

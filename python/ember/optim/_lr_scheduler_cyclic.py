@@ -6,7 +6,7 @@ import types
 import warnings
 from functools import partial
 
-from .lr_scheduler import (
+from ._lr_scheduler_base import (
     EPOCH_DEPRECATION_WARNING,
     LRScheduler,
     _enable_get_lr_call,

@@ -1,26 +1,24 @@
-// einsum: parses the equation, takes diagonals for repeated subscripts, sums subscripts that
-// appear in one operand only, then contracts operands pairwise with one batched GEMM per pair
-// (permute + reshape to (batch, left, contracted) @ (batch, contracted, right)). Every step is a
-// public op that records itself (views, sum, mul, bmm, a recorded diagonal), so einsum needs no
-// derivative of its own. The pair to contract next is the one with the smallest result
-// (greedy), which avoids the huge intermediates a fixed left-to-right order can create.
+// einsum, a composite of public ops: parses the equation, takes diagonals for repeated
+// subscripts, sums subscripts that appear in one operand only, then contracts operands pairwise
+// with one batched GEMM per pair (permute + reshape to (batch, left, contracted) @ (batch,
+// contracted, right)). Every step is a public op that records itself (views, sum, mul, bmm, a
+// recorded diagonal), so einsum needs no derivative of its own. The pair to contract next is the
+// one with the smallest result (greedy), which avoids the huge intermediates a fixed
+// left-to-right order can create.
 #include <algorithm>
 #include <array>
 #include <numeric>
 
+#include "api/elementwise.h"
+#include "api/matmul.h"
+#include "api/reduce.h"
+#include "api/shape_util.h"
+#include "api/views.h"
 #include "autograd/derivatives/join.h"
-#include "core/factory.h"
 #include "core/shape.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/matmul.h"
 #include "ops/matmul_common.h"
-#include "ops/reduce.h"
-#include "ops/shape_util.h"
-#include "ops/views.h"
 
 namespace ember {
-namespace native {
 
 namespace {
 
@@ -93,7 +91,7 @@ void sum_labels(Operand& o, Pred drop) {
   }
   if (dims.empty()) return;
   // sum()'s own dtype rule, as PyTorch's einsum: bool and integer sums count in int64.
-  o.t = sum(o.t, dims);
+  o.t = ember::sum(o.t, dims);
   o.labels = kept;
 }
 
@@ -117,9 +115,9 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
     if (kept(l)) {
       DimVector shape(one.t.sizes());
       shape[d1] = std::max(sa, sb);
-      one.t = expand(one.t, shape);
+      one.t = ember::expand(one.t, shape);
     } else {
-      one.t = select(one.t, d1, 0);
+      one.t = ember::select(one.t, d1, 0);
       one.labels.erase(one.labels.begin() + d1);
       sum_labels(many, [&](int x) { return x == l; });
     }
@@ -154,15 +152,15 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
   // An integer operand may have become int64 through a sum; both sides meet in the common
   // dtype (where PyTorch raises a dtype mismatch instead).
   const ScalarType dtype = promote_types(a.t.dtype(), b.t.dtype());
-  Tensor a3 = reshape(permute(to_dtype(a.t, dtype), pa), {nb, nl, nc});
-  Tensor b3 = reshape(permute(to_dtype(b.t, dtype), pb), {nb, nc, nr});
+  Tensor a3 = ember::reshape(ember::permute(ember::to_dtype(a.t, dtype), pa), {nb, nl, nc});
+  Tensor b3 = ember::reshape(ember::permute(ember::to_dtype(b.t, dtype), pb), {nb, nc, nr});
   Tensor r;
   if (contracted.empty()) {
     // No summation: an outer product per batch, done elementwise (this also serves bool).
-    r = mul(view(a3, {nb, nl, 1}), view(b3, {nb, 1, nr}));
+    r = ember::mul(ember::view(a3, {nb, nl, 1}), ember::view(b3, {nb, 1, nr}));
   } else {
-    check_matmul_dtype(dtype, "einsum");
-    r = bmm(a3, b3);
+    native::check_matmul_dtype(dtype, "einsum");
+    r = ember::bmm(a3, b3);
   }
   Operand out;
   out.labels = batch;
@@ -170,7 +168,7 @@ Operand contract_pair(Operand a, Operand b, const std::vector<int>& keep,
   out.labels.insert(out.labels.end(), right.begin(), right.end());
   DimVector shape;
   for (int l : out.labels) shape.push_back(local[l]);
-  out.t = view(r, shape);
+  out.t = ember::view(r, shape);
   return out;
 }
 
@@ -341,8 +339,7 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& operands) {
     perm.push_back(std::find(res.labels.begin(), res.labels.end(), l) - res.labels.begin());
   }
   (void)op;
-  return permute(res.t, perm);
+  return ember::permute(res.t, perm);
 }
 
-}  // namespace native
 }  // namespace ember

@@ -1,6 +1,6 @@
 // Kernel stubs of the linalg solve family (LU, Cholesky, triangular solves, LDL).
 //
-// Every kernel works in place on batches of column-major matrices (linalg_common.h: strides
+// Every kernel works in place on batches of column-major matrices (ops/linalg_common.h: strides
 // (..., 1, ld), ld >= rows), the layout LAPACK and Eigen factor in. Batch dims may be broadcast
 // (stride 0): a kernel finds matrix b of a batch with matrix_offset (below), so a factorization
 // of A's own batch serves a larger broadcast batch of right-hand sides without copies.

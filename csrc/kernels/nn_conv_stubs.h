@@ -1,8 +1,10 @@
-// Kernel interface under the convolution ops (internal to ops/nn_conv*.cpp and the kernels).
+// Kernel stubs under the convolution ops and the geometry structs they take: ops/nn_conv*.cpp
+// and ops/nn_fold.cpp call them, kernels/cpu/nn_conv_onednn.cpp and nn_im2col_kernels.cpp
+// register them.
 //
 // Every convolution is described in the geometry of a *regular* 2-D convolution (1-D ones have
 // a height-1 kernel); a transposed convolution is the backward-data pass of the regular
-// convolution mapping its output space back to its input space (see nn_conv_impl.cpp).
+// convolution mapping its output space back to its input space (see ops/nn_conv_impl.cpp).
 #pragma once
 #include "core/tensor.h"
 #include "dispatch/stub.h"
@@ -23,7 +25,7 @@ struct ConvGeometry {
 // Fast convolution kernels (oneDNN on CPU). All tensors are contiguous with the geometry's
 // shapes and one dtype; bias / grad_bias may be undefined. Each returns false, having written
 // nothing, when it does not handle the dtype or geometry: the caller then runs the im2col +
-// GEMM implementation (nn_conv_gemm.cpp).
+// GEMM implementation (ops/nn_conv_gemm.h).
 using ConvForwardFn = bool (*)(const ConvGeometry& g, const Tensor& input, const Tensor& weight,
                                const Tensor& bias, const Tensor& output);
 using ConvBackwardDataFn = bool (*)(const ConvGeometry& g, const Tensor& grad_output,
@@ -61,15 +63,6 @@ EMBER_DECLARE_STUB(col2im_stub, Col2ImFn);
 // out (N, C, L) contiguous += bias (C) broadcast over N and L (bias contiguous, same dtype).
 using AddChannelBiasFn = void (*)(const Tensor& out, const Tensor& bias);
 EMBER_DECLARE_STUB(add_channel_bias_stub, AddChannelBiasFn);
-
-// im2col + GEMM convolutions (any dtype the GEMM takes); same contracts as the fast kernels
-// above except that they always run. grad_weight is overwritten.
-void conv_forward_gemm(const ConvGeometry& g, const Tensor& input, const Tensor& weight,
-                       const Tensor& bias, const Tensor& output);
-void conv_backward_data_gemm(const ConvGeometry& g, const Tensor& grad_output, const Tensor& weight,
-                             const Tensor& grad_input);
-void conv_backward_weights_gemm(const ConvGeometry& g, const Tensor& grad_output,
-                                const Tensor& input, const Tensor& grad_weight);
 
 }  // namespace native
 }  // namespace ember

@@ -1,26 +1,25 @@
-// linalg.multi_dot, linalg.matrix_power, linalg.tensorinv and linalg.tensorsolve: chains of
-// matrix products through the public mm / matmul ops ordered to do the fewest flops, and the
-// tensor forms of inv / solve as one reshaped call. Everything records autograd through the
-// public ops it calls.
+// Public linalg.multi_dot, linalg.matrix_power, linalg.tensorinv and linalg.tensorsolve:
+// chains of matrix products through the public mm / matmul ops ordered to do the fewest flops,
+// and the tensor forms of inv / solve as one reshaped call. Everything records autograd through
+// the public ops it calls.
 #include <cstdlib>
 #include <limits>
 
+#include "api/creation.h"
+#include "api/linalg_common.h"
+#include "api/linalg_misc.h"
+#include "api/linalg_solve.h"
+#include "api/matmul.h"
+#include "api/range_factories.h"
+#include "api/shape_util.h"
+#include "api/views.h"
 #include "autograd/record.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
-#include "ops/creation.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_misc.h"
-#include "ops/linalg_solve.h"
-#include "ops/matmul.h"
-#include "ops/range_factories.h"
-#include "ops/shape_util.h"
-#include "ops/views.h"
 
 namespace ember {
-namespace native {
 
 namespace {
 
@@ -54,7 +53,7 @@ Tensor chain_product(const std::vector<Tensor>& m, const std::vector<std::vector
                      int64_t i, int64_t j) {
   if (i == j) return m[i];
   const int64_t k = split[i][j];
-  return mm(chain_product(m, split, i, k), chain_product(m, split, k + 1, j));
+  return ember::mm(chain_product(m, split, i, k), chain_product(m, split, k + 1, j));
 }
 
 // out= of the linalg ops that compute a fresh result: out's dtype must hold the result's
@@ -64,7 +63,7 @@ Tensor copy_to_out(const Tensor& result, const Tensor& out, const char* op) {
   EMBER_CHECK(can_cast(result.dtype(), out.dtype()), "[", op,
               "] Expected result to be safely castable from ", torch_type_name(result.dtype()),
               " dtype, but got result with dtype ", torch_type_name(out.dtype()));
-  resize_output(out, result.sizes(), op);
+  native::resize_output(out, result.sizes(), op);
   copy_into(out, result, op);
   return out;
 }
@@ -89,12 +88,12 @@ Tensor linalg_multi_dot(const std::vector<Tensor>& tensors, const Tensor& out) {
   std::vector<Tensor> m(tensors);
   DimVector out_shape;
   if (first.dim() == 1) {
-    m.front() = unsqueeze(first, 0);
+    m.front() = ember::unsqueeze(first, 0);
   } else {
     out_shape.push_back(first.size(0));
   }
   if (last.dim() == 1) {
-    m.back() = unsqueeze(last, -1);
+    m.back() = ember::unsqueeze(last, -1);
   } else {
     out_shape.push_back(last.size(1));
   }
@@ -115,22 +114,23 @@ Tensor linalg_multi_dot(const std::vector<Tensor>& tensors, const Tensor& out) {
   }
   Tensor result;
   if (n == 2) {
-    result = mm(m[0], m[1]);
+    result = ember::mm(m[0], m[1]);
   } else if (n == 3) {
     // (a x b)(b x c)(c x d): one comparison instead of the table.
     const int64_t a = m[0].size(0), b = m[1].size(0), c = m[2].size(0), d = m[2].size(1);
     const double left_first = double(a) * double(c) * double(b + d);
     const double right_first = double(b) * double(d) * double(a + c);
-    result = left_first > right_first ? mm(m[0], mm(m[1], m[2])) : mm(mm(m[0], m[1]), m[2]);
+    result = left_first > right_first ? ember::mm(m[0], ember::mm(m[1], m[2]))
+                                      : ember::mm(ember::mm(m[0], m[1]), m[2]);
   } else {
     std::vector<int64_t> dims;
     for (const Tensor& t : m) dims.push_back(t.size(0));
     dims.push_back(m.back().size(1));
     result = chain_product(m, chain_order(dims), 0, n - 1);
   }
-  result = view(result, out_shape);
+  result = ember::view(result, out_shape);
   if (!out.defined()) return result;
-  resize_output(out, out_shape, op);
+  native::resize_output(out, out_shape, op);
   copy_into(out, result, op);
   return out;
 }
@@ -141,28 +141,29 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out) {
   if (out.defined() && autograd::should_record(A)) autograd::check_out_arg(out, {A}, op);
   if (n == 0) {
     // The identity, attached to A's graph (a zero gradient) as PyTorch's clone().copy_(eye).
-    Tensor r = clone(A);
-    copy_(r, expand(eye(linalg::cols(A), linalg::cols(A), A.dtype()), A.sizes()));
+    Tensor r = ember::clone(A);
+    ember::copy_(r,
+                 ember::expand(ember::eye(linalg::cols(A), linalg::cols(A), A.dtype()), A.sizes()));
     return copy_to_out(r, out, op);
   }
-  if (n == 1) return copy_to_out(clone(A), out, op);
-  if (n == -1) return linalg_inv(A, out);
+  if (n == 1) return copy_to_out(ember::clone(A), out, op);
+  if (n == -1) return ember::linalg_inv(A, out);
   // A^-n = (A^-1)^n: one inversion, then the same products as for n.
-  const Tensor a = n < 0 ? linalg_inv(A) : A;
+  const Tensor a = n < 0 ? ember::linalg_inv(A) : A;
   // |n| as unsigned: -n overflows for n = INT64_MIN.
   const uint64_t magnitude = n < 0 ? uint64_t{0} - static_cast<uint64_t>(n) : uint64_t(n);
   Tensor result;
   if (magnitude == 2) {
-    result = matmul(a, a);
+    result = ember::matmul(a, a);
   } else if (magnitude == 3) {
-    result = matmul(matmul(a, a), a);
+    result = ember::matmul(ember::matmul(a, a), a);
   } else {
     // Binary powering: z runs through a^(2^k); the set bits of |n| multiply into the result.
     // At most 64 squarings, whatever the exponent.
     Tensor z;
     for (uint64_t e = magnitude; e > 0; e /= 2) {
-      z = z.defined() ? matmul(z, z) : a;
-      if (e % 2 == 1) result = result.defined() ? matmul(result, z) : z;
+      z = z.defined() ? ember::matmul(z, z) : a;
+      if (e % 2 == 1) result = result.defined() ? ember::matmul(result, z) : z;
     }
   }
   return copy_to_out(result, out, op);
@@ -185,8 +186,8 @@ Tensor linalg_tensorinv(const Tensor& A, int64_t ind, const Tensor& out) {
   // The inverse of the (rows x rows) matrix maps the trailing dims back to the leading ones.
   DimVector result_shape(cols_shape);
   for (int64_t s : rows_shape) result_shape.push_back(s);
-  const Tensor inverse = linalg_inv(reshape(A, {rows, cols}));
-  return copy_to_out(reshape(inverse, result_shape), out, op);
+  const Tensor inverse = ember::linalg_inv(ember::reshape(A, {rows, cols}));
+  return copy_to_out(ember::reshape(inverse, result_shape), out, op);
 }
 
 Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<DimVector>& dims,
@@ -199,7 +200,7 @@ Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<
     EMBER_CHECK(k <= A.dim(), "[", op, "] dims names ", k, " dimensions but A has ", A.dim());
     DimVector destination;
     for (int64_t i = A.dim() - k; i < A.dim(); ++i) destination.push_back(i);
-    a = movedim(A, *dims, destination);
+    a = ember::movedim(A, *dims, destination);
   }
   EMBER_CHECK(B.dim() <= a.dim(), "[", op, "] B (", B.dim(),
               " dims) must not have more dimensions than A (", a.dim(), ")");
@@ -211,9 +212,9 @@ Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<
               "prod(self.shape[:other.ndim]), but got ",
               n, " != ", B.numel());
   if (out.defined() && autograd::should_record(A, B)) autograd::check_out_arg(out, {A, B}, op);
-  const Tensor x = linalg_solve(reshape(a, {n, n}), reshape(B, {n}), /*left=*/true);
-  return copy_to_out(reshape(x, result_shape), out, op);
+  const Tensor x =
+      ember::linalg_solve(ember::reshape(a, {n, n}), ember::reshape(B, {n}), /*left=*/true);
+  return copy_to_out(ember::reshape(x, result_shape), out, op);
 }
 
-}  // namespace native
 }  // namespace ember

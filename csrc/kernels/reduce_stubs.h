@@ -1,16 +1,37 @@
-// Kernel stubs of the reduction family (the public ops are in ops/reduce.h). Reduction kernels
-// take make_reduction's iterator (outputs first, input last); scan and order-statistic kernels
-// take make_dim_iterator's iterator plus the walked dim (ops/reduce_common.h).
+// Kernel stubs of the reduction family (the native ops are in ops/reduce.h, which includes this
+// header), with the parameter types their signatures use. Reduction kernels take
+// make_reduction's iterator (outputs first, input last); scan and order-statistic kernels take
+// make_dim_iterator's iterator plus the walked dim (ops/reduce_common.h).
 #pragma once
-#include "dispatch/tensor_iterator.h"
+#include <cmath>
 #include <vector>
 
 #include "dispatch/stub.h"
-#include "ops/reduce.h"
+#include "dispatch/tensor_iterator.h"
 
 namespace ember {
 namespace native {
 
+// The order of a vector norm; Frobenius is the 2-norm over the given dims.
+struct NormOrder {
+  enum class Kind { P, Fro, Inf, NegInf, Zero } kind = Kind::Fro;
+  double p = 2.0;  // for Kind::P
+  static NormOrder from_double(double p) {
+    NormOrder o;
+    if (std::isinf(p)) {
+      o.kind = p > 0 ? Kind::Inf : Kind::NegInf;
+    } else if (p == 0) {
+      o.kind = Kind::Zero;
+    } else {
+      o.kind = Kind::P;
+      o.p = p;
+    }
+    return o;
+  }
+};
+
+// How quantile / nanquantile interpolate between the two nearest order statistics.
+enum class QuantileInterpolation { Linear, Lower, Higher, Midpoint, Nearest };
 
 // The dim a scan or order-statistic kernel walks itself: its length and each operand's byte
 // stride along it (operands in iterator order: outputs, then the input).

@@ -1,26 +1,24 @@
-// linalg.matrix_norm, linalg.norm and linalg.cond: composites of vector_norm, svdvals and inv,
-// as PyTorch's (their gradients come from the pieces).
+// Public linalg.matrix_norm, linalg.norm and linalg.cond: composites of vector_norm, svdvals and
+// inv, as PyTorch's (their gradients come from the pieces).
 #include <cmath>
 #include <limits>
 
+#include "api/compare_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/linalg_common.h"
+#include "api/linalg_misc.h"
+#include "api/linalg_solve.h"
+#include "api/linalg_spectral.h"
+#include "api/reduce.h"
+#include "api/shape_util.h"
+#include "api/unary_ops.h"
+#include "api/views.h"
 #include "core/shape.h"
-#include "ops/compare_ops.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/indexing.h"
-#include "ops/linalg_common.h"
-#include "ops/linalg_misc.h"
-#include "ops/linalg_solve.h"
-#include "ops/linalg_spectral.h"
 #include "ops/linalg_spectral_util.h"
-#include "ops/reduce.h"
-#include "ops/shape_util.h"
-#include "ops/unary_ops.h"
-#include "ops/views.h"
 
 namespace ember {
-namespace native {
 namespace linalg {
 
 namespace {
@@ -88,10 +86,12 @@ DimVector inverse_permutation(const DimVector& p) {
 template <typename Reduce>
 Tensor reduce_singular_values(const Tensor& A, int64_t d0, int64_t d1, bool keepdim,
                               ScalarType dtype, Reduce reduce) {
-  const Tensor A_ = dtype == ScalarType::Undefined ? A : to_dtype(A, dtype);
+  const Tensor A_ = dtype == ScalarType::Undefined ? A : ember::to_dtype(A, dtype);
   const DimVector p = backshift(d0, d1, A_.dim());
-  Tensor r = reduce(svdvals(permute(A_, p)));
-  if (keepdim) r = permute(unsqueeze(unsqueeze(r, -1), -1), inverse_permutation(p));
+  Tensor r = reduce(linalg::svdvals(ember::permute(A_, p)));
+  if (keepdim) {
+    r = ember::permute(ember::unsqueeze(ember::unsqueeze(r, -1), -1), inverse_permutation(p));
+  }
   return r;
 }
 
@@ -106,10 +106,10 @@ Tensor matrix_norm(const Tensor& A, const NormOrd& ord, IntArrayRef dim, bool ke
     EMBER_CHECK(o == "fro" || o == "nuc", "[", op, "] Order ", o, " not supported.");
     auto [d0, d1] = matrix_norm_checks(A, dim, dtype, /*low_precision=*/o != "nuc");
     if (o == "fro") {
-      result = linalg_vector_norm(A, 2.0, std::vector<int64_t>{d0, d1}, keepdim, dtype);
+      result = ember::linalg_vector_norm(A, 2.0, std::vector<int64_t>{d0, d1}, keepdim, dtype);
     } else {
       result = reduce_singular_values(A, d0, d1, keepdim, dtype, [](const Tensor& S) {
-        return sum(S, std::vector<int64_t>{-1});
+        return ember::sum(S, std::vector<int64_t>{-1});
       });
     }
   } else {
@@ -119,8 +119,8 @@ Tensor matrix_norm(const Tensor& A, const NormOrd& ord, IntArrayRef dim, bool ke
                 ord_str(o), " not supported.");
     auto [d0, d1] = matrix_norm_checks(A, dim, dtype, /*low_precision=*/abs_ord != 2.0);
     const auto max_min = [o](const Tensor& t, int64_t d, bool keep) {
-      return o > 0 ? amax(t, std::vector<int64_t>{d}, keep)
-                   : amin(t, std::vector<int64_t>{d}, keep);
+      return o > 0 ? ember::amax(t, std::vector<int64_t>{d}, keep)
+                   : ember::amin(t, std::vector<int64_t>{d}, keep);
     };
     if (abs_ord == 2.0) {
       result = reduce_singular_values(A, d0, d1, keepdim, dtype,
@@ -129,8 +129,8 @@ Tensor matrix_norm(const Tensor& A, const NormOrd& ord, IntArrayRef dim, bool ke
       // The inf norm is the 1 norm of the transpose: sum |a| over one dim, then max / min.
       if (abs_ord == kInf) std::swap(d0, d1);
       if (!keepdim && d0 < d1) --d1;
-      result = max_min(linalg_vector_norm(A, 1.0, std::vector<int64_t>{d0}, keepdim, dtype), d1,
-                       keepdim);
+      result = max_min(ember::linalg_vector_norm(A, 1.0, std::vector<int64_t>{d0}, keepdim, dtype),
+                       d1, keepdim);
     }
   }
   return finish_out(result, out, op);
@@ -152,9 +152,9 @@ Tensor norm(const Tensor& A, const NormOrd& ord, const std::optional<std::vector
   const bool matrix = (dim.has_value() && dim->size() == 2) || (!dim.has_value() && A.dim() == 2);
   if (ord.name.has_value() || (has_ord && matrix)) {
     const DimVector d = dim.has_value() ? DimVector(*dim) : DimVector{0, 1};
-    result = matrix_norm(A, ord, d, keepdim, dtype);
+    result = linalg::matrix_norm(A, ord, d, keepdim, dtype);
   } else {
-    result = linalg_vector_norm(A, ord.number.value_or(2.0), dim, keepdim, dtype);
+    result = ember::linalg_vector_norm(A, ord.number.value_or(2.0), dim, keepdim, dtype);
   }
   return finish_out(result, out, op);
 }
@@ -174,28 +174,29 @@ Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out) {
   const double o = ord.number.value_or(2.0);
   if (A.numel() == 0) {
     // NumPy leaves the condition number of 0x0 matrices undefined; PyTorch returns 0.
-    result = zeros(batch_dims_with(A, IntArrayRef()), TensorOptions(to_real(A.dtype())));
+    result = ember::zeros(native::linalg::batch_dims_with(A, IntArrayRef()),
+                          TensorOptions(to_real(A.dtype())));
   } else if (!ord.name.has_value() && std::abs(o) == 2.0) {
-    const Tensor S = svdvals(A);
-    const Tensor s_max = narrow(S, -1, 0, 1), s_min = narrow(S, -1, S.size(S.dim() - 1) - 1, 1);
-    result = squeeze(o < 0 ? div(s_min, s_max) : div(s_max, s_min), {-1});
+    const Tensor S = linalg::svdvals(A);
+    const Tensor s_max = ember::narrow(S, -1, 0, 1),
+                 s_min = ember::narrow(S, -1, S.size(S.dim() - 1) - 1, 1);
+    result = ember::squeeze(o < 0 ? ember::div(s_min, s_max) : ember::div(s_max, s_min), {-1});
   } else {
     const std::string what = ord.name.has_value() ? *ord.name
                              : std::isinf(o)      ? str_cat(o > 0 ? "" : "-", "inf")
                                                   : str_cat(static_cast<int64_t>(o));
     check_square(A, str_cat("linalg.cond(ord=", what, ")").c_str());
-    check_lapack_dtype(A, op, "linalg_inv_ex_cpu");
-    auto [inverse, info] = linalg_inv_ex(A, /*check_errors=*/false);
+    native::linalg::check_lapack_dtype(A, op, "linalg_inv_ex_cpu");
+    auto [inverse, info] = ember::linalg_inv_ex(A, /*check_errors=*/false);
     // A singular matrix has condition number inf.
-    const Tensor singular =
-        gt(unsqueeze(unsqueeze(info, -1), -1), zeros({}, TensorOptions(info.dtype())));
-    inverse = masked_fill(inverse, singular, Scalar(kInf));
-    result = mul(matrix_norm(A, ord), matrix_norm(inverse, ord));
-    result = nan_to_num(result, kInf, kInf, -kInf);  // 0 * inf of NumPy's convention
+    const Tensor singular = ember::gt(ember::unsqueeze(ember::unsqueeze(info, -1), -1),
+                                      ember::zeros({}, TensorOptions(info.dtype())));
+    inverse = ember::masked_fill(inverse, singular, Scalar(kInf));
+    result = ember::mul(linalg::matrix_norm(A, ord), linalg::matrix_norm(inverse, ord));
+    result = ember::nan_to_num(result, kInf, kInf, -kInf);  // 0 * inf of NumPy's convention
   }
   return finish_out(result, out, op);
 }
 
 }  // namespace linalg
-}  // namespace native
 }  // namespace ember

@@ -1,25 +1,28 @@
-// linalg.vector_norm, linalg.cross, linalg.vecdot and linalg.vander: argument checks with
+// Public linalg.vector_norm, linalg.cross, linalg.vecdot and linalg.vander: argument checks with
 // PyTorch's messages in front of the public ops that compute them (norm, cross, mul/sum or vdot,
-// cumprod/cat), which also record autograd.
+// cumprod/cat), which record autograd; and linalg.matrix_exp, which records its own node.
+#include "api/linalg_misc.h"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "api/complex_ops.h"
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/join.h"
+#include "api/matmul.h"
+#include "api/reduce.h"
+#include "api/shape_util.h"
+#include "api/views.h"
+#include "autograd/derivatives/linalg_misc.h"
+#include "autograd/variable.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
-#include "ops/complex_ops.h"
-#include "ops/creation.h"
-#include "ops/elementwise.h"
-#include "ops/join.h"
-#include "ops/linalg_misc.h"
-#include "ops/matmul.h"
 #include "ops/reduce_common.h"
-#include "ops/shape_util.h"
-#include "ops/views.h"
 
 namespace ember {
-namespace native {
 
 namespace {
 
@@ -59,7 +62,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, const DimList& dims, bool
                 torch_type_name(x.dtype()));
   check_norm_dtype(x.dtype(), dtype, op);
   // Wraps and de-duplicates the dims with this op's name in the messages.
-  make_reduce_dims(x, dims, op);
+  native::make_reduce_dims(x, dims, op);
   // Orders below 0 and inf reduce with min / max of |x|-like terms, which have no identity.
   if (x.numel() == 0 && (ord < 0.0 || ord == std::numeric_limits<double>::infinity())) {
     EMBER_CHECK(dims && !dims->empty(), "[", op, "] cannot compute the ", order_str(ord),
@@ -76,11 +79,13 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, const DimList& dims, bool
   }
   if (std::isnan(ord)) {
     // sum(|x|^nan)^(1/nan) is NaN, except for an empty input, which reduces to the sum's 0.
-    Tensor r = norm(x, NormOrder::from_double(2.0), dims, keepdim, dtype);
-    if (x.numel() != 0) r = mul(r, scalar_tensor(std::numeric_limits<double>::quiet_NaN()));
+    Tensor r = ember::norm(x, NormOrder::from_double(2.0), dims, keepdim, dtype);
+    if (x.numel() != 0) {
+      r = ember::mul(r, scalar_tensor(std::numeric_limits<double>::quiet_NaN()));
+    }
     return finish_out(r, out, op);
   }
-  return norm(x, NormOrder::from_double(ord), dims, keepdim, dtype, out);
+  return ember::norm(x, NormOrder::from_double(ord), dims, keepdim, dtype, out);
 }
 
 Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim, const Tensor& out) {
@@ -95,7 +100,7 @@ Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim, const Tensor&
               torch_type_name(a.dtype()), " but found ", torch_type_name(b.dtype()));
   EMBER_CHECK_T(NotImplementedError, a.dtype() != ScalarType::Bool, "[", op,
                 "] \"cross\" not implemented for 'Bool'");
-  return cross(a, b, d, out);
+  return ember::cross(a, b, d, out);
 }
 
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor& out) {
@@ -114,9 +119,15 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor
                 torch_type_name(x.dtype()), " but found ", torch_type_name(out.dtype()));
   }
   // Two vectors: one fused dot product (conj(x) . y) instead of a product tensor and a sum.
-  if (x.dim() == 1 && y.dim() == 1 && x.size(0) == y.size(0)) return vdot(x, y, out);
-  const Tensor prod = x.is_complex() ? mul(conj(x), y) : mul(x, y);
-  return sum(prod, std::vector<int64_t>{d}, false, ScalarType::Undefined, out);
+  if (x.dim() == 1 && y.dim() == 1 && x.size(0) == y.size(0)) return ember::vdot(x, y, out);
+  const Tensor prod = x.is_complex() ? ember::mul(ember::conj(x), y) : ember::mul(x, y);
+  return ember::sum(prod, std::vector<int64_t>{d}, false, ScalarType::Undefined, out);
+}
+
+Tensor linalg_matrix_exp(const Tensor& A) {
+  if (!autograd::should_record(A)) return native::linalg_matrix_exp(A);
+  native::check_matrix_exp_args(A);
+  return derivatives::linalg_matrix_exp(A);
 }
 
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
@@ -127,17 +138,16 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   EMBER_CHECK_T(NotImplementedError, ok, "[", op,
                 "] linalg.vander supports floating point, complex, and integer tensors, but got ",
                 torch_type_name(t));
-  const Tensor x1 = x.dim() == 0 ? unsqueeze(x, -1) : x;
+  const Tensor x1 = x.dim() == 0 ? ember::unsqueeze(x, -1) : x;
   const int64_t n = N.value_or(x1.size(x1.dim() - 1));
   EMBER_CHECK(n > 1, "[", op, "] N must be greater than 1.");
   // Columns 1..N-1 are the running products x, x^2, ... (integers accumulate in int64, as
   // PyTorch's cumprod); column 0 is ones.
   DimVector shape(x1.sizes());
   shape.push_back(n - 1);
-  const Tensor powers = cumprod(expand(unsqueeze(x1, -1), shape), -1);
+  const Tensor powers = ember::cumprod(ember::expand(ember::unsqueeze(x1, -1), shape), -1);
   shape.back() = 1;
-  return cat({ones(shape, powers.dtype()), powers}, -1);
+  return ember::cat({ones(shape, powers.dtype()), powers}, -1);
 }
 
-}  // namespace native
 }  // namespace ember

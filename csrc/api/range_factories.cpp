@@ -1,0 +1,20 @@
+// Public complex and polar: recorded (autograd/derivatives/elementwise_complex.cpp) when an input
+// requires grad, else the native op.
+#include "api/range_factories.h"
+
+#include "autograd/derivatives/elementwise.h"
+#include "autograd/variable.h"
+
+namespace ember {
+
+Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  if (autograd::should_record(real, imag)) return derivatives::complex(real, imag, out);
+  return native::complex(real, imag, out);
+}
+
+Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out) {
+  if (autograd::should_record(abs, angle)) return derivatives::polar(abs, angle, out);
+  return native::polar(abs, angle, out);
+}
+
+}  // namespace ember

@@ -1,0 +1,61 @@
+// Kernel stubs of the matrix-product family (the ops are ops/matmul*.cpp; ops/gemm.h and
+// ops/matmul_common.h include this header). The device-generic GEMM interface under every
+// matrix product:
+//   C[b] (m x n) = alpha * A[b] (m x k) @ B[b] (k x n) + beta * C[b]      for b < batch
+// Strides are in elements. The ops layer guarantees: m, n, k, batch >= 1; A and B each have a
+// unit row or column stride (the other one at least the matrix extent); C has col_stride 1;
+// a batch stride of 0 broadcasts one matrix over the batch (A and B only). beta == 0 means C
+// is write-only: its old values (NaN included) never reach the result.
+#pragma once
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "dispatch/stub.h"
+#include "dispatch/tensor_iterator.h"
+
+namespace ember {
+namespace native {
+
+struct GemmMatrix {
+  void* data = nullptr;  // element (0, 0) of batch 0
+  int64_t batch_stride = 0;
+  int64_t row_stride = 0;
+  int64_t col_stride = 0;
+};
+
+struct GemmParams {
+  ScalarType dtype = ScalarType::Undefined;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  GemmMatrix a, b, c;
+  Scalar alpha = Scalar(int64_t(1));
+  Scalar beta = Scalar(int64_t(0));
+};
+
+using GemmFn = void (*)(const GemmParams& p);
+EMBER_DECLARE_STUB(gemm_stub, GemmFn);
+
+// out (0-d, the inputs' dtype) = sum_i f(x[i]) * y[i] with f = conj when conj_x.
+using DotFn = void (*)(void* out, ScalarType dtype, int64_t n, const void* x, int64_t incx,
+                       const void* y, int64_t incy, bool conj_x);
+EMBER_DECLARE_STUB(dot_stub, DotFn);
+
+// Cross product along a dim of size 3: iter runs over (out, a, b), same shape and dtype, each
+// narrowed to index 0 along that dim; component k of an element lies k * stride bytes after it
+// (out_stride, a_stride, b_stride: the operands' byte strides along the dim).
+using CrossFn = void (*)(TensorIterator& iter, int64_t out_stride, int64_t a_stride,
+                         int64_t b_stride);
+EMBER_DECLARE_STUB(cross_stub, CrossFn);
+
+// cdist kernels. x1 (B, P, M), x2 (B, R, M), out (B, P, R), all contiguous, float32/float64.
+using CdistFn = void (*)(const Tensor& out, const Tensor& x1, const Tensor& x2, double p);
+EMBER_DECLARE_STUB(cdist_stub, CdistFn);
+// out holds -2 * x1 @ x2^T; adds the squared norms, clamps at 0 and takes the square root.
+using CdistFinishFn = void (*)(const Tensor& out, const Tensor& x1, const Tensor& x2);
+EMBER_DECLARE_STUB(cdist_mm_finish_stub, CdistFinishFn);
+// Kernel of cdist_backward: out (B, P, M) <- the gradient of cdist for x1 (B, P, M) given x2
+// (B, R, M), grad and dist (B, P, R); all contiguous, float32/float64, p > 0.
+using CdistBackwardFn = void (*)(const Tensor& out, const Tensor& grad, const Tensor& x1,
+                                 const Tensor& x2, const Tensor& dist, double p);
+EMBER_DECLARE_STUB(cdist_backward_stub, CdistBackwardFn);
+
+}  // namespace native
+}  // namespace ember
