@@ -3,11 +3,12 @@
 
 The layers of csrc/, lowest first (docs/design/architecture.md explains each):
 
-    core < dispatch < kernels < ops < autograd = api < bindings
+    tables < core < dispatch < kernels < ops < autograd = api < bindings
 
-A file may include headers of its own layer and of the layers below. ``autograd/`` (the
-engine) and ``api/`` (the public ops that record) are one layer: the engine accumulates
-gradients with public ops, and the public ops build the engine's nodes.
+``tables/`` holds the op tables (X-macro rows, ``*.def``): plain data that includes nothing
+and that every layer may read. A file may include headers of its own layer and of the layers
+below. ``autograd/`` (the engine) and ``api/`` (the public ops that record) are one layer: the
+engine accumulates gradients with public ops, and the public ops build the engine's nodes.
 
 Usage: ``python scripts/check_layering.py [--counts]``. ``--counts`` prints how many includes
 go from each layer to each other one (the numbers the architecture note quotes).
@@ -23,7 +24,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
-RANK = {"core": 0, "dispatch": 1, "kernels": 2, "ops": 3, "autograd": 4, "api": 4, "bindings": 5}
+RANK = {
+    "tables": -1,
+    "core": 0,
+    "dispatch": 1,
+    "kernels": 2,
+    "ops": 3,
+    "autograd": 4,
+    "api": 4,
+    "bindings": 5,
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -49,10 +59,11 @@ def main() -> int:
             target = layer_of(included)
             if target is None:
                 continue
-            # The engine's own subfolders count as its layer; name them apart in the counts.
             counts[(own, target)] += 1
             if RANK[target] > RANK[own]:
-                violations.append(f"csrc/{source}: includes {included} ({own} may not include {target})")
+                violations.append(
+                    f"csrc/{source}: includes {included} ({own} may not include {target})"
+                )
     if args.counts:
         for (src, dst), n in sorted(counts.items(), key=lambda kv: (RANK[kv[0][0]], kv[0])):
             if src != dst:

@@ -105,7 +105,8 @@ def main() -> int:
                 if re.search(rf"(?<![\w/]){re.escape(name)}", text) and not (ROOT / name).exists():
                     dangling.append(f"{path.relative_to(ROOT)}:{number}: cites {name}, not in repo")
             for p in PATH.findall(text):
-                if p.startswith(EXTERNAL_PREFIXES) or "://" in text and p in text.split("://", 1)[1]:
+                in_url = "://" in text and p in text.split("://", 1)[1]
+                if p.startswith(EXTERNAL_PREFIXES) or in_url:
                     continue
                 if not path_exists(p, path, repo_files):
                     dangling.append(f"{path.relative_to(ROOT)}:{number}: path {p} does not exist")

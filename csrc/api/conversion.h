@@ -4,11 +4,11 @@
 
 namespace ember {
 
-using native::ContainsFn;
-using native::empty_like;
-using native::to;
-using native::item;
 using native::contains;
+using native::ContainsFn;
 using native::detach;
+using native::empty_like;
+using native::item;
+using native::to;
 
 }  // namespace ember

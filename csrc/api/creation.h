@@ -5,19 +5,19 @@
 
 namespace ember {
 
-using native::TensorOptions;
 using native::empty;
 using native::empty_strided;
-using native::zeros;
-using native::ones;
 using native::full;
+using native::ones;
 using native::scalar_tensor;
+using native::TensorOptions;
 using native::wrap_scalar;
+using native::zeros;
 // Writes value into every element of t (fill_). Bumps t's version.
 Tensor& fill_(Tensor& t, const Scalar& value);
 Tensor& zero_(Tensor& t);
 using native::fill_fresh;
-using native::zero_fresh;
 using native::resize_output;
+using native::zero_fresh;
 
 }  // namespace ember

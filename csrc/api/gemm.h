@@ -4,12 +4,12 @@
 
 namespace ember {
 
+using native::CdistFinishFn;
+using native::CdistFn;
+using native::CrossFn;
+using native::DotFn;
+using native::GemmFn;
 using native::GemmMatrix;
 using native::GemmParams;
-using native::GemmFn;
-using native::DotFn;
-using native::CrossFn;
-using native::CdistFn;
-using native::CdistFinishFn;
 
 }  // namespace ember

@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "api/complex_ops.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"

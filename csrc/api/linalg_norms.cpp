@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
@@ -13,7 +13,7 @@
 #include "api/linalg_spectral.h"
 #include "api/reduce.h"
 #include "api/shape_util.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
 #include "core/shape.h"
 #include "ops/linalg_spectral_util.h"

@@ -7,11 +7,11 @@
 
 #include <limits>
 
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/linalg_common.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
 #include "autograd/derivatives/linalg_solve.h"
 #include "autograd/variable.h"

@@ -70,27 +70,27 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
 
 namespace linalg {
 using native::linalg::batch_shape;
-using native::linalg::with_dims;
-using native::linalg::empty_int32;
 using native::linalg::check_out;
-using native::linalg::expand_batch;
-using native::linalg::op_on_transpose;
-using native::linalg::work_leading_dim;
-using native::linalg::empty_work;
-using native::linalg::work_copy;
-using native::linalg::unpadded;
 using native::linalg::column_major;
-using native::linalg::triangular_solve_batch;
-using native::linalg::triangular_solve_matrices;
-using native::linalg::LuFactors;
+using native::linalg::det_with_factors;
+using native::linalg::empty_int32;
+using native::linalg::empty_work;
+using native::linalg::expand_batch;
 using native::linalg::lu_factor_square;
 using native::linalg::lu_solve_inplace;
 using native::linalg::lu_solve_matrices;
-using native::linalg::det_with_factors;
+using native::linalg::LuFactors;
+using native::linalg::op_on_transpose;
 using native::linalg::slogdet_with_factors;
-using native::linalg::SolveResult;
-using native::linalg::solve_with_factors;
 using native::linalg::solve_is_vector_rhs;
+using native::linalg::solve_with_factors;
+using native::linalg::SolveResult;
+using native::linalg::triangular_solve_batch;
+using native::linalg::triangular_solve_matrices;
+using native::linalg::unpadded;
+using native::linalg::with_dims;
+using native::linalg::work_copy;
+using native::linalg::work_leading_dim;
 }  // namespace linalg
 
 }  // namespace ember

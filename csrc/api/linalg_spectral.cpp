@@ -4,14 +4,14 @@
 // linalg_polar). pinv, torch.pinverse, torch.qr and torch.svd are composites of public ops.
 #include "api/linalg_spectral.h"
 
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/linalg_common.h"
 #include "api/matmul.h"
 #include "api/reduce.h"
 #include "api/shape_util.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
 #include "autograd/derivatives/linalg_spectral.h"
 #include "autograd/record.h"

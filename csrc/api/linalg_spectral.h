@@ -38,8 +38,8 @@ using native::linalg::svd_unrecorded;
 // ---- qr (mode: "reduced", "complete" or "r") and householder_product -----------------------
 std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode = "reduced",
                               const Tensor& Q_out = {}, const Tensor& R_out = {});
-using native::linalg::qr_unrecorded;
 using native::linalg::compact_qr;
+using native::linalg::qr_unrecorded;
 // The product of the Householder reflectors H_1 ... H_k (k = tau.size(-1)) stored below the
 // diagonal of A's first k columns (LAPACK's orgqr / ungqr): the first n columns of Q.
 Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out = {});
@@ -97,13 +97,13 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true, bool c
                                        const Tensor& U_out = {}, const Tensor& S_out = {},
                                        const Tensor& V_out = {});
 
-using native::EighFn;
 using native::EigFn;
-using native::SvdFn;
+using native::EighFn;
 using native::GeqrfFn;
-using native::OrgqrFn;
-using native::QrSmallFn;
 using native::LstsqDriver;
 using native::LstsqFn;
+using native::OrgqrFn;
+using native::QrSmallFn;
+using native::SvdFn;
 
 }  // namespace ember

@@ -9,14 +9,14 @@
 namespace ember {
 
 using native::Activation;
-using native::ActivationArgs;
-using native::activation_name;
-using native::is_piecewise_linear;
-using native::ActivationFn;
 using native::activation_backward;
+using native::activation_name;
+using native::ActivationArgs;
+using native::ActivationFn;
 using native::glu_backward;
-using native::prelu_backward;
+using native::is_piecewise_linear;
 using native::IterFn2;
+using native::prelu_backward;
 
 Tensor activation(Activation act, const Tensor& x, const ActivationArgs& args,
                   const Tensor& out = {});

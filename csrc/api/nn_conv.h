@@ -34,13 +34,6 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation);
 
-// F.linear: input (*, in) @ weight (out, in)^T + bias (out); one op with one node
-// (LinearBackward0), except for a weight vector or a broadcast bias (matmul + add).
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias);
-// F.bilinear: y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o].
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
-                const Tensor& bias);
-
 // torch._C._nn.im2col / col2im (see ops/nn_conv.h).
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride);

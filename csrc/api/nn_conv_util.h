@@ -4,9 +4,9 @@
 
 namespace ember {
 
-using native::sizes_list;
-using native::expand_conv_param;
-using native::dims_slice;
 using native::append_dims;
+using native::dims_slice;
+using native::expand_conv_param;
+using native::sizes_list;
 
 }  // namespace ember

@@ -8,8 +8,8 @@
 
 namespace ember {
 
-using native::DropoutFn;
 using native::DropoutBackwardFn;
+using native::DropoutFn;
 
 // (output, mask); see ops/nn_dropout.h. `out` = input: in place.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train,

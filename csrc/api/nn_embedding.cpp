@@ -4,12 +4,12 @@
 
 #include <vector>
 
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "autograd/derivatives/nn_embedding.h"
 #include "autograd/variable.h"
 

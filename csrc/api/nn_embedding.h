@@ -11,20 +11,20 @@
 
 namespace ember {
 
-using native::EmbeddingGatherFn;
 using native::AccumulateRowsFn;
-using native::EmbeddingRenormFn;
-using native::BagMode;
 using native::BagArgs;
+using native::BagLayout;
+using native::BagMode;
+using native::embedding_bag_args;
+using native::embedding_bag_backward;
+using native::embedding_bag_coefficients;
+using native::embedding_bag_forward;
+using native::embedding_bag_layout;
+using native::embedding_dense_backward;
 using native::EmbeddingBagFn;
 using native::EmbeddingBagMaxBackwardFn;
-using native::embedding_dense_backward;
-using native::BagLayout;
-using native::embedding_bag_layout;
-using native::embedding_bag_args;
-using native::embedding_bag_forward;
-using native::embedding_bag_coefficients;
-using native::embedding_bag_backward;
+using native::EmbeddingGatherFn;
+using native::EmbeddingRenormFn;
 
 // torch.embedding (see ops/nn_embedding.h).
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,

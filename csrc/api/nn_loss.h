@@ -7,27 +7,27 @@
 
 namespace ember {
 
-using native::LossReduction;
-using native::PointwiseLoss;
-using native::PointwiseLossFn;
-using native::PointwiseLossBackwardFn;
-using native::NllGeometry;
-using native::NllFn;
-using native::NllBackwardFn;
-using native::ClassGeometry;
-using native::CrossEntropyFn;
-using native::CrossEntropyBackwardFn;
-using native::pointwise_loss_forward;
-using native::pointwise_loss_backward;
-using native::pointwise_loss_name;
-using native::NllResult;
-using native::nll_loss_forward;
-using native::nll_loss_backward;
-using native::CrossEntropyResult;
-using native::cross_entropy_forward;
-using native::cross_entropy_backward;
 using native::check_nll_args;
+using native::ClassGeometry;
+using native::cross_entropy_backward;
+using native::cross_entropy_forward;
+using native::CrossEntropyBackwardFn;
+using native::CrossEntropyFn;
+using native::CrossEntropyResult;
 using native::is_probability_target;
+using native::LossReduction;
+using native::nll_loss_backward;
+using native::nll_loss_forward;
+using native::NllBackwardFn;
+using native::NllFn;
+using native::NllGeometry;
+using native::NllResult;
+using native::pointwise_loss_backward;
+using native::pointwise_loss_forward;
+using native::pointwise_loss_name;
+using native::PointwiseLoss;
+using native::PointwiseLossBackwardFn;
+using native::PointwiseLossFn;
 
 // reduction: 0 = 'none', 1 = 'mean', 2 = 'sum' (see ops/nn_loss.h).
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = 1);

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/reduce.h"

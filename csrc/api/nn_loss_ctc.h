@@ -7,12 +7,12 @@
 
 namespace ember {
 
-using native::CtcTargets;
-using native::CtcFn;
-using native::CtcBackwardFn;
-using native::CtcResult;
-using native::ctc_loss_forward;
 using native::ctc_loss_backward;
+using native::ctc_loss_forward;
+using native::CtcBackwardFn;
+using native::CtcFn;
+using native::CtcResult;
+using native::CtcTargets;
 
 // log_probs (T, N, C) or unbatched (T, C); targets padded (N, S) or concatenated (sum of
 // target_lengths), or (S) unbatched. reduction: 0 none, 1 mean (each loss divided by its target

@@ -8,22 +8,22 @@
 
 namespace ember {
 
-using native::LayerNormFn;
-using native::LayerNormBackwardFn;
-using native::GroupNormFn;
-using native::GroupNormBackwardFn;
-using native::BatchNormStatsFn;
+using native::batch_norm_backward;
+using native::batch_norm_forward;
 using native::BatchNormApplyFn;
 using native::BatchNormBackwardFn;
-using native::rms_norm_eps;
-using native::NormResult;
-using native::layer_norm_forward;
-using native::group_norm_forward;
-using native::batch_norm_forward;
-using native::NormGrads;
-using native::layer_norm_backward;
+using native::BatchNormStatsFn;
 using native::group_norm_backward;
-using native::batch_norm_backward;
+using native::group_norm_forward;
+using native::GroupNormBackwardFn;
+using native::GroupNormFn;
+using native::layer_norm_backward;
+using native::layer_norm_forward;
+using native::LayerNormBackwardFn;
+using native::LayerNormFn;
+using native::NormGrads;
+using native::NormResult;
+using native::rms_norm_eps;
 
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5);

@@ -8,21 +8,21 @@
 
 namespace ember {
 
-using native::LstmCellFn;
-using native::LstmCellBackwardFn;
-using native::GruCellFn;
-using native::GruCellBackwardFn;
-using native::RnnCellFn;
-using native::RnnCellBackwardFn;
+using native::cell_gates;
 using native::CellKind;
 using native::check_cell_args;
-using native::cell_gates;
-using native::lstm_cell_forward;
-using native::lstm_cell_pointwise_backward;
 using native::gru_cell_forward;
 using native::gru_cell_pointwise_backward;
+using native::GruCellBackwardFn;
+using native::GruCellFn;
+using native::lstm_cell_forward;
+using native::lstm_cell_pointwise_backward;
+using native::LstmCellBackwardFn;
+using native::LstmCellFn;
 using native::rnn_cell_forward;
 using native::rnn_cell_pointwise_backward;
+using native::RnnCellBackwardFn;
+using native::RnnCellFn;
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, const Tensor& cx,
                                      const Tensor& w_ih, const Tensor& w_hh,

@@ -9,8 +9,8 @@
 
 namespace ember {
 
-using native::PadMode;
 using native::pad_mode_name;
+using native::PadMode;
 using native::UpsampleMode;
 
 // pad: (left, right) pairs starting from the last dim; negative values crop.

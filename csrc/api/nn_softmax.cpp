@@ -1,7 +1,7 @@
 // Public softmax ops: the recording of softmax and log_softmax.
 #include "api/nn_softmax.h"
 
-#include "autograd/derivatives/nn_norm.h"
+#include "autograd/derivatives/nn_softmax.h"
 #include "autograd/variable.h"
 
 namespace ember {

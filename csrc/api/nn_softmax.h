@@ -7,9 +7,9 @@
 
 namespace ember {
 
-using native::SoftmaxFn;
-using native::SoftmaxBackwardFn;
 using native::softmax_backward_data;
+using native::SoftmaxBackwardFn;
+using native::SoftmaxFn;
 
 // `dtype` (optional): the input is cast to it first, as PyTorch's dtype= argument.
 Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype = ScalarType::Undefined);

@@ -1,4 +1,4 @@
-// Public complex and polar: recorded (autograd/derivatives/elementwise_complex.cpp) when an input
+// Public complex and polar: recorded (autograd/derivatives/complex.cpp) when an input
 // requires grad, else the native op.
 #include "api/range_factories.h"
 

@@ -6,15 +6,15 @@
 
 namespace ember {
 
-using native::ArangeFn;
-using native::LinspaceFn;
-using native::LogspaceFn;
-using native::ComplexFromRealFn;
 using native::arange;
-using native::range;
-using native::linspace;
-using native::logspace;
+using native::ArangeFn;
+using native::ComplexFromRealFn;
 using native::eye;
+using native::linspace;
+using native::LinspaceFn;
+using native::logspace;
+using native::LogspaceFn;
+using native::range;
 // real + i * imag (both float32 or both float64, broadcast).
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out = {});
 // abs * (cos(angle) + i sin(angle)).

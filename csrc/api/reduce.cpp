@@ -1,9 +1,9 @@
-// Public reductions and scans: each records its node (autograd/derivatives/reductions*.cpp) when
+// Public reductions and scans: each records its node (autograd/derivatives/reduce*.cpp) when
 // an input requires grad and otherwise runs the native op; nanmean is a composite of public ops.
 #include "api/reduce.h"
 
 #include "api/elementwise.h"
-#include "autograd/derivatives/reductions.h"
+#include "autograd/derivatives/reduce.h"
 #include "autograd/variable.h"
 #include "ops/creation.h"
 

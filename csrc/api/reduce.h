@@ -6,9 +6,9 @@
 namespace ember {
 
 using native::DimList;
-using native::TensorPair;
 using native::NormOrder;
 using native::QuantileInterpolation;
+using native::TensorPair;
 
 // ---- sums and products ----
 Tensor sum(const Tensor& t, const DimList& dims = std::nullopt, bool keepdim = false,

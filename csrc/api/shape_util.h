@@ -4,14 +4,14 @@
 
 namespace ember {
 
-using native::torch_type_name;
-using native::torch_cpp_type_name;
-using native::finish_out;
 using native::check_out_dtype;
 using native::diagonal_view;
+using native::finish_out;
 using native::gather_slices;
 using native::GatherSlicesFn;
 using native::int64_tensor;
+using native::torch_cpp_type_name;
 using native::torch_shape_str;
+using native::torch_type_name;
 
 }  // namespace ember

@@ -17,20 +17,20 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, std::optional<int64_
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, std::optional<int64_t> dim = {},
                                     bool keepdim = false, const Tensor& values_out = {},
                                     const Tensor& indices_out = {});
-using native::unique;
-using native::unique_consecutive;
 using native::bincount;
+using native::BincountFn;
+using native::BinSearch;
+using native::bucketize;
 using native::histc;
 using native::histogram;
+using native::HistogramFn;
+using native::HistRangeFn;
 using native::searchsorted;
-using native::bucketize;
+using native::SearchsortedFn;
 using native::SortFn;
 using native::TopkFn;
+using native::unique;
+using native::unique_consecutive;
 using native::UniqueFn;
-using native::HistRangeFn;
-using native::BinSearch;
-using native::HistogramFn;
-using native::BincountFn;
-using native::SearchsortedFn;
 
 }  // namespace ember

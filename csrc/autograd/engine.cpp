@@ -6,14 +6,14 @@
 #include <thread>
 #include <unordered_set>
 
+#include "api/complex.h"
+#include "api/reduce.h"
+#include "api/unary.h"
+#include "api/views.h"
 #include "autograd/anomaly.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
-#include "api/complex_ops.h"
-#include "api/reduce.h"
-#include "api/unary_ops.h"
-#include "api/views.h"
 
 namespace ember {
 namespace autograd {

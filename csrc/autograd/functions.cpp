@@ -1,15 +1,15 @@
 #include "autograd/functions.h"
 
-#include "autograd/grad_mode.h"
-#include "autograd/variable.h"
-#include "core/error.h"
-#include "dispatch/copy.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/grad_mode.h"
+#include "autograd/variable.h"
+#include "core/error.h"
+#include "dispatch/copy.h"
 
 namespace ember {
 namespace autograd {

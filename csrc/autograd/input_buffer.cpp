@@ -1,7 +1,7 @@
 #include "autograd/input_buffer.h"
 
-#include "core/error.h"
 #include "api/elementwise.h"
+#include "core/error.h"
 
 namespace ember {
 namespace autograd {

@@ -1,6 +1,7 @@
 // Node and Edge: the autograd graph (see docs/design/architecture.md, "Autograd
-// engine", and docs/design/autograd.md). A Node is the backward of one forward op: it receives the gradients
-// of that op's outputs and returns the gradients of its inputs, which flow along next_edges_.
+// engine", and docs/design/autograd.md). A Node is the backward of one forward op: it receives the
+// gradients of that op's outputs and returns the gradients of its inputs, which flow along
+// next_edges_.
 #pragma once
 #include <atomic>
 #include <cstdint>

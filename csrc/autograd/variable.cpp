@@ -1,10 +1,10 @@
 #include "autograd/variable.h"
 
+#include "api/elementwise.h"
+#include "api/views.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
-#include "api/elementwise.h"
-#include "api/views.h"
 
 namespace ember {
 namespace autograd {

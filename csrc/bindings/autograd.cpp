@@ -4,6 +4,8 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include "api/creation.h"
+#include "api/views.h"
 #include "autograd/anomaly.h"
 #include "autograd/engine.h"
 #include "autograd/functions.h"
@@ -11,8 +13,6 @@
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 namespace ember {
 

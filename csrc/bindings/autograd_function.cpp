@@ -3,13 +3,13 @@
 // Python backward; the engine releases the GIL around everything else.
 #include <pybind11/stl.h>
 
+#include "api/creation.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "autograd/saved_variable.h"
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
-#include "api/creation.h"
 
 namespace ember {
 

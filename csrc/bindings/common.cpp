@@ -1,8 +1,8 @@
 #include <complex>
 
+#include "api/creation.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
-#include "api/creation.h"
 
 namespace ember {
 

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <optional>
 
+#include "api/conversion.h"
+#include "api/views.h"
 #include "bindings/factory_args.h"
 #include "core/shape.h"
 #include "dispatch/dtype_dispatch.h"
-#include "api/conversion.h"
-#include "api/views.h"
 
 namespace ember {
 

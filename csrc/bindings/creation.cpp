@@ -1,10 +1,10 @@
 // Factories: empty / zeros / ones / full, their *_like and new_* forms, empty_strided,
 // scalar_tensor, arange / range / linspace / logspace / eye, complex / polar.
-#include "bindings/factory_args.h"
-#include "bindings/fastcall.h"
 #include "api/conversion.h"
 #include "api/range_factories.h"
 #include "api/views.h"
+#include "bindings/factory_args.h"
+#include "bindings/fastcall.h"
 
 namespace ember {
 
@@ -65,12 +65,12 @@ PyObject* g_empty_general = nullptr;
 PyObject* g_zeros_general = nullptr;
 PyObject* g_ones_general = nullptr;
 
-PyMethodDef g_empty_def = {
-    "empty", fastcall::as_cfunction(fast_factory<&g_empty_general, make_empty>),
-    METH_FASTCALL | METH_KEYWORDS, "An uninitialised tensor."};
-PyMethodDef g_zeros_def = {
-    "zeros", fastcall::as_cfunction(fast_factory<&g_zeros_general, make_zeros>),
-    METH_FASTCALL | METH_KEYWORDS, "A tensor filled with zeros."};
+PyMethodDef g_empty_def = {"empty",
+                           fastcall::as_cfunction(fast_factory<&g_empty_general, make_empty>),
+                           METH_FASTCALL | METH_KEYWORDS, "An uninitialised tensor."};
+PyMethodDef g_zeros_def = {"zeros",
+                           fastcall::as_cfunction(fast_factory<&g_zeros_general, make_zeros>),
+                           METH_FASTCALL | METH_KEYWORDS, "A tensor filled with zeros."};
 PyMethodDef g_ones_def = {"ones", fastcall::as_cfunction(fast_factory<&g_ones_general, make_ones>),
                           METH_FASTCALL | METH_KEYWORDS, "A tensor filled with ones."};
 

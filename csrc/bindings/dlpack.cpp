@@ -4,10 +4,10 @@
 // deleter when the last view dies.
 #include <vector>
 
+#include "api/views.h"
 #include "bindings/dlpack_abi.h"
 #include "bindings/factory_args.h"
 #include "core/shape.h"
-#include "api/views.h"
 
 namespace ember {
 

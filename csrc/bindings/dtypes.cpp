@@ -1,9 +1,9 @@
 // ember.dtype objects, ember.device, promotion helpers and global settings.
+#include "api/creation.h"
 #include "bindings/pybind_ember.h"
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
-#include "api/creation.h"
 
 namespace ember {
 

@@ -1,6 +1,6 @@
 // Elementwise ops: functions, methods, in-place forms and operators.
-#include "api/creation.h"
 #include "api/elementwise.h"
+#include "api/creation.h"
 #include "bindings/elementwise_bindings.h"
 #include "bindings/fastcall.h"
 
@@ -167,11 +167,11 @@ void init_elementwise(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls
   def_binary(m, cls, "true_divide", div_op, {"__truediv__", "__rtruediv__", "__itruediv__"});
   set_number_slots<div_op, &kDiv>(cls, &PyNumberMethods::nb_true_divide,
                                   &PyNumberMethods::nb_inplace_true_divide);
-  // div / divide (with rounding_mode) are bound in elementwise_binary.cpp.
-  init_elementwise_unary(m, cls);
-  init_elementwise_unary_args(m, cls);
-  init_elementwise_binary(m, cls);
-  init_elementwise_compare(m, cls);
+  // div / divide (with rounding_mode) are bound in binary.cpp.
+  init_unary(m, cls);
+  init_unary_args(m, cls);
+  init_binary(m, cls);
+  init_compare(m, cls);
 }
 
 }  // namespace ember

@@ -70,9 +70,9 @@ void def_unary(py::module_& m, TensorClass& cls, const char* name, F f, UnaryFor
   }
 }
 
-void init_elementwise_unary(py::module_& m, TensorClass& cls);
-void init_elementwise_unary_args(py::module_& m, TensorClass& cls);
-void init_elementwise_binary(py::module_& m, TensorClass& cls);
-void init_elementwise_compare(py::module_& m, TensorClass& cls);
+void init_unary(py::module_& m, TensorClass& cls);
+void init_unary_args(py::module_& m, TensorClass& cls);
+void init_binary(py::module_& m, TensorClass& cls);
+void init_compare(py::module_& m, TensorClass& cls);
 
 }  // namespace ember

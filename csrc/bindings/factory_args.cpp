@@ -5,9 +5,9 @@
 
 #include "autograd/variable.h"
 
+#include "api/conversion.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
-#include "api/conversion.h"
 
 namespace ember {
 

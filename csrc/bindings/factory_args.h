@@ -4,9 +4,9 @@
 #pragma once
 #include <initializer_list>
 
+#include "api/creation.h"
 #include "bindings/pybind_ember.h"
 #include "core/generator.h"
-#include "api/creation.h"
 
 namespace ember {
 

@@ -1,5 +1,5 @@
 // Tensor.__getitem__ / __setitem__: converts the Python index expression into TensorIndex items
-// (argument conversion only; ops/indexing_advanced.cpp applies them).
+// (argument conversion only; api/indexing.cpp and the native ops apply them).
 #include "api/indexing.h"
 #include "api/views.h"
 #include "bindings/fastcall.h"

@@ -1,7 +1,7 @@
 // Indexing ops as functions and Tensor methods: index_select, gather, scatter*, index_add /
 // copy / fill / put, masked_*, take, take_along_dim, nonzero, argwhere. Argument conversion only.
-#include "bindings/pybind_ember.h"
 #include "api/indexing.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 

@@ -1,7 +1,7 @@
 // Ordering, counting and searching ops. sort/topk/kthvalue/histogram return the named tuples of
 // ember._return_types_sort; heavy kernels run with the GIL released.
-#include "bindings/list_args.h"
 #include "api/sort.h"
+#include "bindings/list_args.h"
 
 namespace ember {
 

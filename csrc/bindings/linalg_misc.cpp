@@ -4,10 +4,10 @@
 // python/ember/linalg/_misc.py under their torch.linalg names; and the top-level matrix_power /
 // matrix_exp with their Tensor methods.
 #include "api/linalg_misc.h"
-#include "bindings/list_args.h"
-#include "bindings/reduction_helpers.h"
 #include "api/linalg_common.h"
 #include "api/views.h"
+#include "bindings/list_args.h"
+#include "bindings/reduce_helpers.h"
 
 namespace ember {
 

@@ -5,8 +5,8 @@
 #include <array>
 #include <string>
 
-#include "bindings/pybind_ember.h"
 #include "api/linalg_solve.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 

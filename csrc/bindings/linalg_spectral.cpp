@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "bindings/list_args.h"
 #include "api/creation.h"
 #include "api/linalg_spectral.h"
+#include "bindings/list_args.h"
 
 namespace ember {
 

@@ -22,6 +22,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_matmul(m, cls);
   ember::init_linalg_solve(m, cls);
   ember::init_nn_conv(m, cls);
+  ember::init_nn_linear(m);  // after init_nn_conv, which makes the _nn submodule
   ember::init_indexing_ops(m, cls);
   ember::init_view_extras(m, cls);
   ember::init_nn_norm(m, cls);

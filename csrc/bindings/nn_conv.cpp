@@ -4,10 +4,10 @@
 // Argument conversion only; heavy ops run with the GIL released.
 #include <cmath>
 
-#include "bindings/list_args.h"
 #include "api/nn_conv.h"
 #include "api/nn_pool.h"
 #include "api/nn_sampling.h"
+#include "bindings/list_args.h"
 
 namespace ember {
 
@@ -96,23 +96,9 @@ void def_conv(py::module_& m) {
       },
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
       py::arg("dilation"), py::arg("transposed"), py::arg("output_padding"), py::arg("groups"));
-  m.def(
-      "bilinear",
-      [](const Tensor& input1, const Tensor& input2, const Tensor& weight, py::handle bias) {
-        Tensor b = opt_tensor(bias);
-        return without_gil([&] { return bilinear(input1, input2, weight, b); });
-      },
-      py::arg("input1"), py::arg("input2"), py::arg("weight"), py::arg("bias") = py::none());
 }
 
 void def_nn_conv(py::module_& nn) {
-  nn.def(
-      "linear",
-      [](const Tensor& input, const Tensor& weight, py::handle bias) {
-        Tensor b = opt_tensor(bias);
-        return without_gil([&] { return linear(input, weight, b); });
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
   nn.def(
       "_convolution_backward",
       [](const Tensor& grad_output, const Tensor& input, const Tensor& weight, py::handle stride,

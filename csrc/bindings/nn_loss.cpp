@@ -4,9 +4,9 @@
 // ember.binary_cross_entropy_with_logits and ember.ctc_loss as torch has them. The
 // ember.nn.functional wrappers (python/ember/nn/functional/_loss.py) call these.
 #include "api/nn_loss.h"
-#include "bindings/reduction_helpers.h"
 #include "api/nn_loss_ctc.h"
 #include "api/views.h"
+#include "bindings/reduce_helpers.h"
 
 namespace ember {
 

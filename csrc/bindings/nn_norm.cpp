@@ -3,8 +3,8 @@
 // The ember.nn.functional wrappers (python/ember/nn/functional/_normalization.py, _softmax.py)
 // call these.
 #include "api/nn_norm.h"
-#include "bindings/reduction_helpers.h"
 #include "api/nn_softmax.h"
+#include "bindings/reduce_helpers.h"
 
 namespace ember {
 

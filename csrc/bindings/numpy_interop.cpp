@@ -1,9 +1,9 @@
 // Zero-copy exchange with NumPy: ember.from_numpy shares the array's memory and keeps the array
 // alive; Tensor.numpy() returns an array viewing the tensor's memory with the tensor as its base.
-#include "bindings/pybind_ember.h"
-#include "core/factory.h"
 #include "api/conversion.h"
 #include "api/views.h"
+#include "bindings/pybind_ember.h"
+#include "core/factory.h"
 
 namespace ember {
 

@@ -1,7 +1,7 @@
 // ember._C._optim: the fused optimizer steps behind ember.optim (ops/optim_steps.h). One call
 // per parameter group; the GIL is released while a large group is updated.
-#include "bindings/pybind_ember.h"
 #include "api/optim_steps.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 

@@ -2,10 +2,10 @@
 // in-place methods), each with PyTorch's generator= keyword.
 #include <cstring>
 
-#include "bindings/factory_args.h"
 #include "api/conversion.h"
 #include "api/random.h"
 #include "api/views.h"
+#include "bindings/factory_args.h"
 
 namespace ember {
 

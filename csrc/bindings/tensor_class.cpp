@@ -1,12 +1,12 @@
 // ember.Tensor: the bound TensorImpl class, its properties and the protocol methods that carry
 // no op logic.
+#include "api/creation.h"
+#include "api/views.h"
 #include "autograd/variable.h"
 #include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "bindings/size_object.h"
 #include "core/shape.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 namespace ember {
 

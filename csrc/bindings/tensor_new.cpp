@@ -4,12 +4,12 @@
 // each depth, as PyTorch does) and, unless dtype= is given, the dtype (the promotion of every
 // leaf's natural dtype); the second checks every length against the shape and writes each leaf
 // straight into the result's memory. NumPy arrays nested in the data are copied as blocks.
+#include "api/conversion.h"
+#include "api/views.h"
 #include "bindings/factory_args.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
-#include "api/conversion.h"
-#include "api/views.h"
 
 namespace ember {
 

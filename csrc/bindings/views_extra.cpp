@@ -1,8 +1,8 @@
 // More views: unflatten, t / T / mT / H / mH / adjoint, movedim, broadcast_to,
 // broadcast_tensors, diagonal, unfold, and the splitting ops (unbind, split, chunk,
 // tensor_split, hsplit / vsplit / dsplit). Argument conversion only.
-#include "bindings/pybind_ember.h"
 #include "api/views.h"
+#include "bindings/pybind_ember.h"
 
 namespace ember {
 

@@ -1,5 +1,6 @@
-// The one dtype dispatch helper (CONTRIBUTING.md, "Style"). A kernel names the set of dtypes it supports;
-// only those instantiate the lambda, and any other dtype raises a RuntimeError naming the op:
+// The one dtype dispatch helper (CONTRIBUTING.md, "Style"). A kernel names the set of dtypes it
+// supports; only those instantiate the lambda, and any other dtype raises a RuntimeError naming the
+// op:
 //
 //   dispatch_dtype<kFloatingTypes>(t.dtype(), "exp", [&](auto tag) {
 //     using T = typename decltype(tag)::type;

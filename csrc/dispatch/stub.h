@@ -1,10 +1,11 @@
 // Kernel registry: one DispatchStub per op, one kernel per device type, registered at static
-// initialisation by the device's kernel file (see STYLE.md #5):
+// initialisation by the device's kernel file, so code above the kernels never names a device
+// (docs/design/architecture.md, "Dispatch"):
 //
-//   // ops/binary.h (device-generic)     EMBER_DECLARE_STUB(add_stub, BinaryFn);
-//   // ops/binary.cpp                    EMBER_DEFINE_STUB(add_stub, BinaryFn);
-//   // kernels/cpu/binary_kernels.cpp    EMBER_REGISTER_KERNEL(add_stub, CPU, add_kernel);
-//   // caller                            add_stub(iter.device(), iter, alpha);
+//   kernels/creation_stubs.h:     EMBER_DECLARE_STUB(fill_stub, FillFn);  (device-generic)
+//   ops/creation.cpp:             EMBER_DEFINE_STUB(fill_stub, FillFn);
+//   kernels/cpu/fill_kernel.cpp:  EMBER_REGISTER_KERNEL(fill_stub, CPU, fill_kernel);
+//   the op calls:                 fill_stub(t.device(), iter, value);
 #pragma once
 #include <utility>
 

@@ -1,11 +1,16 @@
-// Definitions of the elementwise kernel stubs declared in ops/elementwise_stubs.h.
-#include "ops/elementwise_stubs.h"
+// Definitions of the elementwise kernel stubs declared in kernels/elementwise_stubs.h and
+// kernels/unary_stubs.h (the float unary ones from the op table, tables/unary.def).
+#include "kernels/elementwise_stubs.h"
+#include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
 
+#define EMBER_FLOAT_UNARY_OP(name, ...) EMBER_DEFINE_STUB(name##_stub, IterFn);
+#include "tables/unary.def"
+#undef EMBER_FLOAT_UNARY_OP
+
 #define EMBER_DEFINE_ITER_STUB(name) EMBER_DEFINE_STUB(name##_stub, IterFn);
-EMBER_FLOAT_UNARY_OPS(EMBER_DEFINE_ITER_STUB)
 EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DEFINE_ITER_STUB)
 EMBER_PREDICATE_OPS(EMBER_DEFINE_ITER_STUB)
 EMBER_BINARY_OPS(EMBER_DEFINE_ITER_STUB)

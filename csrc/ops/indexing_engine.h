@@ -18,9 +18,9 @@
 // (deterministic "last write wins" and exact accumulation). A dst that overlaps itself
 // (expanded) runs serially.
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include <string>
 #include <vector>
+#include "dispatch/tensor_iterator.h"
 
 #include "core/tensor.h"
 #include "dispatch/copy.h"

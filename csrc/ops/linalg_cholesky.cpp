@@ -1,6 +1,6 @@
 // linalg.cholesky / cholesky_ex, cholesky_solve and cholesky_inverse.
 #include "core/shape.h"
-#include "ops/compare_ops.h"
+#include "ops/compare.h"
 #include "ops/creation.h"
 #include "ops/linalg_common.h"
 #include "ops/linalg_solve.h"

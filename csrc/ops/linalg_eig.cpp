@@ -7,7 +7,7 @@
 #include "ops/linalg_spectral_util.h"
 #include "ops/reduce.h"
 #include "ops/shape_util.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 
 namespace ember {
 namespace native {

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "core/shape.h"
-#include "ops/complex_ops.h"
+#include "ops/complex.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/linalg_common.h"

@@ -6,7 +6,7 @@
 #include "ops/linalg_common.h"
 #include "ops/linalg_misc.h"
 #include "ops/shape_util.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 #include "ops/views.h"
 
 namespace ember {

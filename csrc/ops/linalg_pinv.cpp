@@ -3,8 +3,8 @@
 #include <limits>
 
 #include "core/shape.h"
-#include "ops/binary_ops.h"
-#include "ops/compare_ops.h"
+#include "ops/binary.h"
+#include "ops/compare.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/linalg_common.h"
@@ -13,7 +13,7 @@
 #include "ops/matmul.h"
 #include "ops/reduce.h"
 #include "ops/shape_util.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 #include "ops/views.h"
 
 namespace ember {

@@ -10,7 +10,7 @@
 #include "ops/linalg_spectral_util.h"
 #include "ops/matmul.h"
 #include "ops/shape_util.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 #include "ops/views.h"
 
 namespace ember {

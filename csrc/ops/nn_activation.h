@@ -6,9 +6,9 @@
 // (api/nn_activation.h). Every op takes an optional `out`: undefined returns a new tensor, the
 // input itself is the in-place form (relu_, elu_, ...), any other tensor is out=.
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include <cstdint>
 #include <tuple>
+#include "dispatch/tensor_iterator.h"
 
 #include "core/tensor.h"
 #include "dispatch/stub.h"

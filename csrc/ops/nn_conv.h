@@ -32,12 +32,6 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask);
 
-// F.linear's fused form: input (*, in) @ weight (out, in)^T + bias (out), weight 2-D and bias
-// undefined or 1-D (the api layer writes the other forms with matmul and add).
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias);
-// The checks F.linear makes before choosing a form.
-void check_linear_args(const Tensor& input, const Tensor& weight);
-
 // torch._C._nn.im2col / col2im (F.unfold / F.fold): input (N, C, H, W) or unbatched (C, H, W)
 // -> (N, C * kh * kw, L); col2im sums the columns back into (N, C, *output_size).
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,

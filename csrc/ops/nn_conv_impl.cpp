@@ -13,7 +13,7 @@
 #include <algorithm>
 
 #include "core/factory.h"
-#include "ops/complex_ops.h"
+#include "ops/complex.h"
 #include "ops/creation.h"
 #include "ops/nn_conv.h"
 #include "ops/nn_conv_gemm.h"

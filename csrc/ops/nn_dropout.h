@@ -3,9 +3,9 @@
 // the composite feature (channel-wise) and alpha forms are in api/nn_dropout.cpp; all draw from
 // the default Philox generator.
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include <optional>
 #include <tuple>
+#include "dispatch/tensor_iterator.h"
 
 #include "core/generator.h"
 #include "core/tensor.h"

@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "core/shape.h"
-#include "ops/compare_ops.h"
+#include "ops/compare.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
 #include "ops/reduce.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 #include "ops/views.h"
 
 namespace ember {

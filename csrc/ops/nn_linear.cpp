@@ -4,8 +4,8 @@
 #include <string>
 
 #include "ops/matmul.h"
-#include "ops/nn_conv.h"
 #include "ops/nn_conv_util.h"
+#include "ops/nn_linear.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
 

@@ -9,9 +9,9 @@
 //   targets) over rows of classes.
 // - ctc_loss: the alpha recursion in log space and its beta-recursion backward (nn_loss_ctc.cpp).
 #pragma once
-#include "dispatch/tensor_iterator.h"
 #include <cstdint>
 #include <vector>
+#include "dispatch/tensor_iterator.h"
 
 #include "core/tensor.h"
 #include "dispatch/stub.h"

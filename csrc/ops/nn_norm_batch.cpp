@@ -5,7 +5,7 @@
 #include "ops/elementwise.h"
 #include "ops/nn_norm.h"
 #include "ops/nn_norm_common.h"
-#include "ops/unary_ops.h"
+#include "ops/unary.h"
 #include "ops/views.h"
 
 namespace ember {

@@ -5,17 +5,17 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "api/creation.h"
+#include "api/elementwise.h"
+#include "api/reduce.h"
+#include "api/unary.h"
+#include "api/views.h"
 #include "autograd/engine.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "autograd/variable.h"
 #include "core/allocator.h"
-#include "api/creation.h"
-#include "api/elementwise.h"
-#include "api/reduce.h"
-#include "api/unary_ops.h"
-#include "api/views.h"
 
 using namespace ember;
 namespace ag = ember::autograd;

@@ -1,12 +1,12 @@
 // Storage, TensorImpl geometry and flags, dtype promotion, shape arithmetic.
 #include <catch2/catch.hpp>
 
+#include "api/creation.h"
+#include "api/views.h"
 #include "core/allocator.h"
 #include "core/factory.h"
 #include "core/half.h"
 #include "core/shape.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 using namespace ember;
 

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 #include <type_traits>
 
+#include "api/elementwise.h"
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/stub.h"
-#include "api/elementwise.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test

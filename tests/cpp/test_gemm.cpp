@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/parallel.h"
-#include "kernels/cpu/convert.h"
 #include "api/gemm.h"
 #include "api/shape_util.h"
 #include "api/sort.h"
+#include "core/parallel.h"
+#include "kernels/cpu/convert.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test

@@ -3,12 +3,12 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "api/creation.h"
+#include "api/views.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 using namespace ember;
 using Catch::Matchers::Contains;

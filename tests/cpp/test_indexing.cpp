@@ -4,11 +4,11 @@
 
 #include <numeric>
 
-#include "core/factory.h"
 #include "api/creation.h"
 #include "api/indexing.h"
 #include "api/indexing_engine.h"
 #include "api/views.h"
+#include "core/factory.h"
 
 using namespace ember;
 

@@ -1,8 +1,8 @@
 // linalg_common: the column-major work layout and LinAlgError reporting the linalg ops share.
 #include <catch2/catch.hpp>
 
-#include "core/factory.h"
 #include "api/linalg_common.h"
+#include "core/factory.h"
 
 using namespace ember;
 

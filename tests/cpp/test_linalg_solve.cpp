@@ -4,9 +4,9 @@
 #include <cmath>
 #include <complex>
 
-#include "core/factory.h"
 #include "api/linalg_common.h"
 #include "api/linalg_solve.h"
+#include "core/factory.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test

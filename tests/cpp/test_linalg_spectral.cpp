@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "api/linalg_spectral.h"
 #include "core/factory.h"
 #include "core/parallel.h"
-#include "api/linalg_spectral.h"
 
 using namespace ember;
 

@@ -4,10 +4,10 @@
 
 #include <cstring>
 
-#include "core/generator.h"
-#include "core/parallel.h"
 #include "api/random.h"
 #include "api/views.h"
+#include "core/generator.h"
+#include "core/parallel.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test

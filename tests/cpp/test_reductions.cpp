@@ -7,12 +7,12 @@
 #include <random>
 #include <vector>
 
-#include "core/parallel.h"
-#include "kernels/cpu/reduce_loops.h"
-#include "kernels/cpu/reduce_vec.h"
 #include "api/creation.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "core/parallel.h"
+#include "kernels/cpu/reduce_loops.h"
+#include "kernels/cpu/reduce_vec.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test

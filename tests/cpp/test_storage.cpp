@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "api/creation.h"
+#include "api/views.h"
 #include "core/allocator.h"
 #include "core/factory.h"
 #include "core/shape.h"
 #include "core/storage.h"
 #include "dispatch/copy.h"
 #include "dispatch/tensor_iterator.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 using namespace ember;
 

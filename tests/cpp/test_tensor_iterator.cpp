@@ -6,11 +6,11 @@
 #include <numeric>
 #include <vector>
 
+#include "api/creation.h"
+#include "api/views.h"
 #include "core/factory.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 using namespace ember;
 

@@ -1,5 +1,5 @@
 """NumPy references and sample generators shared by the elementwise op databases
-(opdb_elementwise.py, opdb_elementwise_binary.py).
+(opdb_unary.py, opdb_binary.py).
 
 References compute in float64 / complex128 (so float16 and bfloat16 results are compared with a
 correctly rounded value) and follow PyTorch's semantics where they differ from NumPy's (sign of

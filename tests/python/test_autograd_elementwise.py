@@ -177,6 +177,7 @@ UNARY_CASES = [
     ("polygamma-1", lambda L, a: L.polygamma(1, a), [[0.5, 1.0, 3.5, -0.5, -2.3]]),
     ("polygamma-2", lambda L, a: L.polygamma(2, a), [[0.5, 1.0, 3.5, -0.5, -2.3]]),
     ("polygamma-method", lambda L, a: a.polygamma(3), [[0.5, 1.0, 3.5]]),
+    ("sinc", lambda L, a: L.sinc(a), [[0.0, 0.5, -1.5, 2.25, 1e-3, -7.0]]),
 ]
 
 

@@ -1,8 +1,9 @@
 // Small helpers shared by the derivative files.
 #pragma once
+#include "api/creation.h"
+#include "autograd/derivatives/formula.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "api/creation.h"
 
 namespace ember {
 namespace derivatives {
@@ -17,10 +18,7 @@ inline Tensor zeros_for(IntArrayRef sizes, const Tensor& like) {
   return zeros(sizes, TensorOptions(like.dtype(), like.device()));
 }
 
-// A Python-number-like 0-d operand (takes part in promotion by category only).
-inline Tensor number(double v) {
-  return wrap_scalar(Scalar(v));
-}
+using formula::num;  // a Python number as an operand (formula.h)
 
 }  // namespace derivatives
 }  // namespace ember

@@ -1,5 +1,5 @@
-// Derivatives of elementwise ops (arith.cpp, unary.cpp, elementwise_binary.cpp,
-// elementwise_unary.cpp, elementwise_complex.cpp).
+// Derivatives of elementwise ops: elementwise.cpp (add, sub, mul, div), unary.cpp, binary.cpp,
+// unary_piecewise.cpp (where, clamp, the step functions), complex.cpp.
 // The derivative table is one wrapper per differentiable op (docs/design/autograd.md): the
 // public op (api/*.cpp) calls its wrapper when recording is on (autograd::should_record); the
 // wrapper runs the native op once with recording off and attaches the op's node, whose formula
@@ -13,28 +13,19 @@
 namespace ember {
 namespace derivatives {
 
-// ---- elementwise (arith.cpp, unary.cpp) ----
+// ---- elementwise (elementwise.cpp, unary.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& out);
 Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor div(const Tensor& a, const Tensor& b, const Tensor& out);
 
-// The float unary ops (ops/elementwise_stubs.h), all differentiable (unary.cpp).
-// (clang-format lays this list out differently between builds of one version.)
-// clang-format off
-#define EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(_)                                        \
-  _(exp) _(exp2) _(expm1) _(log) _(log2) _(log10) _(log1p) _(sqrt) _(rsqrt)           \
-  _(reciprocal) _(sin) _(cos) _(tan) _(asin) _(acos) _(atan) _(sinh) _(cosh) _(tanh) \
-  _(asinh) _(acosh) _(atanh) _(sigmoid) _(erf) _(erfc) _(erfinv) _(lgamma) _(digamma)
-// clang-format on
-#define EMBER_DECLARE_DERIVATIVE_UNARY(name) Tensor name(const Tensor& a, const Tensor& out);
-EMBER_DIFFERENTIABLE_FLOAT_UNARY_OPS(EMBER_DECLARE_DERIVATIVE_UNARY)
+// The float unary ops have no wrapper here: their rows in tables/unary.def hold their formulas,
+// and api/unary.cpp records them.
 Tensor neg(const Tensor& a, const Tensor& out);
-#undef EMBER_DECLARE_DERIVATIVE_UNARY
 Tensor abs(const Tensor& a, const Tensor& out);
 Tensor polygamma(int64_t n, const Tensor& a, const Tensor& out);
 
-// ---- binary ops (elementwise_binary.cpp) ----
+// ---- binary ops (binary.cpp) ----
 // pow: tensor ** tensor (a wrapped-number base is pow(Scalar, Tensor): PowBackward2) and
 // tensor ** Python number (PowBackward0; square is pow(x, 2)).
 Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out);
@@ -56,7 +47,7 @@ Tensor div_rounding(const Tensor& a, const Tensor& b, bool trunc, const Tensor& 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const Tensor& out);
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const Tensor& out);
 
-// ---- where, clamp and the piecewise ops (elementwise_unary.cpp) ----
+// ---- where, clamp and the piecewise ops (unary_piecewise.cpp) ----
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor& out);
 // clamp / clip / clamp_min / clamp_max; `name` is the node (ClampBackward1, ClampMinBackward0,
 // ClampMaxBackward0 for Python-number bounds; ClampBackward0, ClampMinBackward1,

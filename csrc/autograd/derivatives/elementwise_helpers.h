@@ -3,14 +3,15 @@
 #pragma once
 #include <complex>
 
+#include "api/compare.h"
+#include "api/creation.h"
+#include "api/views.h"
+#include "autograd/derivatives/formula.h"
 #include "autograd/functions.h"
 #include "autograd/record.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/tensor_iterator.h"
-#include "api/compare_ops.h"
-#include "api/creation.h"
-#include "api/views.h"
 
 namespace ember {
 namespace derivatives {
@@ -19,10 +20,9 @@ namespace detail {
 using autograd::FunctionNode;
 using autograd::variable_list;
 
-// A Python number (a wrapped 0-d tensor: it does not change the other operand's dtype).
-inline Tensor num(double v) {
-  return wrap_scalar(Scalar(v));
-}
+using formula::keep_where;  // formula.h: g where a mask holds, 0 elsewhere (and the reverse)
+using formula::num;         // a Python number as an operand
+using formula::zero_where;
 inline Tensor imaginary_unit() {
   return wrap_scalar(Scalar(std::complex<double>(0.0, 1.0)));
 }
@@ -31,15 +31,6 @@ inline Tensor imaginary_unit() {
 // overwrites it.
 inline Tensor original(const Tensor& t, const Tensor& out) {
   return out.defined() && out.is_same(t) ? ember::clone(t) : t;
-}
-
-// g where mask holds, 0 elsewhere.
-inline Tensor keep_where(const Tensor& mask, const Tensor& g) {
-  return ember::where(mask, g, num(0.0));
-}
-// 0 where mask holds, g elsewhere.
-inline Tensor zero_where(const Tensor& mask, const Tensor& g) {
-  return ember::where(mask, num(0.0), g);
 }
 
 inline Tensor zeros_like_grad(const Tensor& g) {

@@ -3,11 +3,11 @@
 //   index:      self grad   = zeros.index_put(indices, grad, accumulate=True)
 //   index_put:  self grad   = accumulate ? grad : grad.index_put(indices, 0)
 //               values grad = grad[indices], summed to values' shape
-#include "autograd/derivatives/indexing.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/indexing.h"
 #include "api/views.h"
+#include "autograd/derivatives/indexing.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -7,19 +7,19 @@
 //   gradient and the engine rejects it).
 // - scatter(..., reduce="add" | "multiply"): PyTorch records a NotImplemented node; here they
 //   get the gradients of scatter_reduce("sum" | "prod", include_self=True), which they equal.
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/indexing.h"
-#include "autograd/derivatives/views.h"
-#include "autograd/record.h"
-#include "core/shape.h"
-#include "api/binary_ops.h"
-#include "api/compare_ops.h"
-#include "api/complex_ops.h"
+#include "api/binary.h"
+#include "api/compare.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/indexing.h"
+#include "autograd/derivatives/views.h"
+#include "autograd/record.h"
+#include "core/shape.h"
 
 namespace ember {
 namespace derivatives {
@@ -88,17 +88,17 @@ ScatterGrads scatter_reduce_grads(const Tensor& grad, const Tensor& self, int64_
     grad_src = ember::gather(grad, dim, index);
   } else if (reduce == "prod") {
     // Exclusive products, computed explicitly where self or src hold zeros.
-    Tensor masked_self = ember::masked_fill(self, eq(self, number(0)), Scalar(int64_t(1)));
+    Tensor masked_self = ember::masked_fill(self, eq(self, num(0)), Scalar(int64_t(1)));
     Tensor masked_self_result =
         ember::scatter_reduce(masked_self, dim, index, src, reduce, include_self);
     // (Complex inputs reach here only through scatter(reduce="multiply"): the derivative
     // factors are conjugated, as for any holomorphic function.)
     r.self = ember::mul(grad, conj(ember::div(masked_self_result, masked_self)));
-    Tensor src_zero = eq(src, number(0));
+    Tensor src_zero = eq(src, num(0));
     Tensor src_num_zeros = ember::gather(
         ember::scatter_add(zeros_for(self.sizes(), grad), dim, index, to_dtype(src_zero, dt)), dim,
         index);
-    Tensor src_single_zero = bitwise_and(src_zero, eq(src_num_zeros, number(1)));
+    Tensor src_single_zero = bitwise_and(src_zero, eq(src_num_zeros, num(1)));
     Tensor masked_src = ember::masked_fill(src, src_single_zero, Scalar(int64_t(1)));
     Tensor masked_src_result =
         ember::scatter_reduce(self, dim, index, masked_src, reduce, include_self);
@@ -106,7 +106,7 @@ ScatterGrads scatter_reduce_grads(const Tensor& grad, const Tensor& self, int64_
         where(src_single_zero, ember::gather(ember::mul(grad, conj(masked_src_result)), dim, index),
               ember::div(ember::gather(ember::mul(grad, conj(result)), dim, index),
                          conj(ember::masked_fill(src, src_zero, Scalar(int64_t(1))))));
-    if (autograd::GradMode::is_enabled() && any_true(gt(src_num_zeros, number(1)))) {
+    if (autograd::GradMode::is_enabled() && any_true(gt(src_num_zeros, num(1)))) {
       grad_src = delayed_error(grad_src,
                                "scatter_reduce(): Double backward is unsupported for src when >1 "
                                "zeros in src are scattered to the same position in self");
@@ -115,7 +115,7 @@ ScatterGrads scatter_reduce_grads(const Tensor& grad, const Tensor& self, int64_
     Tensor n = include_self ? ones(grad.sizes(), TensorOptions(dt, grad.device()))
                             : zeros_for(grad.sizes(), grad);
     n = ember::scatter_add(n, dim, index, ones(index.sizes(), TensorOptions(dt, grad.device())));
-    n = ember::masked_fill(n, eq(n, number(0)), Scalar(int64_t(1)));
+    n = ember::masked_fill(n, eq(n, num(0)), Scalar(int64_t(1)));
     r.self = ember::div(grad, n);
     grad_src = ember::div(ember::gather(grad, dim, index), ember::gather(n, dim, index));
   } else {  // amax / amin: the gradient is shared evenly between the tied extremes

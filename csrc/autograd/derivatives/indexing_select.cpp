@@ -2,18 +2,18 @@
 // (masked_fill, masked_select, masked_scatter), as PyTorch's derivatives.yaml defines them.
 // Index and mask tensors are saved (SavedVariable), so modifying one in place after the forward
 // is caught at backward time.
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/indexing.h"
-#include "autograd/derivatives/views.h"
-#include "autograd/record.h"
-#include "core/shape.h"
-#include "api/binary_ops.h"
+#include "api/binary.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/reduce.h"
 #include "api/sort.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/indexing.h"
+#include "autograd/derivatives/views.h"
+#include "autograd/record.h"
+#include "core/shape.h"
 
 namespace ember {
 namespace derivatives {

@@ -2,12 +2,12 @@
 // repeat_interleave with a repeats tensor. Each formula is the op's own adjoint, written with the
 // public ops (a flip of the gradient, a roll back, slices of the gradient, ...).
 #include "autograd/derivatives/join.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/indexing.h"
 #include "api/join.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

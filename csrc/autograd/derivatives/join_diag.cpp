@@ -2,11 +2,11 @@
 // diag_embed, trace; and the recorded diagonal view the formulas (and einsum) use.
 #include <algorithm>
 
-#include "autograd/derivatives/join.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/join.h"
 #include "api/views.h"
+#include "autograd/derivatives/join.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

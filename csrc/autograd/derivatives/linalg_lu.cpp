@@ -1,17 +1,17 @@
 // Derivatives of the LU family: lu_factor(_ex), lu, lu_solve, lu_unpack (PyTorch's
 // lu_factor_ex_backward, linalg_lu_backward, linalg_lu_solve_LU, lu_unpack_backward), and the
 // LDL ops, which PyTorch does not differentiate except ldl_solve with respect to B here.
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/linalg_solve.h"
-#include "autograd/record.h"
-#include "api/complex_ops.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"
 #include "api/linalg_common.h"
 #include "api/matmul.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/linalg_solve.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -4,12 +4,12 @@
 // the formula is differentiable again (gradgradcheck).
 #include "autograd/derivatives/linalg_misc.h"
 
-#include "autograd/derivatives/common.h"
-#include "autograd/record.h"
 #include "api/join.h"
 #include "api/linalg_common.h"
 #include "api/linalg_misc.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -11,14 +11,14 @@
 // First-order backward uses the eigenbasis saved by the forward pass; under create_graph the
 // basis is recomputed from the saved outputs with the recorded eigh, so that double backward
 // differentiates through it.
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/linalg_spectral.h"
-#include "autograd/grad_mode.h"
-#include "autograd/record.h"
 #include "api/elementwise.h"
 #include "api/linalg_spectral.h"
 #include "api/matmul.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/linalg_spectral.h"
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {
@@ -48,7 +48,7 @@ Tensor linalg_matrix_sqrth(const Tensor& A) {
           s = n.saved(1);
           V = n.saved(2);
         }
-        const Tensor herm = ember::mul(ember::add(g[0], ember::mH(g[0])), number(0.5));
+        const Tensor herm = ember::mul(ember::add(g[0], ember::mH(g[0])), num(0.5));
         return variable_list{inverse_sylvester(V, s, herm)};
       });
   Tensor X, s, V;

@@ -8,10 +8,8 @@
 #include <complex>
 #include <limits>
 
-#include "autograd/grad_mode.h"
-#include "autograd/record.h"
-#include "api/compare_ops.h"
-#include "api/complex_ops.h"
+#include "api/compare.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"
@@ -19,8 +17,10 @@
 #include "api/matmul.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -5,8 +5,8 @@
 // ops when grad mode is on (create_graph=True), so double backward works; without it they reuse
 // the forward's LU factors, as PyTorch does.
 #pragma once
-#include "core/tensor.h"
 #include "api/linalg_solve.h"
+#include "core/tensor.h"
 
 namespace ember {
 namespace derivatives {

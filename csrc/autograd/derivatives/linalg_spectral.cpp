@@ -1,9 +1,9 @@
 // Recording wrappers of the spectral family (see linalg_spectral.h).
 #include "autograd/derivatives/linalg_spectral.h"
 
-#include "autograd/record.h"
 #include "api/linalg_spectral.h"
 #include "api/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

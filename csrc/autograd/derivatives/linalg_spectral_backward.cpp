@@ -1,10 +1,7 @@
 // The backward formulas of the spectral family, transcribed from PyTorch's FunctionsManual.cpp
 // with Ember's public ops (so that they record themselves under create_graph=True).
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/linalg_spectral.h"
-#include "core/dtype.h"
-#include "api/compare_ops.h"
-#include "api/complex_ops.h"
+#include "api/compare.h"
+#include "api/complex.h"
 #include "api/elementwise.h"
 #include "api/join.h"
 #include "api/linalg_solve.h"
@@ -12,8 +9,11 @@
 #include "api/matmul.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/linalg_spectral.h"
+#include "core/dtype.h"
 
 namespace ember {
 namespace derivatives {
@@ -67,7 +67,7 @@ Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, 
   }
   if (hermitian) {
     // Projection onto the skew-Hermitian matrices (the tangent space of U(n) at the identity).
-    VhgV = ember::mul(ember::sub(VhgV, ember::mH(VhgV)), number(0.5));
+    VhgV = ember::mul(ember::sub(VhgV, ember::mH(VhgV)), num(0.5));
   } else {
     // Projection onto the tangent space of matrices with unit-norm columns.
     VhgV = ember::sub(VhgV, mm_(VH, ember::mul(V, ember::unsqueeze(ember::real(diag), -2))));
@@ -120,7 +120,7 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
   }
   if (gS.defined()) gA = ember::add(gA, ember::diag_embed(gS));
   if (complex && gU.defined() && gVh.defined()) {
-    gA = ember::add(gA, ember::diag_embed(ember::div(diag_of(UhgU), ember::mul(S, number(2.0)))));
+    gA = ember::add(gA, ember::diag_embed(ember::div(diag_of(UhgU), ember::mul(S, num(2.0)))));
   }
   if (m > n && gU.defined()) {
     gA = mm_(U, gA);
@@ -163,7 +163,7 @@ Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, c
     // syminvadj(X) = X + X^H with the real part of the diagonal halved
     Tensor X = ember::triu(gA);
     X = ember::add(X, ember::mH(X));
-    X = ember::sub(X, ember::diag_embed(ember::mul(ember::real(diag_of(X)), number(0.5))));
+    X = ember::sub(X, ember::diag_embed(ember::mul(ember::real(diag_of(X)), num(0.5))));
     gA = mm_(Q, X);
     if (gQ.defined()) gA = ember::add(gA, gQ);
     return linalg_solve_triangular(ember::mH(R), gA, /*upper=*/false, /*left=*/false,
@@ -198,7 +198,7 @@ std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, cons
   const Tensor V = ember::add(ember::tril(A, -1), eye(m, ncols, TensorOptions(A.dtype())));
   const Tensor Vk = ember::narrow(V, -1, 0, k);
   const Tensor norms = ember::sum(ember::mul(Vk, ember::conj(Vk)), std::vector<int64_t>{-2});
-  const Tensor sigma = ember::div(tau, ember::sub(ember::mul(tau, norms), number(1.0)));
+  const Tensor sigma = ember::div(tau, ember::sub(ember::mul(tau, norms), num(1.0)));
   const auto column = [&](const Tensor& t, int64_t i) { return ember::narrow(t, -1, i, 1); };
   // (I - t v v^H) K (left) or K (I - t v v^H) (right); v (..., m, 1), t (..., 1)
   const auto reflect = [](const Tensor& v, const Tensor& t, const Tensor& K, bool left) {
@@ -272,8 +272,8 @@ std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& gX_, const Tensor
     const Tensor X = to_matrix(X_);
     const Tensor r = ember::sub(mm_(A, X), B);
     const Tensor gL = ember::unsqueeze(gL_, -2);
-    const Tensor gA_L = ember::mul(mm_(ember::mul(gL, r), ember::mH(X)), number(2.0));
-    const Tensor gB_L = to_vector(ember::mul(ember::mul(gL, r), number(-2.0)));
+    const Tensor gA_L = ember::mul(mm_(ember::mul(gL, r), ember::mH(X)), num(2.0));
+    const Tensor gB_L = to_vector(ember::mul(ember::mul(gL, r), num(-2.0)));
     gA = gA.defined() ? ember::add(gA, gA_L) : gA_L;
     gB = gB.defined() ? ember::add(gB, gB_L) : gB_L;
   }

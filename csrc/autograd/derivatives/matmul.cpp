@@ -3,13 +3,13 @@
 // gradient is one product with the other operand's conjugate transpose (grad @ b^H, a^H @ grad),
 // computed by the public product ops.
 #include "autograd/derivatives/matmul.h"
-#include "autograd/record.h"
-#include "core/shape.h"
-#include "api/complex_ops.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/matmul.h"
 #include "api/views.h"
+#include "autograd/record.h"
+#include "core/shape.h"
 
 namespace ember {
 namespace derivatives {

@@ -12,17 +12,17 @@
 #include <cmath>
 #include <vector>
 
-#include "autograd/derivatives/matmul.h"
-#include "autograd/record.h"
-#include "api/compare_ops.h"
-#include "api/complex_ops.h"
+#include "api/compare.h"
+#include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"
 #include "api/matmul.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/matmul.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -13,17 +13,18 @@
 // fused kernel serves the common case and the composite the rare double-backward one.
 #include "autograd/derivatives/nn_activation.h"
 
-#include "autograd/derivatives/common.h"
-#include "autograd/record.h"
-#include "core/shape.h"
-#include "api/binary_ops.h"
-#include "api/compare_ops.h"
+#include "api/binary.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/formula.h"
+#include "autograd/record.h"
+#include "core/shape.h"
 
 namespace ember {
 namespace derivatives {
@@ -32,17 +33,10 @@ using autograd::FunctionNode;
 using autograd::GradMode;
 using autograd::variable_list;
 
+using formula::num;
+
 namespace {
 
-Tensor num(double v) {
-  return wrap_scalar(Scalar(v));
-}
-Tensor times(const Tensor& a, const Tensor& b) {
-  return ember::mul(a, b);
-}
-Tensor plus(const Tensor& a, const Tensor& b) {
-  return ember::add(a, b);
-}
 Tensor full_like_scalar(const Tensor& like, double v) {
   return ember::full(like.sizes(), Scalar(v), TensorOptions(like.dtype(), like.device()));
 }
@@ -94,36 +88,41 @@ Tensor derivative_of(Activation act, const Tensor& x, const ActivationArgs& p) {
     case Activation::Elu:
     case Activation::Celu:
       return ember::where(ember::gt(x, num(0)), full_like_scalar(x, p.b),
-                          times(num(p.a * p.b * p.c), ember::exp(times(x, num(p.c)))));
+                          ember::mul(num(p.a * p.b * p.c), ember::exp(ember::mul(x, num(p.c)))));
     case Activation::Gelu: {
-      Tensor cdf = times(num(0.5), plus(num(1), ember::erf(times(x, num(kSqrt1_2)))));
-      Tensor pdf = times(num(kInvSqrt2Pi), ember::exp(times(num(-0.5), times(x, x))));
-      return plus(cdf, times(x, pdf));
+      Tensor cdf =
+          ember::mul(num(0.5), ember::add(num(1), ember::erf(ember::mul(x, num(kSqrt1_2)))));
+      Tensor pdf =
+          ember::mul(num(kInvSqrt2Pi), ember::exp(ember::mul(num(-0.5), ember::mul(x, x))));
+      return ember::add(cdf, ember::mul(x, pdf));
     }
     case Activation::GeluTanh: {
-      Tensor x2 = times(x, x);
-      Tensor t = ember::tanh(times(num(kSqrt2OverPi), plus(x, times(num(kCoef), times(x2, x)))));
-      Tensor left = times(num(0.5), plus(num(1), t));
-      Tensor dinner = times(num(kSqrt2OverPi), plus(num(1), times(num(3 * kCoef), x2)));
-      Tensor right = times(times(times(num(0.5), x), ember::sub(num(1), times(t, t))), dinner);
-      return plus(left, right);
+      Tensor x2 = ember::mul(x, x);
+      Tensor t = ember::tanh(
+          ember::mul(num(kSqrt2OverPi), ember::add(x, ember::mul(num(kCoef), ember::mul(x2, x)))));
+      Tensor left = ember::mul(num(0.5), ember::add(num(1), t));
+      Tensor dinner =
+          ember::mul(num(kSqrt2OverPi), ember::add(num(1), ember::mul(num(3 * kCoef), x2)));
+      Tensor right = ember::mul(
+          ember::mul(ember::mul(num(0.5), x), ember::sub(num(1), ember::mul(t, t))), dinner);
+      return ember::add(left, right);
     }
     case Activation::Silu: {
       Tensor s = ember::sigmoid(x);
-      return times(s, plus(num(1), times(x, ember::sub(num(1), s))));
+      return ember::mul(s, ember::add(num(1), ember::mul(x, ember::sub(num(1), s))));
     }
     case Activation::Mish: {
       Tensor t = ember::tanh(ember::softplus(x, 1.0, 20.0));
       Tensor s = ember::sigmoid(x);
-      return plus(t, times(times(x, s), ember::sub(num(1), times(t, t))));
+      return ember::add(t, ember::mul(ember::mul(x, s), ember::sub(num(1), ember::mul(t, t))));
     }
     case Activation::Hardswish: {
-      Tensor mid = plus(times(x, num(1.0 / 3.0)), num(0.5));
+      Tensor mid = ember::add(ember::mul(x, num(1.0 / 3.0)), num(0.5));
       Tensor upper = ember::where(ember::lt(x, num(3)), mid, full_like_scalar(x, 1.0));
       return ember::where(ember::le(x, num(-3)), full_like_scalar(x, 0.0), upper);
     }
     case Activation::Softplus: {
-      Tensor bx = times(x, num(p.a));
+      Tensor bx = ember::mul(x, num(p.a));
       return ember::where(ember::gt(bx, num(p.b)), full_like_scalar(x, 1.0), ember::sigmoid(bx));
     }
     case Activation::LogSigmoid:
@@ -140,9 +139,9 @@ Tensor activation_grad(Activation act, const Tensor& grad, const Tensor& s,
   if (!GradMode::is_enabled()) return ember::activation_backward(act, grad, s, args);
   if (is_piecewise_linear(act)) {
     Tensor one = ember::ones(s.sizes(), TensorOptions(s.dtype(), s.device()));
-    return times(grad, ember::activation_backward(act, one, s, args));
+    return ember::mul(grad, ember::activation_backward(act, one, s, args));
   }
-  return times(grad, derivative_of(act, s, args));
+  return ember::mul(grad, derivative_of(act, s, args));
 }
 
 }  // namespace
@@ -170,8 +169,8 @@ Tensor glu(const Tensor& x, int64_t dim, const Tensor& out) {
         const int64_t half = s.size(dim) / 2;
         Tensor a = ember::narrow(s, dim, 0, half);
         Tensor sig = ember::sigmoid(ember::narrow(s, dim, half, half));
-        Tensor ga = times(g[0], sig);
-        Tensor gb = times(times(g[0], a), times(sig, ember::sub(num(1), sig)));
+        Tensor ga = ember::mul(g[0], sig);
+        Tensor gb = ember::mul(ember::mul(g[0], a), ember::mul(sig, ember::sub(num(1), sig)));
         return variable_list{ember::cat({ga, gb}, dim)};
       });
   node->save(x);
@@ -189,9 +188,9 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
         const Tensor wv = ember::prelu_weight_view(s, w);
         const Tensor pos = ember::gt(s, num(0));
         variable_list r(2);
-        if (n.should_compute_output(0)) r[0] = ember::where(pos, g[0], times(wv, g[0]));
+        if (n.should_compute_output(0)) r[0] = ember::where(pos, g[0], ember::mul(wv, g[0]));
         if (n.should_compute_output(1)) {
-          Tensor elem = ember::where(pos, full_like_scalar(s, 0.0), times(s, g[0]));
+          Tensor elem = ember::where(pos, full_like_scalar(s, 0.0), ember::mul(s, g[0]));
           std::vector<int64_t> dims;
           for (int64_t d = 0; d < s.dim(); ++d) {
             if (d != 1 || w.numel() == 1) dims.push_back(d);

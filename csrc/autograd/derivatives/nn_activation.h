@@ -2,8 +2,8 @@
 #pragma once
 #include <cstdint>
 
-#include "core/tensor.h"
 #include "api/nn_activation.h"
+#include "core/tensor.h"
 
 namespace ember {
 namespace derivatives {

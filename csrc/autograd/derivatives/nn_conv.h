@@ -1,10 +1,9 @@
-// Derivatives of the linear and convolution ops (ops/nn_conv*.cpp, ops/nn_linear.cpp).
+// Derivatives of the convolution ops (ops/nn_conv*.cpp).
 //
 // ConvolutionBackward0 computes its three gradients with one fused op (convolution_backward:
 // oneDNN's backward primitives or col2im + GEMM). When a double backward is being built
 // (create_graph=True), it uses the same gradients written as convolutions instead (public,
-// recorded ops), so every order of derivative is available. bilinear and the uncommon forms of
-// linear are composites of recorded ops (api/nn_conv.cpp) and need no entry.
+// recorded ops), so every order of derivative is available.
 #pragma once
 #include "core/tensor.h"
 
@@ -14,8 +13,6 @@ namespace derivatives {
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                    IntArrayRef output_padding, int64_t groups);
-// weight 2-D; bias undefined or 1-D.
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias);
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride);
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,

@@ -2,8 +2,8 @@
 // in grad and so its own derivative.
 #include "autograd/derivatives/nn_dropout.h"
 
-#include "autograd/record.h"
 #include "api/nn_dropout.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -4,15 +4,15 @@
 // index_select / index_add / index_put so that they can be differentiated again.
 #include "autograd/derivatives/nn_embedding.h"
 
-#include "autograd/record.h"
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

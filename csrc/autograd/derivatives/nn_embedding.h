@@ -2,8 +2,8 @@
 #pragma once
 #include <tuple>
 
-#include "core/tensor.h"
 #include "api/nn_embedding.h"
+#include "core/tensor.h"
 
 namespace ember {
 namespace derivatives {

@@ -3,12 +3,12 @@
 // nn_norm.cpp.
 #include "autograd/derivatives/nn_loss.h"
 
+#include "api/compare.h"
+#include "api/elementwise.h"
+#include "api/unary.h"
 #include "autograd/derivatives/common.h"
 #include "autograd/record.h"
 #include "core/shape.h"
-#include "api/compare_ops.h"
-#include "api/elementwise.h"
-#include "api/unary_ops.h"
 
 namespace ember {
 namespace derivatives {
@@ -55,25 +55,25 @@ std::pair<Tensor, Tensor> partials(PointwiseLoss kind, const Tensor& x, const Te
   Tensor dx, dt;
   switch (kind) {
     case PointwiseLoss::MSE:
-      dx = ember::mul(number(2), d);
+      dx = ember::mul(num(2), d);
       break;
     case PointwiseLoss::L1:
       dx = ember::sgn(d);
       break;
     case PointwiseLoss::SmoothL1:
-      dx = ember::where(ember::lt(ember::abs(d), number(param)), ember::div(d, number(param)),
+      dx = ember::where(ember::lt(ember::abs(d), num(param)), ember::div(d, num(param)),
                         ember::sgn(d));
       break;
     case PointwiseLoss::Huber:
       dx = ember::clamp(d, Scalar(-param), Scalar(param));
       break;
     case PointwiseLoss::BCE:
-      dx = ember::div(d, ember::clamp_min(ember::mul(ember::sub(number(1), x), x), Scalar(1e-12)));
+      dx = ember::div(d, ember::clamp_min(ember::mul(ember::sub(num(1), x), x), Scalar(1e-12)));
       dt = ember::sub(ember::log1p(ember::neg(x)), ember::log(x));
       break;
     case PointwiseLoss::BCEWithLogits: {
       const Tensor pt = pw.defined() ? ember::mul(pw, t) : t;
-      dx = ember::sub(ember::mul(ember::add(ember::sub(pt, t), number(1)), ember::sigmoid(x)), pt);
+      dx = ember::sub(ember::mul(ember::add(ember::sub(pt, t), num(1)), ember::sigmoid(x)), pt);
       dt = pw.defined() ? ember::sub(log_sigmoid(ember::neg(x)), ember::mul(pw, log_sigmoid(x)))
                         : ember::neg(x);
       break;
@@ -109,7 +109,7 @@ Tensor pointwise_loss(PointwiseLoss kind, const Tensor& x, const Tensor& t, cons
         if (reduction == static_cast<int64_t>(LossReduction::Mean)) {
           int64_t count = 1;
           for (int64_t s : broadcast_shapes(x.sizes(), t.sizes(), "loss")) count *= s;
-          gs = ember::div(gs, number(static_cast<double>(count)));
+          gs = ember::div(gs, num(static_cast<double>(count)));
         }
         auto [dx, dt] = partials(kind, x, t, w, pw, param);
         if (nx) r[0] = ember::mul(gs, dx);

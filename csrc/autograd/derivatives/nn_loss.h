@@ -2,8 +2,8 @@
 // backward, composite double backward] in nn_norm.cpp): a fused kernel computes the usual
 // backward; with create_graph=True the same gradient is formed from public ops.
 #pragma once
-#include "core/tensor.h"
 #include "api/nn_loss.h"
+#include "core/tensor.h"
 
 namespace ember {
 namespace derivatives {

@@ -3,17 +3,17 @@
 // (softmax, scatter, ...), so cross_entropy's gradient is differentiable again.
 #include <memory>
 
-#include "autograd/derivatives/common.h"
-#include "autograd/derivatives/nn_loss.h"
-#include "autograd/record.h"
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/nn_softmax.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/derivatives/nn_loss.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {
@@ -45,7 +45,7 @@ ClassLayout class_layout(const Tensor& input) {
 Tensor sample_grad(const Tensor& g, int64_t reduction, double denom, const ClassLayout& l,
                    const Tensor& input) {
   if (reduction == kNone) return input.dim() == 1 ? g : ember::unsqueeze(g, l.dim);
-  return reduction == kMean ? ember::div(g, number(denom)) : g;
+  return reduction == kMean ? ember::div(g, num(denom)) : g;
 }
 
 // Class-index targets: the target with ignored entries replaced by 0, the mask of the others (in
@@ -75,7 +75,7 @@ Tensor nll_grad_composite(const Tensor& g, const Tensor& input, const Tensor& ta
   const ClassLayout l = class_layout(input);
   const IndexTargets it = index_targets(target, weight, ignore_index, input);
   Tensor vals = ember::neg(it.w_t.defined() ? ember::mul(it.w_t, it.valid) : it.valid);
-  vals = ember::mul(vals, reduction == kMean ? ember::div(g, number(total_weight)) : g);
+  vals = ember::mul(vals, reduction == kMean ? ember::div(g, num(total_weight)) : g);
   vals = ember::unsqueeze(vals, l.dim);
   const Tensor index = ember::unsqueeze(it.safe, l.dim);
   const Tensor zeros = zeros_for(input.sizes(), input);
@@ -125,7 +125,7 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
   const std::vector<int64_t> cdim{l.dim};
   const Tensor p = ember::softmax(input, l.dim);
   if (prob) {
-    const Tensor tt = ember::add(ember::mul(target, number(1.0 - ls)), number(ls / l.C));
+    const Tensor tt = ember::add(ember::mul(target, num(1.0 - ls)), num(ls / l.C));
     const Tensor wt = wv.defined() ? ember::mul(tt, wv) : tt;
     if (n.should_compute_output(0)) {
       r[0] = ember::mul(gs, ember::sub(ember::mul(p, ember::sum(wt, cdim, true)), wt));
@@ -133,7 +133,7 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
     if (n.should_compute_output(1)) {
       Tensor lsm = ember::log_softmax(input, l.dim);
       if (wv.defined()) lsm = ember::mul(lsm, wv);
-      r[1] = ember::mul(ember::mul(gs, number(-(1.0 - ls))), lsm);
+      r[1] = ember::mul(ember::mul(gs, num(-(1.0 - ls))), lsm);
     }
     return r;
   }
@@ -144,14 +144,13 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
       l.shape);
   const Tensor safe = input.dim() == 1 ? it.safe : ember::unsqueeze(it.safe, l.dim);
   const Tensor onehot = ember::to_dtype(ember::eq(safe, classes), input.dtype());
-  const Tensor w_t = it.w_t.defined() ? it.w_t : number(1.0);
+  const Tensor w_t = it.w_t.defined() ? it.w_t : num(1.0);
   const double w_sum = weight.defined() ? 0.0 : static_cast<double>(l.C);
-  const Tensor w_total = weight.defined() ? ember::sum(weight) : number(w_sum);
+  const Tensor w_total = weight.defined() ? ember::sum(weight) : num(w_sum);
   // A = ((1 - ls) w_t + ls / C sum(w)) valid,  B = ((1 - ls) w_t onehot + ls / C w_c) valid.
   Tensor a = ember::mul(
-      ember::add(ember::mul(w_t, number(1.0 - ls)), ember::mul(w_total, number(ls / l.C))),
-      it.valid);
-  Tensor keep = ember::mul(ember::mul(w_t, number(1.0 - ls)), it.valid);
+      ember::add(ember::mul(w_t, num(1.0 - ls)), ember::mul(w_total, num(ls / l.C))), it.valid);
+  Tensor keep = ember::mul(ember::mul(w_t, num(1.0 - ls)), it.valid);
   if (input.dim() > 1) {
     a = ember::unsqueeze(a, l.dim);
     keep = ember::unsqueeze(keep, l.dim);
@@ -159,7 +158,7 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
   const Tensor valid = input.dim() > 1 ? ember::unsqueeze(it.valid, l.dim) : it.valid;
   Tensor b = ember::mul(onehot, keep);
   if (ls > 0) {
-    const Tensor smooth = wv.defined() ? ember::mul(wv, number(ls / l.C)) : number(ls / l.C);
+    const Tensor smooth = wv.defined() ? ember::mul(wv, num(ls / l.C)) : num(ls / l.C);
     b = ember::add(b, ember::mul(smooth, valid));
   }
   r[0] = ember::mul(gs, ember::sub(ember::mul(p, a), b));

@@ -1,4 +1,4 @@
-// Derivatives of softmax / log_softmax, layer_norm / rms_norm, group_norm and batch_norm.
+// Derivatives of layer_norm / rms_norm, group_norm and batch_norm.
 //
 // Note [Fused backward, composite double backward]
 // The usual backward (grad mode off while the engine runs a node) calls one fused kernel per
@@ -10,14 +10,13 @@
 
 #include <vector>
 
-#include "autograd/derivatives/common.h"
-#include "autograd/record.h"
 #include "api/elementwise.h"
 #include "api/nn_norm.h"
-#include "api/nn_softmax.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/common.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {
@@ -61,43 +60,16 @@ Tensor normalized_input_grad(const Tensor& dy, const Tensor& xhat, const Tensor&
 std::pair<Tensor, Tensor> normalize(const Tensor& x, const std::vector<int64_t>& dims, double eps,
                                     bool centered) {
   if (!centered) {
-    Tensor rstd = ember::rsqrt(ember::add(ember::mean(ember::mul(x, x), dims, true), number(eps)));
+    Tensor rstd = ember::rsqrt(ember::add(ember::mean(ember::mul(x, x), dims, true), num(eps)));
     return {ember::mul(x, rstd), rstd};
   }
   Tensor mu = ember::mean(x, dims, true);
   Tensor var = ember::var(x, dims, Scalar(0), true);
-  Tensor rstd = ember::rsqrt(ember::add(var, number(eps)));
+  Tensor rstd = ember::rsqrt(ember::add(var, num(eps)));
   return {ember::mul(ember::sub(x, mu), rstd), rstd};
 }
 
 }  // namespace
-
-// ---- softmax ---------------------------------------------------------------------------------
-
-Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype, bool log) {
-  const char* op = log ? "log_softmax" : "softmax";
-  auto node =
-      autograd::new_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {x},
-                         [dim, log](FunctionNode& n, const variable_list& g) {
-                           const Tensor y = n.saved(0);
-                           if (!g[0].defined()) return variable_list(1);
-                           if (!autograd::GradMode::is_enabled()) {
-                             return variable_list{ember::softmax_backward_data(g[0], y, dim, log)};
-                           }
-                           const std::vector<int64_t> d{dim};
-                           if (log) {
-                             return variable_list{ember::sub(
-                                 g[0], ember::mul(ember::exp(y), ember::sum(g[0], d, true)))};
-                           }
-                           return variable_list{ember::mul(
-                               y, ember::sub(g[0], ember::sum(ember::mul(g[0], y), d, true)))};
-                         });
-  Tensor r = autograd::record(node, {x}, Tensor(), op, [&] {
-    return log ? native::log_softmax(x, dim, dtype) : native::softmax(x, dim, dtype);
-  });
-  node->save(r, /*is_output=*/true);
-  return r;
-}
 
 // ---- layer_norm / rms_norm -----------------------------------------------------------------
 

@@ -1,7 +1,7 @@
-// Derivatives of softmax / log_softmax and the normalisation layers (ops/nn_softmax.cpp,
-// ops/nn_norm*.cpp). First-order backward is one fused kernel (softmax_backward_data,
-// layer_norm_backward, ...); when a graph of the backward is being built (create_graph=True),
-// the same formulas are evaluated with public ops so that they are differentiable again.
+// Derivatives of the normalisation layers (ops/nn_norm*.cpp). First-order backward is one
+// fused kernel (layer_norm_backward, ...); when a graph of the backward is being built
+// (create_graph=True), the same formulas are evaluated with public ops so that they are
+// differentiable again.
 #pragma once
 #include "core/dtype.h"
 #include "core/small_vector.h"
@@ -10,7 +10,6 @@
 namespace ember {
 namespace derivatives {
 
-Tensor softmax(const Tensor& x, int64_t dim, ScalarType dtype, bool log);
 // layer_norm, or rms_norm when `rms` (bias undefined).
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps, bool rms);

@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "autograd/record.h"
 #include "api/indexing.h"
 #include "api/nn_conv_util.h"
 #include "api/nn_pool.h"
 #include "api/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

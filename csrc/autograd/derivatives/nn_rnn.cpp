@@ -5,16 +5,17 @@
 // gradient can be differentiated again.
 #include "autograd/derivatives/nn_rnn.h"
 
-#include "autograd/record.h"
-#include "api/compare_ops.h"
+#include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/join.h"
 #include "api/matmul.h"
 #include "api/nn_rnn.h"
 #include "api/reduce.h"
-#include "api/unary_ops.h"
+#include "api/unary.h"
 #include "api/views.h"
+#include "autograd/derivatives/formula.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {
@@ -23,16 +24,12 @@ using autograd::FunctionNode;
 using autograd::GradMode;
 using autograd::variable_list;
 
+using formula::num;
+
 namespace {
 
-Tensor num(double v) {
-  return wrap_scalar(Scalar(v));
-}
 Tensor one_minus(const Tensor& t) {
   return ember::sub(num(1), t);
-}
-Tensor times(const Tensor& a, const Tensor& b) {
-  return ember::mul(a, b);
 }
 Tensor or_zeros(const Tensor& g, const Tensor& like) {
   return g.defined() ? g : zeros(like.sizes(), TensorOptions(like.dtype(), like.device()));
@@ -42,7 +39,7 @@ Tensor block(const Tensor& t, int64_t k, int64_t h) {
   return ember::narrow(t, 1, k * h, h);
 }
 // x W^T + b with public ops (recorded when grad mode is on).
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+Tensor affine(const Tensor& x, const Tensor& w, const Tensor& b) {
   Tensor r = ember::mm(x, ember::transpose(w, 0, 1));
   return b.defined() ? ember::add(r, b) : r;
 }
@@ -76,22 +73,22 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, cons
               ember::lstm_cell_pointwise_backward(g[0], g[1], n.saved(7), c, n.saved(8));
         } else {
           const int64_t hs = wh.size(0) / 4;
-          const Tensor gates = ember::add(linear(x, wi, bi), linear(h, wh, bh));
+          const Tensor gates = ember::add(affine(x, wi, bi), affine(h, wh, bh));
           const Tensor i = ember::sigmoid(block(gates, 0, hs)),
                        f = ember::sigmoid(block(gates, 1, hs)),
                        gg = ember::tanh(block(gates, 2, hs)),
                        o = ember::sigmoid(block(gates, 3, hs));
-          const Tensor cy = ember::add(times(f, c), times(i, gg));
+          const Tensor cy = ember::add(ember::mul(f, c), ember::mul(i, gg));
           const Tensor tc = ember::tanh(cy);
           const Tensor g_h = or_zeros(g[0], cy);
-          const Tensor g_c =
-              ember::add(or_zeros(g[1], cy), times(times(g_h, o), one_minus(times(tc, tc))));
-          dgates = ember::cat({times(times(g_c, gg), times(i, one_minus(i))),
-                               times(times(g_c, c), times(f, one_minus(f))),
-                               times(times(g_c, i), one_minus(times(gg, gg))),
-                               times(times(g_h, tc), times(o, one_minus(o)))},
+          const Tensor g_c = ember::add(
+              or_zeros(g[1], cy), ember::mul(ember::mul(g_h, o), one_minus(ember::mul(tc, tc))));
+          dgates = ember::cat({ember::mul(ember::mul(g_c, gg), ember::mul(i, one_minus(i))),
+                               ember::mul(ember::mul(g_c, c), ember::mul(f, one_minus(f))),
+                               ember::mul(ember::mul(g_c, i), one_minus(ember::mul(gg, gg))),
+                               ember::mul(ember::mul(g_h, tc), ember::mul(o, one_minus(o)))},
                               1);
-          dcx = times(g_c, f);
+          dcx = ember::mul(g_c, f);
         }
         variable_list r(7);
         product_grads(n, r, 0, 3, 5, dgates, x, wi);
@@ -124,17 +121,19 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
           std::tie(dgi, dgh, dhx) = ember::gru_cell_pointwise_backward(g[0], n.saved(6), h);
         } else {
           const int64_t hs = wh.size(1);
-          const Tensor gi = linear(x, wi, bi), gh = linear(h, wh, bh);
+          const Tensor gi = affine(x, wi, bi), gh = affine(h, wh, bh);
           const Tensor r = ember::sigmoid(ember::add(block(gi, 0, hs), block(gh, 0, hs)));
           const Tensor z = ember::sigmoid(ember::add(block(gi, 1, hs), block(gh, 1, hs)));
           const Tensor hn = block(gh, 2, hs);
-          const Tensor nn = ember::tanh(ember::add(block(gi, 2, hs), times(r, hn)));
-          const Tensor d_npre = times(times(g[0], one_minus(z)), one_minus(times(nn, nn)));
-          const Tensor d_zpre = times(times(g[0], ember::sub(h, nn)), times(z, one_minus(z)));
-          const Tensor d_rpre = times(times(d_npre, hn), times(r, one_minus(r)));
+          const Tensor nn = ember::tanh(ember::add(block(gi, 2, hs), ember::mul(r, hn)));
+          const Tensor d_npre =
+              ember::mul(ember::mul(g[0], one_minus(z)), one_minus(ember::mul(nn, nn)));
+          const Tensor d_zpre =
+              ember::mul(ember::mul(g[0], ember::sub(h, nn)), ember::mul(z, one_minus(z)));
+          const Tensor d_rpre = ember::mul(ember::mul(d_npre, hn), ember::mul(r, one_minus(r)));
           dgi = ember::cat({d_rpre, d_zpre, d_npre}, 1);
-          dgh = ember::cat({d_rpre, d_zpre, times(d_npre, r)}, 1);
-          dhx = times(g[0], z);
+          dgh = ember::cat({d_rpre, d_zpre, ember::mul(d_npre, r)}, 1);
+          dhx = ember::mul(g[0], z);
         }
         variable_list r(6);
         product_grads(n, r, 0, 2, 4, dgi, x, wi);
@@ -165,12 +164,12 @@ Tensor rnn_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
         if (!GradMode::is_enabled()) {
           d = ember::rnn_cell_pointwise_backward(g[0], n.saved(6), relu);
         } else {
-          const Tensor pre = ember::add(linear(x, wi, bi), linear(h, wh, bh));
+          const Tensor pre = ember::add(affine(x, wi, bi), affine(h, wh, bh));
           if (relu) {
-            d = times(g[0], ember::gt(pre, num(0)));
+            d = ember::mul(g[0], ember::gt(pre, num(0)));
           } else {
             const Tensor y = ember::tanh(pre);
-            d = times(g[0], one_minus(times(y, y)));
+            d = ember::mul(g[0], one_minus(ember::mul(y, y)));
           }
         }
         variable_list r(6);

@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/scalar.h"
 #include "api/nn_sampling.h"
+#include "core/scalar.h"
 
 namespace ember {
 namespace derivatives {

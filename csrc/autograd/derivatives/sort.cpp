@@ -2,12 +2,12 @@
 // differentiable, the indices are not; the gradient of each value goes back to the position its
 // index names (ties: the position the op picked, as PyTorch).
 #include "api/sort.h"
-#include "autograd/derivatives/join.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
 #include "api/views.h"
+#include "autograd/derivatives/join.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -1,11 +1,11 @@
 // Derivatives of views, copies and dtype conversion.
-#include "autograd/derivatives/views.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
 #include "api/views.h"
+#include "autograd/derivatives/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

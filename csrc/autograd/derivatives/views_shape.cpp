@@ -8,14 +8,14 @@
 // shape with the gradient copied into the same view of it. copy_ and the view ops are public and
 // recorded, so with create_graph=True the copy gives the zero tensor a CopySlices history and the
 // result is differentiable again. Overlapping views (unfold, as_strided) add instead (index_add).
-#include "autograd/derivatives/views.h"
-#include "autograd/record.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/derivatives/views.h"
+#include "autograd/record.h"
 
 namespace ember {
 namespace derivatives {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {

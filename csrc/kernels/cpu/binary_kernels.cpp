@@ -1,7 +1,7 @@
 // Arithmetic binary kernels: add (with alpha), mul and true division. Bool add is logical or and
 // bool mul logical and, as in PyTorch; integer arithmetic wraps (computed in unsigned, no UB).
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise.h"
+#include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {

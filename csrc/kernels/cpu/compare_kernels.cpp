@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {

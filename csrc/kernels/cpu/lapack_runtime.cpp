@@ -4,9 +4,10 @@
 // Note [LAPACK threads]
 // OpenBLAS (pthreads build, as the PyPI wheel ships it) parallelises its BLAS calls on a pool of
 // its own. Two pools spinning on the same cores is what Ember's one-pool rule (docs/design/
-// architecture.md, "Threads") forbids, so OpenBLAS is handed a threads callback (openblas_set_threads_callback_function):
-// whenever it splits work into jobs, the callback runs them as one OpenMP team, on the threads
-// Ember's parallel_for uses, and OpenBLAS's own workers stay asleep.
+// architecture.md, "Threads") forbids, so OpenBLAS is handed a threads callback
+// (openblas_set_threads_callback_function): whenever it splits work into jobs, the callback runs
+// them as one OpenMP team, on the threads Ember's parallel_for uses, and OpenBLAS's own workers
+// stay asleep.
 //
 // The jobs of one split may wait on each other (OpenBLAS's level-3 driver shares packed panels
 // between them), so they must all run at once: a team smaller than the job count would deadlock.

@@ -3,7 +3,7 @@
 #include <complex>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {

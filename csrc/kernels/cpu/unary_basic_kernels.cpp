@@ -7,7 +7,7 @@
 #include <complex>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {

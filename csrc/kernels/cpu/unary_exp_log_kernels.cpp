@@ -4,7 +4,7 @@
 
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/vec_math.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {

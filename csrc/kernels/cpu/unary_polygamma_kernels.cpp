@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {

@@ -1,9 +1,9 @@
-// Special functions of real arguments: erf, erfc, erfinv, lgamma, digamma and logit.
+// Special functions: erf, erfc, erfinv, lgamma, digamma and logit (real arguments) and sinc.
 #include <cmath>
 #include <limits>
 
 #include "kernels/cpu/elementwise_helpers.h"
-#include "ops/elementwise_stubs.h"
+#include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
@@ -103,6 +103,17 @@ void digamma_kernel(TensorIterator& iter) {
   unary_kernel<kFloatingTypes>(iter, "digamma", [](auto x) { return calc_digamma(x); });
 }
 
+// sin(pi x) / (pi x), 1 at 0 (PyTorch's sinc, real and complex). The product is formed once so
+// that numerator and denominator see the same rounding.
+void sinc_kernel(TensorIterator& iter) {
+  unary_kernel<kFloatingAndComplex>(iter, "sinc", [](auto x) {
+    using V = decltype(x);
+    if (x == V(0)) return V(1);
+    const V product = V(kPi) * x;
+    return V(std::sin(product) / product);
+  });
+}
+
 void logit_kernel(TensorIterator& iter, double eps) {
   if (eps < 0) {
     unary_kernel<kFloatingTypes>(iter, "logit", [](auto x) { return std::log(x / (1 - x)); });
@@ -124,6 +135,7 @@ EMBER_REGISTER_KERNEL(erfinv_stub, CPU, erfinv_kernel);
 EMBER_REGISTER_KERNEL(lgamma_stub, CPU, lgamma_kernel);
 EMBER_REGISTER_KERNEL(digamma_stub, CPU, digamma_kernel);
 EMBER_REGISTER_KERNEL(logit_stub, CPU, logit_kernel);
+EMBER_REGISTER_KERNEL(sinc_stub, CPU, sinc_kernel);
 
 }  // namespace native
 }  // namespace ember
