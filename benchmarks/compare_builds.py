@@ -6,8 +6,10 @@ before it and the build after it, interleaved so that both see the same machine 
     python benchmarks/compare_builds.py --before /tmp/before/python --after build/python \\
         --rounds 3 bench_overhead bench_autograd
 
-Each round runs every benchmark module once per build, each in a fresh process (two builds of
-one extension cannot share a process), with that build first on PYTHONPATH. The table gives,
+Each round runs every benchmark module once per build (before first in even rounds, after first
+in odd ones), each in a fresh process (two builds of
+one extension cannot share a process), with that build first on PYTHONPATH and its libember
+first on LD_LIBRARY_PATH (so a copy of build/python can serve as "before"). The table gives,
 per case, the median over rounds of Ember's time and of its ratio to the reference (PyTorch or
 NumPy, measured in the same process as each Ember timing).
 """
@@ -36,7 +38,14 @@ print("@@RESULTS@@" + json.dumps({{"ember": ember.__file__, "results": results}}
 
 
 def run_once(build: str, modules: list[str]) -> list[dict]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([build, str(HERE)]))
+    # A copied build's extension finds its own libember first (its RUNPATH names the tree it
+    # was built in, which may hold another build by now).
+    library_path = os.pathsep.join(
+        [str(Path(build) / "ember"), os.environ.get("LD_LIBRARY_PATH", "")]
+    )
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([build, str(HERE)]), LD_LIBRARY_PATH=library_path
+    )
     code = RUNNER.format(here=str(HERE), modules=modules)
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
@@ -57,8 +66,10 @@ def main() -> None:
     args = parser.parse_args()
 
     runs: dict[str, list[list[dict]]] = {"before": [], "after": []}
+    builds = [("before", args.before), ("after", args.after)]
     for r in range(args.rounds):
-        for label, build in (("before", args.before), ("after", args.after)):
+        # ABBA order: the build that runs second in a round is not always the same one.
+        for label, build in builds if r % 2 == 0 else builds[::-1]:
             print(f"round {r + 1}/{args.rounds}: {label} ({build})", flush=True)
             runs[label].append(run_once(build, args.modules))
 

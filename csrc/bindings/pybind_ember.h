@@ -202,7 +202,7 @@ void init_join(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_join_sort(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_linalg_solve(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
-// Convolutions, linear layers, pooling, padding and resampling (bindings/nn_conv.cpp).
+// Convolutions, linear layers, pooling, padding and resampling (bindings/nn/conv.cpp).
 void init_nn_conv(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_linear(py::module_& m);
 void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <string>
 
-#include "api/linalg_spectral.h"
+#include "api/linalg/spectral.h"
 #include "bindings/reduce_helpers.h"
 
 namespace ember {

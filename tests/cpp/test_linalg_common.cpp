@@ -1,7 +1,7 @@
 // linalg_common: the column-major work layout and LinAlgError reporting the linalg ops share.
 #include <catch2/catch.hpp>
 
-#include "api/linalg_common.h"
+#include "api/linalg/common.h"
 #include "core/factory.h"
 
 using namespace ember;

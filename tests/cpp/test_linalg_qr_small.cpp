@@ -9,8 +9,8 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/lapack.h"
-#include "kernels/cpu/linalg_qr_parallel.h"
-#include "kernels/cpu/linalg_qr_small.h"
+#include "kernels/cpu/linalg/qr_parallel.h"
+#include "kernels/cpu/linalg/qr_small.h"
 
 extern "C" void scipy_dgeqp3_(const int*, const int*, double*, const int*, int*, double*, double*,
                               const int*, int*);

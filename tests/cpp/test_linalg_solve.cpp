@@ -4,8 +4,8 @@
 #include <cmath>
 #include <complex>
 
-#include "api/linalg_common.h"
-#include "api/linalg_solve.h"
+#include "api/linalg/common.h"
+#include "api/linalg/solve.h"
 #include "core/factory.h"
 
 using namespace ember;

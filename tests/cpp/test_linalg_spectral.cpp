@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "api/linalg_spectral.h"
+#include "api/linalg/spectral.h"
 #include "core/factory.h"
 #include "core/parallel.h"
 

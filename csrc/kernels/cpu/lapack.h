@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "dispatch/dtype_dispatch.h"
-#include "kernels/linalg_batch.h"
+#include "kernels/linalg/batch.h"
 
 extern "C" {
 using c64 = std::complex<float>;

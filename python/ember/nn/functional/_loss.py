@@ -1,7 +1,7 @@
 """Loss functions (torch.nn.functional's), every `reduction` mode, PyTorch's legacy
 `size_average` / `reduce` arguments, warnings and errors.
 
-The hot losses are single C++ ops with a fused backward (csrc/ops/nn_loss*.cpp): cross_entropy
+The hot losses are single C++ ops with a fused backward (csrc/ops/nn/loss*.cpp): cross_entropy
 (log_softmax + nll in one op), nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
 binary_cross_entropy[_with_logits] and ctc_loss. The others are short compositions of
 differentiable public ops, as in PyTorch.

@@ -1,5 +1,5 @@
 """Normalisation functions (torch.nn.functional's): batch_norm, instance_norm, layer_norm,
-group_norm, rms_norm. Each is one C++ op with a fused backward (csrc/ops/nn_norm*.cpp)."""
+group_norm, rms_norm. Each is one C++ op with a fused backward (csrc/ops/nn/norm*.cpp)."""
 
 import ember
 

@@ -1,0 +1,53 @@
+// F.linear's fused form (one op: addmm / mm on the flattened input; its node is recorded by the
+// api layer, which also writes F.linear's other forms and F.bilinear as composites).
+#include <algorithm>
+#include <string>
+
+#include "ops/matmul.h"
+#include "ops/nn/conv_util.h"
+#include "ops/nn/linear.h"
+#include "ops/shape_util.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace native {
+
+void check_linear_args(const Tensor& input, const Tensor& weight) {
+  EMBER_CHECK(input.dim() >= 1 && weight.dim() >= 1, "[linear] both arguments to linear need to ",
+              "be at least 1D, but they are ", input.dim(), "D and ", weight.dim(), "D");
+  EMBER_CHECK(weight.dim() <= 2, "[linear] t() expects a tensor with <= 2 dimensions, but self is ",
+              weight.dim(), "D");
+  EMBER_CHECK(input.dtype() == weight.dtype(), "[linear] expected m1 and m2 to have the same ",
+              "dtype, but got: ", torch_cpp_type_name(input.dtype()),
+              " != ", torch_cpp_type_name(weight.dtype()));
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  check_linear_args(input, weight);
+  EMBER_CHECK(weight.dim() == 2 && (!bias.defined() || bias.dim() == 1),
+              "[linear] the fused form takes a 2-D weight and a 1-D bias, but got weight of size ",
+              sizes_list(weight.sizes()), " and bias of size ",
+              bias.defined() ? sizes_list(bias.sizes()) : std::string("None"));
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  const int64_t last = input.size(input.dim() - 1);
+  const int64_t rows = input.dim() == 1 ? 1 : input.numel() / std::max<int64_t>(last, 1);
+  EMBER_CHECK(last == in_features, "[linear] mat1 and mat2 shapes cannot be multiplied (", rows,
+              "x", last, " and ", in_features, "x", out_features, ")");
+  if (bias.defined()) {
+    EMBER_CHECK(bias.size(0) == out_features || bias.size(0) == 1, "[linear] bias of size ",
+                sizes_list(bias.sizes()), " does not match the ", out_features,
+                " output features of weight ", sizes_list(weight.sizes()));
+    EMBER_CHECK(bias.dtype() == input.dtype(), "[linear] self and mat2 must have the same dtype, ",
+                "but got ", torch_cpp_type_name(bias.dtype()), " and ",
+                torch_cpp_type_name(input.dtype()));
+  }
+  Tensor x2 = reshape(input, {-1, in_features});
+  Tensor wt = matrix_t(weight);
+  Tensor out2 = bias.defined() ? addmm(bias, x2, wt) : mm(x2, wt);
+  DimVector shape = dims_slice(input.sizes(), 0, -1);
+  shape.push_back(out_features);
+  return view(out2, shape);
+}
+
+}  // namespace native
+}  // namespace ember
