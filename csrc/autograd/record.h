@@ -1,10 +1,13 @@
-// Recording an op in the graph: the helpers every derivative wrapper (derivatives/*.cpp) uses.
+// Recording an op in the graph: the helpers the public ops (api/) and their derivative wrappers
+// (derivatives/*.cpp) use. The public op decides whether to record; when it does, it builds the
+// node, runs the native op once through record() and saves what the formula reads:
 //
-//   Tensor exp(const Tensor& a, const Tensor& out) {        // autograd::exp, called by ember::exp
+//   Tensor exp(const Tensor& a, const Tensor& out) {  // ember::exp (api/unary.cpp, simplified)
+//     if (!should_record(a)) return native::exp(a, out);
 //     auto node = new_node("ExpBackward0", {a}, [](FunctionNode& n, const variable_list& g) {
 //       return variable_list{mul(g[0], conj(n.saved(0)))};
 //     });
-//     Tensor r = record(node, {a}, out, "exp", [&] { return ember::exp(a, out); });
+//     Tensor r = record(node, {a}, out, "exp", [&] { return native::exp(a, out); });
 //     node->save(r, /*is_output=*/true);
 //     return r;
 //   }
