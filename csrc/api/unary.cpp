@@ -44,7 +44,7 @@ Tensor record_float_unary(const char* node_name, const char* op, const Tensor& s
 
 }  // namespace
 
-#define EMBER_FLOAT_UNARY_OP(name, node, saves, backward, jvp, doc)                  \
+#define EMBER_UNARY_OP(name, dtype, node, saves, backward, jvp, doc)                 \
   Tensor name(const Tensor& self, const Tensor& out) {                               \
     if (!autograd::should_record(self)) return native::name(self, out);              \
     return record_float_unary(                                                       \
@@ -57,7 +57,7 @@ Tensor record_float_unary(const char* node_name, const char* op, const Tensor& s
         [](const Tensor& t, const Tensor& o) { return native::name(t, o); });        \
   }
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 #define EMBER_DEFINE_RECORDED_UNARY_OP(name)                          \
   Tensor name(const Tensor& a, const Tensor& out) {                   \

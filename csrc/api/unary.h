@@ -12,9 +12,9 @@ namespace ember {
 
 // The float unary ops, one per row of tables/unary.def (integer and bool inputs give the
 // default float dtype: exp(int) is float32). Each records the node its row names.
-#define EMBER_FLOAT_UNARY_OP(name, ...) Tensor name(const Tensor& a, const Tensor& out = {});
+#define EMBER_UNARY_OP(name, ...) Tensor name(const Tensor& a, const Tensor& out = {});
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 #define EMBER_DECLARE_UNARY_OP(name) Tensor name(const Tensor& a, const Tensor& out = {});
 // Result in the input's dtype. floor, ceil, round, trunc and sign record zero gradients.

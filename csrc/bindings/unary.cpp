@@ -77,10 +77,10 @@ void init_unary(py::module_& m, TensorClass& cls) {
   const UnaryEntry entries[] = {
   // The float unary ops: ember.name(input, *, out=None), Tensor.name(), Tensor.name_(), one per
   // row of tables/unary.def, with the row's docstring.
-#define EMBER_FLOAT_UNARY_OP(name, node, saves, backward, jvp, doc) \
+#define EMBER_UNARY_OP(name, dtype, node, saves, backward, jvp, doc) \
   {#name, EMBER_UNARY(name), kAll, float_unary_alias(#name), doc},
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
       {"square", EMBER_UNARY(square), kAll},
       {"neg", EMBER_UNARY(neg), {true, true, "__neg__"}, "negative"},
       {"abs", EMBER_UNARY(abs), {true, true, "__abs__"}, "absolute"},

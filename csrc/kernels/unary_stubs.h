@@ -17,9 +17,9 @@ namespace native {
   _(isnan) _(isinf) _(isfinite) _(isposinf) _(isneginf) _(signbit) _(logical_not) _(isreal)
 // clang-format on
 
-#define EMBER_FLOAT_UNARY_OP(name, ...) EMBER_DECLARE_STUB(name##_stub, IterFn);
+#define EMBER_UNARY_OP(name, ...) EMBER_DECLARE_STUB(name##_stub, IterFn);
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 #define EMBER_DECLARE_ITER_STUB(name) EMBER_DECLARE_STUB(name##_stub, IterFn);
 EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DECLARE_ITER_STUB)

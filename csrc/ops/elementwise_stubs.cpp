@@ -6,9 +6,9 @@
 namespace ember {
 namespace native {
 
-#define EMBER_FLOAT_UNARY_OP(name, ...) EMBER_DEFINE_STUB(name##_stub, IterFn);
+#define EMBER_UNARY_OP(name, ...) EMBER_DEFINE_STUB(name##_stub, IterFn);
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 #define EMBER_DEFINE_ITER_STUB(name) EMBER_DEFINE_STUB(name##_stub, IterFn);
 EMBER_SAME_DTYPE_UNARY_OPS(EMBER_DEFINE_ITER_STUB)

@@ -25,12 +25,15 @@ Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& st
 }  // namespace
 
 // The float unary ops of tables/unary.def.
-#define EMBER_FLOAT_UNARY_OP(name, ...)                                       \
-  Tensor name(const Tensor& a, const Tensor& out) {                           \
-    return run_unary(#name, ResultKind::PromoteToFloat, name##_stub, a, out); \
+// A row's dtype rule as the TensorIterator's result kind.
+constexpr ResultKind kUnaryResult_FLOAT = ResultKind::PromoteToFloat;
+
+#define EMBER_UNARY_OP(name, dtype, ...)                                \
+  Tensor name(const Tensor& a, const Tensor& out) {                     \
+    return run_unary(#name, kUnaryResult_##dtype, name##_stub, a, out); \
   }
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 // Piecewise-constant ops that keep the input's dtype (the api layer records zero gradients).
 #define EMBER_DEFINE_STEP_UNARY_OP(name)                               \

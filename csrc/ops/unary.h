@@ -12,9 +12,9 @@ namespace native {
 
 // The float unary ops, one per row of tables/unary.def: integer and bool inputs give the default
 // float dtype (exp(int) is float32).
-#define EMBER_FLOAT_UNARY_OP(name, ...) Tensor name(const Tensor& a, const Tensor& out = {});
+#define EMBER_UNARY_OP(name, ...) Tensor name(const Tensor& a, const Tensor& out = {});
 #include "tables/unary.def"
-#undef EMBER_FLOAT_UNARY_OP
+#undef EMBER_UNARY_OP
 
 #define EMBER_DECLARE_UNARY_OP(name) Tensor name(const Tensor& a, const Tensor& out = {});
 // Result in the input's dtype: neg, floor, ...
