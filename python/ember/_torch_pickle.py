@@ -15,6 +15,7 @@ A tensor's geometry is checked against its storage before it is built (``_C._reb
 import _compat_pickle
 import collections
 import io
+import lzma
 import pickle
 import struct
 import sys
@@ -312,6 +313,14 @@ def _read_record_into(archive, handle, info, buffer, source):
         raise _error(f"corrupt zip archive: Bad CRC-32 for record {info.filename}", source)
 
 
+# What zipfile raises on a corrupt member: bad headers, truncation, and each decompressor's own
+# error (deflate: zlib.error, LZMA: LZMAError, bzip2: OSError; an unknown method:
+# NotImplementedError).
+_CORRUPT_MEMBER_ERRORS = (
+    zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError, OSError, NotImplementedError
+)
+
+
 def load_torch_zip(handle, source, restore):
     """Loads a torch.save zip archive from the open binary file ``handle``; ``restore``
     applies map_location to each storage (see serialization._make_restore)."""
@@ -322,7 +331,7 @@ def load_torch_zip(handle, source, restore):
     with archive:
         try:
             return _load_archive(archive, handle, source, restore)
-        except (zipfile.BadZipFile, EOFError, zlib.error, OSError, NotImplementedError) as e:
+        except _CORRUPT_MEMBER_ERRORS as e:
             raise _error(f"corrupt zip archive ({type(e).__name__}: {e})", source) from None
 
 
@@ -377,7 +386,7 @@ def _load_archive(archive, handle, source, restore):
         raise
     except RecursionError:
         raise _error("malformed data.pkl: nested too deeply", source) from None
-    except (zipfile.BadZipFile, EOFError, zlib.error, OSError):
+    except _CORRUPT_MEMBER_ERRORS:
         raise
     except Exception as e:
         raise _error(f"malformed data.pkl ({type(e).__name__}: {e})", source) from None

@@ -586,6 +586,29 @@ def test_corrupt_torch_records(tmp_path):
         load_bytes(garbage)
 
 
+def test_corrupt_compressed_records_are_clear_errors():
+    # Found by the readers' fuzzer: an LZMA member whose properties are invalid made zipfile
+    # raise lzma.LZMAError out of ember.load. Each compression method's own error becomes the
+    # loader's RuntimeError.
+    for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=method) as z:
+            z.writestr("archive/byteorder", b"little" * 50)
+            z.writestr("archive/data.pkl", b"x")
+        data = bytearray(buf.getvalue())
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+            info = z.getinfo("archive/byteorder")
+        local = info.header_offset
+        name_len, extra_len = struct.unpack("<HH", data[local + 26:local + 30])
+        start = local + 30 + name_len + extra_len
+        # The start of the compressed stream: zipfile's LZMA member begins with a 4-byte
+        # header, then the 5 bytes of LZMA properties, which become invalid here.
+        skip = 4 if method == zipfile.ZIP_LZMA else 0
+        data[start + skip:start + 9] = b"\xff" * (9 - skip)
+        with pytest.raises(RuntimeError, match="corrupt zip archive"):
+            load_bytes(bytes(data))
+
+
 def test_corrupt_safetensors_headers():
     payload = np.arange(4, dtype="<f4").tobytes()
     entry = {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}
