@@ -3,7 +3,8 @@
 Each measurement alternates the two libraries (ember, reference, ember, reference, ...) so that
 both see the same machine state (frequency, other processes, cache), repeats that `repeat`
 times, and reports the median time per call of each and their ratio (ember / reference: below 1
-means Ember is faster).
+means Ember is faster). The blocks of calls are timed with ember.utils.benchmark.Timer (for both
+libraries) and collected as its Measurements (Bench.measurements; see docs/benchmarking.md).
 
     from common import Bench
     b = Bench(threads=1)
@@ -19,13 +20,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import platform
-import statistics
-import time
 from typing import Callable
 
 import numpy as np
 
 import ember
+from ember.utils.benchmark import Measurement, TaskSpec, Timer
 
 try:  # the reference of choice; NumPy when PyTorch is not installed
     import torch
@@ -64,22 +64,64 @@ def set_threads(n: int) -> None:
         torch.set_num_threads(n)
 
 
+def _timer(fn: Callable[[], object]) -> Timer:
+    """An ember.utils.benchmark.Timer of fn() at the current thread count: the one set_threads
+    gave both libraries (the Timer's default of one thread would override it for Ember)."""
+    return Timer(stmt=fn, num_threads=ember.get_num_threads())
+
+
+def _block(timer: Timer, number: int) -> float:
+    """Seconds taken by one block of `number` calls. Timer.timeit would warm up before every
+    block; here calibration warms up once and the blocks of the two libraries then alternate."""
+    return timer._timeit(number)
+
+
 def _time_calls(fn: Callable[[], object], number: int) -> float:
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
+    """Seconds per call of fn over one block of `number` calls."""
+    return _block(_timer(fn), number) / number
+
+
+def _calibrate(timer: Timer, target_s: float) -> int:
+    _block(timer, 1)  # warm up: first-call costs (allocation, page faults, lazy init) are not timed
+    number = 1
+    while True:
+        t = _block(timer, number)
+        if t >= target_s / 4 or number >= 1 << 20:
+            return max(1, int(number * target_s / max(t, 1e-9)))
+        number *= 4
 
 
 def calibrate(fn: Callable[[], object], target_s: float = 0.02) -> int:
     """How many calls make one timing sample last about target_s (at least 1)."""
-    fn()  # warm up: first-call costs (allocation, page faults, lazy init) are not measured
-    number = 1
-    while True:
-        t = _time_calls(fn, number) * number
-        if t >= target_s / 4 or number >= 1 << 20:
-            return max(1, int(number * target_s / max(t, 1e-9)))
-        number *= 4
+    return _calibrate(_timer(fn), target_s)
+
+
+def measure(
+    fn_ember: Callable[[], object],
+    fn_ref: Callable[[], object],
+    repeat: int = 15,
+    target_s: float = 0.02,
+    name: str = "",
+) -> tuple[Measurement, Measurement]:
+    """Times the two functions alternately (ember, reference, ember, ...: `repeat` blocks each,
+    all of one size, lasting about target_s) and returns the Measurement of each. Their stmt
+    is `name` and their description the library ("ember", REFERENCE), so that Compare shows the
+    cases as rows and the libraries as columns."""
+    timers = _timer(fn_ember), _timer(fn_ref)
+    number = min(_calibrate(t, target_s) for t in timers)
+    raw_times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for timer, times in zip(timers, raw_times):
+            times.append(_block(timer, number))
+    threads = ember.get_num_threads()
+    return tuple(  # type: ignore[return-value]
+        Measurement(
+            number_per_run=number,
+            raw_times=times,
+            task_spec=TaskSpec(stmt=name, setup="pass", description=library, num_threads=threads),
+        )
+        for times, library in zip(raw_times, ("ember", REFERENCE))
+    )
 
 
 def compare(
@@ -89,12 +131,8 @@ def compare(
     target_s: float = 0.02,
 ) -> tuple[float, float]:
     """Median seconds per call of each function, measured alternately in one process."""
-    number = min(calibrate(fn_ember, target_s), calibrate(fn_ref, target_s))
-    te, tr = [], []
-    for _ in range(repeat):
-        te.append(_time_calls(fn_ember, number))
-        tr.append(_time_calls(fn_ref, number))
-    return statistics.median(te), statistics.median(tr)
+    m_ember, m_ref = measure(fn_ember, fn_ref, repeat, target_s)
+    return m_ember.median, m_ref.median
 
 
 def has_op(name: str) -> bool:
@@ -110,6 +148,7 @@ class Bench:
         self.repeat = repeat
         self.target_s = target_s
         self.results: list[Result] = []
+        self.measurements: list[Measurement] = []  # ember's and the reference's, per case
         set_threads(threads)
 
     def compare(self, name, fn_ember, fn_ref, *, requires=(), extra=None) -> Result | None:
@@ -120,7 +159,9 @@ class Bench:
             print(f"  {name:<34} [{self.threads} thr]  {note}")
             self.results.append(Result(name, self.threads, None, None, note=note))
             return None
-        te, tr = compare(fn_ember, fn_ref, self.repeat, self.target_s)
+        m_ember, m_ref = measure(fn_ember, fn_ref, self.repeat, self.target_s, name=name)
+        self.measurements += [m_ember, m_ref]
+        te, tr = m_ember.median, m_ref.median
         res = Result(name, self.threads, te, tr, extra=dict(extra(te, tr) if extra else {}))
         self.results.append(res)
         print(format_result(res))
@@ -136,10 +177,13 @@ def format_time(s: float) -> str:
 
 
 def format_result(r: Result) -> str:
-    extra = "  ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
-                      for k, v in r.extra.items())
-    return (f"  {r.name:<34} [{r.threads} thr]  ember {format_time(r.ember_s)}   "
-            f"{r.reference} {format_time(r.ref_s)}   ratio {r.ratio:5.2f}  {extra}").rstrip()
+    extra = "  ".join(
+        f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.extra.items()
+    )
+    return (
+        f"  {r.name:<34} [{r.threads} thr]  ember {format_time(r.ember_s)}   "
+        f"{r.reference} {format_time(r.ref_s)}   ratio {r.ratio:5.2f}  {extra}"
+    ).rstrip()
 
 
 def environment() -> dict:
@@ -167,8 +211,9 @@ def environment() -> dict:
     return info
 
 
-def ratio_chart(results, path, goal: float = 1.0, what: str = "time", reference=None,
-                goal_of=None) -> None:
+def ratio_chart(
+    results, path, goal: float = 1.0, what: str = "time", reference=None, goal_of=None
+) -> None:
     """A horizontal bar chart of the ember / reference ratios of `results` (Result objects or
     their dicts), one bar per case and thread count, with a dashed line at `goal`. `reference`
     names the reference in the axis label (default: REFERENCE); `goal_of(row)` gives a row its

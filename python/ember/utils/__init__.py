@@ -1,3 +1,12 @@
-"""ember.utils: helpers outside the tensor core (dlpack, data, ...)."""
+"""ember.utils: helpers outside the tensor core (dlpack, data, benchmark, ...)."""
 
 from . import data, dlpack  # noqa: F401
+
+
+def __getattr__(name):
+    # ember.utils.benchmark is imported on first use, keeping it out of `import ember`.
+    if name == "benchmark":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
