@@ -202,10 +202,16 @@ def environment() -> dict:
         info["loadavg_1min"] = round(os.getloadavg()[0], 2)
     try:
         with open("/proc/cpuinfo") as f:
+            fields = {}
             for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
+                if not line.strip():
+                    break  # the first CPU's block is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+        info["cpu"] = fields.get("model name", "")
+        # "AMD EPYC" says little: family / model identify the generation (25 / 17: Zen 4).
+        info["cpu_family_model"] = f"{fields.get('cpu family', '?')}/{fields.get('model', '?')}"
+        info["ember_cpu_capability"] = ember.backends.cpu.get_cpu_capability()
     except OSError:
         pass
     return info

@@ -26,5 +26,27 @@ cmake --build "$build" -j "$jobs"
 echo "== C++ tests (ctest)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
+echo "== ISA check: no AVX code can run outside the dispatched kernels"
+"$python" scripts/check_isa_leaks.py "$build"
+
+# The SIMD kernels again at the two levels every x86-64 CI machine can run, forced: a kernel
+# that is wrong at one level only fails here (docs/design/cpu-dispatch.md, "Testing every level").
+# The machine's own level is the full run below.
+level_tests=(tests/python/test_op_db.py tests/python/test_elementwise.py tests/python/test_reduce.py
+  tests/python/nn/test_nn_activation.py tests/python/nn/test_nn_softmax.py
+  tests/python/nn/test_nn_norm.py tests/python/nn/test_nn_loss.py tests/python/test_optim.py
+  tests/python/test_matmul.py tests/python/linalg/test_linalg_misc.py)
+for level in default avx2; do
+  echo "== Python tests of the SIMD kernels at EMBER_CPU_CAPABILITY=$level"
+  level_log=$(mktemp)
+  if ! EMBER_CPU_CAPABILITY=$level PYTHONPATH="$build/python" "$python" -m pytest \
+    "${level_tests[@]}" -q -p no:cacheprovider >"$level_log" 2>&1; then
+    cat "$level_log"
+    exit 1
+  fi
+  echo "$level level: $(tail -1 "$level_log")"
+  rm -f "$level_log"
+done
+
 echo "== Python tests (pytest)"
 PYTHONPATH="$build/python" "$python" -m pytest tests/python -q -p no:cacheprovider

@@ -3,6 +3,7 @@
 // the basic indices are recording view ops, and the advanced ones then record their own node.
 #include "api/indexing.h"
 
+#include "api/autocast.h"
 #include "api/creation.h"
 #include "api/views.h"
 #include "autograd/derivatives/indexing.h"
@@ -291,6 +292,12 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                   const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: promote (index is never cast)
+    const ScalarType to = autocast::promote_type({self, source});
+    const Tensor self2 = autocast::cast(self, to), source2 = autocast::cast(source, to);
+    autocast::ExcludeGuard no_autocast;
+    return ember::index_copy(self2, dim, index, source2);
+  }
   if (autograd::should_record(self, source)) {
     return derivatives::index_copy(self, dim, index, source, out);
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "api/autocast.h"
 #include "api/creation.h"
 #include "api/indexing.h"
 #include "api/range_factories.h"
@@ -43,6 +44,11 @@ std::vector<Tensor> atleast_all(const std::vector<Tensor>& tensors, int n) {
 // ---- cat and the *stack family ----
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: promote
+    const std::vector<Tensor> cast = autocast::cast(tensors, autocast::promote_type(tensors));
+    autocast::ExcludeGuard no_autocast;
+    return ember::cat(cast, dim);
+  }
   if (autograd::should_record_list(tensors)) {
     return derivatives::cat(tensors, dim, out, "cat",
                             [&] { return native::cat(tensors, dim, out); });
@@ -51,6 +57,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: promote
+    const std::vector<Tensor> cast = autocast::cast(tensors, autocast::promote_type(tensors));
+    autocast::ExcludeGuard no_autocast;
+    return ember::stack(cast, dim);
+  }
   if (autograd::should_record_list(tensors)) {
     return derivatives::stack(tensors, dim, out, [&] { return native::stack(tensors, dim, out); });
   }
@@ -213,6 +224,11 @@ Tensor diagflat(const Tensor& t, int64_t offset) {
 }
 
 Tensor trace(const Tensor& t) {
+  if (autocast::active()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t);
+    autocast::ExcludeGuard no_autocast;
+    return ember::trace(t2);
+  }
   if (autograd::should_record(t)) return derivatives::trace(t);
   return native::trace(t);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "api/autocast.h"
 #include "api/elementwise.h"
 #include "api/shape_util.h"
 #include "api/views.h"
@@ -18,11 +19,21 @@ namespace ember {
 // ---- products with a node of their own ----------------------------------------------------
 
 Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision
+    const Tensor a2 = autocast::lower(a), b2 = autocast::lower(b);
+    autocast::ExcludeGuard no_autocast;
+    return ember::mm(a2, b2);
+  }
   if (autograd::should_record(a, b)) return derivatives::mm(a, b, out);
   return native::mm(a, b, out);
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision
+    const Tensor a2 = autocast::lower(a), b2 = autocast::lower(b);
+    autocast::ExcludeGuard no_autocast;
+    return ember::bmm(a2, b2);
+  }
   if (autograd::should_record(a, b)) return derivatives::bmm(a, b, out);
   return native::bmm(a, b, out);
 }
@@ -43,6 +54,11 @@ Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision
+    const Tensor a2 = autocast::lower(a), b2 = autocast::lower(b);
+    autocast::ExcludeGuard no_autocast;
+    return ember::matmul(a2, b2);
+  }
   if (autograd::should_record(a, b)) {
     // The recorded form is a composite of dot / mv / mm / bmm that assumes 1-D or more.
     native::check_matmul_args(a, b);
@@ -53,6 +69,11 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision (not the in-place form)
+    const Tensor i2 = autocast::lower(input), x2 = autocast::lower(m1), y2 = autocast::lower(m2);
+    autocast::ExcludeGuard no_autocast;
+    return ember::addmm(i2, x2, y2, beta, alpha);
+  }
   if (autograd::should_record(input, m1, m2)) {
     return derivatives::addmm(input, m1, m2, beta, alpha, out);
   }
@@ -69,6 +90,11 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision (not the in-place form)
+    const Tensor i2 = autocast::lower(input), x2 = autocast::lower(b1), y2 = autocast::lower(b2);
+    autocast::ExcludeGuard no_autocast;
+    return ember::addbmm(i2, x2, y2, beta, alpha);
+  }
   if (autograd::should_record(input, b1, b2)) {
     return derivatives::addbmm(input, b1, b2, beta, alpha, out);
   }
@@ -77,6 +103,11 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision (not the in-place form)
+    const Tensor i2 = autocast::lower(input), x2 = autocast::lower(b1), y2 = autocast::lower(b2);
+    autocast::ExcludeGuard no_autocast;
+    return ember::baddbmm(i2, x2, y2, beta, alpha);
+  }
   if (autograd::should_record(input, b1, b2)) {
     return derivatives::baddbmm(input, b1, b2, beta, alpha, out);
   }
@@ -93,6 +124,11 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p,
              const std::optional<std::string>& compute_mode) {
+  if (autocast::active()) {  // autocast: float32
+    const Tensor a = autocast::to_fp32(x1), b = autocast::to_fp32(x2);
+    autocast::ExcludeGuard no_autocast;
+    return ember::cdist(a, b, p, compute_mode);
+  }
   if (autograd::should_record(x1, x2)) return derivatives::cdist(x1, x2, p, compute_mode);
   return native::cdist(x1, x2, p, compute_mode);
 }
@@ -148,6 +184,13 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
     pb *= b.size(d);
   }
   if (autograd::should_record(a, b)) derivatives::refuse_out(out, a, b, op);
+  if (pa == 1 && pb == 1) {
+    // A single number out of the contraction: one dot product, as PyTorch (DotBackward0; under
+    // autocast it stays in the inputs' dtype, where mm would be cast down).
+    Tensor p = ember::dot(ember::reshape(ember::permute(a, perm_a), {k}),
+                          ember::reshape(ember::permute(b, perm_b), {k}));
+    return finish_out(ember::view(p, rshape), out, op);
+  }
   Tensor a2 = ember::reshape(ember::permute(a, perm_a), {pa, k});
   Tensor b2 = ember::reshape(ember::permute(b, perm_b), {k, pb});
   return finish_out(ember::view(ember::mm(a2, b2), rshape), out, op);

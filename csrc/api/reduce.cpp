@@ -2,6 +2,7 @@
 // an input requires grad and otherwise runs the native op; nanmean is a composite of public ops.
 #include "api/reduce.h"
 
+#include "api/autocast.h"
 #include "api/elementwise.h"
 #include "autograd/derivatives/reduce.h"
 #include "autograd/variable.h"
@@ -44,6 +45,11 @@ Tensor nanmean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dt
 
 Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarType dtype,
             const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t);
+    autocast::ExcludeGuard no_autocast;
+    return ember::prod(t2, dim, keepdim, dtype);
+  }
   if (autograd::should_record(t)) return derivatives::prod(t, dim, keepdim, dtype, out);
   return native::prod(t, dim, keepdim, dtype, out);
 }
@@ -198,6 +204,11 @@ bool quantile_records(const Tensor& t, const Tensor& q, QuantileInterpolation mo
 
 Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t), q2 = autocast::to_fp32(q);
+    autocast::ExcludeGuard no_autocast;
+    return ember::quantile(t2, q2, dim, keepdim, interpolation);
+  }
   if (quantile_records(t, q, interpolation)) {
     return derivatives::quantile(false, t, q, 0.0, dim, keepdim, interpolation, out);
   }
@@ -206,6 +217,11 @@ Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bo
 
 Tensor quantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,
                 QuantileInterpolation interpolation, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t);
+    autocast::ExcludeGuard no_autocast;
+    return ember::quantile(t2, q, dim, keepdim, interpolation);
+  }
   if (autograd::should_record(t)) {
     return derivatives::quantile(false, t, Tensor(), q, dim, keepdim, interpolation, out);
   }
@@ -214,6 +230,11 @@ Tensor quantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keep
 
 Tensor nanquantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t), q2 = autocast::to_fp32(q);
+    autocast::ExcludeGuard no_autocast;
+    return ember::nanquantile(t2, q2, dim, keepdim, interpolation);
+  }
   if (quantile_records(t, q, interpolation)) {
     return derivatives::quantile(true, t, q, 0.0, dim, keepdim, interpolation, out);
   }
@@ -222,6 +243,11 @@ Tensor nanquantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim,
 
 Tensor nanquantile(const Tensor& t, double q, std::optional<int64_t> dim, bool keepdim,
                    QuantileInterpolation interpolation, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor t2 = autocast::to_fp32(t);
+    autocast::ExcludeGuard no_autocast;
+    return ember::nanquantile(t2, q, dim, keepdim, interpolation);
+  }
   if (autograd::should_record(t)) {
     return derivatives::quantile(true, t, Tensor(), q, dim, keepdim, interpolation, out);
   }

@@ -218,12 +218,13 @@ py::bytes storage_bytes(const StorageImpl& s) {
 }  // namespace
 
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
-  // to(dtype) / to(device, dtype) / to(other), with non_blocking, copy, memory_format.
+  // to(dtype) / to(device, dtype) / to(other), with non_blocking, copy, memory_format. Every
+  // converting method goes through tensor_to, which records ToCopyBackward0 (api/conversion.h).
   cls.def("to", [](const Tensor& self, py::args args, py::kwargs kw) {
     ToArgs a = parse_to(args, kw);
     if (a.device && a.device->is_cpu()) a.device->index = -1;
-    return to(self, a.dtype.value_or(self.dtype()), a.device.value_or(self.device()), a.copy,
-              a.preserve);
+    return tensor_to(self, a.dtype.value_or(self.dtype()), a.device.value_or(self.device()), a.copy,
+                     a.preserve);
   });
   const std::pair<const char*, ScalarType> shorthands[] = {
       {"float", ScalarType::Float32},    {"double", ScalarType::Float64},
@@ -238,14 +239,16 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     cls.def(
         name,
         [dt, op](const Tensor& self, py::object memory_format) {
-          return to(self, dt, self.device(), false, parse_preserve_format(memory_format, op));
+          return tensor_to(self, dt, self.device(), false,
+                           parse_preserve_format(memory_format, op));
         },
         py::kw_only(), py::arg("memory_format") = py::none());
   }
   cls.def(
       "cpu",
       [](const Tensor& self, py::object memory_format) {
-        return to(self, self.dtype(), Device(), false, parse_preserve_format(memory_format, "cpu"));
+        return tensor_to(self, self.dtype(), Device(), false,
+                         parse_preserve_format(memory_format, "cpu"));
       },
       py::kw_only(), py::arg("memory_format") = py::none());
   cls.def(
@@ -253,14 +256,14 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       [](const Tensor& self, py::object device, bool, py::object) -> Tensor {
         Device d = device.is_none() ? Device(DeviceType::CUDA) : parse_device(device, "cuda");
         if (d.is_cpu()) d = Device(DeviceType::CUDA, d.index);
-        return to(self, self.dtype(), d);
+        return tensor_to(self, self.dtype(), d);
       },
       py::arg("device") = py::none(), py::arg("non_blocking") = false, py::kw_only(),
       py::arg("memory_format") = py::none());
   cls.def(
       "type_as",
       [](const Tensor& self, const Tensor& other) {
-        return to(self, other.dtype(), self.device());
+        return tensor_to(self, other.dtype(), self.device());
       },
       py::arg("other"));
   cls.def(
@@ -280,7 +283,7 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
                       "got ",
                       Py_TYPE(dtype.ptr())->tp_name));
         }
-        return py::cast(to(self, *t, self.device()));
+        return py::cast(tensor_to(self, *t, self.device()));
       },
       py::arg("dtype") = py::none(), py::arg("non_blocking") = false);
 

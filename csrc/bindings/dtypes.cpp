@@ -2,6 +2,7 @@
 #include "api/creation.h"
 #include "bindings/pybind_ember.h"
 #include "core/allocator.h"
+#include "core/cpu_capability.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
 
@@ -99,6 +100,11 @@ void init_dtypes(py::module_& m) {
       py::arg("tensor1"), py::arg("tensor2"));
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads, py::arg("int"));
+  // ember.backends.cpu reads these (core/cpu_capability.h).
+  m.def("_get_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
+  m.def("_max_cpu_capability",
+        [] { return std::string(cpu_capability_name(max_cpu_capability())); });
+  m.def("_cpu_capability_warning", [] { return cpu_capability_warning(); });
   m.def("_allocator_stats", [] {
     AllocatorStats s = cpu_allocator_stats();
     py::dict d;

@@ -225,6 +225,8 @@ void init_autograd_function(py::module_& m);
 // ember._C._linalg_spectral (ember.linalg's eigh, svd, qr, lstsq, norms, ...) and the top-level
 // aliases ember.svd, ember.qr, ember.pinverse with their Tensor methods.
 void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+// ember._C._autocast: autocast's thread-local state (bindings/autocast.cpp).
+void init_autocast(py::module_& m);
 // After every binding: bool arguments accept only True/False and NumPy bools (strict_bool_args).
 void make_bool_arguments_strict(py::module_& m, py::handle tensor_class);
 py::dtype numpy_dtype_for(ScalarType t);

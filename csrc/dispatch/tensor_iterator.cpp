@@ -434,7 +434,20 @@ void TensorIterator::for_each(LoopFn loop, int64_t grain) const {
     serial_for_each(loop, 0, numel_);
     return;
   }
-  parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
+  // Chunk boundaries fall on multiples of kSplitAlign elements from the start of an innermost
+  // row, so every element meets the same neighbours in a SIMD vector however many threads run:
+  // some vector functions (SLEEF's sin and cos among them) take a slower, differently rounded
+  // path for a whole vector when one of its lanes needs it, and results must not depend on the
+  // thread count. Rounding both ends of every chunk the same way keeps the chunks disjoint and
+  // covering.
+  constexpr int64_t kSplitAlign = 64;
+  const int64_t row = ndim() > 0 ? std::max<int64_t>(shape_[0], 1) : 1;
+  auto align = [&](int64_t p) { return p >= numel_ ? numel_ : p - (p % row) % kSplitAlign; };
+  parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) {
+    b = align(b);
+    e = align(e);
+    if (b < e) serial_for_each(loop, b, e);
+  });
 }
 
 void TensorIterator::serial_for_each_box(LoopFn loop, const int64_t* box_begin,

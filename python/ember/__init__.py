@@ -10,6 +10,11 @@ from . import _load
 _load.preload()
 
 from . import _C  # noqa: E402
+
+if _C._cpu_capability_warning():  # EMBER_CPU_CAPABILITY named a level this CPU cannot run
+    import warnings as _warnings
+
+    _warnings.warn(_C._cpu_capability_warning(), RuntimeWarning, stacklevel=2)
 from ._C import *  # noqa: E402,F401,F403
 from ._C import Tensor, device, dtype  # noqa: E402,F401
 from ._dtypes import (  # noqa: E402,F401
@@ -49,3 +54,27 @@ from .autograd.grad_mode import (  # noqa: E402,F401
 from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Function)
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from . import amp, backends  # noqa: E402,F401
+from . import cpu  # noqa: E402,F401  (after amp: ember.cpu.amp subclasses ember.amp's names)
+from .amp.autocast_mode import (  # noqa: E402,F401
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
+from .backends._settings import (  # noqa: E402,F401
+    get_float32_matmul_precision,
+    set_float32_matmul_precision,
+)

@@ -33,12 +33,18 @@ TEST_CASE("a device without a kernel raises NotImplementedError", "[dispatch]") 
                     "[test_scale_stub] not implemented for device cuda");
 }
 
-TEST_CASE("the core ops register their CPU kernels at static init", "[dispatch]") {
-  const int cpu = static_cast<int>(DeviceType::CPU);
+TEST_CASE("the core ops have CPU kernels at every level and none for CUDA", "[dispatch]") {
   const int cuda = static_cast<int>(DeviceType::CUDA);
-  CHECK(copy_stub.table[cpu] != nullptr);
-  CHECK(add_stub.table[cpu] != nullptr);
-  CHECK(mul_stub.table[cpu] != nullptr);
+  for (int l = 0; l < kNumCpuCapabilities; ++l) {
+    const auto level = static_cast<CpuCapability>(l);
+    CHECK(copy_stub.cpu_kernel_at(level) != nullptr);
+    CHECK(add_stub.cpu_kernel_at(level) != nullptr);
+    CHECK(mul_stub.cpu_kernel_at(level) != nullptr);
+  }
+  // The baseline registers every kernel; the SIMD files register more at higher levels.
+  CHECK(add_stub.cpu_levels[0] != nullptr);
+  // (avx2 is in every build's EMBER_CPU_LEVELS, the sanitizer build's included.)
+  CHECK(add_stub.cpu_levels[static_cast<int>(CpuCapability::Avx2)] != nullptr);
   // No CUDA library is loaded into this test binary.
   CHECK(add_stub.table[cuda] == nullptr);
 }

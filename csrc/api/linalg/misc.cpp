@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "api/autocast.h"
 #include "api/complex.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
@@ -104,6 +105,11 @@ Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim, const Tensor&
 }
 
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: lower precision
+    const Tensor x2 = autocast::lower(x), y2 = autocast::lower(y);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_vecdot(x2, y2, dim);
+  }
   const char* op = "linalg.vecdot";
   EMBER_CHECK_T(NotImplementedError, is_float_or_complex(x.dtype()), "[", op,
                 "] Expected a floating point or complex tensor as input. Got ",

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "api/autocast.h"
 #include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
@@ -160,6 +161,11 @@ Tensor norm(const Tensor& A, const NormOrd& ord, const std::optional<std::vector
 }
 
 Tensor cond(const Tensor& A, const NormOrd& ord, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::cond(A2, ord);
+  }
   constexpr const char* op = "linalg.cond";
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
   Tensor result;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "api/autocast.h"
 #include "api/creation.h"
 #include "api/linalg/common.h"
 #include "api/linalg/misc.h"
@@ -170,6 +171,11 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n, const Tensor& out) {
 }
 
 Tensor linalg_tensorinv(const Tensor& A, int64_t ind, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_tensorinv(A2, ind);
+  }
   const char* op = "linalg.tensorinv";
   EMBER_CHECK(ind > 0, "[", op, "] Expected a strictly positive integer for 'ind', but got ", ind);
   EMBER_CHECK(ind <= A.dim(), "[", op, "] ind (", ind,
@@ -192,6 +198,11 @@ Tensor linalg_tensorinv(const Tensor& A, int64_t ind, const Tensor& out) {
 
 Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, const std::optional<DimVector>& dims,
                           const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A), B2 = autocast::to_fp32(B);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_tensorsolve(A2, B2, dims);
+  }
   const char* op = "linalg.tensorsolve";
   Tensor a = A;
   if (dims) {

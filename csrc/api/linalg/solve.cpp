@@ -7,6 +7,7 @@
 
 #include <limits>
 
+#include "api/autocast.h"
 #include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
@@ -24,6 +25,11 @@ namespace nl = native::linalg;
 
 TensorPair linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors, const Tensor& L_out,
                               const Tensor& info_out) {
+  if (autocast::active() && !L_out.defined() && !info_out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_cholesky_ex(A2, upper, check_errors);
+  }
   if (!autograd::should_record(A)) {
     return native::linalg_cholesky_ex(A, upper, check_errors, L_out, info_out);
   }
@@ -37,6 +43,11 @@ TensorPair linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors, co
 }
 
 Tensor linalg_cholesky(const Tensor& A, bool upper, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_cholesky(A2, upper);
+  }
   if (!autograd::should_record(A)) return native::linalg_cholesky(A, upper, out);
   const char* op = "linalg.cholesky";
   nl::check_square_float_matrix(A, op);
@@ -47,12 +58,22 @@ Tensor linalg_cholesky(const Tensor& A, bool upper, const Tensor& out) {
 }
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor B2 = autocast::to_fp32(B), L2 = autocast::to_fp32(L);
+    autocast::ExcludeGuard no_autocast;
+    return ember::cholesky_solve(B2, L2, upper);
+  }
   if (!autograd::should_record(B, L)) return native::cholesky_solve(B, L, upper, out);
   nl::check_cholesky_solve_args(B, L, out);
   return derivatives::cholesky_solve(B, L, upper, out);
 }
 
 Tensor cholesky_inverse(const Tensor& L, bool upper, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor L2 = autocast::to_fp32(L);
+    autocast::ExcludeGuard no_autocast;
+    return ember::cholesky_inverse(L2, upper);
+  }
   if (!autograd::should_record(L)) return native::cholesky_inverse(L, upper, out);
   const char* op = "cholesky_inverse";
   nl::check_square_float_matrix(L, op);
@@ -64,6 +85,11 @@ Tensor cholesky_inverse(const Tensor& L, bool upper, const Tensor& out) {
 
 TensorPair linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inverse_out,
                          const Tensor& info_out) {
+  if (autocast::active() && !inverse_out.defined() && !info_out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_inv_ex(A2, check_errors);
+  }
   if (!autograd::should_record(A)) {
     return native::linalg_inv_ex(A, check_errors, inverse_out, info_out);
   }
@@ -77,6 +103,11 @@ TensorPair linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inver
 }
 
 Tensor linalg_inv(const Tensor& A, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32 (linalg.inv, torch.inverse)
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_inv(A2);
+  }
   if (!autograd::should_record(A)) return native::linalg_inv(A, out);
   const char* op = "linalg.inv";
   nl::check_square_float_matrix(A, op);
@@ -101,6 +132,11 @@ TensorPair linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool che
 }
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32 (not linalg.solve_ex)
+    const Tensor A2 = autocast::to_fp32(A), B2 = autocast::to_fp32(B);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_solve(A2, B2, left);
+  }
   if (!autograd::should_record(A, B)) return native::linalg_solve(A, B, left, out);
   const char* op = "linalg.solve";
   nl::check_solve_args(A, B, left, op);
@@ -157,6 +193,12 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
 TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
                             bool unitriangular, const Tensor& solution_out,
                             const Tensor& coefficient_out) {
+  // Autocast: float32 (torch.triangular_solve; linalg.solve_triangular is not on the list).
+  if (autocast::active() && !solution_out.defined() && !coefficient_out.defined()) {
+    const Tensor b2 = autocast::to_fp32(b), A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::triangular_solve(b2, A2, upper, transpose, unitriangular);
+  }
   if (!autograd::should_record(b, A)) {
     return native::triangular_solve(b, A, upper, transpose, unitriangular, solution_out,
                                     coefficient_out);
@@ -171,6 +213,14 @@ TensorPair triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool t
 TensorTriple linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors,
                                  const Tensor& LU_out, const Tensor& pivots_out,
                                  const Tensor& info_out) {
+  // Autocast: float32, for torch.lu (PyTorch's _lu_with_info), which the bindings run through
+  // this function. (PyTorch leaves linalg.lu_factor_ex itself off the list; it has no
+  // lower-precision kernel there, so only inputs that would fail otherwise see a difference.)
+  if (autocast::active() && !LU_out.defined() && !pivots_out.defined() && !info_out.defined()) {
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_lu_factor_ex(A2, pivot, check_errors);
+  }
   if (!autograd::should_record(A)) {
     return native::linalg_lu_factor_ex(A, pivot, check_errors, LU_out, pivots_out, info_out);
   }
@@ -208,6 +258,13 @@ TensorTriple linalg_lu(const Tensor& A, bool pivot, const Tensor& P_out, const T
 
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint, const Tensor& out) {
+  // Autocast: float32, for torch.lu_solve, which the bindings run through this function
+  // (linalg.lu_solve itself is off PyTorch's list and has no lower-precision kernel there).
+  if (autocast::active() && !out.defined()) {
+    const Tensor LU2 = autocast::to_fp32(LU), B2 = autocast::to_fp32(B);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linalg_lu_solve(LU2, pivots, B2, left, adjoint);
+  }
   if (!autograd::should_record(LU, B)) {
     return native::linalg_lu_solve(LU, pivots, B, left, adjoint, out);
   }

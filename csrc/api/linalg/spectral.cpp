@@ -4,6 +4,7 @@
 // linalg_polar). pinv, torch.pinverse, torch.qr and torch.svd are composites of public ops.
 #include "api/linalg/spectral.h"
 
+#include "api/autocast.h"
 #include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
@@ -40,6 +41,11 @@ namespace nl = native::linalg;
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, const std::string& uplo, const Tensor& values_out,
                                 const Tensor& vectors_out) {
+  if (autocast::active() && !values_out.defined() && !vectors_out.defined()) {  // autocast: fp32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::eigh(A2, uplo);
+  }
   if (!autograd::should_record(A)) return nl::eigh(A, uplo, values_out, vectors_out);
   constexpr const char* op = "linalg.eigh";
   const bool upper = nl::check_eigh_args(A, uplo, op);
@@ -48,6 +54,11 @@ std::tuple<Tensor, Tensor> eigh(const Tensor& A, const std::string& uplo, const 
 }
 
 Tensor eigvalsh(const Tensor& A, const std::string& uplo, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::eigvalsh(A2, uplo);
+  }
   if (!autograd::should_record(A)) return nl::eigvalsh(A, uplo, out);
   constexpr const char* op = "linalg.eigvalsh";
   const bool upper = nl::check_eigh_args(A, uplo, op);
@@ -60,6 +71,11 @@ Tensor eigvalsh(const Tensor& A, const std::string& uplo, const Tensor& out) {
 
 std::tuple<Tensor, Tensor> eig(const Tensor& A, const Tensor& values_out,
                                const Tensor& vectors_out) {
+  if (autocast::active() && !values_out.defined() && !vectors_out.defined()) {  // autocast: fp32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::eig(A2);
+  }
   if (!autograd::should_record(A)) return nl::eig(A, values_out, vectors_out);
   constexpr const char* op = "linalg.eig";
   nl::check_eig_args(A, values_out, vectors_out, op);
@@ -68,6 +84,11 @@ std::tuple<Tensor, Tensor> eig(const Tensor& A, const Tensor& values_out,
 }
 
 Tensor eigvals(const Tensor& A, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::eigvals(A2);
+  }
   if (!autograd::should_record(A)) return nl::eigvals(A, out);
   constexpr const char* op = "linalg.eigvals";
   nl::check_eig_args(A, Tensor(), Tensor(), op);
@@ -82,6 +103,11 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
                                        const std::optional<std::string>& driver,
                                        const Tensor& U_out, const Tensor& S_out,
                                        const Tensor& Vh_out) {
+  if (autocast::active() && !U_out.defined() && !S_out.defined() && !Vh_out.defined()) {
+    const Tensor A2 = autocast::to_fp32(A);  // autocast: float32
+    autocast::ExcludeGuard no_autocast;
+    return linalg::svd(A2, full_matrices, driver);
+  }
   if (!autograd::should_record(A)) return nl::svd(A, full_matrices, driver, U_out, S_out, Vh_out);
   constexpr const char* op = "linalg.svd";
   nl::check_svd_args(A, driver, op);
@@ -90,6 +116,11 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
 }
 
 Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::svdvals(A2, driver);
+  }
   if (!autograd::should_record(A)) return nl::svdvals(A, driver, out);
   constexpr const char* op = "linalg.svdvals";
   nl::check_svd_args(A, driver, op);
@@ -102,6 +133,11 @@ Tensor svdvals(const Tensor& A, const std::optional<std::string>& driver, const 
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode, const Tensor& Q_out,
                               const Tensor& R_out) {
+  if (autocast::active() && !Q_out.defined() && !R_out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::qr(A2, mode);
+  }
   if (!autograd::should_record(A)) return nl::qr(A, mode, Q_out, R_out);
   nl::check_qr_args(A, mode);
   refuse_outs({&Q_out, &R_out}, {A}, "linalg.qr");
@@ -109,6 +145,11 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode, const Te
 }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32 (also torch.orgqr)
+    const Tensor A2 = autocast::to_fp32(A), tau2 = autocast::to_fp32(tau);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::householder_product(A2, tau2);
+  }
   if (!autograd::should_record(A, tau)) return nl::householder_product(A, tau, out);
   nl::check_householder_product_args(A, tau);
   refuse_outs({&out}, {A, tau}, "linalg.householder_product");
@@ -119,6 +160,11 @@ Tensor householder_product(const Tensor& A, const Tensor& tau, const Tensor& out
 
 LstsqResult lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
                   const std::optional<std::string>& driver) {
+  if (autocast::active()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A), B2 = autocast::to_fp32(B);
+    autocast::ExcludeGuard no_autocast;
+    return linalg::lstsq(A2, B2, rcond, driver);
+  }
   if (!autograd::should_record(A, B)) return nl::lstsq(A, B, rcond, driver);
   return derivatives::linalg_lstsq(A, B, rcond, nl::check_lstsq_args(A, B, driver));
 }
@@ -136,6 +182,19 @@ std::tuple<Tensor, Tensor> polar(const Tensor& A, const Tensor& U_out, const Ten
   nl::check_polar_args(A);
   refuse_outs({&U_out, &H_out}, {A}, "linalg.polar");
   return derivatives::linalg_polar(A);
+}
+
+// ---- matrix_rank ---------------------------------------------------------------------------
+
+Tensor matrix_rank(const Tensor& A, const Tensor& atol, const Tensor& rtol, bool hermitian,
+                   const Tensor& out) {
+  if (autocast::active() && !out.defined()) {  // autocast: float32 (an integer result)
+    const Tensor A2 = autocast::to_fp32(A), atol2 = autocast::to_fp32(atol);
+    const Tensor rtol2 = autocast::to_fp32(rtol);
+    autocast::ExcludeGuard no_autocast;
+    return nl::matrix_rank(A2, atol2, rtol2, hermitian);
+  }
+  return nl::matrix_rank(A, atol, rtol, hermitian, out);
 }
 
 // ---- pinv (a composite of svd / eigh, as PyTorch's) ----------------------------------------
@@ -181,10 +240,22 @@ Tensor pinv(const Tensor& A, const Tensor& atol_in, const Tensor& rtol_in, bool 
 }  // namespace linalg
 
 Tensor pinverse(const Tensor& A, double rcond) {
+  // Autocast: float32, and the products inside pinv stay there (linalg.pinv itself is not on
+  // PyTorch's list: its products are cast down).
+  if (autocast::active()) {
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::pinverse(A2, rcond);
+  }
   return linalg::pinv(A, Tensor(), scalar_tensor(Scalar(rcond), ScalarType::Float64));
 }
 
 std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out, const Tensor& tau_out) {
+  if (autocast::active() && !a_out.defined() && !tau_out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::geqrf(A2);
+  }
   if (!autograd::should_record(A)) return native::geqrf(A, a_out, tau_out);
   native::linalg::check_geqrf_args(A);
   refuse_outs({&a_out, &tau_out}, {A}, "geqrf");
@@ -193,12 +264,22 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A, const Tensor& a_out, const Ten
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some, const Tensor& Q_out,
                               const Tensor& R_out) {
+  if (autocast::active() && !Q_out.defined() && !R_out.defined()) {  // autocast: float32
+    const Tensor A2 = autocast::to_fp32(A);
+    autocast::ExcludeGuard no_autocast;
+    return ember::qr(A2, some);
+  }
   return linalg::qr(A, some ? "reduced" : "complete", Q_out, R_out);
 }
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_uv,
                                        const Tensor& U_out, const Tensor& S_out,
                                        const Tensor& V_out) {
+  if (autocast::active() && !U_out.defined() && !S_out.defined() && !V_out.defined()) {
+    const Tensor A2 = autocast::to_fp32(A);  // autocast: float32 (torch.svd)
+    autocast::ExcludeGuard no_autocast;
+    return ember::svd(A2, some, compute_uv);
+  }
   constexpr const char* op = "svd";
   Tensor U, S, V;
   if (compute_uv) {

@@ -1,7 +1,8 @@
 // Public ops of ember.linalg's spectral family (ops/linalg/spectral.h): the decompositions record
 // their node here (api/linalg/spectral.cpp) and run the native op once; pinv, matrix_norm, norm,
 // cond (api/linalg/norms.cpp), torch.svd, torch.qr and torch.pinverse are composites of public
-// ops. matrix_rank (an integer result) and the *_unrecorded / *_factors helpers are native.
+// ops. matrix_rank (an integer result) runs the native op (after autocast's float32 cast); the
+// *_unrecorded / *_factors helpers are native.
 #pragma once
 #include <optional>
 #include <string>
@@ -59,7 +60,9 @@ using native::linalg::lstsq_vector_case;
 // eps * max(m, n) unless atol > 0).
 Tensor pinv(const Tensor& A, const Tensor& atol = {}, const Tensor& rtol = {},
             bool hermitian = false, const Tensor& out = {});
-using native::linalg::matrix_rank;
+// linalg.matrix_rank: the native op (an int64 result), behind autocast's float32 policy.
+Tensor matrix_rank(const Tensor& A, const Tensor& atol = {}, const Tensor& rtol = {},
+                   bool hermitian = false, const Tensor& out = {});
 // ord: a number (+-1, +-2, +-inf) or "fro" / "nuc" (exactly one of ord / ord_str is used).
 using native::linalg::NormOrd;
 Tensor matrix_norm(const Tensor& A, const NormOrd& ord, IntArrayRef dim = {-2, -1},

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "api/autocast.h"
 #include "api/views.h"
 #include "autograd/derivatives/nn/activation.h"
 #include "autograd/variable.h"
@@ -109,6 +110,11 @@ Tensor glu(const Tensor& x, int64_t dim, const Tensor& out) {
 }
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x2 = autocast::lower(x), w2 = autocast::lower(weight);
+    autocast::ExcludeGuard no_autocast;
+    return ember::prelu(x2, w2);
+  }
   if (autograd::should_record(x, weight)) return derivatives::prelu(x, weight);
   return native::prelu(x, weight);
 }

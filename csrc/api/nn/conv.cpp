@@ -3,6 +3,7 @@
 // 'valid' paddings around aten::convolution; F.linear's uncommon forms; F.bilinear).
 #include "api/nn/conv.h"
 
+#include "api/autocast.h"
 #include "api/elementwise.h"
 #include "api/matmul.h"
 #include "api/nn/conv_util.h"
@@ -98,17 +99,32 @@ Tensor conv_transpose_nd(const Tensor& input, const Tensor& weight, const Tensor
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x = autocast::lower(input), w = autocast::lower(weight), b = autocast::lower(bias);
+    autocast::ExcludeGuard no_autocast;
+    return ember::conv1d(x, w, b, stride, padding, dilation, groups);
+  }
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x = autocast::lower(input), w = autocast::lower(weight), b = autocast::lower(bias);
+    autocast::ExcludeGuard no_autocast;
+    return ember::conv2d(x, w, b, stride, padding, dilation, groups);
+  }
   return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x = autocast::lower(input), w = autocast::lower(weight), b = autocast::lower(bias);
+    autocast::ExcludeGuard no_autocast;
+    return ember::conv_transpose1d(x, w, b, stride, padding, output_padding, groups, dilation);
+  }
   return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
                            1, "conv_transpose1d");
 }
@@ -116,6 +132,11 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x = autocast::lower(input), w = autocast::lower(weight), b = autocast::lower(bias);
+    autocast::ExcludeGuard no_autocast;
+    return ember::conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation);
+  }
   return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation,
                            2, "conv_transpose2d");
 }

@@ -1,6 +1,7 @@
 // Public F.linear and F.bilinear (see nn_linear.h).
 #include "api/nn/linear.h"
 
+#include "api/autocast.h"
 #include "api/elementwise.h"
 #include "api/matmul.h"
 #include "api/nn/conv_util.h"
@@ -12,6 +13,11 @@
 namespace ember {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (autocast::active()) {  // autocast: lower precision
+    const Tensor x = autocast::lower(input), w = autocast::lower(weight), b = autocast::lower(bias);
+    autocast::ExcludeGuard no_autocast;
+    return ember::linear(x, w, b);
+  }
   if (weight.dim() == 1 || (bias.defined() && bias.dim() != 1)) {
     // Uncommon forms (a weight vector, a broadcast bias): a composite of recorded ops.
     native::check_linear_args(input, weight);
@@ -26,6 +32,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
                 const Tensor& bias) {
+  // Not on autocast's lists: PyTorch's bilinear runs in its inputs' dtype under autocast, so
+  // the mm / bmm below must not be cast down.
+  if (autocast::active()) {
+    autocast::ExcludeGuard no_autocast;
+    return ember::bilinear(input1, input2, weight, bias);
+  }
   const char* op = "bilinear";
   EMBER_CHECK(input1.dim() == input2.dim(), "[", op, "] bilinear(): input dimensions do not ",
               "match: got ", input1.dim(), " and ", input2.dim());

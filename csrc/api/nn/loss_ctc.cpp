@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "api/autocast.h"
 #include "api/compare.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
@@ -18,6 +19,12 @@ namespace ember {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                 IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
+  if (autocast::active()) {  // autocast: float32 (targets are class indices: not cast)
+    const Tensor lp = autocast::to_fp32(log_probs);
+    autocast::ExcludeGuard no_autocast;
+    return ember::ctc_loss(lp, targets, input_lengths, target_lengths, blank, reduction,
+                           zero_infinity);
+  }
   EMBER_CHECK_T(ValueError, reduction >= 0 && reduction <= 2, "[ctc_loss] ", reduction,
                 " is not a valid value for reduction");
   const bool unbatched = log_probs.dim() == 2;

@@ -2,6 +2,7 @@
 // checks, then constant_pad_nd or index_pad).
 #include "api/nn/sampling.h"
 
+#include "api/autocast.h"
 #include "autograd/derivatives/nn/sampling.h"
 #include "autograd/variable.h"
 
@@ -13,6 +14,14 @@ Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value
 }
 
 Tensor index_pad(const Tensor& input, IntArrayRef pad, PadMode mode) {
+  // Autocast: float32 for PyTorch's reflection_pad1d / 2d and replication_pad1d / 2d / 3d (not
+  // for 3-D reflection or circular padding, which are not on its list).
+  if (autocast::active() &&
+      (mode == PadMode::kReplicate || (mode == PadMode::kReflect && pad.size() <= 4))) {
+    const Tensor x = autocast::to_fp32(input);
+    autocast::ExcludeGuard no_autocast;
+    return ember::index_pad(x, pad, mode);
+  }
   if (autograd::should_record(input)) return derivatives::index_pad(input, pad, mode);
   return native::index_pad(input, pad, mode);
 }

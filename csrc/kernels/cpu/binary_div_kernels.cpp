@@ -3,11 +3,13 @@
 // INT_MIN / -1 overflows (and traps on x86).
 #include <cmath>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename V>
@@ -123,5 +125,6 @@ EMBER_REGISTER_KERNEL(div_floor_stub, CPU, div_floor_kernel);
 EMBER_REGISTER_KERNEL(remainder_stub, CPU, remainder_kernel);
 EMBER_REGISTER_KERNEL(fmod_stub, CPU, fmod_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -2,18 +2,22 @@
 #include <cmath>
 #include <complex>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
+#include "kernels/cpu/vec/vec_loops.h"
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 constexpr double kLn2 = 0.693147180559945309417232121458;
 
 void atan2_kernel(TensorIterator& iter) {
-  binary_kernel<kFloatingTypes>(iter, "atan2", [](auto a, auto b) { return std::atan2(a, b); });
+  binary_vec_kernel<kFloatingTypes>(iter, "atan2", [](auto a, auto b) { return vec::atan2(a, b); });
 }
 
 void hypot_kernel(TensorIterator& iter) {
@@ -101,5 +105,6 @@ EMBER_REGISTER_KERNEL(copysign_stub, CPU, copysign_kernel);
 EMBER_REGISTER_KERNEL(lerp_stub, CPU, lerp_kernel);
 EMBER_REGISTER_KERNEL(lerp_scalar_stub, CPU, lerp_scalar_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -1,10 +1,12 @@
 // Arithmetic binary kernels: add (with alpha), mul and true division. Bool add is logical or and
 // bool mul logical and, as in PyTorch; integer arithmetic wraps (computed in unsigned, no UB).
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 void add_kernel(TensorIterator& iter, const Scalar& alpha) {
@@ -60,5 +62,6 @@ EMBER_REGISTER_KERNEL(add_stub, CPU, add_kernel);
 EMBER_REGISTER_KERNEL(mul_stub, CPU, mul_kernel);
 EMBER_REGISTER_KERNEL(div_true_stub, CPU, div_true_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -5,11 +5,13 @@
 #include <optional>
 #include <type_traits>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename V>
@@ -195,5 +197,6 @@ EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);
 EMBER_REGISTER_KERNEL(clamp_stub, CPU, clamp_kernel);
 EMBER_REGISTER_KERNEL(isclose_stub, CPU, isclose_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

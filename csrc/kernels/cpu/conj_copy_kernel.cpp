@@ -1,10 +1,12 @@
 // conj_copy_stub on CPU: out = conj(in) for complex64 / complex128.
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/views_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 void conj_copy_kernel(TensorIterator& iter) {
@@ -18,5 +20,6 @@ void conj_copy_kernel(TensorIterator& iter) {
 
 EMBER_REGISTER_KERNEL(conj_copy_stub, CPU, conj_copy_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -2,11 +2,13 @@
 // the real part, anything -> bool tests != 0, 16-bit floats go through float.
 #pragma once
 #include <type_traits>
+#include "kernels/cpu/cpu_level.h"
 
 #include "core/dtype.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 template <typename To, typename From>
 inline To convert(From v) {
@@ -37,5 +39,6 @@ inline To convert(From v) {
   }
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -4,10 +4,12 @@
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/convert.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/loops.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <size_t kSize>
@@ -59,5 +61,6 @@ void copy_kernel(TensorIterator& iter) {
 
 EMBER_REGISTER_KERNEL(copy_stub, CPU, copy_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

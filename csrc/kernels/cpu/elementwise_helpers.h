@@ -9,6 +9,7 @@
 #pragma once
 #include <complex>
 #include <type_traits>
+#include "kernels/cpu/cpu_level.h"
 
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/cpu/loops.h"
@@ -16,6 +17,7 @@
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 // The real type underlying T: float for complex<float>, T itself otherwise.
 template <typename T>
@@ -146,5 +148,6 @@ inline T wrapping_neg(T a) {
   return wrapping_sub(T(0), a);
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -1,9 +1,11 @@
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/creation_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 void fill_kernel(TensorIterator& iter, const Scalar& value) {
@@ -25,5 +27,6 @@ void fill_kernel(TensorIterator& iter, const Scalar& value) {
 
 EMBER_REGISTER_KERNEL(fill_stub, CPU, fill_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -17,6 +17,7 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_cpu.h"
+#include "kernels/cpu/onednn_isa.h"
 
 namespace ember {
 namespace native {
@@ -41,6 +42,7 @@ struct Entry {
 };
 
 dnnl::engine& cpu_engine() {
+  limit_onednn_isa_to_cpu_capability();
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
 }

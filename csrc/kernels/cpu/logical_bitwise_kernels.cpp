@@ -2,11 +2,13 @@
 #include <complex>
 #include <limits>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename V>
@@ -97,5 +99,6 @@ EMBER_REGISTER_KERNEL(lshift_stub, CPU, lshift_kernel);
 EMBER_REGISTER_KERNEL(rshift_stub, CPU, rshift_kernel);
 EMBER_REGISTER_KERNEL(where_stub, CPU, where_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

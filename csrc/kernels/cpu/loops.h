@@ -14,11 +14,13 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include "kernels/cpu/cpu_level.h"
 
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 template <typename F>
 struct function_traits : function_traits<decltype(&F::operator())> {};
@@ -191,5 +193,6 @@ void cpu_kernel(const TensorIterator& iter, const F& op, int64_t grain = kGrainS
       grain);
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

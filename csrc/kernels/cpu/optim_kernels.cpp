@@ -11,11 +11,13 @@
 #include "core/half.h"
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/optim_stubs.h"
 
 namespace ember {
 namespace native {
 namespace optim {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // An update touches 3-6 arrays with ~10-20 flops per element: worth a thread above this size.
@@ -562,6 +564,7 @@ EMBER_REGISTER_KERNEL(adamax_step_stub, CPU, adamax_kernel);
 EMBER_REGISTER_KERNEL(nadam_step_stub, CPU, nadam_kernel);
 EMBER_REGISTER_KERNEL(radam_step_stub, CPU, radam_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace optim
 }  // namespace native
 }  // namespace ember

@@ -1,12 +1,17 @@
-// pow (tensor ** tensor, tensor ** number, number ** tensor) and float_power.
+// pow (tensor ** tensor, tensor ** number, number ** tensor) and float_power. Floating pow with
+// a general exponent runs SLEEF's pow on explicit vectors (vec/vec_math.h).
 #include <cmath>
 #include <complex>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
+#include "kernels/cpu/vec/vec_loops.h"
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/elementwise_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // Integer power by squaring, wrapping on overflow. Negative exponents follow PyTorch: 1 ** -n is
@@ -30,6 +35,10 @@ inline V int_pow(V base, V exp) {
 }
 
 void pow_kernel(TensorIterator& iter) {
+  if (is_floating(iter.common_dtype())) {  // SLEEF's pow on explicit vectors
+    binary_vec_kernel<kFloatingTypes>(iter, "pow", [](auto a, auto b) { return vec::pow(a, b); });
+    return;
+  }
   binary_kernel<kNumericTypes>(iter, "pow", [](auto a, auto b) {
     using V = decltype(a);
     if constexpr (std::is_integral_v<V>)
@@ -71,7 +80,10 @@ void pow_scalar_kernel(TensorIterator& iter, const Scalar& exponent) {
       } else if (e == A(-2)) {
         cpu_kernel(iter, [](T x) -> T { return T(A(1) / (A(x) * A(x))); });
       } else {
-        cpu_kernel(iter, [e](T x) -> T { return T(std::pow(A(x), e)); });
+        unary_vec_kernel<kFloatingTypes>(iter, "pow", [e](auto x) {
+          using V = decltype(x);
+          return vec::pow(x, V(e));
+        });
       }
     }
   });
@@ -90,5 +102,6 @@ EMBER_REGISTER_KERNEL(pow_stub, CPU, pow_kernel);
 EMBER_REGISTER_KERNEL(pow_scalar_stub, CPU, pow_scalar_kernel);
 EMBER_REGISTER_KERNEL(float_power_stub, CPU, float_power_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

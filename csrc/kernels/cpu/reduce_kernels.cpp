@@ -1,10 +1,12 @@
 // Sum, mean, nansum, prod and element counts.
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/reduce_ops.h"
 #include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename In, typename Out>
@@ -107,5 +109,6 @@ EMBER_REGISTER_KERNEL(nansum_stub, CPU, nansum_kernel);
 EMBER_REGISTER_KERNEL(count_stub, CPU, count_kernel);
 EMBER_REGISTER_KERNEL(prod_stub, CPU, prod_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -1,10 +1,12 @@
 // all / any. (count_nonzero shares the counting kernel in reduce_kernels.cpp.)
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/reduce_ops.h"
 #include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // Folds "x != 0" with and/or in a uint8 accumulator, which vectorises where bool may not.
@@ -43,5 +45,6 @@ void logical_kernel(TensorIterator& iter, bool is_all) {
 
 EMBER_REGISTER_KERNEL(logical_stub, CPU, logical_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

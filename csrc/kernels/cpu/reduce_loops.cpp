@@ -1,7 +1,9 @@
 #include "kernels/cpu/reduce_loops.h"
+#include "kernels/cpu/cpu_level.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 ReduceGeometry reduce_geometry(const TensorIterator& iter) {
   ReduceGeometry g;
@@ -36,11 +38,13 @@ ReduceGeometry reduce_geometry(const TensorIterator& iter) {
   return g;
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace reduce_detail {
 
 StripPlan plan_strips(const ReduceGeometry& g, int64_t acc_bytes) {
@@ -84,5 +88,6 @@ StripPlan plan_strips(const ReduceGeometry& g, int64_t acc_bytes) {
 }
 
 }  // namespace reduce_detail
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

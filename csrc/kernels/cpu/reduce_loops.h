@@ -7,6 +7,7 @@
 #include <memory>
 #include <type_traits>
 #include <vector>
+#include "kernels/cpu/cpu_level.h"
 
 #include "core/dtype.h"
 #include "core/parallel.h"
@@ -16,6 +17,7 @@
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 // Independent accumulators per contiguous fold: enough that the compiler vectorises the loop
 // and keeps several vector registers in flight (measured: 32 four-byte lanes vectorise where 16
@@ -541,5 +543,6 @@ void reduce_kernel(const TensorIterator& iter, const Run& run, const Combine& co
   iter.for_each_reduction_safe(loop);
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -1,10 +1,12 @@
 // amax / amin / aminmax, and the index reductions argmax / argmin / max(dim) / min(dim).
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/reduce_ops.h"
 #include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // (min, max) in one pass; writes min to output 0 and max to output 1.
@@ -274,5 +276,6 @@ void arg_reduce_kernel(TensorIterator& iter, bool is_max) {
 EMBER_REGISTER_KERNEL(minmax_stub, CPU, minmax_kernel);
 EMBER_REGISTER_KERNEL(arg_reduce_stub, CPU, arg_reduce_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

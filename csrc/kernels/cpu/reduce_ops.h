@@ -5,12 +5,14 @@
 #include <complex>
 #include <limits>
 #include <type_traits>
+#include "kernels/cpu/cpu_level.h"
 
 #include "kernels/cpu/reduce_loops.h"
 #include "kernels/cpu/reduce_vec.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 template <typename T>
 using real_of_t = typename RealOf<T>::type;
@@ -117,5 +119,6 @@ struct ExtremumOps : ReduceOpsBase<ExtremumOps<T, IsMax>, T, acc_type<T>, T> {
   T project(A a) const { return static_cast<T>(a); }
 };
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

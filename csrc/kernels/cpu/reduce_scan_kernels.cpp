@@ -6,11 +6,13 @@
 #include <cmath>
 
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/reduce_ops.h"
 #include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // PyTorch's CPU scan accumulators: double for float, float for 16-bit floats, complex<double>
@@ -216,5 +218,6 @@ EMBER_REGISTER_KERNEL(cumprod_stub, CPU, cumprod_kernel);
 EMBER_REGISTER_KERNEL(logcumsumexp_stub, CPU, logcumsumexp_kernel);
 EMBER_REGISTER_KERNEL(cummaxmin_stub, CPU, cummaxmin_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

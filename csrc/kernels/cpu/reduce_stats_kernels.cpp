@@ -1,11 +1,13 @@
 // var / std / var_mean / std_mean (Welford-Chan), vector norms and logsumexp.
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/reduce_ops.h"
 #include "kernels/cpu/reduce_vec.h"
 #include "kernels/reduce_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename T>
@@ -315,5 +317,6 @@ EMBER_REGISTER_KERNEL(var_stub, CPU, var_kernel);
 EMBER_REGISTER_KERNEL(norm_stub, CPU, norm_kernel);
 EMBER_REGISTER_KERNEL(logsumexp_stub, CPU, logsumexp_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -2,12 +2,14 @@
 // -ffast-math). Each function has a scalar reference in the test suite (test_reductions.cpp).
 #pragma once
 #include <cstdint>
+#include "kernels/cpu/cpu_level.h"
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 // IEEE binary16 bits -> float without branches (so conversion loops vectorise): the exponent and
 // mantissa shifted into place read as a float 2^-112 times the value, subnormals included;
@@ -68,5 +70,6 @@ inline void half_bits_to_float_block(const uint16_t* in, float* out, int64_t n) 
   for (; i < n; ++i) out[i] = half_bits_to_float_fast(in[i]);
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -1,6 +1,6 @@
 // Elementwise loops for float16 / bfloat16 that compute in float32 a block at a time:
-// convert up to kBlock inputs to float (F16C instructions for float16, a shift for bfloat16),
-// run the float lambda over the block (a loop GCC vectorises, see vec_math.h), convert back.
+// convert up to kBlock inputs to float on explicit vectors (vec/vec_convert.h), run the float
+// lambda over the block, convert back.
 // Element-by-element Half conversion is a chain of branches, which made float16 ops 10-50x
 // slower than float32 ones.
 #pragma once
@@ -9,58 +9,61 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
-
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
+#include "kernels/cpu/cpu_level.h"
 
 #include "core/half.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/cpu/vec/vec_convert.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace reduced {
 
 constexpr int64_t kBlock = 256;
 
 inline void to_float_contiguous(float* dst, const Half* src, int64_t n) {
   int64_t k = 0;
-#if defined(__F16C__)
-  for (; k + 8 <= n; k += 8) {
-    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k));
-    _mm256_storeu_ps(dst + k, _mm256_cvtph_ps(h));
+  if constexpr (vec::kHasVectorHalf) {
+    constexpr int kLanes = vec::Vec<float>::size;
+    for (; k + kLanes <= n; k += kLanes) {
+      vec::load_f16(reinterpret_cast<const uint16_t*>(src + k)).store(dst + k);
+    }
   }
-#endif
   for (; k < n; ++k) dst[k] = static_cast<float>(src[k]);
 }
 
 inline void from_float_contiguous(Half* dst, const float* src, int64_t n) {
   int64_t k = 0;
-#if defined(__F16C__)
-  for (; k + 8 <= n; k += 8) {
-    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + k), _MM_FROUND_TO_NEAREST_INT);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k), h);
+  if constexpr (vec::kHasVectorHalf) {
+    constexpr int kLanes = vec::Vec<float>::size;
+    for (; k + kLanes <= n; k += kLanes) {
+      vec::store_f16(reinterpret_cast<uint16_t*>(dst + k), vec::Vec<float>::load(src + k));
+    }
   }
-#endif
   for (; k < n; ++k) dst[k] = Half(src[k]);
 }
 
 inline void to_float_contiguous(float* dst, const BFloat16* src, int64_t n) {
-  for (int64_t k = 0; k < n; ++k) {
+  constexpr int kLanes = vec::Vec<float>::size;
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    vec::load_bf16(reinterpret_cast<const uint16_t*>(src + k)).store(dst + k);
+  }
+  for (; k < n; ++k) {
     uint32_t u = static_cast<uint32_t>(src[k].bits) << 16;
     std::memcpy(dst + k, &u, sizeof u);
   }
 }
 
-// Round to nearest even; NaN stays a (quiet) NaN. Branch-free, so the loop vectorises.
+// Round to nearest even; NaN stays a (quiet) NaN.
 inline void from_float_contiguous(BFloat16* dst, const float* src, int64_t n) {
-  for (int64_t k = 0; k < n; ++k) {
-    uint32_t x;
-    std::memcpy(&x, src + k, sizeof x);
-    const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
-    const uint32_t nan = (x >> 16) | 0x40u;
-    dst[k].bits = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+  constexpr int kLanes = vec::Vec<float>::size;
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    vec::store_bf16(reinterpret_cast<uint16_t*>(dst + k), vec::Vec<float>::load(src + k));
   }
+  for (; k < n; ++k) dst[k] = BFloat16(src[k]);
 }
 
 // Loads n elements of T at byte stride `stride` (0: a broadcast scalar) as floats.
@@ -126,5 +129,6 @@ void reduced_float_kernel(const TensorIterator& iter, const F& f, int64_t grain 
       grain);
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -4,12 +4,14 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include "kernels/cpu/cpu_level.h"
 
 #include "core/parallel.h"
 #include "core/tensor.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 template <size_t N, typename F>
 void for_each_row(IntArrayRef shape, int64_t dim, const std::array<const Tensor*, N>& tensors,
@@ -45,5 +47,6 @@ void for_each_row(IntArrayRef shape, int64_t dim, const std::array<const Tensor*
   });
 }
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <complex>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
@@ -161,5 +163,6 @@ EMBER_REGISTER_KERNEL(frac_stub, CPU, frac_kernel);
 EMBER_REGISTER_KERNEL(bitwise_not_stub, CPU, bitwise_not_kernel);
 EMBER_REGISTER_KERNEL(conj_physical_stub, CPU, conj_physical_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

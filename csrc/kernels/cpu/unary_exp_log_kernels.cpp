@@ -1,13 +1,16 @@
-// exp / log family, sqrt, rsqrt, reciprocal, tanh and sigmoid. Real dtypes use the vectorisable
-// implementations of vec_math.h (see Note [Vectorisable math]); complex dtypes use std::complex.
+// exp / log family, sqrt, rsqrt, reciprocal, tanh and sigmoid. Real dtypes run on explicit vectors
+// (vec/vec_loops.h, vec/vec_math.h); complex dtypes use std::complex element by element.
 #include <complex>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
-#include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/vec/vec_loops.h"
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename C>
@@ -41,88 +44,92 @@ C complex_log1p(C z) {
 }
 
 void exp_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "exp", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "exp", [](auto x) {
     if constexpr (is_complex_v<decltype(x)>)
       return std::exp(x);
     else
-      return vmath::exp(x);
+      return vec::exp(x);
   });
 }
 
 void exp2_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "exp2", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "exp2", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return std::exp(x * real_of<V>(kLn2));
     else
-      return vmath::exp2(x);
+      return vec::exp2(x);
   });
 }
 
 void expm1_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "expm1", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "expm1", [](auto x) {
     if constexpr (is_complex_v<decltype(x)>)
       return complex_expm1(x);
     else
-      return vmath::expm1(x);
+      return vec::expm1(x);
   });
 }
 
 void log_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "log", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "log", [](auto x) {
     if constexpr (is_complex_v<decltype(x)>)
       return std::log(x);
     else
-      return vmath::log(x);
+      return vec::log(x);
   });
 }
 
 void log2_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "log2", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "log2", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return V(std::log(complex128(x)) * kLog2e);  // rounded once
     else
-      return vmath::log2(x);
+      return vec::log2(x);
   });
 }
 
 void log10_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "log10", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "log10", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return V(std::log(complex128(x)) * kLog10e);
     else
-      return vmath::log10(x);
+      return vec::log10(x);
   });
 }
 
 void log1p_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "log1p", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "log1p", [](auto x) {
     if constexpr (is_complex_v<decltype(x)>)
       return complex_log1p(x);
     else
-      return vmath::log1p(x);
+      return vec::log1p(x);
   });
 }
 
 void sqrt_kernel(TensorIterator& iter) {
-  // std::sqrt vectorises (a single instruction) because Ember builds with -fno-math-errno.
-  unary_kernel<kFloatingAndComplex>(iter, "sqrt", [](auto x) { return std::sqrt(x); });
+  unary_vec_kernel<kFloatingAndComplex>(iter, "sqrt", [](auto x) {
+    if constexpr (is_complex_v<decltype(x)>)
+      return std::sqrt(x);
+    else
+      return vec::sqrt(x);
+  });
 }
 
 void rsqrt_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "rsqrt", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "rsqrt", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return complex_div(V(1), std::sqrt(x));
     else
-      return V(1) / std::sqrt(x);
+      return V(1) / vec::sqrt(x);
   });
 }
 
 void reciprocal_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "reciprocal", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "reciprocal", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return complex_div(V(1), x);
@@ -132,21 +139,21 @@ void reciprocal_kernel(TensorIterator& iter) {
 }
 
 void tanh_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "tanh", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "tanh", [](auto x) {
     if constexpr (is_complex_v<decltype(x)>)
       return std::tanh(x);
     else
-      return vmath::tanh(x);
+      return vec::tanh(x);
   });
 }
 
 void sigmoid_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingAndComplex>(iter, "sigmoid", [](auto x) {
+  unary_vec_kernel<kFloatingAndComplex>(iter, "sigmoid", [](auto x) {
     using V = decltype(x);
     if constexpr (is_complex_v<V>)
       return complex_div(V(1), V(1) + std::exp(-x));
     else
-      return vmath::sigmoid(x);
+      return vec::sigmoid(x);
   });
 }
 
@@ -165,5 +172,6 @@ EMBER_REGISTER_KERNEL(reciprocal_stub, CPU, reciprocal_kernel);
 EMBER_REGISTER_KERNEL(tanh_stub, CPU, tanh_kernel);
 EMBER_REGISTER_KERNEL(sigmoid_stub, CPU, sigmoid_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -2,12 +2,14 @@
 #include <cmath>
 #include <complex>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename V>
@@ -129,5 +131,6 @@ EMBER_REGISTER_KERNEL(logical_not_stub, CPU, logical_not_kernel);
 EMBER_REGISTER_KERNEL(isreal_stub, CPU, isreal_kernel);
 EMBER_REGISTER_KERNEL(nan_to_num_stub, CPU, nan_to_num_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

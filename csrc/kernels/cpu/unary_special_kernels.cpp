@@ -2,43 +2,18 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
+#include "kernels/cpu/vec/vec_loops.h"
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/unary_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
-
-// Inverse error function: a rational approximation refined by two Newton steps (the algorithm
-// PyTorch uses, after Gary L. Pavlis' MATLAB erfinv).
-template <typename T>
-T calc_erfinv(T y) {
-  constexpr T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
-  constexpr T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
-  constexpr T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
-  constexpr T d[2] = {T(3.543889200), T(1.637067800)};
-  const T y_abs = std::abs(y);
-  if (y_abs > T(1)) return std::numeric_limits<T>::quiet_NaN();
-  if (y_abs == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
-  T x;
-  if (y_abs <= T(0.7)) {
-    const T z = y * y;
-    const T num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
-    const T dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1);
-    x = y * num / dem;
-  } else {
-    const T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
-    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
-    const T dem = (d[1] * z + d[0]) * z + T(1);
-    x = std::copysign(num, y) / dem;
-  }
-  const T k = T(2) / T(std::sqrt(kPi));
-  x = x - (std::erf(x) - y) / (k * std::exp(-x * x));
-  x = x - (std::erf(x) - y) / (k * std::exp(-x * x));
-  return x;
-}
 
 // Digamma (psi): reflection for x < 0, recurrence up to x >= 10, then the asymptotic series
 // (Cephes psi, as PyTorch's calc_digamma).
@@ -84,15 +59,15 @@ inline double lgamma_threadsafe(double x) {
 }
 
 void erf_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingTypes>(iter, "erf", [](auto x) { return std::erf(x); });
+  unary_vec_kernel<kFloatingTypes>(iter, "erf", [](auto x) { return vec::erf(x); });
 }
 
 void erfc_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingTypes>(iter, "erfc", [](auto x) { return std::erfc(x); });
+  unary_vec_kernel<kFloatingTypes>(iter, "erfc", [](auto x) { return vec::erfc(x); });
 }
 
 void erfinv_kernel(TensorIterator& iter) {
-  unary_kernel<kFloatingTypes>(iter, "erfinv", [](auto x) { return calc_erfinv(x); });
+  unary_vec_kernel<kFloatingTypes>(iter, "erfinv", [](auto x) { return vec::erfinv(x); });
 }
 
 void lgamma_kernel(TensorIterator& iter) {
@@ -137,5 +112,6 @@ EMBER_REGISTER_KERNEL(digamma_stub, CPU, digamma_kernel);
 EMBER_REGISTER_KERNEL(logit_stub, CPU, logit_kernel);
 EMBER_REGISTER_KERNEL(sinc_stub, CPU, sinc_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

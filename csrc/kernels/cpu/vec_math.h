@@ -19,8 +19,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include "kernels/cpu/cpu_level.h"
 
-namespace ember::native::vmath {
+namespace ember::native {
+inline namespace EMBER_CPU_NS {
+namespace vmath {
 
 namespace bits {
 inline uint32_t u32(float f) {
@@ -556,4 +559,6 @@ inline T cos(T x) {
 }
 }  // namespace ref
 
-}  // namespace ember::native::vmath
+}  // namespace vmath
+}  // namespace EMBER_CPU_NS
+}  // namespace ember::native

@@ -3,11 +3,13 @@
 // float; everything else itself.
 #pragma once
 #include <type_traits>
+#include "kernels/cpu/cpu_level.h"
 
 #include "core/dtype.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 
 template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
 struct WrapAcc {
@@ -20,5 +22,6 @@ struct WrapAcc<T, true> {
 template <typename T>
 using wrap_acc_t = typename WrapAcc<T>::type;
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

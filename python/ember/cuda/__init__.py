@@ -60,3 +60,12 @@ def seed():
 
 def seed_all():
     """No CUDA generators exist in this build: a no-op."""
+
+
+def __getattr__(name):
+    # ember.cuda.amp is imported on first use, so that `import ember` does not pay for it.
+    if name == "amp":
+        import importlib
+
+        return importlib.import_module(".amp", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

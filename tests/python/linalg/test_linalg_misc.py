@@ -476,8 +476,23 @@ def test_multi_dot_gradcheck(dtype):
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 7, 8, 13, -1, -2, -3, -6])
 def test_matrix_power_matches_numpy(n, dtype):
     a = (rand((2, 3, 4, 4), dtype, scale=0.5) + 2 * np.eye(4)).astype(NP[dtype])
-    close(L.matrix_power(T(a), n), np.linalg.matrix_power(a, n), dtype,
-          atol=1e-4 if dtype in (ember.float32, ember.complex64) else 1e-10)
+    got = L.matrix_power(T(a), n).numpy()
+    want = np.linalg.matrix_power(a, n)
+    # Tolerance from the arithmetic, not from one machine's rounding order: A^|n| by squaring
+    # takes `products` matrix products of inner dimension 4, each element of each product off by
+    # at most 4 eps times the same product of absolute values; a negative power starts from the
+    # inverse, off by cond(A) eps. Both results carry such an error, hence the factor 2. Elements
+    # that cancel (terms of 7e4 summing to 1e3) are held to the size of their terms.
+    k = abs(n)
+    products = max(k.bit_length() + bin(k).count("1") - 2, 0)
+    eps = np.finfo(got.real.dtype).eps
+    base = np.abs(np.linalg.inv(a.astype(np.complex128 if np.iscomplexobj(a) else np.float64))
+                  if n < 0 else a.astype(np.complex128 if np.iscomplexobj(a) else np.float64))
+    cond = np.linalg.cond(a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)).max()
+    scale = np.linalg.matrix_power(base, k) if k else np.eye(4)
+    bound = 2 * (4 * products + (cond if n < 0 else 0) + 1) * eps * scale
+    assert got.shape == want.shape
+    assert np.all(np.abs(got - want) <= bound), np.max(np.abs(got - want) / bound)
 
 
 def test_matrix_power_forms_edges_and_integers():

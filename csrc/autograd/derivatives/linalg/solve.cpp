@@ -8,6 +8,7 @@
 #include <complex>
 #include <limits>
 
+#include "api/binary.h"
 #include "api/compare.h"
 #include "api/complex.h"
 #include "api/creation.h"
@@ -153,7 +154,17 @@ Tensor det_backward(const Tensor& g, const Tensor& det, const Tensor& A, const L
     Tensor fixed =
         where(eq(diag, scalar_tensor(0, diag.dtype())), scalar_tensor(eps, diag.dtype()), diag);
     copy_(diag, fixed);
-    return linalg::lu_solve_matrices(nudged, d, /*left=*/true, /*adjoint=*/true, "linalg.det");
+    // The nudged factors' own determinant, sign(P) * prod(diag U): det(A) A^{-H} is the cofactor
+    // matrix, a finite limit, but an exactly singular A has det(A) = 0, which would zero it.
+    const Tensor swaps = sum(ne(f.pivots, arange(1, n + 1, 1, TensorOptions(f.pivots.dtype()))),
+                             std::vector<int64_t>{-1});
+    const Tensor sign = sub(scalar_tensor(1, ScalarType::Int64),
+                            mul(ember::remainder(swaps, scalar_tensor(2, ScalarType::Int64)),
+                                scalar_tensor(2, ScalarType::Int64)));
+    const Tensor det_nudged = mul(prod(fixed, -1), to_dtype(sign, fixed.dtype()));
+    const Tensor d_nudged = scaled_identity(mul(g, conj(det_nudged)), n);
+    return linalg::lu_solve_matrices(nudged, d_nudged, /*left=*/true, /*adjoint=*/true,
+                                     "linalg.det");
   };
   if (!grad_mode()) return first_order();
   const Tensor singular = lt(abs(det), scalar_tensor(100 * eps, to_real(det.dtype())));

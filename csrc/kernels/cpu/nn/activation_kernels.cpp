@@ -1,18 +1,23 @@
-// Forward kernels of the pointwise activations (ops/nn/activation.h): one vectorisable loop per
-// activation and dtype. NaN inputs give NaN (comparisons are written so that NaN falls through to
-// the branch returning x).
+// Forward kernels of the pointwise activations (ops/nn/activation.h). The transcendental ones
+// (elu, gelu, silu, mish, softplus, logsigmoid) run on explicit vectors (vec/vec_loops.h) with
+// the formulas of activation_math.h; the piecewise-linear ones are loops the compiler vectorises.
+// NaN inputs give NaN (comparisons are written so that NaN falls through to the branch returning
+// x).
 //
 // Every candidate value is computed before the final select (`c ? a : b` on two variables): GCC
 // will not evaluate a floating-point operation or conversion that sits inside only one branch for
 // all elements (it could raise an exception the scalar code would not), so `x > 0 ? x : x * s`
 // stays a branch per element and a mispredicted one for half the inputs; the hoisted form
 // becomes a vector blend (leaky_relu: 50x faster).
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/nn/activation_math.h"
+#include "kernels/cpu/vec/vec_loops.h"
 #include "kernels/nn/activation_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 using namespace act_math;
@@ -57,20 +62,20 @@ void activation_kernel(TensorIterator& iter, Activation act, const ActivationArg
       });
     case Activation::Elu:
     case Activation::Celu:
-      return unary_kernel<kFloatingTypes>(iter, name, [p](auto x) {
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [p](auto x) {
         using V = decltype(x);
         const V pos = x * V(p.b);
         const V neg = V(p.a) * V(p.b) * vexpm1(x * V(p.c));
-        return x > V(0) ? pos : neg;
+        return where(x > V(0), pos, neg);
       });
     case Activation::Gelu:
-      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu(x); });
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu(x); });
     case Activation::GeluTanh:
-      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu_tanh(x); });
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [](auto x) { return gelu_tanh(x); });
     case Activation::Silu:
-      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return silu(x); });
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [](auto x) { return silu(x); });
     case Activation::Mish:
-      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return mish(x); });
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [](auto x) { return mish(x); });
     case Activation::Hardsigmoid:
       // PyTorch's order of operations: clamp(x + 3, 0, 6) / 6 (exact 0 and 1 at x = -3, 3).
       return unary_kernel<kFloatingTypes>(iter, name, [](auto x) {
@@ -87,14 +92,14 @@ void activation_kernel(TensorIterator& iter, Activation act, const ActivationArg
         return x * (lo > V(6) ? V(6) : lo) / V(6);
       });
     case Activation::Softplus:
-      return unary_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto x) {
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [beta = p.a, th = p.b](auto x) {
         using V = decltype(x);
         const V bx = x * V(beta);
         const V soft = softplus1(bx) / V(beta);
-        return bx > V(th) ? x : soft;
+        return where(bx > V(th), x, soft);
       });
     case Activation::LogSigmoid:
-      return unary_kernel<kFloatingTypes>(iter, name, [](auto x) { return log_sigmoid(x); });
+      return unary_vec_kernel<kFloatingTypes>(iter, name, [](auto x) { return log_sigmoid(x); });
     case Activation::Softshrink:
       return unary_kernel<kFloatingTypes>(iter, name, [l = p.a](auto x) {
         using V = decltype(x);
@@ -115,5 +120,6 @@ void activation_kernel(TensorIterator& iter, Activation act, const ActivationArg
 
 EMBER_REGISTER_KERNEL(activation_stub, CPU, activation_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -5,11 +5,14 @@
 #pragma once
 #include <cmath>
 #include <type_traits>
+#include "kernels/cpu/cpu_level.h"
 
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/cpu/vec_math.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace act_math {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1 / sqrt(2)
@@ -17,29 +20,79 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1 / sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
 constexpr double kGeluTanhCoef = 0.044715;
 
+// V is a scalar (float, double, an integer) or an explicit vector (vec::Vec<float / double>):
+// the formulas below are written once for both, through these helpers.
+template <typename V>
+struct IsVec : std::false_type {};
+template <typename T>
+struct IsVec<vec::Vec<T>> : std::true_type {};
+template <typename V>
+constexpr bool is_vec_v = IsVec<V>::value;
+
+// c ? a : b, lane by lane for vectors.
+template <typename C, typename V>
+inline V where(C c, V a, V b) {
+  if constexpr (is_vec_v<V>) {
+    return vec::select(c, a, b);
+  } else {
+    return c ? a : b;
+  }
+}
+
+template <typename V>
+inline V vabs(V x) {
+  if constexpr (is_vec_v<V>) {
+    return vec::abs(x);
+  } else {
+    return std::fabs(x);
+  }
+}
+
 template <typename V>
 inline V vexp(V x) {
-  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
+  if constexpr (is_vec_v<V>) {
+    return vec::exp(x);
+  } else if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
     return vmath::exp(x);
   } else {
     return std::exp(x);
   }
 }
+
 template <typename V>
 inline V vexpm1(V x) {
-  return vmath::expm1(x);
+  if constexpr (is_vec_v<V>) {
+    return vec::expm1(x);
+  } else {
+    return vmath::expm1(x);
+  }
 }
+
 template <typename V>
 inline V vlog1p(V x) {
-  return vmath::log1p(x);
+  if constexpr (is_vec_v<V>) {
+    return vec::log1p(x);
+  } else {
+    return vmath::log1p(x);
+  }
 }
+
 template <typename V>
 inline V vtanh(V x) {
-  return vmath::tanh(x);
+  if constexpr (is_vec_v<V>) {
+    return vec::tanh(x);
+  } else {
+    return vmath::tanh(x);
+  }
 }
+
 template <typename V>
 inline V vsigmoid(V x) {
-  return vmath::sigmoid(x);
+  if constexpr (is_vec_v<V>) {
+    return vec::sigmoid(x);
+  } else {
+    return vmath::sigmoid(x);
+  }
 }
 
 // erf in double precision, branch-free so that it vectorises (std::erf is an opaque libm call,
@@ -83,14 +136,18 @@ inline double erf(double x) {
 }
 template <typename V>
 inline V verf(V x) {
-  return V(erf(double(x)));
+  if constexpr (is_vec_v<V>) {
+    return vec::erf(x);
+  } else {
+    return V(erf(double(x)));
+  }
 }
 
 // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
 template <typename V>
 inline V softplus1(V x) {
-  const V m = x > V(0) ? x : V(0);
-  return m + vlog1p(vexp(-std::fabs(x)));
+  const V m = where(x > V(0), x, V(0));
+  return m + vlog1p(vexp(-vabs(x)));
 }
 
 template <typename V>
@@ -142,8 +199,8 @@ inline V mish_grad(V x) {
 // log sigmoid(x) = min(x, 0) - log1p(e^-|x|).
 template <typename V>
 inline V log_sigmoid(V x) {
-  const V m = x < V(0) ? x : V(0);
-  return m - vlog1p(vexp(-std::fabs(x)));
+  const V m = where(x < V(0), x, V(0));
+  return m - vlog1p(vexp(-vabs(x)));
 }
 // d/dx log sigmoid(x) = sigmoid(-x).
 template <typename V>
@@ -152,5 +209,6 @@ inline V log_sigmoid_grad(V x) {
 }
 
 }  // namespace act_math
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

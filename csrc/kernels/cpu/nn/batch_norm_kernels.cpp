@@ -12,11 +12,13 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/nn/row_ops.h"
 #include "kernels/nn/norm_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 constexpr int64_t kRunPath = 32;
@@ -240,5 +242,6 @@ EMBER_REGISTER_KERNEL(batch_norm_stats_stub, CPU, stats_kernel);
 EMBER_REGISTER_KERNEL(batch_norm_apply_stub, CPU, apply_kernel);
 EMBER_REGISTER_KERNEL(batch_norm_backward_stub, CPU, backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

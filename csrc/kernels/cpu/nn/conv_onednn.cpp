@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/cpu/onednn_isa.h"
 #include "kernels/nn/conv_stubs.h"
 
 namespace ember {
@@ -59,6 +60,7 @@ struct Plan {
 };
 
 dnnl::engine& cpu_engine() {
+  limit_onednn_isa_to_cpu_capability();
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
   return e;
 }

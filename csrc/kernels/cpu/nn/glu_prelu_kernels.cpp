@@ -1,11 +1,13 @@
 // glu and prelu kernels. The forward passes are plain binary kernels; the backward passes write
 // two outputs in one loop (multi_output_kernel below).
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/elementwise_helpers.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/nn/activation_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 // Runs f(in[NIn], out[NOut]) over the iterator's elements, in the compute type A of T. Operands:
@@ -74,5 +76,6 @@ EMBER_REGISTER_KERNEL(glu_backward_stub, CPU, glu_backward_kernel);
 EMBER_REGISTER_KERNEL(prelu_stub, CPU, prelu_kernel);
 EMBER_REGISTER_KERNEL(prelu_backward_stub, CPU, prelu_backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -8,11 +8,13 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/nn/row_ops.h"
 #include "kernels/nn/loss_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 void check_targets(const int64_t* t, int64_t R, int64_t C, int64_t ignore_index, const char* op) {
@@ -373,5 +375,6 @@ EMBER_REGISTER_KERNEL(nll_loss_backward_stub, CPU, nll_backward_kernel);
 EMBER_REGISTER_KERNEL(cross_entropy_stub, CPU, cross_entropy_kernel);
 EMBER_REGISTER_KERNEL(cross_entropy_backward_stub, CPU, cross_entropy_backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -13,12 +13,14 @@
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "dispatch/tensor_iterator.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/nn/row_ops.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/nn/loss_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename T>
@@ -329,5 +331,6 @@ void pointwise_loss_backward_kernel(TensorIterator& iter, PointwiseLoss kind, do
 EMBER_REGISTER_KERNEL(pointwise_loss_stub, CPU, pointwise_loss_kernel);
 EMBER_REGISTER_KERNEL(pointwise_loss_backward_stub, CPU, pointwise_loss_backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

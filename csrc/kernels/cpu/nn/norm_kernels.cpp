@@ -8,11 +8,13 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/nn/row_ops.h"
 #include "kernels/nn/norm_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 template <typename T>
@@ -36,24 +38,14 @@ void layer_norm_impl(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b,
       T* yr = y + r * N;
       double mu = 0, var;
       if (rms) {
-        var = nn_rows::sum_blocked<T>(N, [&](int64_t i) { return xr[i] * xr[i]; }) / N;
+        var = nn_rows::sum_squares(xr, N) / N;
       } else {
-        nn_rows::moments<T>(
-            N, [&](int64_t i) { return xr[i]; }, mu, var);
+        nn_rows::moments_contiguous(xr, N, mu, var);
         mean[r] = static_cast<T>(mu);
       }
       const double rs = 1.0 / std::sqrt(var + eps);
       rstd[r] = static_cast<T>(rs);
-      const T a = static_cast<T>(rs), c = static_cast<T>(-mu * rs);
-      if (w && b) {
-        for (int64_t i = 0; i < N; ++i) yr[i] = (xr[i] * a + c) * w[i] + b[i];
-      } else if (w) {
-        for (int64_t i = 0; i < N; ++i) yr[i] = (xr[i] * a + c) * w[i];
-      } else if (b) {
-        for (int64_t i = 0; i < N; ++i) yr[i] = (xr[i] * a + c) + b[i];
-      } else {
-        for (int64_t i = 0; i < N; ++i) yr[i] = xr[i] * a + c;
-      }
+      nn_rows::normalize_affine(xr, yr, N, static_cast<T>(rs), static_cast<T>(-mu * rs), w, b);
     }
   });
 }
@@ -255,5 +247,6 @@ EMBER_REGISTER_KERNEL(layer_norm_backward_stub, CPU, layer_norm_backward_kernel)
 EMBER_REGISTER_KERNEL(group_norm_stub, CPU, group_norm_kernel);
 EMBER_REGISTER_KERNEL(group_norm_backward_stub, CPU, group_norm_backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

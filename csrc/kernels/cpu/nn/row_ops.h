@@ -1,13 +1,17 @@
 // Row primitives shared by the softmax, normalisation and loss kernels (float / double).
-// Sums keep independent accumulators (lanes) so that GCC vectorises them without -ffast-math
-// (a single accumulator is a serial dependency it may not reorder); the lanes are added in a
-// fixed order, so results do not depend on the thread count.
+// The hot ones (max, softmax, log_softmax, the moments of a contiguous row, the normalised
+// output) are written on explicit vectors (vec/vec.h); the generic sums over an index lambda keep
+// independent accumulators (lanes) so that the compiler vectorises them without -ffast-math.
+// Lanes are added in a fixed order, so results do not depend on the thread count.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include "kernels/cpu/cpu_level.h"
 
+#include "kernels/cpu/vec/vec.h"
+#include "kernels/cpu/vec/vec_math.h"
 #include "kernels/cpu/vec_math.h"
 
 // Marks a kernel helper whose loops call vmath functions: all calls are inlined into it, so the
@@ -17,22 +21,41 @@
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace nn_rows {
 
 // max(x[0..n)), ignoring NaN (a NaN row still gives NaN results through x - max).
 template <typename T>
 inline T max(const T* x, int64_t n) {
-  constexpr int L = 128 / sizeof(T);
-  T m[L];
-  for (int j = 0; j < L; ++j) m[j] = -std::numeric_limits<T>::infinity();
+  using V = vec::Vec<T>;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  V m0 = kLow, m1 = kLow;
   int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int j = 0; j < L; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+  for (; i + 2 * V::size <= n; i += 2 * V::size) {
+    const V a = V::load(x + i), b = V::load(x + i + V::size);
+    m0 = vec::select(a > m0, a, m0);
+    m1 = vec::select(b > m1, b, m1);
   }
-  T r = -std::numeric_limits<T>::infinity();
-  for (int j = 0; j < L; ++j) r = m[j] > r ? m[j] : r;
-  for (; i < n; ++i) r = x[i] > r ? x[i] : r;
-  return r;
+  for (; i < n; i += V::size) {
+    const V a = i + V::size <= n ? V::load(x + i) : V::load_partial(x + i, n - i, kLow);
+    m0 = vec::select(a > m0, a, m0);
+  }
+  return vec::reduce_max(vec::select(m1 > m0, m1, m0));
+}
+
+// sum(x[0..n)) in T with vector accumulators, the lanes added in a fixed order.
+template <typename T>
+inline T sum_contiguous(const T* x, int64_t n) {
+  using V = vec::Vec<T>;
+  V s0 = T(0), s1 = T(0);
+  int64_t i = 0;
+  for (; i + 2 * V::size <= n; i += 2 * V::size) {
+    s0 = s0 + V::load(x + i);
+    s1 = s1 + V::load(x + i + V::size);
+  }
+  for (; i < n; i += V::size)
+    s0 = s0 + (i + V::size <= n ? V::load(x + i) : V::load_partial(x + i, n - i));
+  return vec::reduce_add(s0 + s1);
 }
 
 // sum(f(i)) over [0, n) accumulated in Acc: 128 bytes of independent accumulators (four AVX2
@@ -100,17 +123,112 @@ inline void moments(int64_t n, const F& f, double& mean, double& var) {
 
 // y = softmax(x) or log_softmax(x) over one contiguous row (y may not alias x).
 template <typename T>
-EMBER_NN_FLATTEN inline void softmax(const T* x, T* y, int64_t n, bool log) {
-  const T m = max(x, n);
-  if (log) {
-    const T s = sum<T>(n, [&](int64_t i) { return vmath::exp(x[i] - m); });
-    const T lse = std::log(s);
-    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - lse;
-  } else {
-    // exp stored and summed in one pass.
-    const T inv = T(1) / sum<T>(n, [&](int64_t i) { return y[i] = vmath::exp(x[i] - m); });
-    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+inline void softmax(const T* x, T* y, int64_t n, bool log) {
+  using V = vec::Vec<T>;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  const V m = max(x, n);
+  // e^(x - max), summed (and stored for softmax) in one pass; the tail's padding lanes are -inf,
+  // whose exp is 0.
+  V s0 = T(0), s1 = T(0);
+  int64_t i = 0;
+  for (; i + 2 * V::size <= n; i += 2 * V::size) {
+    const V e0 = vec::exp(V::load(x + i) - m), e1 = vec::exp(V::load(x + i + V::size) - m);
+    if (!log) {
+      e0.store(y + i);
+      e1.store(y + i + V::size);
+    }
+    s0 = s0 + e0;
+    s1 = s1 + e1;
   }
+  for (; i < n; i += V::size) {
+    const int64_t len = std::min<int64_t>(V::size, n - i);
+    const V e = vec::exp(V::load_partial(x + i, len, kLow) - m);
+    if (!log) e.store_partial(y + i, len);
+    s0 = s0 + e;
+  }
+  const T s = vec::reduce_add(s0 + s1);
+  if (log) {
+    const V shift = m + T(std::log(s));
+    for (i = 0; i + V::size <= n; i += V::size) (V::load(x + i) - shift).store(y + i);
+    if (i < n) (V::load_partial(x + i, n - i) - shift).store_partial(y + i, n - i);
+  } else {
+    const V inv = T(1) / s;
+    for (i = 0; i + V::size <= n; i += V::size) (V::load(y + i) * inv).store(y + i);
+    if (i < n) (V::load_partial(y + i, n - i) * inv).store_partial(y + i, n - i);
+  }
+}
+
+// Mean and biased variance of a contiguous row (n > 0), shifted by x[0] against cancellation
+// (as moments() below), on vectors; chunk sums added in double.
+template <typename T>
+inline void moments_contiguous(const T* x, int64_t n, double& mean, double& var) {
+  using V = vec::Vec<T>;
+  const T shift = x[0];
+  const V vs = shift;
+  double s1 = 0, s2 = 0;
+  for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
+    const int64_t len = std::min<int64_t>(kChunk, n - c0);
+    const T* xc = x + c0;
+    V a0 = T(0), a1 = T(0), b0 = T(0), b1 = T(0);
+    int64_t i = 0;
+    for (; i + 2 * V::size <= len; i += 2 * V::size) {
+      const V d0 = V::load(xc + i) - vs, d1 = V::load(xc + i + V::size) - vs;
+      a0 = a0 + d0;
+      a1 = a1 + d1;
+      b0 = vec::fma(d0, d0, b0);
+      b1 = vec::fma(d1, d1, b1);
+    }
+    for (; i < len; i += V::size) {
+      const int64_t k = std::min<int64_t>(V::size, len - i);
+      const V d = V::load_partial(xc + i, k, shift) - vs;  // padding lanes give d = 0
+      a0 = a0 + d;
+      b0 = vec::fma(d, d, b0);
+    }
+    s1 += vec::reduce_add(a0 + a1);
+    s2 += vec::reduce_add(b0 + b1);
+  }
+  const double m = s1 / n;
+  mean = double(shift) + m;
+  var = std::max(s2 / n - m * m, 0.0);
+}
+
+// sum(x[i]^2) over a contiguous row, chunk sums added in double.
+template <typename T>
+inline double sum_squares(const T* x, int64_t n) {
+  using V = vec::Vec<T>;
+  double total = 0;
+  for (int64_t c0 = 0; c0 < n; c0 += kChunk) {
+    const int64_t len = std::min<int64_t>(kChunk, n - c0);
+    V s0 = T(0), s1 = T(0);
+    int64_t i = 0;
+    for (; i + 2 * V::size <= len; i += 2 * V::size) {
+      const V a = V::load(x + c0 + i), b = V::load(x + c0 + i + V::size);
+      s0 = vec::fma(a, a, s0);
+      s1 = vec::fma(b, b, s1);
+    }
+    for (; i < len; i += V::size) {
+      const V a = V::load_partial(x + c0 + i, std::min<int64_t>(V::size, len - i));
+      s0 = vec::fma(a, a, s0);
+    }
+    total += vec::reduce_add(s0 + s1);
+  }
+  return total;
+}
+
+// y = (x * a + c) * w + b over a contiguous row; w and b may be null.
+template <typename T>
+inline void normalize_affine(const T* x, T* y, int64_t n, T a, T c, const T* w, const T* b) {
+  using V = vec::Vec<T>;
+  const V va = a, vc = c;
+  auto one = [&](int64_t i, int64_t len) {
+    V r = vec::fma(V::load_n(x + i, len), va, vc);
+    if (w) r = r * V::load_n(w + i, len);
+    if (b) r = r + V::load_n(b + i, len);
+    r.store_n(y + i, len);
+  };
+  int64_t i = 0;
+  for (; i + V::size <= n; i += V::size) one(i, V::size);
+  if (i < n) one(i, n - i);
 }
 
 constexpr int64_t kBlock = 64;
@@ -118,8 +236,7 @@ constexpr int64_t kBlock = 64;
 // softmax / log_softmax of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n):
 // the reduced dim is strided; the per-column max / sum are small arrays the loops vectorise over.
 template <typename T>
-EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L,
-                                      bool log) {
+void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L, bool log) {
   T mx[kBlock], s[kBlock];
   for (int64_t j = 0; j < L; ++j) {
     mx[j] = x[j];
@@ -129,13 +246,15 @@ EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner
     const T* row = x + k * inner;
     for (int64_t j = 0; j < L; ++j) mx[j] = row[j] > mx[j] ? row[j] : mx[j];
   }
+  using V = vec::Vec<T>;
   for (int64_t k = 0; k < n; ++k) {
     const T* row = x + k * inner;
     T* out = y + k * inner;
-    for (int64_t j = 0; j < L; ++j) {
-      const T e = vmath::exp(row[j] - mx[j]);
-      if (!log) out[j] = e;
-      s[j] += e;
+    for (int64_t j = 0; j < L; j += V::size) {
+      const int64_t len = std::min<int64_t>(V::size, L - j);
+      const V e = vec::exp(V::load_n(row + j, len) - V::load_n(mx + j, len));
+      if (!log) e.store_n(out + j, len);
+      (V::load_n(s + j, len) + e).store_n(s + j, len);
     }
   }
   if (log) {
@@ -155,5 +274,6 @@ EMBER_NN_FLATTEN void softmax_columns(const T* x, T* y, int64_t n, int64_t inner
 }
 
 }  // namespace nn_rows
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

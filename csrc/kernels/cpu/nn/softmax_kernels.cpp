@@ -9,12 +9,14 @@
 
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
 #include "kernels/cpu/nn/row_ops.h"
 #include "kernels/cpu/vec_math.h"
 #include "kernels/nn/softmax_stubs.h"
 
 namespace ember {
 namespace native {
+inline namespace EMBER_CPU_NS {
 namespace {
 
 using nn_rows::kBlock;
@@ -112,5 +114,6 @@ void softmax_backward_kernel(const Tensor& grad_in, const Tensor& grad, const Te
 EMBER_REGISTER_KERNEL(softmax_stub, CPU, softmax_kernel);
 EMBER_REGISTER_KERNEL(softmax_backward_stub, CPU, softmax_backward_kernel);
 
+}  // namespace EMBER_CPU_NS
 }  // namespace native
 }  // namespace ember

@@ -5,6 +5,12 @@ The hot losses are single C++ ops with a fused backward (csrc/ops/nn/loss*.cpp):
 (log_softmax + nll in one op), nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
 binary_cross_entropy[_with_logits] and ctc_loss. The others are short compositions of
 differentiable public ops, as in PyTorch.
+
+Under CPU autocast, the compositions that are on PyTorch's float32 list (kl_div,
+poisson_nll_loss, margin_ranking_loss, cosine_embedding_loss, triplet_margin_loss) cast their
+float16 / bfloat16 tensor arguments to float32 first, as the C++ losses do in their public
+functions (csrc/api/autocast.h); gaussian_nll_loss is on no list (a Python function in PyTorch
+too) and runs in its inputs' dtype.
 """
 
 import math
@@ -13,6 +19,9 @@ import warnings
 import ember
 
 _nn = ember._C._nn
+# autocast's state for a device type: one call, all a loss pays while autocast is off.
+_autocast_enabled = ember._C._autocast.is_enabled
+_LOWER_PRECISION = (ember.float16, ember.bfloat16)
 
 __all__ = [
     "binary_cross_entropy",
@@ -73,6 +82,19 @@ class _Reduction:
     @staticmethod
     def legacy_get_enum(size_average, reduce, emit_warning=True):
         return _Reduction.get_enum(_Reduction.legacy_get_string(size_average, reduce, emit_warning))
+
+
+def _autocast_fp32(*tensors):
+    """Autocast's float32 policy (autocast::to_fp32 in csrc/api/autocast.h): float16 and
+    bfloat16 CPU tensors converted to float32 by the recorded conversion (ToCopyBackward0, so
+    their gradients come back in their own dtype); anything else (float32, float64, integer
+    tensors, None, numbers) as it is. Call it only when _autocast_enabled("cpu")."""
+    return tuple(
+        t.float()
+        if isinstance(t, ember.Tensor) and t.dtype in _LOWER_PRECISION and t.device.type == "cpu"
+        else t
+        for t in tensors
+    )
 
 
 def _reduction_enum(size_average, reduce, reduction):
@@ -233,6 +255,8 @@ def binary_cross_entropy_with_logits(
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence of `target` from `input` (log-probabilities):
     target * (log(target) - input), or exp(target) * (target - input) when log_target."""
+    if _autocast_enabled("cpu"):  # autocast: float32
+        input, target = _autocast_fp32(input, target)
     if size_average is not None or reduce is not None:
         enum = _Reduction.legacy_get_enum(size_average, reduce)
     else:
@@ -262,6 +286,8 @@ def cosine_embedding_loss(
     input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"
 ):
     """1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1."""
+    if _autocast_enabled("cpu"):  # autocast: float32
+        input1, input2, target = _autocast_fp32(input1, input2, target)
     enum = _reduction_enum(size_average, reduce, reduction)
     tdim = target.dim()
     if tdim not in (0, 1):
@@ -292,6 +318,8 @@ def margin_ranking_loss(
     input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"
 ):
     """max(0, -y (x1 - x2) + margin)."""
+    if _autocast_enabled("cpu"):  # autocast: float32
+        input1, input2, target = _autocast_fp32(input1, input2, target)
     enum = _reduction_enum(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
@@ -321,6 +349,8 @@ def triplet_margin_loss(
 ):
     """max(0, d(a, p) - d(a, n) + margin) with the p-norm distance d; `swap` uses
     min(d(a, n), d(p, n))."""
+    if _autocast_enabled("cpu"):  # autocast: float32
+        anchor, positive, negative = _autocast_fp32(anchor, positive, negative)
     enum = _reduction_enum(size_average, reduce, reduction)
     a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
     if not (a_dim == p_dim and p_dim == n_dim):
@@ -373,6 +403,8 @@ def poisson_nll_loss(
     reduction="mean",
 ):
     """exp(x) - y x (log_input) or x - y log(x + eps); `full` adds Stirling's term."""
+    if _autocast_enabled("cpu"):  # autocast: float32
+        input, target = _autocast_fp32(input, target)
     reduction = _reduction_string(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")

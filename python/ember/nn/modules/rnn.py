@@ -57,10 +57,12 @@ def _is_packed(input, packed_cls) -> bool:
 
 def _lstm_projected_step(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr):
     """One LSTM step with a projection (proj_size > 0): h' = (o * tanh(c')) @ w_hr^T. The
-    fused lstm_cell has no projection, so the step is composed of ops (all differentiable)."""
-    gates = ember.matmul(x, w_ih.t()) + ember.matmul(h, w_hh.t())
-    if b_ih is not None:
-        gates = gates + b_ih + b_hh
+    fused lstm_cell has no projection, so the step is composed of ops (all differentiable), in
+    the order of PyTorch's LSTMCell with projections: gates = linear(h) + linear(x), the
+    pointwise step with c, then matmul by w_hr^T. Under autocast the two linears and the
+    projection run in the lower precision, and c stays in its own dtype (float32 for a float32
+    model), which gives PyTorch's dtypes: output and h in bfloat16, c in float32."""
+    gates = F.linear(h, w_hh, b_hh) + F.linear(x, w_ih, b_ih)
     i, f, g, o = gates.chunk(4, 1)
     c_next = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
     h_next = ember.matmul(ember.sigmoid(o) * ember.tanh(c_next), w_hr.t())

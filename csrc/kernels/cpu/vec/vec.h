@@ -1,0 +1,272 @@
+// Vec<T>: one SIMD register of float or double at this translation unit's CPU capability level
+// (16 bytes at `default`, 32 at `avx2`, 64 at the AVX-512 levels), for kernels written with
+// explicit vectors instead of scalar loops left to the auto-vectoriser
+// (docs/design/cpu-dispatch.md).
+//
+//   Vec<float> x = Vec<float>::load(p);
+//   Vec<float> y = select(x > 0.0f, x, x * 0.01f);   // leaky relu, 4 to 16 lanes at once
+//   y.store(q);
+//
+// The lanes are GCC vector-extension types, so arithmetic, comparisons (lane masks of all ones)
+// and `mask ? a : b` are vector instructions by construction; the few operations the extension
+// lacks (fused multiply-add, sqrt, min/max) use the level's intrinsics.
+#pragma once
+#include "kernels/cpu/cpu_level.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace vec {
+
+#if EMBER_CPU_LEVEL >= 2
+constexpr int kVecBytes = 64;
+#elif EMBER_CPU_LEVEL == 1
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+
+// The lane types, spelled out per element type: GCC does not tell a vector_size type that depends
+// on a template parameter apart from its element type when overloading.
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  using Int = int32_t;
+  using UInt = uint32_t;
+  typedef float Raw __attribute__((vector_size(kVecBytes)));
+  typedef int32_t Mask __attribute__((vector_size(kVecBytes)));
+  typedef uint32_t Bits __attribute__((vector_size(kVecBytes)));
+};
+template <>
+struct Lanes<double> {
+  using Int = int64_t;
+  using UInt = uint64_t;
+  typedef double Raw __attribute__((vector_size(kVecBytes)));
+  typedef int64_t Mask __attribute__((vector_size(kVecBytes)));
+  typedef uint64_t Bits __attribute__((vector_size(kVecBytes)));
+};
+
+template <typename T>
+struct Vec {
+  using Int = typename Lanes<T>::Int;
+  using UInt = typename Lanes<T>::UInt;
+  using Raw = typename Lanes<T>::Raw;
+  // A comparison's result: every bit set in the lanes where it holds.
+  using Mask = typename Lanes<T>::Mask;
+  using Bits = typename Lanes<T>::Bits;
+  static constexpr int size = kVecBytes / int(sizeof(T));
+
+  Raw v;
+
+  Vec() = default;
+  Vec(Raw r) : v(r) {}        // NOLINT(google-explicit-constructor): lanes convert both ways
+  Vec(T s) : v(Raw{} + s) {}  // NOLINT(google-explicit-constructor): broadcast
+
+  static Vec load(const T* p) {
+    Raw r;
+    std::memcpy(&r, p, sizeof r);
+    return r;
+  }
+  // The first n lanes from p, the others zero (n < size).
+  static Vec load_partial(const T* p, int64_t n) {
+    Raw r{};
+    std::memcpy(&r, p, size_t(n) * sizeof(T));
+    return r;
+  }
+  // The first n lanes from p, the others `fill`.
+  static Vec load_partial(const T* p, int64_t n, T fill) {
+    T lanes[size];
+    for (int i = 0; i < size; ++i) lanes[i] = fill;
+    std::memcpy(lanes, p, size_t(n) * sizeof(T));
+    return load(lanes);
+  }
+  // n <= size lanes: a whole vector when n == size, else as load_partial / store_partial.
+  static Vec load_n(const T* p, int64_t n) { return n == size ? load(p) : load_partial(p, n); }
+  void store_n(T* p, int64_t n) const {
+    if (n == size) {
+      store(p);
+    } else {
+      store_partial(p, n);
+    }
+  }
+  void store(T* p) const { std::memcpy(p, &v, sizeof v); }
+  void store_partial(T* p, int64_t n) const { std::memcpy(p, &v, size_t(n) * sizeof(T)); }
+
+  // Vector casts between types of one size reinterpret the bits (GCC's vector extension).
+  Bits bits() const { return (Bits)v; }            // NOLINT(google-readability-casting)
+  static Vec from_bits(Bits b) { return (Raw)b; }  // NOLINT(google-readability-casting)
+
+  friend Vec operator+(Vec a, Vec b) { return a.v + b.v; }
+  friend Vec operator-(Vec a, Vec b) { return a.v - b.v; }
+  friend Vec operator*(Vec a, Vec b) { return a.v * b.v; }
+  friend Vec operator/(Vec a, Vec b) { return a.v / b.v; }
+  friend Vec operator-(Vec a) { return -a.v; }
+  friend Mask operator<(Vec a, Vec b) { return a.v < b.v; }
+  friend Mask operator<=(Vec a, Vec b) { return a.v <= b.v; }
+  friend Mask operator>(Vec a, Vec b) { return a.v > b.v; }
+  friend Mask operator>=(Vec a, Vec b) { return a.v >= b.v; }
+  friend Mask operator==(Vec a, Vec b) { return a.v == b.v; }
+  friend Mask operator!=(Vec a, Vec b) { return a.v != b.v; }
+};
+
+// mask ? a : b, lane by lane.
+template <typename T>
+inline Vec<T> select(typename Vec<T>::Mask m, Vec<T> a, Vec<T> b) {
+  return m ? a.v : b.v;
+}
+template <typename T>
+inline Vec<T> select(typename Vec<T>::Mask m, Vec<T> a, T b) {
+  return select(m, a, Vec<T>(b));
+}
+template <typename T>
+inline Vec<T> select(typename Vec<T>::Mask m, T a, Vec<T> b) {
+  return select(m, Vec<T>(a), b);
+}
+
+template <typename T>
+inline typename Vec<T>::Mask isnan(Vec<T> x) {
+  return x != x;
+}
+
+template <typename T>
+inline Vec<T> abs(Vec<T> x) {
+  using B = typename Vec<T>::Bits;
+  return Vec<T>::from_bits(x.bits() & (B{} + (~typename Vec<T>::UInt(0) >> 1)));
+}
+
+// The sign bit of `sign` on the magnitude of `mag`.
+template <typename T>
+inline Vec<T> copysign(Vec<T> mag, Vec<T> sign) {
+  using U = typename Vec<T>::UInt;
+  const U sign_bit = U(1) << (sizeof(T) * 8 - 1);
+  return Vec<T>::from_bits((mag.bits() & ~sign_bit) | (sign.bits() & sign_bit));
+}
+
+// Sum of the lanes, added in a fixed order (lane 0 first), so results do not depend on the level
+// only through the lane count.
+template <typename T>
+inline T reduce_add(Vec<T> x) {
+  T lanes[Vec<T>::size];
+  x.store(lanes);
+  T r = lanes[0];
+  for (int i = 1; i < Vec<T>::size; ++i) r += lanes[i];
+  return r;
+}
+
+// Largest lane; NaN lanes are ignored unless all are NaN.
+template <typename T>
+inline T reduce_max(Vec<T> x) {
+  T lanes[Vec<T>::size];
+  x.store(lanes);
+  T r = lanes[0];
+  for (int i = 1; i < Vec<T>::size; ++i) r = lanes[i] > r || r != r ? lanes[i] : r;
+  return r;
+}
+
+// Raw intrinsic register types of the level.
+#if EMBER_CPU_LEVEL >= 2
+using RegF = __m512;
+using RegD = __m512d;
+#elif EMBER_CPU_LEVEL == 1
+using RegF = __m256;
+using RegD = __m256d;
+#else
+using RegF = __m128;
+using RegD = __m128d;
+#endif
+
+// NOLINTBEGIN(google-readability-casting): vector casts, bit reinterpretations
+inline RegF reg(Vec<float> x) {
+  return (RegF)x.v;
+}
+inline RegD reg(Vec<double> x) {
+  return (RegD)x.v;
+}
+inline Vec<float> from_reg(RegF r) {
+  return (Vec<float>::Raw)r;
+}
+inline Vec<double> from_reg(RegD r) {
+  return (Vec<double>::Raw)r;
+}
+// NOLINTEND(google-readability-casting)
+
+// a * b + c, rounded once where the level has FMA (twice at `default`).
+inline Vec<float> fma(Vec<float> a, Vec<float> b, Vec<float> c) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_fmadd_ps(reg(a), reg(b), reg(c)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_fmadd_ps(reg(a), reg(b), reg(c)));
+#else
+  return a * b + c;
+#endif
+}
+inline Vec<double> fma(Vec<double> a, Vec<double> b, Vec<double> c) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_fmadd_pd(reg(a), reg(b), reg(c)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_fmadd_pd(reg(a), reg(b), reg(c)));
+#else
+  return a * b + c;
+#endif
+}
+
+inline Vec<float> sqrt(Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_sqrt_ps(reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_sqrt_ps(reg(x)));
+#else
+  return from_reg(_mm_sqrt_ps(reg(x)));
+#endif
+}
+inline Vec<double> sqrt(Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_sqrt_pd(reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_sqrt_pd(reg(x)));
+#else
+  return from_reg(_mm_sqrt_pd(reg(x)));
+#endif
+}
+
+// Smaller / larger of a and b; NaN in either gives NaN (as torch.minimum / maximum).
+template <typename T>
+inline Vec<T> minimum(Vec<T> a, Vec<T> b) {
+  return select(isnan(a) | isnan(b), a + b, select(a < b, a, b));
+}
+template <typename T>
+inline Vec<T> maximum(Vec<T> a, Vec<T> b) {
+  return select(isnan(a) | isnan(b), a + b, select(a > b, a, b));
+}
+
+// Non-temporal store of a whole vector to a kVecBytes-aligned address (see loops.h, Note
+// [Streaming Stores]).
+inline void stream(float* p, Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  _mm512_stream_ps(p, reg(x));
+#elif EMBER_CPU_LEVEL == 1
+  _mm256_stream_ps(p, reg(x));
+#else
+  _mm_stream_ps(p, reg(x));
+#endif
+}
+inline void stream(double* p, Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  _mm512_stream_pd(p, reg(x));
+#elif EMBER_CPU_LEVEL == 1
+  _mm256_stream_pd(p, reg(x));
+#else
+  _mm_stream_pd(p, reg(x));
+#endif
+}
+
+}  // namespace vec
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember

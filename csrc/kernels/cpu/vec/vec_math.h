@@ -1,0 +1,310 @@
+// Elementary functions of Vec<float> / Vec<double> (vec.h) at this file's CPU capability level.
+//
+// Most come from SLEEF (libsleef), called at the level's own entry point (sse4 at `default`,
+// avx2, avx512f): one call per vector, with SLEEF's documented error bound in ulp, which the
+// name's suffix gives (u10: 1.0 ulp, u15, u35: 3.5 ulp). float32 uses the 3.5-ulp versions where
+// SLEEF has them, because they are about twice as fast and float32 users do not see the
+// difference; float64 always uses 1.0 ulp. exp, tanh and sigmoid are written here, inline, on
+// the vectors themselves: they sit inside the activations and softmax, where a call per vector
+// and SLEEF's 1-ulp exp cost more than the whole rest of the loop (docs/design/cpu-dispatch.md,
+// "Vector math"). tests/cpp/test_vec_math_levels.cpp holds every function to its bound on every
+// level the machine supports.
+#pragma once
+#include "kernels/cpu/cpu_level.h"
+
+#include <sleef.h>
+
+#include "kernels/cpu/vec/vec.h"
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace vec {
+
+#if EMBER_CPU_LEVEL >= 2
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f16_##acc##avx512f
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d8_##acc##avx512f
+#elif EMBER_CPU_LEVEL == 1
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f8_##acc##avx2
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d4_##acc##avx2
+#else
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f4_##acc##sse4
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d2_##acc##sse4
+#endif
+
+#define EMBER_VEC_SLEEF1(name, sleef_name, float_acc, double_acc)   \
+  inline Vec<float> name(Vec<float> x) {                            \
+    return from_reg(EMBER_SLEEF_F(sleef_name, float_acc)(reg(x)));  \
+  }                                                                 \
+  inline Vec<double> name(Vec<double> x) {                          \
+    return from_reg(EMBER_SLEEF_D(sleef_name, double_acc)(reg(x))); \
+  }
+#define EMBER_VEC_SLEEF2(name, sleef_name, float_acc, double_acc)           \
+  inline Vec<float> name(Vec<float> x, Vec<float> y) {                      \
+    return from_reg(EMBER_SLEEF_F(sleef_name, float_acc)(reg(x), reg(y)));  \
+  }                                                                         \
+  inline Vec<double> name(Vec<double> x, Vec<double> y) {                   \
+    return from_reg(EMBER_SLEEF_D(sleef_name, double_acc)(reg(x), reg(y))); \
+  }
+
+EMBER_VEC_SLEEF1(exp2, exp2, u10, u10)
+EMBER_VEC_SLEEF1(expm1, expm1, u10, u10)
+EMBER_VEC_SLEEF1(log, log, u35, u10)
+EMBER_VEC_SLEEF1(log2, log2, u35, u10)
+EMBER_VEC_SLEEF1(log10, log10, u10, u10)
+EMBER_VEC_SLEEF1(sleef_log1p, log1p, u10, u10)
+EMBER_VEC_SLEEF1(sin, sin, u35, u10)
+EMBER_VEC_SLEEF1(cos, cos, u35, u10)
+EMBER_VEC_SLEEF1(tan, tan, u35, u10)
+EMBER_VEC_SLEEF1(asin, asin, u35, u10)
+EMBER_VEC_SLEEF1(acos, acos, u35, u10)
+EMBER_VEC_SLEEF1(atan, atan, u35, u10)
+EMBER_VEC_SLEEF1(sleef_sinh, sinh, u35, u10)
+EMBER_VEC_SLEEF1(sleef_cosh, cosh, u35, u10)
+EMBER_VEC_SLEEF1(sleef_asinh, asinh, u10, u10)
+EMBER_VEC_SLEEF1(sleef_acosh, acosh, u10, u10)
+EMBER_VEC_SLEEF1(atanh, atanh, u10, u10)
+EMBER_VEC_SLEEF1(erf, erf, u10, u10)
+EMBER_VEC_SLEEF1(erfc, erfc, u15, u15)
+EMBER_VEC_SLEEF2(atan2, atan2, u35, u10)
+EMBER_VEC_SLEEF2(pow, pow, u10, u10)
+
+#undef EMBER_VEC_SLEEF1
+#undef EMBER_VEC_SLEEF2
+
+// ---------------------------------------------------------------------------------------------
+// exp: Cody-Waite reduction x = n ln2 + r (|r| <= ln2 / 2), a polynomial for e^r - 1, and 2^n
+// built from exponent bits in two halves so that subnormal results and overflow come out right.
+// Within 1 ulp with FMA (2 at `default`, which rounds each step twice).
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+struct ExpConstants;
+template <>
+struct ExpConstants<float> {
+  static constexpr float kLog2e = 1.44269504088896341f;
+  static constexpr float kLn2Hi = 0.693359375f;  // few mantissa bits: n * kLn2Hi is exact
+  static constexpr float kLn2Lo = -2.12194440e-4f;
+  static constexpr float kMax = 89.0f;          // exp(x) = inf above 88.72
+  static constexpr float kMin = -104.0f;        // exp(x) rounds to 0 below -103.97
+  static constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: x + kMagic rounds x to an integer
+  static constexpr int kMantBits = 23;
+  static constexpr uint32_t kBias = 127;
+};
+template <>
+struct ExpConstants<double> {
+  static constexpr double kLog2e = 1.4426950408889634074;
+  static constexpr double kLn2Hi = 6.93147180369123816490e-01;
+  static constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  static constexpr double kMax = 710.0;
+  static constexpr double kMin = -746.0;
+  static constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  static constexpr int kMantBits = 52;
+  static constexpr uint64_t kBias = 1023;
+};
+
+// e^r - 1 for |r| <= ln2 / 2.
+inline Vec<float> expm1_poly(Vec<float> r) {
+  Vec<float> p = 1.9875691500e-4f;  // Cephes expf minimax coefficients
+  p = fma(p, r, 1.3981999507e-3f);
+  p = fma(p, r, 8.3334519073e-3f);
+  p = fma(p, r, 4.1665795894e-2f);
+  p = fma(p, r, 1.6666665459e-1f);
+  p = fma(p, r, 5.0000001201e-1f);
+  return fma(p, r * r, r);
+}
+inline Vec<double> expm1_poly(Vec<double> r) {
+  // Taylor series to degree 13: the remainder r^14 / 14! < 2^-60 for |r| <= ln2 / 2.
+  Vec<double> p = 1.0 / 6227020800.0;
+  p = fma(p, r, 1.0 / 479001600.0);
+  p = fma(p, r, 1.0 / 39916800.0);
+  p = fma(p, r, 1.0 / 3628800.0);
+  p = fma(p, r, 1.0 / 362880.0);
+  p = fma(p, r, 1.0 / 40320.0);
+  p = fma(p, r, 1.0 / 5040.0);
+  p = fma(p, r, 1.0 / 720.0);
+  p = fma(p, r, 1.0 / 120.0);
+  p = fma(p, r, 1.0 / 24.0);
+  p = fma(p, r, 1.0 / 6.0);
+  p = fma(p, r, 0.5);
+  return fma(p, r * r, r);
+}
+
+// 2^n for integral-valued n within the normal exponent range.
+template <typename T>
+inline Vec<T> pow2_int(Vec<T> n) {
+  using C = ExpConstants<T>;
+  const Vec<T> t = n + C::kMagic;
+  // The low bits of t hold n + 2^(mant - 1) (the magic's own mantissa): subtracting the magic's
+  // bits gives n in two's complement, in unsigned arithmetic.
+  const typename Vec<T>::Bits ni = t.bits() - Vec<T>(C::kMagic).bits();
+  return Vec<T>::from_bits((ni + C::kBias) << C::kMantBits);
+}
+
+template <typename T>
+inline Vec<T> round_to_int(Vec<T> x) {  // ties to even, for |x| < 2^22 (float) / 2^51
+  using C = ExpConstants<T>;
+  return (x + C::kMagic) - C::kMagic;
+}
+
+template <typename T>
+inline Vec<T> exp(Vec<T> x) {
+  using C = ExpConstants<T>;
+  // Clamping keeps n in range; NaN fails both comparisons and flows through as NaN.
+  Vec<T> xc = select(x > Vec<T>(C::kMax), Vec<T>(C::kMax), x);
+  xc = select(xc < Vec<T>(C::kMin), Vec<T>(C::kMin), xc);
+  const Vec<T> n = round_to_int(xc * C::kLog2e);
+  Vec<T> r = fma(-n, Vec<T>(C::kLn2Hi), xc);
+  r = fma(-n, Vec<T>(C::kLn2Lo), r);
+  const Vec<T> p = expm1_poly(r) + T(1);
+  const Vec<T> n1 = round_to_int(n * T(0.5));
+  return p * pow2_int(n1) * pow2_int(n - n1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// tanh and sigmoid, from exp.
+// ---------------------------------------------------------------------------------------------
+
+// |x| < 0.625: an odd polynomial (Cephes); beyond, 1 - 2 / (e^{2|x|} + 1) with x's sign.
+inline Vec<float> tanh(Vec<float> x) {
+  const Vec<float> ax = abs(x);
+  const Vec<float> z = x * x;
+  Vec<float> p = -5.70498872745e-3f;
+  p = fma(p, z, 2.06390887954e-2f);
+  p = fma(p, z, -5.37397155531e-2f);
+  p = fma(p, z, 1.33314422036e-1f);
+  p = fma(p, z, -3.33332819422e-1f);
+  const Vec<float> small = fma(p * z, x, x);
+  const Vec<float> big = 1.0f - 2.0f / (exp(ax + ax) + 1.0f);
+  return copysign(select(ax < Vec<float>(0.625f), small, big), x);
+}
+inline Vec<double> tanh(Vec<double> x) {
+  const Vec<double> ax = abs(x);
+  const Vec<double> s = x * x;
+  const Vec<double> p =
+      fma(fma(Vec<double>(-9.64399179425052238628e-1), s, Vec<double>(-9.92877231001918586564e1)),
+          s, Vec<double>(-1.61468768441708447952e3));
+  const Vec<double> q =
+      fma(fma(s + 1.12811678491632931402e2, s, Vec<double>(2.23548839060100448583e3)), s,
+          Vec<double>(4.84406305325125486048e3));
+  const Vec<double> small = fma(x * s, p / q, x);
+  const Vec<double> big = 1.0 - 2.0 / (exp(ax + ax) + 1.0);
+  return copysign(select(ax < Vec<double>(0.625), small, big), x);
+}
+
+// With e = e^-|x| (never overflows): 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, so that
+// tiny results keep their relative accuracy instead of flushing to 0.
+template <typename T>
+inline Vec<T> sigmoid(Vec<T> x) {
+  const Vec<T> e = exp(-abs(x));
+  return select(x < Vec<T>(T(0)), e, Vec<T>(T(1))) / (e + T(1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SLEEF's functions whose documented range stops short of the format's: beyond it they return
+// inf or NaN where the result is finite. The tests found each of these at the largest inputs.
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+struct RangeLimits;
+template <>
+struct RangeLimits<float> {
+  static constexpr float kLog1pMax = 1e37f;    // sleef log1pf: |x| <= 1e38
+  static constexpr float kSinhMax = 88.0f;     // sleef sinhf / coshf: |x| <= 88
+  static constexpr float kAsinhMax = 1.8e19f;  // sleef asinhf / acoshf: |x| <= 1.84e19
+};
+template <>
+struct RangeLimits<double> {
+  static constexpr double kLog1pMax = 1e306;
+  static constexpr double kSinhMax = 709.0;
+  static constexpr double kAsinhMax = 1.3e154;
+};
+
+// log1p(x) = log(x) to within rounding once x > 2^53.
+template <typename T>
+inline Vec<T> log1p(Vec<T> x) {
+  return select(x > Vec<T>(RangeLimits<T>::kLog1pMax), log(x), sleef_log1p(x));
+}
+
+// Where e^|x| overflows but sinh / cosh do not: (e^(|x|/2) / 2) * e^(|x|/2), three roundings.
+template <typename T>
+inline Vec<T> half_exp_squared(Vec<T> ax) {
+  const Vec<T> e = exp(ax * T(0.5));
+  return (e * T(0.5)) * e;
+}
+template <typename T>
+inline Vec<T> sinh(Vec<T> x) {
+  const Vec<T> ax = abs(x);
+  return select(ax > Vec<T>(RangeLimits<T>::kSinhMax), copysign(half_exp_squared(ax), x),
+                sleef_sinh(x));
+}
+template <typename T>
+inline Vec<T> cosh(Vec<T> x) {
+  const Vec<T> ax = abs(x);
+  return select(ax > Vec<T>(RangeLimits<T>::kSinhMax), half_exp_squared(ax), sleef_cosh(x));
+}
+
+// asinh(x) = sign(x) (log|x| + ln 2) and acosh(x) = log x + ln 2 to within rounding for huge x.
+template <typename T>
+inline Vec<T> asinh(Vec<T> x) {
+  const Vec<T> ax = abs(x);
+  const Vec<T> big = copysign(log(ax) + T(0.69314718055994530942), x);
+  return select(ax > Vec<T>(RangeLimits<T>::kAsinhMax), big, sleef_asinh(x));
+}
+template <typename T>
+inline Vec<T> acosh(Vec<T> x) {
+  const Vec<T> big = log(x) + T(0.69314718055994530942);
+  return select(x > Vec<T>(RangeLimits<T>::kAsinhMax), big, sleef_acosh(x));
+}
+
+// ---------------------------------------------------------------------------------------------
+// erfinv: Giles' single-precision approximation ("Approximating the erfinv function", 2010) as
+// the start, then one Newton step on erf(y) = x, which brings it to within a few ulp in float and
+// double alike. |x| = 1 gives +-inf and |x| > 1 or NaN gives NaN, as torch.erfinv.
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+inline Vec<T> erfinv(Vec<T> x) {
+  const Vec<T> w = -log((T(1) - x) * (T(1) + x));
+  // Central region, w < 5.
+  const Vec<T> wc = w - T(2.5);
+  Vec<T> pc = T(2.81022636e-08);
+  pc = fma(pc, wc, Vec<T>(T(3.43273939e-07)));
+  pc = fma(pc, wc, Vec<T>(T(-3.5233877e-06)));
+  pc = fma(pc, wc, Vec<T>(T(-4.39150654e-06)));
+  pc = fma(pc, wc, Vec<T>(T(0.00021858087)));
+  pc = fma(pc, wc, Vec<T>(T(-0.00125372503)));
+  pc = fma(pc, wc, Vec<T>(T(-0.00417768164)));
+  pc = fma(pc, wc, Vec<T>(T(0.246640727)));
+  pc = fma(pc, wc, Vec<T>(T(1.50140941)));
+  // Tails.
+  const Vec<T> wt = sqrt(w) - T(3);
+  Vec<T> pt = T(-0.000200214257);
+  pt = fma(pt, wt, Vec<T>(T(0.000100950558)));
+  pt = fma(pt, wt, Vec<T>(T(0.00134934322)));
+  pt = fma(pt, wt, Vec<T>(T(-0.00367342844)));
+  pt = fma(pt, wt, Vec<T>(T(0.00573950773)));
+  pt = fma(pt, wt, Vec<T>(T(-0.0076224613)));
+  pt = fma(pt, wt, Vec<T>(T(0.00943887047)));
+  pt = fma(pt, wt, Vec<T>(T(1.00167406)));
+  pt = fma(pt, wt, Vec<T>(T(2.83297682)));
+  Vec<T> y = select(w < Vec<T>(T(5)), pc, pt) * x;
+  // Newton: y -= (erf(y) - x) / erf'(y), erf'(y) = 2 / sqrt(pi) e^{-y^2}. Skipped where the
+  // derivative underflows (|x| within an ulp or two of 1), where y is already as close as the
+  // format allows.
+  const Vec<T> deriv = T(1.1283791670955126) * exp(-(y * y));
+  const Vec<T> step = (erf(y) - x) / deriv;
+  y = select(deriv > Vec<T>(T(0)), y - step, y);
+  if constexpr (sizeof(T) == 8) {  // double: the start has single precision, so a second step
+    const Vec<T> deriv2 = T(1.1283791670955126) * exp(-(y * y));
+    y = select(deriv2 > Vec<T>(T(0)), y - (erf(y) - x) / deriv2, y);
+  }
+  const Vec<T> ax = abs(x);
+  y = select(ax == Vec<T>(T(1)), copysign(Vec<T>(__builtin_inf()), x), y);
+  return select((ax > Vec<T>(T(1))) | isnan(x), Vec<T>(T(__builtin_nan(""))), y);
+}
+
+}  // namespace vec
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember
