@@ -148,25 +148,29 @@ inline Vec<T> copysign(Vec<T> mag, Vec<T> sign) {
   return Vec<T>::from_bits((mag.bits() & ~sign_bit) | (sign.bits() & sign_bit));
 }
 
-// Sum of the lanes, added in a fixed order (lane 0 first), so results do not depend on the level
-// only through the lane count.
+// Sum of the lanes as a pairwise tree (halves added lane by lane until one is left): a fixed
+// order, so a result depends on the level only through its lane count, and log2(lanes) shuffled
+// adds instead of a serial chain.
 template <typename T>
 inline T reduce_add(Vec<T> x) {
-  T lanes[Vec<T>::size];
+  alignas(64) T lanes[Vec<T>::size];
   x.store(lanes);
-  T r = lanes[0];
-  for (int i = 1; i < Vec<T>::size; ++i) r += lanes[i];
-  return r;
+  for (int width = Vec<T>::size / 2; width >= 1; width /= 2) {
+    for (int i = 0; i < width; ++i) lanes[i] += lanes[i + width];
+  }
+  return lanes[0];
 }
 
-// Largest lane; NaN lanes are ignored unless all are NaN.
+// Largest lane (callers keep NaN out of the lanes; see nn_rows::max).
 template <typename T>
 inline T reduce_max(Vec<T> x) {
-  T lanes[Vec<T>::size];
+  alignas(64) T lanes[Vec<T>::size];
   x.store(lanes);
-  T r = lanes[0];
-  for (int i = 1; i < Vec<T>::size; ++i) r = lanes[i] > r || r != r ? lanes[i] : r;
-  return r;
+  for (int width = Vec<T>::size / 2; width >= 1; width /= 2) {
+    for (int i = 0; i < width; ++i)
+      lanes[i] = lanes[i + width] > lanes[i] ? lanes[i + width] : lanes[i];
+  }
+  return lanes[0];
 }
 
 // Raw intrinsic register types of the level.
