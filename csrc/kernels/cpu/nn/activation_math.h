@@ -152,7 +152,11 @@ inline V softplus1(V x) {
 
 template <typename V>
 inline V gelu(V x) {
-  return x * V(0.5) * (V(1) + verf(x * V(kSqrt1_2)));
+  if constexpr (std::is_same_v<V, vec::Vec<float>>) {
+    return vec::gelu_erf(x);
+  } else {
+    return x * V(0.5) * (V(1) + verf(x * V(kSqrt1_2)));
+  }
 }
 template <typename V>
 inline V gelu_grad(V x) {
