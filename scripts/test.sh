@@ -18,7 +18,7 @@ build=${BUILD_DIR:-build}
 jobs=${JOBS:-2}
 
 echo "== build ($build)"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_BUILD_TESTS=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_BUILD_TESTS=ON -DEMBER_NATIVE=OFF \
   -DPython_EXECUTABLE="$("$python" -c 'import sys; print(sys.executable)')" \
   -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" >/dev/null
 cmake --build "$build" -j "$jobs"
