@@ -239,6 +239,67 @@ inline Vec<double> sqrt(Vec<double> x) {
 #endif
 }
 
+// Nearest integer, ties to even (one rounding instruction at every level: SSE4.1 and up).
+inline Vec<float> round_nearest(Vec<float> x) {
+  constexpr int kMode = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_roundscale_ps(reg(x), kMode));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_round_ps(reg(x), kMode));
+#else
+  return from_reg(_mm_round_ps(reg(x), kMode));
+#endif
+}
+inline Vec<double> round_nearest(Vec<double> x) {
+  constexpr int kMode = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_roundscale_pd(reg(x), kMode));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_round_pd(reg(x), kMode));
+#else
+  return from_reg(_mm_round_pd(reg(x), kMode));
+#endif
+}
+
+// min(bound, x) and max(bound, x) in one instruction each, x's NaN kept (the min/max
+// instructions return their second operand when either is NaN).
+inline Vec<float> min_with(Vec<float> bound, Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_min_ps(reg(bound), reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_min_ps(reg(bound), reg(x)));
+#else
+  return from_reg(_mm_min_ps(reg(bound), reg(x)));
+#endif
+}
+inline Vec<float> max_with(Vec<float> bound, Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_max_ps(reg(bound), reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_max_ps(reg(bound), reg(x)));
+#else
+  return from_reg(_mm_max_ps(reg(bound), reg(x)));
+#endif
+}
+inline Vec<double> min_with(Vec<double> bound, Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_min_pd(reg(bound), reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_min_pd(reg(bound), reg(x)));
+#else
+  return from_reg(_mm_min_pd(reg(bound), reg(x)));
+#endif
+}
+inline Vec<double> max_with(Vec<double> bound, Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_max_pd(reg(bound), reg(x)));
+#elif EMBER_CPU_LEVEL == 1
+  return from_reg(_mm256_max_pd(reg(bound), reg(x)));
+#else
+  return from_reg(_mm_max_pd(reg(bound), reg(x)));
+#endif
+}
+
 // Smaller / larger of a and b; NaN in either gives NaN (as torch.minimum / maximum).
 template <typename T>
 inline Vec<T> minimum(Vec<T> a, Vec<T> b) {
@@ -248,6 +309,34 @@ template <typename T>
 inline Vec<T> maximum(Vec<T> a, Vec<T> b) {
   return select(isnan(a) | isnan(b), a + b, select(a > b, a, b));
 }
+
+// Whether any lane of a comparison's result is set (a branch for the rare lanes of a vector).
+template <typename M>
+inline bool any(M m) {
+#if EMBER_CPU_LEVEL >= 2
+  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;  // NOLINT: vector cast
+#elif EMBER_CPU_LEVEL == 1
+  return !_mm256_testz_si256((__m256i)m, (__m256i)m);  // NOLINT: vector cast
+#else
+  return !_mm_testz_si128((__m128i)m, (__m128i)m);  // NOLINT: vector cast
+#endif
+}
+
+#if EMBER_CPU_LEVEL >= 1
+// Lane i gets table[index[i] % 16]: a 16-entry float table as one AVX-512 register permute, or
+// two AVX2 permutes of its halves blended on bit 3 of the index (piecewise polynomials pick
+// each lane's coefficients this way; vec/erf_tables.h).
+inline Vec<float> lookup16(const float* table, Vec<float>::Bits index) {
+#if EMBER_CPU_LEVEL >= 2
+  return from_reg(_mm512_permutexvar_ps((__m512i)index, _mm512_load_ps(table)));  // NOLINT
+#else
+  const __m256i i = (__m256i)index;  // NOLINT: vector cast
+  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_load_ps(table), i);
+  const __m256 hi = _mm256_permutevar8x32_ps(_mm256_load_ps(table + 8), i);
+  return from_reg(_mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(i, 28))));
+#endif
+}
+#endif
 
 // Non-temporal store of a whole vector to a kVecBytes-aligned address (see loops.h, Note
 // [Streaming Stores]).

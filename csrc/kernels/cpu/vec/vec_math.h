@@ -14,6 +14,7 @@
 
 #include <sleef.h>
 
+#include "kernels/cpu/vec/erf_tables.h"
 #include "kernels/cpu/vec/vec.h"
 
 namespace ember {
@@ -73,9 +74,10 @@ EMBER_VEC_SLEEF2(pow, pow, u10, u10)
 #undef EMBER_VEC_SLEEF2
 
 // ---------------------------------------------------------------------------------------------
-// exp: Cody-Waite reduction x = n ln2 + r (|r| <= ln2 / 2), a polynomial for e^r - 1, and 2^n
-// built from exponent bits in two halves so that subnormal results and overflow come out right.
-// Within 1 ulp with FMA (2 at `default`, which rounds each step twice).
+// exp: Cody-Waite reduction x = n ln2 + r (|r| <= ln2 / 2), a polynomial for e^r, and the scaling
+// by 2^n: vscalefps at AVX-512 (subnormal results and overflow rounded by the instruction), else
+// the exponent bits of 2^n, or 2^n built in two halves for a vector with a lane whose 2^n is
+// not a normal number. Within 1 ulp with FMA (2 at `default`, which rounds each step twice).
 // ---------------------------------------------------------------------------------------------
 
 template <typename T>
@@ -88,6 +90,8 @@ struct ExpConstants<float> {
   static constexpr float kMax = 89.0f;          // exp(x) = inf above 88.72
   static constexpr float kMin = -104.0f;        // exp(x) rounds to 0 below -103.97
   static constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: x + kMagic rounds x to an integer
+  static constexpr float kNormalMin = -126.0f;  // 2^n is a normal float for n in [-126, 127]
+  static constexpr float kNormalMax = 127.0f;
   static constexpr int kMantBits = 23;
   static constexpr uint32_t kBias = 127;
 };
@@ -99,20 +103,13 @@ struct ExpConstants<double> {
   static constexpr double kMax = 710.0;
   static constexpr double kMin = -746.0;
   static constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  static constexpr double kNormalMin = -1022.0;
+  static constexpr double kNormalMax = 1023.0;
   static constexpr int kMantBits = 52;
   static constexpr uint64_t kBias = 1023;
 };
 
-// e^r - 1 for |r| <= ln2 / 2.
-inline Vec<float> expm1_poly(Vec<float> r) {
-  Vec<float> p = 1.9875691500e-4f;  // Cephes expf minimax coefficients
-  p = fma(p, r, 1.3981999507e-3f);
-  p = fma(p, r, 8.3334519073e-3f);
-  p = fma(p, r, 4.1665795894e-2f);
-  p = fma(p, r, 1.6666665459e-1f);
-  p = fma(p, r, 5.0000001201e-1f);
-  return fma(p, r * r, r);
-}
+// e^r - 1 for |r| <= ln2 / 2 (double).
 inline Vec<double> expm1_poly(Vec<double> r) {
   // Taylor series to degree 13: the remainder r^14 / 14! < 2^-60 for |r| <= ln2 / 2.
   Vec<double> p = 1.0 / 6227020800.0;
@@ -128,6 +125,22 @@ inline Vec<double> expm1_poly(Vec<double> r) {
   p = fma(p, r, 1.0 / 6.0);
   p = fma(p, r, 0.5);
   return fma(p, r * r, r);
+}
+
+// e^r for |r| <= ln2 / 2. float: a degree-6 polynomial with e^r's first two Taylor coefficients
+// kept exact, fitted for relative error (3e-9, below float32's rounding) by weighted least
+// squares towards minimax, as scripts/fit_erf_tables.py fits erf.
+inline Vec<float> exp_poly(Vec<float> r) {
+  Vec<float> p = 0.00138145348f;
+  p = fma(p, r, Vec<float>(0.00836874545f));
+  p = fma(p, r, Vec<float>(0.0416683927f));
+  p = fma(p, r, Vec<float>(0.166665211f));
+  p = fma(p, r, Vec<float>(0.49999994f));
+  p = fma(p, r, Vec<float>(1.0f));
+  return fma(p, r, Vec<float>(1.0f));
+}
+inline Vec<double> exp_poly(Vec<double> r) {
+  return expm1_poly(r) + 1.0;
 }
 
 // 2^n for integral-valued n within the normal exponent range.
@@ -150,13 +163,12 @@ inline Vec<T> round_to_int(Vec<T> x) {  // ties to even, for |x| < 2^22 (float) 
 template <typename T>
 inline Vec<T> exp(Vec<T> x) {
   using C = ExpConstants<T>;
-  // Clamping keeps n in range; NaN fails both comparisons and flows through as NaN.
-  Vec<T> xc = select(x > Vec<T>(C::kMax), Vec<T>(C::kMax), x);
-  xc = select(xc < Vec<T>(C::kMin), Vec<T>(C::kMin), xc);
-  const Vec<T> n = round_to_int(xc * C::kLog2e);
+  // Clamping keeps n in range (and inf out of the reduction); NaN flows through as NaN.
+  const Vec<T> xc = max_with(Vec<T>(C::kMin), min_with(Vec<T>(C::kMax), x));
+  const Vec<T> n = round_nearest(xc * C::kLog2e);
   Vec<T> r = fma(-n, Vec<T>(C::kLn2Hi), xc);
   r = fma(-n, Vec<T>(C::kLn2Lo), r);
-  const Vec<T> p = expm1_poly(r) + T(1);
+  const Vec<T> p = exp_poly(r);
 #if EMBER_CPU_LEVEL >= 2
   // vscalefps: p * 2^n in one instruction, rounding subnormal results and overflowing to inf.
   if constexpr (sizeof(T) == 4) {
@@ -165,6 +177,7 @@ inline Vec<T> exp(Vec<T> x) {
     return from_reg(_mm512_scalef_pd(reg(p), reg(n)));
   }
 #else
+  if (!any((n < Vec<T>(C::kNormalMin)) | (n > Vec<T>(C::kNormalMax)))) return p * pow2_int(n);
   const Vec<T> n1 = round_to_int(n * T(0.5));
   return p * pow2_int(n1) * pow2_int(n - n1);
 #endif
@@ -278,7 +291,9 @@ inline Vec<T> acosh(Vec<T> x) {
 
 // ---------------------------------------------------------------------------------------------
 // erf and erfc. float64: SLEEF (1 ulp / 1.5 ulp). float32: our own, because SLEEF's erff is
-// slower than the exp / log around it (gelu spent 80% of its time there):
+// slower than the exp / log around it (gelu spent 80% of its time there). From `avx2` up, 16
+// piecewise polynomials on [0, 4) chosen per lane by register permutes (below). At `default`,
+// and for erfc past 4 at every level:
 // - |x| < 0.8: the Maclaurin series of erf to x^21 (the next term is below 2^-32 relative);
 // - beyond: erfc(|x|) = t exp(-x^2 + P(t)), t = 1 / (1 + |x| / 2), Numerical Recipes' Chebyshev
 //   fit, relative error below 1.2e-7 over the whole range (erf = 1 - erfc there, with
@@ -302,13 +317,8 @@ inline Vec<float> erf_series(Vec<float> x) {
   return p * x;
 }
 
-// erfc(a) for a >= 0. With `exact_square`, e^(-a^2) is formed as e^(-hi) e^(-lo) from a^2 split
-// exactly (hi = a * a rounded, lo = fma(a, a, -hi)): for erfc itself, whose value at a = 9 is
-// 1e-36, rounding a^2 would cost its last 6 bits; erf (1 - erfc) does not need it.
-template <bool exact_square = false>
-inline Vec<float> erfc_positive(Vec<float> a) {
-  a = select(a > Vec<float>(11.0f), Vec<float>(11.0f), a);  // erfc(11) is 0 in float; inf too
-  const Vec<float> t = 1.0f / fma(a, Vec<float>(0.5f), Vec<float>(1.0f));
+// Numerical Recipes' Chebyshev fit: erfc(a) = t exp(-a^2 + P(t)), t = 1 / (1 + a / 2).
+inline Vec<float> erfc_fit_poly(Vec<float> t) {
   Vec<float> p = 0.17087277f;
   p = fma(p, t, -0.82215223f);
   p = fma(p, t, 1.48851587f);
@@ -318,7 +328,17 @@ inline Vec<float> erfc_positive(Vec<float> a) {
   p = fma(p, t, 0.09678418f);
   p = fma(p, t, 0.37409196f);
   p = fma(p, t, 1.00002368f);
-  p = fma(p, t, -1.26551223f);
+  return fma(p, t, Vec<float>(-1.26551223f));
+}
+
+// erfc(a) for a >= 0. With `exact_square`, e^(-a^2) is formed as e^(-hi) e^(-lo) from a^2 split
+// exactly (hi = a * a rounded, lo = fma(a, a, -hi)): for erfc itself, whose value at a = 9 is
+// 1e-36, rounding a^2 would cost its last 6 bits; erf (1 - erfc) does not need it.
+template <bool exact_square = false>
+inline Vec<float> erfc_positive(Vec<float> a) {
+  a = select(a > Vec<float>(11.0f), Vec<float>(11.0f), a);  // erfc(11) is 0 in float; inf too
+  const Vec<float> t = 1.0f / fma(a, Vec<float>(0.5f), Vec<float>(1.0f));
+  const Vec<float> p = erfc_fit_poly(t);
   if constexpr (exact_square) {
     const Vec<float> hi = a * a;
 #if EMBER_CPU_LEVEL >= 1
@@ -334,12 +354,23 @@ inline Vec<float> erfc_positive(Vec<float> a) {
   }
 }
 
-// gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2, from one erfc of |x| / sqrt 2 (Phi(x) =
-// 1 - erfc(|x| / sqrt 2) / 2 for x >= 0): the fit holds its 1.2e-7 relative error down to 0, so
-// the series branch of erf is not needed, which makes float32 gelu a third cheaper.
-inline Vec<float> gelu_erf(Vec<float> x) {
-  const Vec<float> c = erfc_positive(abs(x) * 0.70710678118654752f);
-  return x * select(x < Vec<float>(0.0f), 0.5f * c, fma(Vec<float>(-0.5f), c, Vec<float>(1.0f)));
+// erfc(z) for z = |x| / sqrt 2 rounded, with e^(-z^2) formed from x^2 / 2 split exactly: the
+// rounding of z would cost the result 2 z^2 times its relative size (a hundred ulp at x = -13,
+// where gelu's result is near the bottom of float's range). For gelu's tail.
+inline Vec<float> erfc_of_half_square(Vec<float> z, Vec<float> x) {
+  const Vec<float> a = select(z > Vec<float>(11.0f), Vec<float>(11.0f), z);
+  const Vec<float> xc = select(abs(x) > Vec<float>(15.5f), copysign(Vec<float>(15.5f), x), x);
+  const Vec<float> t = 1.0f / fma(a, Vec<float>(0.5f), Vec<float>(1.0f));
+  const Vec<float> p = erfc_fit_poly(t);
+  const Vec<float> hi = xc * xc;
+#if EMBER_CPU_LEVEL >= 1
+  const Vec<float> lo = fma(xc, xc, -hi);
+#else
+  const Vec<float> c = xc * 4097.0f;
+  const Vec<float> xh = c - (c - xc), xl = xc - xh;
+  const Vec<float> lo = ((xh * xh - hi) + 2.0f * xh * xl) + xl * xl;
+#endif
+  return t * exp(-0.5f * hi) * exp(p - 0.5f * lo);
 }
 
 inline Vec<double> erf(Vec<double> x) {
@@ -349,10 +380,79 @@ inline Vec<double> erfc(Vec<double> x) {
   return sleef_erfc(x);
 }
 
+#if EMBER_CPU_LEVEL >= 1
+// Piecewise polynomials on [0, 4) (vec/erf_tables.h): each lane picks its interval's
+// coefficients with a register permute, so erf costs a handful of multiply-adds and no exp or
+// division; erfc and gelu take the exp-based fit above only for a vector with a lane past 4,
+// which is rare (|x| > 5.7 for gelu).
+// The same at t = 4 z - 1/2: interval k = round(t), v = t - k in [-1/2, 1/2]. Lanes with z >= 4
+// get some interval's polynomial (the index wraps), or NaN for z = inf: callers replace them
+// (erf: 1; erfc and gelu: the tail). NaN stays NaN through v.
+template <int kTerms>
+inline Vec<float> erf_piecewise_at(const float (&coef)[kTerms][16], Vec<float> t) {
+#if EMBER_CPU_LEVEL >= 2
+  const Vec<float> v = from_reg(_mm512_reduce_ps(reg(t), _MM_FROUND_TO_NEAREST_INT));
+  const auto index = (Vec<float>::Bits)_mm512_cvtps_epi32(reg(t));  // NOLINT: vector cast
+#else
+  const Vec<float> k = round_nearest(t);
+  const Vec<float> v = t - k;
+  const auto index = (Vec<float>::Bits)_mm256_cvtps_epi32(reg(k));  // NOLINT: vector cast
+#endif
+  Vec<float> p = lookup16(coef[kTerms - 1], index);
+  for (int j = kTerms - 2; j >= 0; --j) p = fma(p, v, lookup16(coef[j], index));
+  return p;
+}
+
+template <int kTerms>
+inline Vec<float> erf_piecewise(const float (&coef)[kTerms][16], Vec<float> z) {
+  return erf_piecewise_at(coef, fma(z, Vec<float>(4.0f), Vec<float>(-0.5f)));
+}
+
+inline Vec<float> erf(Vec<float> x) {
+  const Vec<float> ax = abs(x);
+  const Vec<float> r = ax * erf_piecewise(kErfOverZCoef, ax);
+  // erf rounds to 1 in float from 3.92 on; NaN fails the comparison and stays NaN.
+  return copysign(select(ax >= Vec<float>(4.0f), Vec<float>(1.0f), r), x);
+}
+
+// erfc(a) for a >= 0 (NaN passes through).
+inline Vec<float> erfc_nonnegative(Vec<float> a) {
+  const Vec<float> c = erf_piecewise(kErfcCoef, a);
+  const auto tail = a >= Vec<float>(4.0f);
+  return any(tail) ? select(tail, erfc_positive<true>(a), c) : c;
+}
+
+inline Vec<float> erfc(Vec<float> x) {
+  const Vec<float> c = erfc_nonnegative(abs(x));
+  return select(x < Vec<float>(0.0f), 2.0f - c, c);
+}
+
+// gelu(x) = x Phi(x) = max(x, 0) - |x| Phi(-|x|) (as gelu(x) - gelu(-x) = x), with
+// Phi(-|x|) = erfc(z) / 2, z = |x| / sqrt 2: one erfc, which keeps the relative accuracy of the
+// small negative results, and one multiply-add after it. The table's t = 4 z - 1/2 comes straight
+// from |x| (one rounding, as z's own would be).
+inline Vec<float> gelu_erf(Vec<float> x) {
+  const Vec<float> ax = abs(x);
+  Vec<float> c = erf_piecewise_at(kErfcCoef, fma(ax, Vec<float>(2.82842712474619010f),
+                                                 Vec<float>(-0.5f)));
+  Vec<float> half_ax = ax * 0.5f;
+  const auto tail = ax >= Vec<float>(5.65685415f);  // z >= 4
+  if (any(tail)) {
+    c = select(tail, erfc_of_half_square(ax * 0.70710678118654752f, x), c);
+    half_ax = select(ax == Vec<float>(__builtin_inff()), Vec<float>(0.0f), half_ax);  // inf * 0
+  }
+  return fma(-half_ax, c, max_with(Vec<float>(0.0f), x));
+}
+#else   // `default` (no register permutes): the series and the exp-based fit
+inline Vec<float> gelu_erf(Vec<float> x) {
+  const Vec<float> c = erfc_positive(abs(x) * 0.70710678118654752f);
+  return x * select(x < Vec<float>(0.0f), 0.5f * c, fma(Vec<float>(-0.5f), c, Vec<float>(1.0f)));
+}
+
 inline Vec<float> erf(Vec<float> x) {
   const Vec<float> ax = abs(x);
   const Vec<float> big = copysign(1.0f - erfc_positive(ax), x);
-  // NaN fails `ax < 0.5` and goes to `big`, where it propagates.
+  // NaN fails `ax < 0.8` and goes to `big`, where it propagates.
   return select(ax < Vec<float>(0.8f), erf_series(x), big);
 }
 
@@ -361,17 +461,20 @@ inline Vec<float> erfc(Vec<float> x) {
   const Vec<float> tail = select(x < Vec<float>(0.0f), 2.0f - c, c);
   return select(abs(x) < Vec<float>(0.8f), 1.0f - erf_series(x), tail);
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
-// erfinv: Giles' single-precision approximation ("Approximating the erfinv function", 2010) as
-// the start, then one Newton step on erf(y) = x, which brings it to within a few ulp in float and
-// double alike. |x| = 1 gives +-inf and |x| > 1 or NaN gives NaN, as torch.erfinv.
+// erfinv: Giles' single-precision approximation ("Approximating the erfinv function", 2010).
+// In float it is the result: erf of it gives x back to within a quarter of the test's bound
+// (tests/cpp/test_vec_math_levels.cpp), so a Newton step (an erf and an exp) would buy nothing
+// visible. In double it is the start of two Newton steps. |x| = 1 gives +-inf and |x| > 1 or NaN
+// gives NaN, as torch.erfinv.
 // ---------------------------------------------------------------------------------------------
 
 template <typename T>
 inline Vec<T> erfinv(Vec<T> x) {
   const Vec<T> w = -log((T(1) - x) * (T(1) + x));
-  // Central region, w < 5.
+  // Central region, w < 5; the tails' polynomial in sqrt(w) only for a vector that needs it.
   const Vec<T> wc = w - T(2.5);
   Vec<T> pc = T(2.81022636e-08);
   pc = fma(pc, wc, Vec<T>(T(3.43273939e-07)));
@@ -382,27 +485,28 @@ inline Vec<T> erfinv(Vec<T> x) {
   pc = fma(pc, wc, Vec<T>(T(-0.00417768164)));
   pc = fma(pc, wc, Vec<T>(T(0.246640727)));
   pc = fma(pc, wc, Vec<T>(T(1.50140941)));
-  // Tails.
-  const Vec<T> wt = sqrt(w) - T(3);
-  Vec<T> pt = T(-0.000200214257);
-  pt = fma(pt, wt, Vec<T>(T(0.000100950558)));
-  pt = fma(pt, wt, Vec<T>(T(0.00134934322)));
-  pt = fma(pt, wt, Vec<T>(T(-0.00367342844)));
-  pt = fma(pt, wt, Vec<T>(T(0.00573950773)));
-  pt = fma(pt, wt, Vec<T>(T(-0.0076224613)));
-  pt = fma(pt, wt, Vec<T>(T(0.00943887047)));
-  pt = fma(pt, wt, Vec<T>(T(1.00167406)));
-  pt = fma(pt, wt, Vec<T>(T(2.83297682)));
-  Vec<T> y = select(w < Vec<T>(T(5)), pc, pt) * x;
-  // Newton: y -= (erf(y) - x) / erf'(y), erf'(y) = 2 / sqrt(pi) e^{-y^2}. Skipped where the
-  // derivative underflows (|x| within an ulp or two of 1), where y is already as close as the
-  // format allows.
-  const Vec<T> deriv = T(1.1283791670955126) * exp(-(y * y));
-  const Vec<T> step = (erf(y) - x) / deriv;
-  y = select(deriv > Vec<T>(T(0)), y - step, y);
-  if constexpr (sizeof(T) == 8) {  // double: the start has single precision, so a second step
-    const Vec<T> deriv2 = T(1.1283791670955126) * exp(-(y * y));
-    y = select(deriv2 > Vec<T>(T(0)), y - (erf(y) - x) / deriv2, y);
+  Vec<T> y = pc;
+  const auto tails = !(w < Vec<T>(T(5)));  // |x| > 0.9966, and NaN: rare, so a branch
+  if (any(tails)) {
+    const Vec<T> wt = sqrt(w) - T(3);
+    Vec<T> pt = T(-0.000200214257);
+    pt = fma(pt, wt, Vec<T>(T(0.000100950558)));
+    pt = fma(pt, wt, Vec<T>(T(0.00134934322)));
+    pt = fma(pt, wt, Vec<T>(T(-0.00367342844)));
+    pt = fma(pt, wt, Vec<T>(T(0.00573950773)));
+    pt = fma(pt, wt, Vec<T>(T(-0.0076224613)));
+    pt = fma(pt, wt, Vec<T>(T(0.00943887047)));
+    pt = fma(pt, wt, Vec<T>(T(1.00167406)));
+    pt = fma(pt, wt, Vec<T>(T(2.83297682)));
+    y = select(tails, pt, y);
+  }
+  y = y * x;
+  if constexpr (sizeof(T) == 8) {
+    // The start has single precision: two Newton steps on erf(y) = x, y -= (erf(y) - x) /
+    // erf'(y), with 1 / erf'(y) = sqrt(pi) / 2 e^(y^2) (no division; y stays below 6 for
+    // |x| < 1, so e^(y^2) is finite).
+    y = y - (erf(y) - x) * (T(0.88622692545275801) * exp(y * y));
+    y = y - (erf(y) - x) * (T(0.88622692545275801) * exp(y * y));
   }
   const Vec<T> ax = abs(x);
   y = select(ax == Vec<T>(T(1)), copysign(Vec<T>(__builtin_inf()), x), y);
