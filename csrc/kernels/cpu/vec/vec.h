@@ -148,31 +148,6 @@ inline Vec<T> copysign(Vec<T> mag, Vec<T> sign) {
   return Vec<T>::from_bits((mag.bits() & ~sign_bit) | (sign.bits() & sign_bit));
 }
 
-// Sum of the lanes as a pairwise tree (halves added lane by lane until one is left): a fixed
-// order, so a result depends on the level only through its lane count, and log2(lanes) shuffled
-// adds instead of a serial chain.
-template <typename T>
-inline T reduce_add(Vec<T> x) {
-  alignas(64) T lanes[Vec<T>::size];
-  x.store(lanes);
-  for (int width = Vec<T>::size / 2; width >= 1; width /= 2) {
-    for (int i = 0; i < width; ++i) lanes[i] += lanes[i + width];
-  }
-  return lanes[0];
-}
-
-// Largest lane (callers keep NaN out of the lanes; see nn_rows::max).
-template <typename T>
-inline T reduce_max(Vec<T> x) {
-  alignas(64) T lanes[Vec<T>::size];
-  x.store(lanes);
-  for (int width = Vec<T>::size / 2; width >= 1; width /= 2) {
-    for (int i = 0; i < width; ++i)
-      lanes[i] = lanes[i + width] > lanes[i] ? lanes[i + width] : lanes[i];
-  }
-  return lanes[0];
-}
-
 // Raw intrinsic register types of the level.
 #if EMBER_CPU_LEVEL >= 2
 using RegF = __m512;
@@ -199,6 +174,72 @@ inline Vec<double> from_reg(RegD r) {
   return (Vec<double>::Raw)r;
 }
 // NOLINTEND(google-readability-casting)
+
+// Sum of the lanes as a pairwise tree (halves added lane by lane until one is left): a fixed
+// order, so a result depends on the level only through its lane count, and log2(lanes) adds of
+// register halves instead of a serial chain.
+inline float reduce_add(Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  const __m512 v = reg(x);
+  const __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+#elif EMBER_CPU_LEVEL == 1
+  const __m256 a = reg(x);
+#endif
+#if EMBER_CPU_LEVEL >= 1
+  __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+#else
+  __m128 b = reg(x);
+#endif
+  b = _mm_add_ps(b, _mm_movehl_ps(b, b));  // lanes 0, 1 += lanes 2, 3
+  return _mm_cvtss_f32(_mm_add_ss(b, _mm_movehdup_ps(b)));
+}
+inline double reduce_add(Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  const __m512d v = reg(x);
+  const __m256d a = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+#elif EMBER_CPU_LEVEL == 1
+  const __m256d a = reg(x);
+#endif
+#if EMBER_CPU_LEVEL >= 1
+  const __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+#else
+  const __m128d b = reg(x);
+#endif
+  return _mm_cvtsd_f64(_mm_add_sd(b, _mm_unpackhi_pd(b, b)));
+}
+
+// Largest lane, in the same tree (callers keep NaN out of the lanes; see nn_rows::max). maxps
+// returns its first operand where it is greater, else the second: the upper half wins only
+// where it is strictly greater.
+inline float reduce_max(Vec<float> x) {
+#if EMBER_CPU_LEVEL >= 2
+  const __m512 v = reg(x);
+  const __m256 a = _mm256_max_ps(_mm512_extractf32x8_ps(v, 1), _mm512_castps512_ps256(v));
+#elif EMBER_CPU_LEVEL == 1
+  const __m256 a = reg(x);
+#endif
+#if EMBER_CPU_LEVEL >= 1
+  __m128 b = _mm_max_ps(_mm256_extractf128_ps(a, 1), _mm256_castps256_ps128(a));
+#else
+  __m128 b = reg(x);
+#endif
+  b = _mm_max_ps(_mm_movehl_ps(b, b), b);
+  return _mm_cvtss_f32(_mm_max_ss(_mm_movehdup_ps(b), b));
+}
+inline double reduce_max(Vec<double> x) {
+#if EMBER_CPU_LEVEL >= 2
+  const __m512d v = reg(x);
+  const __m256d a = _mm256_max_pd(_mm512_extractf64x4_pd(v, 1), _mm512_castpd512_pd256(v));
+#elif EMBER_CPU_LEVEL == 1
+  const __m256d a = reg(x);
+#endif
+#if EMBER_CPU_LEVEL >= 1
+  const __m128d b = _mm_max_pd(_mm256_extractf128_pd(a, 1), _mm256_castpd256_pd128(a));
+#else
+  const __m128d b = reg(x);
+#endif
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(b, b), b));
+}
 
 // a * b + c, rounded once where the level has FMA (twice at `default`).
 inline Vec<float> fma(Vec<float> a, Vec<float> b, Vec<float> c) {
