@@ -150,10 +150,15 @@ inline V softplus1(V x) {
   return m + vlog1p(vexp(-vabs(x)));
 }
 
+// gelu(x) = x Phi(x). The vector paths take Phi from erfc (vec::gelu_erf; x erfc(-x / sqrt 2) / 2
+// in double), which keeps the relative accuracy of the tiny negative results that 1 + erf(x /
+// sqrt 2) rounds to 0 (x < -8 in double).
 template <typename V>
 inline V gelu(V x) {
   if constexpr (std::is_same_v<V, vec::Vec<float>>) {
     return vec::gelu_erf(x);
+  } else if constexpr (std::is_same_v<V, vec::Vec<double>>) {
+    return x * V(0.5) * vec::erfc(x * V(-kSqrt1_2));
   } else {
     return x * V(0.5) * (V(1) + verf(x * V(kSqrt1_2)));
   }
@@ -165,19 +170,21 @@ inline V gelu_grad(V x) {
   return cdf + x * pdf;
 }
 
+// The tanh form, 0.5 x (1 + tanh(u)), as x sigmoid(2 u) (the same function): 1 + tanh(u)
+// cancels to 0 for u below -9 where the product is still a normal number, and sigmoid is cheaper
+// than tanh. With s = sigmoid(2 u): 0.5 (1 + tanh u) = s and 1 - tanh(u)^2 = 4 s (1 - s).
 template <typename V>
 inline V gelu_tanh(V x) {
   const V inner = V(kSqrt2OverPi) * (x + V(kGeluTanhCoef) * x * x * x);
-  return V(0.5) * x * (V(1) + vtanh(inner));
+  return x * vsigmoid(inner + inner);
 }
 template <typename V>
 inline V gelu_tanh_grad(V x) {
   const V x2 = x * x;
   const V inner = V(kSqrt2OverPi) * (x + V(kGeluTanhCoef) * x2 * x);
-  const V t = vtanh(inner);
-  const V left_derivative = V(0.5) * (V(1) + t);
+  const V s = vsigmoid(inner + inner);
   const V inner_derivative = V(kSqrt2OverPi) * (V(1) + V(3 * kGeluTanhCoef) * x2);
-  return left_derivative + V(0.5) * x * (V(1) - t * t) * inner_derivative;
+  return s + V(2) * x * s * (V(1) - s) * inner_derivative;
 }
 
 template <typename V>

@@ -49,7 +49,7 @@ namespace vec {
   }
 
 EMBER_VEC_SLEEF1(exp2, exp2, u10, u10)
-EMBER_VEC_SLEEF1(expm1, expm1, u10, u10)
+EMBER_VEC_SLEEF1(sleef_expm1, expm1, u10, u10)
 EMBER_VEC_SLEEF1(log, log, u35, u10)
 EMBER_VEC_SLEEF1(log2, log2, u35, u10)
 EMBER_VEC_SLEEF1(log10, log10, u10, u10)
@@ -160,11 +160,13 @@ inline Vec<T> round_to_int(Vec<T> x) {  // ties to even, for |x| < 2^22 (float) 
   return (x + C::kMagic) - C::kMagic;
 }
 
-template <typename T>
+// e^x; with `kNonPositive` the caller promises x <= 0 or NaN (sigmoid's e^-|x|), which saves
+// the upper clamp and half the range test.
+template <typename T, bool kNonPositive = false>
 inline Vec<T> exp(Vec<T> x) {
   using C = ExpConstants<T>;
   // Clamping keeps n in range (and inf out of the reduction); NaN flows through as NaN.
-  const Vec<T> xc = max_with(Vec<T>(C::kMin), min_with(Vec<T>(C::kMax), x));
+  const Vec<T> xc = max_with(Vec<T>(C::kMin), kNonPositive ? x : min_with(Vec<T>(C::kMax), x));
   const Vec<T> n = round_nearest(xc * C::kLog2e);
   Vec<T> r = fma(-n, Vec<T>(C::kLn2Hi), xc);
   r = fma(-n, Vec<T>(C::kLn2Lo), r);
@@ -177,10 +179,44 @@ inline Vec<T> exp(Vec<T> x) {
     return from_reg(_mm512_scalef_pd(reg(p), reg(n)));
   }
 #else
-  if (!any((n < Vec<T>(C::kNormalMin)) | (n > Vec<T>(C::kNormalMax)))) return p * pow2_int(n);
+  const auto outside = kNonPositive ? n < Vec<T>(C::kNormalMin)
+                                    : (n < Vec<T>(C::kNormalMin)) | (n > Vec<T>(C::kNormalMax));
+  if (!any(outside)) return p * pow2_int(n);
   const Vec<T> n1 = round_to_int(n * T(0.5));
   return p * pow2_int(n1) * pow2_int(n - n1);
 #endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// expm1. float64: SLEEF. float32: our own, on exp's reduction (SLEEF's expm1f costs twice our
+// exp): x = n ln2 + r, e^x - 1 = 2^n (e^r - 1) + (2^n - 1) as one multiply-add, where 2^n - 1 is
+// exact for the n that matter (|x| <= 80) and e^r - 1 keeps its relative accuracy near 0 through
+// Cephes' expm1 polynomial. |x| > 80 (and +-inf) take e^x - 1 in a branch; there the subtraction
+// loses nothing.
+// ---------------------------------------------------------------------------------------------
+
+inline Vec<double> expm1(Vec<double> x) {
+  return sleef_expm1(x);
+}
+
+inline Vec<float> expm1(Vec<float> x) {
+  using C = ExpConstants<float>;
+  const Vec<float> n = round_nearest(x * C::kLog2e);
+  Vec<float> r = fma(-n, Vec<float>(C::kLn2Hi), x);
+  r = fma(-n, Vec<float>(C::kLn2Lo), r);
+  Vec<float> p = 1.9875691500e-4f;  // Cephes expf minimax coefficients: e^r - 1 = r + r^2 p(r)
+  p = fma(p, r, Vec<float>(1.3981999507e-3f));
+  p = fma(p, r, Vec<float>(8.3334519073e-3f));
+  p = fma(p, r, Vec<float>(4.1665795894e-2f));
+  p = fma(p, r, Vec<float>(1.6666665459e-1f));
+  p = fma(p, r, Vec<float>(5.0000001201e-1f));
+  const Vec<float> u = fma(p, r * r, r);
+  const Vec<float> scale = pow2_int(n);
+  Vec<float> result = fma(scale, u, scale - 1.0f);
+  // Below half an ulp of 1, expm1(x) = x (this also keeps -0, which the reduction turns to +0).
+  result = select(abs(x) < Vec<float>(2.98023224e-8f), x, result);
+  const auto big = abs(x) > Vec<float>(80.0f);
+  return any(big) ? select(big, exp(x) - 1.0f, result) : result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,7 +254,7 @@ inline Vec<double> tanh(Vec<double> x) {
 // tiny results keep their relative accuracy instead of flushing to 0.
 template <typename T>
 inline Vec<T> sigmoid(Vec<T> x) {
-  const Vec<T> e = exp(-abs(x));
+  const Vec<T> e = exp<T, true>(-abs(x));
   return select(x < Vec<T>(T(0)), e, Vec<T>(T(1))) / (e + T(1));
 }
 
@@ -397,6 +433,16 @@ inline Vec<float> erf_piecewise_at(const float (&coef)[kTerms][16], Vec<float> t
   const Vec<float> k = round_nearest(t);
   const Vec<float> v = t - k;
   const auto index = (Vec<float>::Bits)_mm256_cvtps_epi32(reg(k));  // NOLINT: vector cast
+  if (!any(t >= Vec<float>(7.5f))) {
+    // Every lane in the first 8 intervals (z < 2: most inputs, and |x| < 2.8 for gelu): one
+    // permute of each coefficient's low half instead of two and a blend. (t = 7.5, z = 2, rounds
+    // to interval 8.)
+    const __m256i i = (__m256i)index;  // NOLINT: vector cast
+    Vec<float> p = from_reg(_mm256_permutevar8x32_ps(_mm256_load_ps(coef[kTerms - 1]), i));
+    for (int j = kTerms - 2; j >= 0; --j)
+      p = fma(p, v, from_reg(_mm256_permutevar8x32_ps(_mm256_load_ps(coef[j]), i)));
+    return p;
+  }
 #endif
   Vec<float> p = lookup16(coef[kTerms - 1], index);
   for (int j = kTerms - 2; j >= 0; --j) p = fma(p, v, lookup16(coef[j], index));
@@ -433,8 +479,8 @@ inline Vec<float> erfc(Vec<float> x) {
 // from |x| (one rounding, as z's own would be).
 inline Vec<float> gelu_erf(Vec<float> x) {
   const Vec<float> ax = abs(x);
-  Vec<float> c = erf_piecewise_at(kErfcCoef, fma(ax, Vec<float>(2.82842712474619010f),
-                                                 Vec<float>(-0.5f)));
+  Vec<float> c =
+      erf_piecewise_at(kErfcCoef, fma(ax, Vec<float>(2.82842712474619010f), Vec<float>(-0.5f)));
   Vec<float> half_ax = ax * 0.5f;
   const auto tail = ax >= Vec<float>(5.65685415f);  // z >= 4
   if (any(tail)) {
@@ -443,10 +489,14 @@ inline Vec<float> gelu_erf(Vec<float> x) {
   }
   return fma(-half_ax, c, max_with(Vec<float>(0.0f), x));
 }
-#else   // `default` (no register permutes): the series and the exp-based fit
+#else  // `default` (no register permutes): the series and the exp-based fit
 inline Vec<float> gelu_erf(Vec<float> x) {
-  const Vec<float> c = erfc_positive(abs(x) * 0.70710678118654752f);
-  return x * select(x < Vec<float>(0.0f), 0.5f * c, fma(Vec<float>(-0.5f), c, Vec<float>(1.0f)));
+  const Vec<float> ax = abs(x), z = ax * 0.70710678118654752f;
+  // Past |x| = 4 the rounding of z^2 starts to show (2 z^2 times its relative size).
+  const Vec<float> c = any(ax > Vec<float>(4.0f)) ? erfc_of_half_square(z, x) : erfc_positive(z);
+  const Vec<float> r =
+      x * select(x < Vec<float>(0.0f), 0.5f * c, fma(Vec<float>(-0.5f), c, Vec<float>(1.0f)));
+  return select(ax == Vec<float>(__builtin_inff()), max_with(Vec<float>(0.0f), x), r);
 }
 
 inline Vec<float> erf(Vec<float> x) {
