@@ -8,6 +8,7 @@ from ._conv import *  # noqa: F401,F403
 from ._distance import *  # noqa: F401,F403
 from ._dropout import *  # noqa: F401,F403
 from ._loss import *  # noqa: F401,F403
+from ._mha import *  # noqa: F401,F403
 from ._normalization import *  # noqa: F401,F403
 from ._pooling import *  # noqa: F401,F403
 from ._sampling import *  # noqa: F401,F403

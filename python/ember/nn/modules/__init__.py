@@ -13,6 +13,7 @@ from .activation import (
     LeakyReLU,
     LogSoftmax,
     Mish,
+    MultiheadAttention,
     PReLU,
     ReLU,
     ReLU6,
@@ -60,6 +61,13 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample
 
 __all__ = [
@@ -121,6 +129,12 @@ __all__ = [
     "LogSoftmax",
     "Softmin",
     "GLU",
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
     "L1Loss",
     "MSELoss",
     "SmoothL1Loss",

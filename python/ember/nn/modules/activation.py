@@ -9,6 +9,7 @@ from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.parameter import Parameter
 
+from .attention import MultiheadAttention  # PyTorch keeps it in this module
 from .module import Module
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Softmin",
     "Softmax",
     "LogSoftmax",
+    "MultiheadAttention",
 ]
 
 
