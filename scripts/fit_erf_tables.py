@@ -1,7 +1,7 @@
 """Fit the piecewise polynomials behind float32 erf, erfc and gelu (vec/erf_tables.h).
 
     python scripts/fit_erf_tables.py > csrc/kernels/cpu/vec/erf_tables.h   (needs mpmath, numpy)
-    clang-format -i csrc/kernels/cpu/vec/erf_tables.h   (from the repository root: its .clang-format)
+    clang-format -i csrc/kernels/cpu/vec/erf_tables.h   (from the repository root)
 
 [0, 4) is cut into 16 intervals of width 1/4. On interval k (k = round(4 z - 1/2)), with
 v = 4 z - 1/2 - k in [-1/2, 1/2] (vreduceps at AVX-512):

@@ -26,6 +26,7 @@ set(EMBER_SIMD_KERNEL_SOURCES
   unary_special_kernels.cpp
   unary_trig_kernels.cpp
   nn/activation_backward_kernels.cpp
+  nn/attention_kernels.cpp
   nn/activation_kernels.cpp
   nn/batch_norm_kernels.cpp
   nn/glu_prelu_kernels.cpp

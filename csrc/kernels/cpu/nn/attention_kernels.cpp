@@ -1,0 +1,451 @@
+// Fused scaled-dot-product attention (kernels/nn/attention_stubs.h), flash-attention style.
+//
+// Forward: for each (n, h) and block of kQueryBlock queries, the keys are visited in blocks of
+// kKeyBlock. Each block's scores (scale q k^T + bias, causal mask) live only in a block-sized
+// buffer. An online softmax keeps each row's running max m and denominator l, and rescales the
+// output rows when m grows. Memory is O(block), never O(L x S). The saved lse = m + log l lets
+// the backward recompute each block's probabilities exactly.
+//
+// Backward (FlashAttention-2's order): one work unit per (n, key/value head), which owns the
+// dk / dv rows of that head and the dq rows of its query heads, so no two threads write the same
+// row. For each key block, and each query block of each query head of the group:
+//   P = exp(S - lse), dV += P^T dO, dP = dO V^T, dS = P (dP - D) with D = rowsum(dO * O),
+//   dQ += scale dS K, dK += scale dS^T Q.
+//
+// The block products are small GEMMs on explicit vectors (vec::Vec): operands are packed into
+// zero-padded contiguous tiles whose widths are whole vectors, and the micro-kernels keep a
+// 4 x 2-vector tile of accumulators in registers.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "dispatch/dtype_dispatch.h"
+#include "kernels/cpu/cpu_level.h"
+#include "kernels/cpu/vec/vec.h"
+#include "kernels/cpu/vec/vec_math.h"
+#include "kernels/nn/attention_stubs.h"
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace {
+
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kKeyBlock = 128;
+constexpr int kRows = 4;  // micro-kernel rows
+
+int64_t round_up(int64_t x, int64_t m) {
+  return (x + m - 1) / m * m;
+}
+
+// out[i][j] = sum_e a[i][e] * bt[e][j] for i < rows, j < cols (a multiple of the vector size):
+// a's rows are `lda` apart, bt is (depth x ldb), out's rows `ldo` apart.
+template <typename T>
+void dot_block(const T* a, int64_t lda, int64_t rows, const T* bt, int64_t ldb, int64_t depth,
+               int64_t cols, T* out, int64_t ldo) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  int64_t i = 0;
+  for (; i + kRows <= rows; i += kRows) {
+    const T* a0 = a + i * lda;
+    int64_t j = 0;
+    for (; j + 2 * W <= cols; j += 2 * W) {
+      V c[kRows][2];
+      for (auto& r : c) r[0] = r[1] = V(T(0));
+      for (int64_t e = 0; e < depth; ++e) {
+        const V b0 = V::load(bt + e * ldb + j), b1 = V::load(bt + e * ldb + j + W);
+        for (int r = 0; r < kRows; ++r) {
+          const V x(a0[r * lda + e]);
+          c[r][0] = vec::fma(x, b0, c[r][0]);
+          c[r][1] = vec::fma(x, b1, c[r][1]);
+        }
+      }
+      for (int r = 0; r < kRows; ++r) {
+        c[r][0].store(out + (i + r) * ldo + j);
+        c[r][1].store(out + (i + r) * ldo + j + W);
+      }
+    }
+    for (; j < cols; j += W) {
+      V c[kRows];
+      for (auto& r : c) r = V(T(0));
+      for (int64_t e = 0; e < depth; ++e) {
+        const V b0 = V::load(bt + e * ldb + j);
+        for (int r = 0; r < kRows; ++r) c[r] = vec::fma(V(a0[r * lda + e]), b0, c[r]);
+      }
+      for (int r = 0; r < kRows; ++r) c[r].store(out + (i + r) * ldo + j);
+    }
+  }
+  for (; i < rows; ++i) {
+    const T* ai = a + i * lda;
+    for (int64_t j = 0; j < cols; j += W) {
+      V c(T(0));
+      for (int64_t e = 0; e < depth; ++e) c = vec::fma(V(ai[e]), V::load(bt + e * ldb + j), c);
+      c.store(out + i * ldo + j);
+    }
+  }
+}
+
+// acc[i][:] += sum_{j < cols} p[i][j] * x[j][:] for i < rows; x is (cols x width) with rows `ldx`
+// apart, acc's rows `ldacc` apart, width a multiple of the vector size.
+template <typename T>
+void accumulate_rows(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x, int64_t ldx,
+                     int64_t width, T* acc, int64_t ldacc) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  int64_t i = 0;
+  for (; i + kRows <= rows; i += kRows) {
+    int64_t c0 = 0;
+    for (; c0 + 2 * W <= width; c0 += 2 * W) {
+      V a[kRows][2];
+      for (int r = 0; r < kRows; ++r) {
+        a[r][0] = V::load(acc + (i + r) * ldacc + c0);
+        a[r][1] = V::load(acc + (i + r) * ldacc + c0 + W);
+      }
+      for (int64_t j = 0; j < cols; ++j) {
+        const V x0 = V::load(x + j * ldx + c0), x1 = V::load(x + j * ldx + c0 + W);
+        for (int r = 0; r < kRows; ++r) {
+          const V s(p[(i + r) * ldp + j]);
+          a[r][0] = vec::fma(s, x0, a[r][0]);
+          a[r][1] = vec::fma(s, x1, a[r][1]);
+        }
+      }
+      for (int r = 0; r < kRows; ++r) {
+        a[r][0].store(acc + (i + r) * ldacc + c0);
+        a[r][1].store(acc + (i + r) * ldacc + c0 + W);
+      }
+    }
+    for (; c0 < width; c0 += W) {
+      V a[kRows];
+      for (int r = 0; r < kRows; ++r) a[r] = V::load(acc + (i + r) * ldacc + c0);
+      for (int64_t j = 0; j < cols; ++j) {
+        const V x0 = V::load(x + j * ldx + c0);
+        for (int r = 0; r < kRows; ++r) a[r] = vec::fma(V(p[(i + r) * ldp + j]), x0, a[r]);
+      }
+      for (int r = 0; r < kRows; ++r) a[r].store(acc + (i + r) * ldacc + c0);
+    }
+  }
+  for (; i < rows; ++i) {
+    for (int64_t c0 = 0; c0 < width; c0 += W) {
+      V a = V::load(acc + i * ldacc + c0);
+      for (int64_t j = 0; j < cols; ++j) {
+        a = vec::fma(V(p[i * ldp + j]), V::load(x + j * ldx + c0), a);
+      }
+      a.store(acc + i * ldacc + c0);
+    }
+  }
+}
+
+// acc[j][:] += sum_{i < rows} p[i][j] * x[i][:] for j < cols (p transposed): x is (rows x width),
+// rows `ldx` apart; acc's rows `ldacc` apart; width a multiple of the vector size.
+template <typename T>
+void accumulate_transposed(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x,
+                           int64_t ldx, int64_t width, T* acc, int64_t ldacc) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  int64_t j = 0;
+  for (; j + kRows <= cols; j += kRows) {
+    for (int64_t c0 = 0; c0 < width; c0 += W) {
+      V a[kRows];
+      for (int r = 0; r < kRows; ++r) a[r] = V::load(acc + (j + r) * ldacc + c0);
+      for (int64_t i = 0; i < rows; ++i) {
+        const V x0 = V::load(x + i * ldx + c0);
+        const T* pi = p + i * ldp + j;
+        for (int r = 0; r < kRows; ++r) a[r] = vec::fma(V(pi[r]), x0, a[r]);
+      }
+      for (int r = 0; r < kRows; ++r) a[r].store(acc + (j + r) * ldacc + c0);
+    }
+  }
+  for (; j < cols; ++j) {
+    for (int64_t c0 = 0; c0 < width; c0 += W) {
+      V a = V::load(acc + j * ldacc + c0);
+      for (int64_t i = 0; i < rows; ++i) {
+        a = vec::fma(V(p[i * ldp + j]), V::load(x + i * ldx + c0), a);
+      }
+      a.store(acc + j * ldacc + c0);
+    }
+  }
+}
+
+// Copies rows x width of src (rows `lds` apart) into dst (rows `ldd` apart), zero-padding each
+// row to `ldd` and the rows from `rows` to `padded_rows`.
+template <typename T>
+void pack_rows(const T* src, int64_t lds, int64_t rows, int64_t width, T* dst, int64_t ldd,
+               int64_t padded_rows) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(dst + r * ldd, src + r * lds, sizeof(T) * width);
+    std::fill(dst + r * ldd + width, dst + (r + 1) * ldd, T(0));
+  }
+  std::fill(dst + rows * ldd, dst + padded_rows * ldd, T(0));
+}
+
+// dst (width x ldd) = the transpose of src's rows x width block, zero-padded to ldd columns.
+template <typename T>
+void pack_transposed(const T* src, int64_t lds, int64_t rows, int64_t width, T* dst, int64_t ldd) {
+  for (int64_t e = 0; e < width; ++e) std::fill(dst + e * ldd + rows, dst + (e + 1) * ldd, T(0));
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* s = src + r * lds;
+    for (int64_t e = 0; e < width; ++e) dst[e * ldd + r] = s[e];
+  }
+}
+
+// The strided 4-D operands of one (n, head) slice.
+template <typename T>
+const T* slice(const Tensor& t, int64_t n, int64_t h) {
+  return t.data<T>() + n * t.stride(0) + h * t.stride(1);
+}
+
+// Turns a block of raw dot products into scores: s = s * scale + bias, -inf where causality or
+// the block's padding masks them. Rows i of the block are queries q0 + i, columns j keys k0 + j.
+template <typename T>
+void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_padded, int64_t q0,
+                   int64_t k0, const T* bias, int64_t bias_row, int64_t bias_col,
+                   const SdpaParams& p) {
+  using V = vec::Vec<T>;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  const V scale(static_cast<T>(p.scale));
+  for (int64_t i = 0; i < rows; ++i) {
+    T* si = s + i * lds;
+    for (int64_t j = 0; j < cols_padded; j += V::size) (V::load(si + j) * scale).store(si + j);
+    if (bias) {
+      const T* bi = bias + (q0 + i) * bias_row + k0 * bias_col;
+      if (bias_col == 1) {
+        int64_t j = 0;
+        for (; j + V::size <= cols; j += V::size) (V::load(si + j) + V::load(bi + j)).store(si + j);
+        for (; j < cols; ++j) si[j] += bi[j];
+      } else {
+        for (int64_t j = 0; j < cols; ++j) si[j] += bi[j * bias_col];
+      }
+    }
+    int64_t first_masked = cols;
+    if (p.is_causal) first_masked = std::clamp<int64_t>(q0 + i - k0 + 1, 0, cols);
+    std::fill(si + first_masked, si + cols_padded, kLow);
+  }
+}
+
+struct Shapes {
+  int64_t N, Hq, Hk, L, S, E, Ev, group;
+  explicit Shapes(const Tensor& q, const Tensor& k, const Tensor& v)
+      : N(q.size(0)),
+        Hq(q.size(1)),
+        Hk(k.size(1)),
+        L(q.size(2)),
+        S(k.size(2)),
+        E(q.size(3)),
+        Ev(v.size(3)),
+        group(q.size(1) / k.size(1)) {}
+};
+
+template <typename T>
+void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                  const Tensor& v, const Tensor& bias, const SdpaParams& p) {
+  using V = vec::Vec<T>;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  const Shapes g(q, k, v);
+  const int64_t W = V::size;
+  const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
+  const int64_t kbp = round_up(kKeyBlock, W);
+  const int64_t q_blocks = (g.L + kQueryBlock - 1) / kQueryBlock;
+  const int64_t units = g.N * g.Hq * q_blocks;
+  const int64_t cost = kQueryBlock * g.S * (g.E + g.Ev);
+  parallel_for(
+      0, units, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cost, 1)),
+      [&](int64_t u0, int64_t u1) {
+        std::vector<T> qt(kQueryBlock * Ep), kt(Ep * kbp), vt(kbp * Evp), sb(kQueryBlock * kbp),
+            ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
+        for (int64_t u = u0; u < u1; ++u) {
+          const int64_t n = u / (g.Hq * q_blocks), h = u / q_blocks % g.Hq, qb = u % q_blocks;
+          const int64_t q0 = qb * kQueryBlock, rows = std::min(kQueryBlock, g.L - q0);
+          const int64_t hk = h / g.group;
+          const T* qs = slice<T>(q, n, h) + q0 * q.stride(2);
+          const T* ks = slice<T>(k, n, hk);
+          const T* vs = slice<T>(v, n, hk);
+          const T* bs = bias.defined() ? slice<T>(bias, n, h) : nullptr;
+          pack_rows(qs, q.stride(2), rows, g.E, qt.data(), Ep, rows);
+          std::fill(ot.begin(), ot.end(), T(0));
+          std::fill(m.begin(), m.end(), kLow);
+          std::fill(l.begin(), l.end(), T(0));
+          const int64_t k_end = p.is_causal ? std::min(g.S, q0 + rows) : g.S;
+          for (int64_t k0 = 0; k0 < k_end; k0 += kKeyBlock) {
+            const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, W);
+            pack_transposed(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kt.data(), colsp);
+            pack_rows(vs + k0 * v.stride(2), v.stride(2), cols, g.Ev, vt.data(), Evp, cols);
+            dot_block(qt.data(), Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
+            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
+                          bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
+                          p);
+            for (int64_t i = 0; i < rows; ++i) {
+              T* si = sb.data() + i * kbp;
+              V mx(kLow);
+              for (int64_t j = 0; j < colsp; j += W) mx = vec::maximum(mx, V::load(si + j));
+              const T m_new = std::max(m[i], vec::reduce_max(mx));
+              if (m_new == kLow) {  // every key so far masked: nothing to add
+                std::fill(si, si + colsp, T(0));
+                continue;
+              }
+              const V mv(m_new);
+              V sum(T(0));
+              for (int64_t j = 0; j < colsp; j += W) {
+                const V e = vec::exp(V::load(si + j) - mv);
+                e.store(si + j);
+                sum = sum + e;
+              }
+              const T alpha = m[i] == kLow ? T(0) : std::exp(m[i] - m_new);
+              l[i] = l[i] * alpha + vec::reduce_add(sum);
+              m[i] = m_new;
+              if (alpha != T(1)) {
+                T* oi = ot.data() + i * Evp;
+                for (int64_t c = 0; c < Evp; c += W) (V::load(oi + c) * V(alpha)).store(oi + c);
+              }
+            }
+            accumulate_rows(sb.data(), kbp, rows, cols, vt.data(), Evp, Evp, ot.data(), Evp);
+          }
+          T* os = out.data<T>() + ((n * g.Hq + h) * g.L + q0) * g.Ev;
+          T* ls = lse.data<T>() + (n * g.Hq + h) * g.L + q0;
+          for (int64_t i = 0; i < rows; ++i) {
+            // A row with every key masked keeps l = 0: its output is 0 and its lse -inf.
+            const T inv = l[i] > T(0) ? T(1) / l[i] : T(0);
+            for (int64_t c = 0; c < g.Ev; ++c) os[i * g.Ev + c] = ot[i * Evp + c] * inv;
+            ls[i] = l[i] > T(0) ? m[i] + std::log(l[i]) : kLow;
+          }
+        }
+      });
+}
+
+template <typename T>
+void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& grad_out,
+                   const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& bias,
+                   const Tensor& out, const Tensor& lse, const SdpaParams& p) {
+  using V = vec::Vec<T>;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  const Shapes g(q, k, v);
+  const int64_t W = V::size;
+  const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
+  const int64_t kbp = round_up(kKeyBlock, W);
+  const T scale = static_cast<T>(p.scale);
+  const int64_t units = g.N * g.Hk;
+  parallel_for(0, units, 1, [&](int64_t u0, int64_t u1) {
+    std::vector<T> kt(Ep * kbp), kp(kbp * Ep), vt(Evp * kbp), qt(kQueryBlock * Ep),
+        dot(kQueryBlock * Evp), sb(kQueryBlock * kbp), dpb(kQueryBlock * kbp),
+        dqt(kQueryBlock * Ep), dka(kbp * Ep), dva(kbp * Evp), drow(g.group * g.L);
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t n = u / g.Hk, hk = u % g.Hk;
+      const T* ks = slice<T>(k, n, hk);
+      const T* vs = slice<T>(v, n, hk);
+      for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
+        // dq's rows of this unit's query heads start at 0; D_i = sum(dO_i * O_i), the softmax
+        // backward's row term.
+        T* dqs = dq.data<T>() + (n * g.Hq + h) * g.L * g.E;
+        std::fill(dqs, dqs + g.L * g.E, T(0));
+        const T* gs = slice<T>(grad_out, n, h);
+        const T* os = slice<T>(out, n, h);
+        T* d = drow.data() + (h - hk * g.group) * g.L;
+        for (int64_t i = 0; i < g.L; ++i) {
+          const T* gi = gs + i * grad_out.stride(2);
+          const T* oi = os + i * out.stride(2);
+          T acc = 0;
+          for (int64_t c = 0; c < g.Ev; ++c) acc += gi[c] * oi[c];
+          d[i] = acc;
+        }
+      }
+      for (int64_t k0 = 0; k0 < g.S; k0 += kKeyBlock) {
+        const int64_t cols = std::min(kKeyBlock, g.S - k0), colsp = round_up(cols, W);
+        pack_transposed(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kt.data(), colsp);
+        pack_rows(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kp.data(), Ep, cols);
+        pack_transposed(vs + k0 * v.stride(2), v.stride(2), cols, g.Ev, vt.data(), colsp);
+        std::fill(dka.begin(), dka.end(), T(0));
+        std::fill(dva.begin(), dva.end(), T(0));
+        for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
+          const T* qs = slice<T>(q, n, h);
+          const T* gs = slice<T>(grad_out, n, h);
+          const T* ls = lse.data<T>() + (n * g.Hq + h) * g.L;
+          const T* bs = bias.defined() ? slice<T>(bias, n, h) : nullptr;
+          const T* d = drow.data() + (h - hk * g.group) * g.L;
+          T* dqs = dq.data<T>() + (n * g.Hq + h) * g.L * g.E;
+          // Causal: query i sees key j only when j <= i, so queries before k0 see none of the
+          // block.
+          const int64_t q_start = p.is_causal ? k0 / kQueryBlock * kQueryBlock : 0;
+          for (int64_t q0 = q_start; q0 < g.L; q0 += kQueryBlock) {
+            const int64_t rows = std::min(kQueryBlock, g.L - q0);
+            pack_rows(qs + q0 * q.stride(2), q.stride(2), rows, g.E, qt.data(), Ep, rows);
+            pack_rows(gs + q0 * grad_out.stride(2), grad_out.stride(2), rows, g.Ev, dot.data(), Evp,
+                      rows);
+            dot_block(qt.data(), Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
+            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
+                          bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
+                          p);
+            // P = exp(S - lse); rows whose every key is masked (lse = -inf) have P = 0.
+            for (int64_t i = 0; i < rows; ++i) {
+              T* si = sb.data() + i * kbp;
+              const T li = ls[q0 + i];
+              if (li == kLow) {
+                std::fill(si, si + colsp, T(0));
+                continue;
+              }
+              const V lv(li);
+              for (int64_t j = 0; j < colsp; j += W) {
+                vec::exp(V::load(si + j) - lv).store(si + j);
+              }
+            }
+            // dV += P^T dO.
+            accumulate_transposed(sb.data(), kbp, rows, cols, dot.data(), Evp, Evp, dva.data(),
+                                  Evp);
+            // dP = dO V^T, then dS = scale * P * (dP - D).
+            dot_block(dot.data(), Evp, rows, vt.data(), colsp, g.Ev, colsp, dpb.data(), kbp);
+            for (int64_t i = 0; i < rows; ++i) {
+              const V dv_row(d[q0 + i]);
+              T* pi = sb.data() + i * kbp;
+              T* dpi = dpb.data() + i * kbp;
+              for (int64_t j = 0; j < colsp; j += W) {
+                (V::load(pi + j) * (V::load(dpi + j) - dv_row) * V(scale)).store(dpi + j);
+              }
+            }
+            // dQ += dS K (through a padded tile of dq's rows), dK += dS^T Q.
+            pack_rows(dqs + q0 * g.E, g.E, rows, g.E, dqt.data(), Ep, rows);
+            accumulate_rows(dpb.data(), kbp, rows, cols, kp.data(), Ep, Ep, dqt.data(), Ep);
+            for (int64_t i = 0; i < rows; ++i) {
+              std::memcpy(dqs + (q0 + i) * g.E, dqt.data() + i * Ep, sizeof(T) * g.E);
+            }
+            accumulate_transposed(dpb.data(), kbp, rows, cols, qt.data(), Ep, Ep, dka.data(), Ep);
+          }
+        }
+        T* dks = dk.data<T>() + ((n * g.Hk + hk) * g.S + k0) * g.E;
+        T* dvs = dv.data<T>() + ((n * g.Hk + hk) * g.S + k0) * g.Ev;
+        for (int64_t j = 0; j < cols; ++j) {
+          std::memcpy(dks + j * g.E, dka.data() + j * Ep, sizeof(T) * g.E);
+          std::memcpy(dvs + j * g.Ev, dva.data() + j * Evp, sizeof(T) * g.Ev);
+        }
+      }
+    }
+  });
+}
+
+void sdpa_forward_kernel(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                         const Tensor& v, const Tensor& bias, const SdpaParams& p) {
+  dispatch_dtype<kFloat32 | kFloat64>(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    forward_impl<T>(out, lse, q, k, v, bias, p);
+  });
+}
+
+void sdpa_backward_kernel(const Tensor& dq, const Tensor& dk, const Tensor& dv,
+                          const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                          const Tensor& bias, const Tensor& out, const Tensor& lse,
+                          const SdpaParams& p) {
+  dispatch_dtype<kFloat32 | kFloat64>(
+      q.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        backward_impl<T>(dq, dk, dv, grad_out, q, k, v, bias, out, lse, p);
+      });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(sdpa_forward_stub, CPU, sdpa_forward_kernel);
+EMBER_REGISTER_KERNEL(sdpa_backward_stub, CPU, sdpa_backward_kernel);
+
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,244 @@
+"""The fused scaled_dot_product_attention kernel (FLASH_ATTENTION on the CPU): NumPy references
+over block-edge sizes, masks of every kind, causality, grouped heads and layouts; agreement with
+the math backend in values and gradients; float64 gradcheck; sdpa_kernel's choice; PyTorch
+parity where it is installed."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember.autograd import gradcheck, gradgradcheck
+from ember.nn.attention import SDPBackend, sdpa_kernel
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def np_sdpa(q, k, v, bias=None, causal=False, scale=None):
+    """Reference in float64; q (..., Hq, L, E), k/v (..., Hk, S, *): key heads repeat."""
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    if q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k = np.repeat(k, rep, axis=-3)
+        v = np.repeat(v, rep, axis=-3)
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        s = np.where(np.tril(np.ones((q.shape[-2], k.shape[-2]), bool)), s, -np.inf)
+    if bias is not None:
+        s = np.where(bias, s, -np.inf) if bias.dtype == bool else s + bias
+    m = np.max(s, -1, keepdims=True)
+    m = np.where(np.isneginf(m), 0, m)
+    e = np.exp(s - m)
+    tot = e.sum(-1, keepdims=True)
+    return (e / np.where(tot == 0, 1, tot)) @ v
+
+
+def fused(*args, **kwargs):
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        return F.scaled_dot_product_attention(*args, **kwargs)
+
+
+def math_form(*args, **kwargs):
+    with sdpa_kernel(SDPBackend.MATH):
+        return F.scaled_dot_product_attention(*args, **kwargs)
+
+
+def tensors(*arrays, dtype=ember.float64, grad=False):
+    return [ember.tensor(a, dtype=dtype, requires_grad=grad) for a in arrays]
+
+
+# L and S around the kernel's blocks (64 queries, 128 keys) and the vector widths.
+@pytest.mark.parametrize("L,S", [(1, 1), (3, 5), (64, 128), (65, 129), (130, 300), (7, 257)])
+@pytest.mark.parametrize("E,Ev", [(8, 8), (5, 3), (64, 80)])
+def test_fused_matches_numpy(L, S, E, Ev):
+    q, k, v = rand(2, 3, L, E, seed=1), rand(2, 3, S, E, seed=2), rand(2, 3, S, Ev, seed=3)
+    for dtype, tol in ((ember.float64, 1e-12), (ember.float32, 2e-5)):
+        got = fused(*tensors(q, k, v, dtype=dtype)).numpy()
+        np.testing.assert_allclose(got, np_sdpa(q, k, v), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("L,S", [(9, 9), (70, 200), (200, 70), (1, 130)])
+def test_fused_causal_is_top_left_aligned(L, S):
+    q, k, v = rand(2, 4, L, 16, seed=4), rand(2, 4, S, 16, seed=5), rand(2, 4, S, 16, seed=6)
+    got = fused(*tensors(q, k, v), is_causal=True).numpy()
+    np.testing.assert_allclose(got, np_sdpa(q, k, v, causal=True), rtol=1e-12, atol=1e-12)
+
+
+def test_fused_masks_of_every_kind():
+    N, H, L, S, E = 3, 2, 37, 150, 16
+    q, k, v = rand(N, H, L, E, seed=7), rand(N, H, S, E, seed=8), rand(N, H, S, E, seed=9)
+    rng = np.random.default_rng(10)
+    lengths = rng.integers(1, S + 1, N)
+    masks = {
+        "bool 2-D": rng.random((L, S)) > 0.3,
+        "float 4-D": rng.standard_normal((N, H, L, S)),
+        "float broadcast (1, 1, L, S)": rng.standard_normal((1, 1, L, S)),
+        "key padding (N, 1, 1, S)": np.arange(S)[None, None, None, :] < lengths[:, None, None,
+                                                                                 None],
+        "bool 3-D per head": rng.random((H, L, S)) > 0.5,
+    }
+    for name, mask in masks.items():
+        m = ember.tensor(mask) if mask.dtype == bool else ember.tensor(mask, dtype=ember.float64)
+        got = fused(*tensors(q, k, v), attn_mask=m).numpy()
+        np.testing.assert_allclose(got, np_sdpa(q, k, v, mask), rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_fully_masked_rows_give_zeros_and_zero_gradients():
+    q, k, v = rand(1, 2, 6, 8, seed=11), rand(1, 2, 9, 8, seed=12), rand(1, 2, 9, 8, seed=13)
+    mask = np.ones((6, 9), bool)
+    mask[2] = False  # query 2 sees no key
+    qt, kt, vt = tensors(q, k, v, grad=True)
+    out = fused(qt, kt, vt, attn_mask=ember.tensor(mask))
+    got = out.detach().numpy()
+    assert np.all(got[:, :, 2] == 0) and np.isfinite(got).all()
+    np.testing.assert_allclose(got, np_sdpa(q, k, v, mask), rtol=1e-12, atol=1e-12)
+    out.sum().backward()
+    assert np.all(qt.grad.numpy()[:, :, 2] == 0)
+    assert all(np.isfinite(t.grad.numpy()).all() for t in (qt, kt, vt))
+    # No keys at all: zeros, as the math form.
+    empty_k = ember.zeros(1, 2, 0, 8, dtype=ember.float64)
+    assert np.all(fused(qt.detach(), empty_k, empty_k).numpy() == 0)
+
+
+def test_grouped_query_heads_and_broadcast_head():
+    q, k, v = rand(2, 6, 20, 8, seed=14), rand(2, 2, 30, 8, seed=15), rand(2, 2, 30, 4, seed=16)
+    got = fused(*tensors(q, k, v), enable_gqa=True).numpy()
+    np.testing.assert_allclose(got, np_sdpa(q, k, v), rtol=1e-12, atol=1e-12)
+    k1, v1 = rand(2, 1, 30, 8, seed=17), rand(2, 1, 30, 4, seed=18)
+    got = fused(*tensors(q, k1, v1)).numpy()
+    np.testing.assert_allclose(got, np_sdpa(q, k1, v1), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(12, 8), (4, 12, 8), (2, 3, 2, 12, 8)])
+def test_other_ranks(shape):
+    q = rand(*shape, seed=19)
+    kv_shape = shape[:-2] + (15, 8)
+    k, v = rand(*kv_shape, seed=20), rand(*kv_shape, seed=21)
+    got = fused(*tensors(q, k, v))
+    assert tuple(got.shape) == shape
+    np.testing.assert_allclose(got.numpy(), np_sdpa(q, k, v), rtol=1e-12, atol=1e-12)
+
+
+def test_strided_layouts():
+    # (N, L, H, E) storage viewed as (N, H, L, E), as MultiheadAttention's heads are.
+    q, k, v = rand(2, 33, 4, 16, seed=22), rand(2, 50, 4, 16, seed=23), rand(2, 50, 4, 16, seed=24)
+    qt, kt, vt = (t.transpose(1, 2) for t in tensors(q, k, v))
+    ref = np_sdpa(*(np.swapaxes(a, 1, 2) for a in (q, k, v)))
+    np.testing.assert_allclose(fused(qt, kt, vt).numpy(), ref, rtol=1e-12, atol=1e-12)
+    # A last dim that is not contiguous is copied first.
+    wide = rand(2, 4, 33, 32, seed=25)
+    qs = ember.tensor(wide)[..., ::2]
+    ref = np_sdpa(wide[..., ::2], np.swapaxes(k, 1, 2), np.swapaxes(v, 1, 2))
+    np.testing.assert_allclose(fused(qs, kt, vt).numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [ember.bfloat16, ember.float16])
+def test_half_precision_computes_in_float32(dtype):
+    q, k, v = rand(1, 2, 10, 16, seed=26), rand(1, 2, 12, 16, seed=27), rand(1, 2, 12, 16, seed=28)
+    got = fused(*tensors(q, k, v, dtype=dtype))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got.float().numpy(), np_sdpa(q, k, v), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("case", ["plain", "causal", "mask", "gqa", "scale"])
+def test_fused_gradcheck(case):
+    q, k, v = rand(1, 2, 5, 4, seed=29), rand(1, 2, 7, 4, seed=30), rand(1, 2, 7, 3, seed=31)
+    kwargs = {}
+    if case == "causal":
+        q = rand(1, 2, 7, 4, seed=29)
+        kwargs["is_causal"] = True
+    elif case == "mask":
+        kwargs["attn_mask"] = ember.tensor(rand(5, 7, seed=32))
+    elif case == "gqa":
+        q = rand(1, 4, 5, 4, seed=29)
+        kwargs["enable_gqa"] = True
+    elif case == "scale":
+        kwargs["scale"] = 0.3
+    inputs = tensors(q, k, v, grad=True)
+    assert gradcheck(lambda a, b, c: fused(a, b, c, **kwargs), inputs)
+
+
+def test_fused_and_math_gradients_agree():
+    q, k, v = rand(2, 3, 70, 16, seed=33), rand(2, 3, 140, 16, seed=34), rand(2, 3, 140, 8,
+                                                                             seed=35)
+    g = rand(2, 3, 70, 8, seed=36)
+    for kwargs in ({}, {"is_causal": True},
+                   {"attn_mask": ember.tensor(rand(70, 140, seed=37) > -0.5)}):
+        grads = []
+        for run in (fused, math_form):
+            ts = tensors(q, k, v, dtype=ember.float32, grad=True)
+            run(*ts, **kwargs).backward(ember.tensor(g, dtype=ember.float32))
+            grads.append([t.grad.numpy() for t in ts])
+        for a, b in zip(*grads):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_fused_node_and_double_backward():
+    ts = tensors(rand(1, 1, 3, 4), rand(1, 1, 3, 4, seed=1), rand(1, 1, 3, 4, seed=2), grad=True)
+    out = fused(*ts)
+    assert out.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    (gq,) = ember.autograd.grad(out.sum(), ts[0], create_graph=False)
+    assert gq.shape == ts[0].shape
+    # Double backward: the node's formula in public ops (PyTorch's flash backward raises here).
+    assert gradgradcheck(lambda a, b, c: fused(a, b, c, is_causal=True), ts)
+    q6 = ember.tensor(rand(1, 4, 3, 4, seed=5), requires_grad=True)
+    mask = ember.tensor(np.array([[True, False, True], [False, False, False], [True, True, True]]))
+    assert gradgradcheck(lambda a, b, c: fused(a, b, c, attn_mask=mask, enable_gqa=True),
+                         (q6, ts[1], ts[2]))
+
+
+def test_sdpa_kernel_chooses_and_restores():
+    q = ember.randn(1, 2, 4, 8, requires_grad=True)
+    assert "Flash" in F.scaled_dot_product_attention(q, q, q).grad_fn.name()
+    with sdpa_kernel(SDPBackend.MATH):
+        assert "Flash" not in F.scaled_dot_product_attention(q, q, q).grad_fn.name()
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+            assert "Flash" in F.scaled_dot_product_attention(q, q, q).grad_fn.name()
+        assert not ember.backends.cuda.flash_sdp_enabled()
+    assert ember.backends.cuda.flash_sdp_enabled() and ember.backends.cuda.math_sdp_enabled()
+    # Dropout needs the math form; with only the fused kernel allowed that is an error saying why.
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        with pytest.raises(RuntimeError, match="No available kernel.*dropout"):
+            F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        with pytest.raises(RuntimeError, match="No available kernel"):
+            F.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(AssertionError, match="SDPBackend"):
+        with sdpa_kernel("math"):
+            pass
+
+
+def test_fused_op_errors_name_shapes():
+    op = ember._C._nn._scaled_dot_product_flash_attention_for_cpu
+    q = ember.randn(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"4-D.*\(2, 3, 4\)"):
+        op(ember.randn(2, 3, 4), q, q)
+    with pytest.raises(RuntimeError, match="one embedding size"):
+        op(q, ember.randn(1, 2, 3, 5), ember.randn(1, 2, 3, 5))
+    with pytest.raises(RuntimeError, match="multiple of the key"):
+        op(ember.randn(1, 3, 3, 4), q, q)
+    with pytest.raises(RuntimeError, match="dropout"):
+        op(q, q, q, 0.1)
+    with pytest.raises(RuntimeError, match="is_causal"):
+        op(q, q, q, 0.0, True, attn_mask=ember.zeros(3, 3))
+    with pytest.raises(RuntimeError, match="attn_mask dtype"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=ember.zeros(3, 3, dtype=ember.float64))
+
+
+def test_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    q, k, v = rand(2, 4, 90, 32, seed=40), rand(2, 4, 200, 32, seed=41), rand(2, 4, 200, 24,
+                                                                              seed=42)
+    mask = np.random.default_rng(43).random((90, 200)) > 0.2
+    for kwargs_e, kwargs_t in (({}, {}), ({"is_causal": True}, {"is_causal": True}),
+                               ({"attn_mask": ember.tensor(mask)},
+                                {"attn_mask": torch.tensor(mask)})):
+        got = fused(*tensors(q, k, v, dtype=ember.float32), **kwargs_e).numpy()
+        want = torch.nn.functional.scaled_dot_product_attention(
+            *(torch.tensor(a, dtype=torch.float32) for a in (q, k, v)), **kwargs_t).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
