@@ -253,8 +253,12 @@ void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const T
   parallel_for(
       0, units, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cost, 1)),
       [&](int64_t u0, int64_t u1) {
-        std::vector<T> qt(kQueryBlock * Ep), kt(Ep * kbp), vt(kbp * Evp), sb(kQueryBlock * kbp),
+        // K (transposed, E x Sp) and V (S x Evp) of one (n, key head), packed once for all the
+        // query blocks of this thread's range that use them (consecutive units share a head).
+        const int64_t Sp = round_up(g.S, W);
+        std::vector<T> qt(kQueryBlock * Ep), kt(g.E * Sp), vt(g.S * Evp), sb(kQueryBlock * kbp),
             ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
+        int64_t packed_n = -1, packed_hk = -1;
         for (int64_t u = u0; u < u1; ++u) {
           const int64_t n = u / (g.Hq * q_blocks), h = u / q_blocks % g.Hq, qb = u % q_blocks;
           const int64_t q0 = qb * kQueryBlock, rows = std::min(kQueryBlock, g.L - q0);
@@ -263,6 +267,12 @@ void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const T
           const T* ks = slice<T>(k, n, hk);
           const T* vs = slice<T>(v, n, hk);
           const T* bs = bias.defined() ? slice<T>(bias, n, h) : nullptr;
+          if (n != packed_n || hk != packed_hk) {
+            pack_transposed(ks, k.stride(2), g.S, g.E, kt.data(), Sp);
+            pack_rows(vs, v.stride(2), g.S, g.Ev, vt.data(), Evp, g.S);
+            packed_n = n;
+            packed_hk = hk;
+          }
           pack_rows(qs, q.stride(2), rows, g.E, qt.data(), Ep, rows);
           std::fill(ot.begin(), ot.end(), T(0));
           std::fill(m.begin(), m.end(), kLow);
@@ -270,9 +280,9 @@ void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const T
           const int64_t k_end = p.is_causal ? std::min(g.S, q0 + rows) : g.S;
           for (int64_t k0 = 0; k0 < k_end; k0 += kKeyBlock) {
             const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, W);
-            pack_transposed(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kt.data(), colsp);
-            pack_rows(vs + k0 * v.stride(2), v.stride(2), cols, g.Ev, vt.data(), Evp, cols);
-            dot_block(qt.data(), Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
+            // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
+            // scores are set to -inf below.
+            dot_block(qt.data(), Ep, rows, kt.data() + k0, Sp, g.E, colsp, sb.data(), kbp);
             finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
                           bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
                           p);
@@ -300,7 +310,8 @@ void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const T
                 for (int64_t c = 0; c < Evp; c += W) (V::load(oi + c) * V(alpha)).store(oi + c);
               }
             }
-            accumulate_rows(sb.data(), kbp, rows, cols, vt.data(), Evp, Evp, ot.data(), Evp);
+            accumulate_rows(sb.data(), kbp, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
+                            Evp);
           }
           T* os = out.data<T>() + ((n * g.Hq + h) * g.L + q0) * g.Ev;
           T* ls = lse.data<T>() + (n * g.Hq + h) * g.L + q0;
@@ -327,18 +338,23 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
   const T scale = static_cast<T>(p.scale);
   const int64_t units = g.N * g.Hk;
   parallel_for(0, units, 1, [&](int64_t u0, int64_t u1) {
-    std::vector<T> kt(Ep * kbp), kp(kbp * Ep), vt(Evp * kbp), qt(kQueryBlock * Ep),
-        dot(kQueryBlock * Evp), sb(kQueryBlock * kbp), dpb(kQueryBlock * kbp),
-        dqt(kQueryBlock * Ep), dka(kbp * Ep), dva(kbp * Evp), drow(g.group * g.L);
+    // Per unit: Q, dO and dQ of the group's query heads as padded tiles of all their rows
+    // (packed once, not once per key block), and each key block's K, K^T and V^T.
+    const int64_t rows_all = g.group * g.L;
+    std::vector<T> kt(Ep * kbp), kp(kbp * Ep), vt(Evp * kbp), qall(rows_all * Ep),
+        doall(rows_all * Evp), dqall(rows_all * Ep), sb(kQueryBlock * kbp), dpb(kQueryBlock * kbp),
+        dka(kbp * Ep), dva(kbp * Evp), drow(rows_all);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t n = u / g.Hk, hk = u % g.Hk;
       const T* ks = slice<T>(k, n, hk);
       const T* vs = slice<T>(v, n, hk);
+      std::fill(dqall.begin(), dqall.end(), T(0));
       for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
-        // dq's rows of this unit's query heads start at 0; D_i = sum(dO_i * O_i), the softmax
-        // backward's row term.
-        T* dqs = dq.data<T>() + (n * g.Hq + h) * g.L * g.E;
-        std::fill(dqs, dqs + g.L * g.E, T(0));
+        // D_i = sum(dO_i * O_i), the softmax backward's row term.
+        const int64_t r0 = (h - hk * g.group) * g.L;
+        pack_rows(slice<T>(q, n, h), q.stride(2), g.L, g.E, qall.data() + r0 * Ep, Ep, g.L);
+        pack_rows(slice<T>(grad_out, n, h), grad_out.stride(2), g.L, g.Ev, doall.data() + r0 * Evp,
+                  Evp, g.L);
         const T* gs = slice<T>(grad_out, n, h);
         const T* os = slice<T>(out, n, h);
         T* d = drow.data() + (h - hk * g.group) * g.L;
@@ -358,21 +374,19 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
         std::fill(dka.begin(), dka.end(), T(0));
         std::fill(dva.begin(), dva.end(), T(0));
         for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
-          const T* qs = slice<T>(q, n, h);
-          const T* gs = slice<T>(grad_out, n, h);
+          const int64_t r0 = (h - hk * g.group) * g.L;
           const T* ls = lse.data<T>() + (n * g.Hq + h) * g.L;
           const T* bs = bias.defined() ? slice<T>(bias, n, h) : nullptr;
-          const T* d = drow.data() + (h - hk * g.group) * g.L;
-          T* dqs = dq.data<T>() + (n * g.Hq + h) * g.L * g.E;
+          const T* d = drow.data() + r0;
           // Causal: query i sees key j only when j <= i, so queries before k0 see none of the
           // block.
           const int64_t q_start = p.is_causal ? k0 / kQueryBlock * kQueryBlock : 0;
           for (int64_t q0 = q_start; q0 < g.L; q0 += kQueryBlock) {
             const int64_t rows = std::min(kQueryBlock, g.L - q0);
-            pack_rows(qs + q0 * q.stride(2), q.stride(2), rows, g.E, qt.data(), Ep, rows);
-            pack_rows(gs + q0 * grad_out.stride(2), grad_out.stride(2), rows, g.Ev, dot.data(), Evp,
-                      rows);
-            dot_block(qt.data(), Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
+            const T* qt = qall.data() + (r0 + q0) * Ep;
+            const T* dot = doall.data() + (r0 + q0) * Evp;
+            T* dqt = dqall.data() + (r0 + q0) * Ep;
+            dot_block(qt, Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
             finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
                           bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
                           p);
@@ -390,10 +404,9 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
               }
             }
             // dV += P^T dO.
-            accumulate_transposed(sb.data(), kbp, rows, cols, dot.data(), Evp, Evp, dva.data(),
-                                  Evp);
+            accumulate_transposed(sb.data(), kbp, rows, cols, dot, Evp, Evp, dva.data(), Evp);
             // dP = dO V^T, then dS = scale * P * (dP - D).
-            dot_block(dot.data(), Evp, rows, vt.data(), colsp, g.Ev, colsp, dpb.data(), kbp);
+            dot_block(dot, Evp, rows, vt.data(), colsp, g.Ev, colsp, dpb.data(), kbp);
             for (int64_t i = 0; i < rows; ++i) {
               const V dv_row(d[q0 + i]);
               T* pi = sb.data() + i * kbp;
@@ -402,13 +415,9 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
                 (V::load(pi + j) * (V::load(dpi + j) - dv_row) * V(scale)).store(dpi + j);
               }
             }
-            // dQ += dS K (through a padded tile of dq's rows), dK += dS^T Q.
-            pack_rows(dqs + q0 * g.E, g.E, rows, g.E, dqt.data(), Ep, rows);
-            accumulate_rows(dpb.data(), kbp, rows, cols, kp.data(), Ep, Ep, dqt.data(), Ep);
-            for (int64_t i = 0; i < rows; ++i) {
-              std::memcpy(dqs + (q0 + i) * g.E, dqt.data() + i * Ep, sizeof(T) * g.E);
-            }
-            accumulate_transposed(dpb.data(), kbp, rows, cols, qt.data(), Ep, Ep, dka.data(), Ep);
+            // dQ += dS K, dK += dS^T Q.
+            accumulate_rows(dpb.data(), kbp, rows, cols, kp.data(), Ep, Ep, dqt, Ep);
+            accumulate_transposed(dpb.data(), kbp, rows, cols, qt, Ep, Ep, dka.data(), Ep);
           }
         }
         T* dks = dk.data<T>() + ((n * g.Hk + hk) * g.S + k0) * g.E;
@@ -416,6 +425,13 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
         for (int64_t j = 0; j < cols; ++j) {
           std::memcpy(dks + j * g.E, dka.data() + j * Ep, sizeof(T) * g.E);
           std::memcpy(dvs + j * g.Ev, dva.data() + j * Evp, sizeof(T) * g.Ev);
+        }
+      }
+      for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
+        const int64_t r0 = (h - hk * g.group) * g.L;
+        T* dqs = dq.data<T>() + (n * g.Hq + h) * g.L * g.E;
+        for (int64_t i = 0; i < g.L; ++i) {
+          std::memcpy(dqs + i * g.E, dqall.data() + (r0 + i) * Ep, sizeof(T) * g.E);
         }
       }
     }

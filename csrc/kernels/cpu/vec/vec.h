@@ -65,8 +65,10 @@ struct Vec {
   Raw v;
 
   Vec() = default;
-  Vec(Raw r) : v(r) {}        // NOLINT(google-explicit-constructor): lanes convert both ways
-  Vec(T s) : v(Raw{} + s) {}  // NOLINT(google-explicit-constructor): broadcast
+  Vec(Raw r) : v(r) {}  // NOLINT(google-explicit-constructor): lanes convert both ways
+  // s - 0 rather than 0 + s: x - (+0) is x for every x (also -0), so the compiler folds it into
+  // a plain broadcast; 0 + s is +0 for s = -0 and cost a scalar add before every broadcast.
+  Vec(T s) : v(s - Raw{}) {}  // NOLINT(google-explicit-constructor): broadcast
 
   static Vec load(const T* p) {
     Raw r;

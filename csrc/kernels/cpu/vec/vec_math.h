@@ -527,7 +527,7 @@ inline Vec<float> erfc(Vec<float> x) {
 inline Vec<float> gelu_erf(Vec<float> x) {
   const Vec<float> ax = abs(x);
   Vec<float> c =
-      erf_piecewise_at(kErfcCoef, fma(ax, Vec<float>(2.82842712474619010f), Vec<float>(-0.5f)));
+      erf_piecewise_at(kErfcGeluCoef, fma(ax, Vec<float>(2.82842712474619010f), Vec<float>(-0.5f)));
   Vec<float> half_ax = ax * 0.5f;
   const auto tail = ax >= Vec<float>(5.65685415f);  // z >= 4
   if (any(tail)) {
