@@ -241,17 +241,18 @@ def test_threads_give_same_results():
 
 
 @pytest.mark.parametrize("k", [512, 1536])
-def test_float32_rows_2kib_apart_on_one_thread(k):
-    # Note [Padded B rows] (gemm_onednn.cpp): below AVX-512 on one thread, a B whose rows are an
-    # odd multiple of 2 KiB apart is copied to padded rows first; the product, and a strided B
-    # (its rows 2 KiB apart, not contiguous), must still be right.
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float32_rows_2kib_apart(k, threads):
+    # Note [Padded B rows] (gemm_onednn.cpp): below AVX-512, a B whose rows are an odd multiple
+    # of 2 KiB apart is copied to padded rows first; the product, and a strided B (its rows
+    # 2 KiB apart, not contiguous), must still be right.
     rng = np.random.default_rng(11)
     a_np = rng.standard_normal((96, k)).astype(np.float32)
     b_np = rng.standard_normal((k, 512)).astype(np.float32)
     wide = rng.standard_normal((k, 1024)).astype(np.float32)
     saved = ember.get_num_threads()
     try:
-        ember.set_num_threads(1)
+        ember.set_num_threads(threads)
         got = (ember.tensor(a_np) @ ember.tensor(b_np)).numpy()
         got_strided = (ember.tensor(a_np) @ ember.tensor(wide)[:, ::2]).numpy()
     finally:
