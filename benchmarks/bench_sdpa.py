@@ -2,8 +2,9 @@
 kernel), 12 heads x 64, L = S in (512, 2048, 4096), forward and forward + backward, plain and
 causal, 1 and 2 threads (issue 14's goal: at most 0.8x PyTorch's time at 2048 and 4096, with
 memory that grows as O(L)). Peak memory is measured per library in a fresh subprocess: the
-growth of the peak resident set during its first forward, inputs already in place (the output
-itself is 12 MiB at L = 4096; PyTorch keeps its earlier allocations cached, so both figures are lower bounds).
+growth of the peak resident set during its first forward, inputs already in place. The output
+itself is 12 MiB at L = 4096; PyTorch keeps earlier allocations cached, so both figures are
+lower bounds.
 
     python benchmarks/bench_sdpa.py [--threads 1 2] [--json out.json]
 """
