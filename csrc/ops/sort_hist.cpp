@@ -1,5 +1,6 @@
 // Counting and searching: bincount, histc, histogram, searchsorted, bucketize.
 #include <cmath>
+#include <limits>
 
 #include "core/factory.h"
 #include "core/shape.h"
@@ -111,6 +112,10 @@ Tensor bincount(const Tensor& t, const Tensor& weights, int64_t minlength) {
     EMBER_CHECK(p[i] >= 0, "[bincount] bincount only supports 1-d non-negative integral inputs.");
     max_value = std::max(max_value, p[i]);
   }
+  // max_value + 1 bins: at INT64_MAX that overflows (the fuzzer found the write past a 0-sized
+  // result); anything that large cannot be allocated anyway.
+  EMBER_CHECK(max_value < std::numeric_limits<int64_t>::max(), "[bincount] the largest input, ",
+              max_value, ", would need ", max_value, " + 1 bins, more than a tensor can hold");
   const int64_t n = std::max(max_value + 1, minlength);
   // Float32 weights count in float32; every other weight dtype in float64 (PyTorch's rule).
   const ScalarType out_dtype = !weights.defined()                       ? ScalarType::Int64

@@ -452,6 +452,15 @@ def test_tri_diag_trace():
 
 # ---- counting / searching -----------------------------------------------------------------------
 
+def test_bincount_of_huge_values_raises():
+    # max + 1 bins overflowed at INT64_MAX and the kernel wrote past an empty result (a fuzz
+    # finding); near it the allocation itself refuses.
+    with pytest.raises(RuntimeError, match=r"bincount.*9223372036854775807 \+ 1 bins"):
+        ember.bincount(ember.tensor([2**63 - 1]))
+    with pytest.raises(RuntimeError, match="overflows"):
+        ember.bincount(ember.tensor([2**63 - 2]))
+
+
 def test_bincount_histc_histogram():
     x = ember.tensor([1, 3, 1])
     assert ember.bincount(x).tolist() == [0, 2, 0, 1]
