@@ -212,6 +212,7 @@ void init_optim(py::module_& m);  // ember._C._optim
 void init_nn_activation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_dropout(py::module_& m);
 void init_nn_attention(py::module_& m);
+void init_nn_transformer(py::module_& m);
 void init_nn_embedding(py::module_& m);
 void init_nn_rnn(py::module_& m);
 void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

@@ -33,6 +33,18 @@ struct GemmParams {
 using GemmFn = void (*)(const GemmParams& p);
 EMBER_DECLARE_STUB(gemm_stub, GemmFn);
 
+// Work fused into a GEMM's output, for the transformer fastpath's linears (one pass over C
+// instead of three): C = act(A @ B + bias) + residual. The GEMM has batch 1, alpha 1, beta 0.
+enum class GemmActivation : int { None = 0, Relu = 1, Gelu = 2 };  // gelu: the erf form
+struct GemmEpilogue {
+  const void* bias = nullptr;  // n values of C's dtype, or null
+  GemmActivation activation = GemmActivation::None;
+  const void* residual = nullptr;  // m x n of C's dtype, column stride 1, or null
+  int64_t residual_row_stride = 0;
+};
+using GemmEpilogueFn = void (*)(const GemmParams& p, const GemmEpilogue& e);
+EMBER_DECLARE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
+
 // out (0-d, the inputs' dtype) = sum_i f(x[i]) * y[i] with f = conj when conj_x.
 using DotFn = void (*)(void* out, ScalarType dtype, int64_t n, const void* x, int64_t incx,
                        const void* y, int64_t incy, bool conj_x);

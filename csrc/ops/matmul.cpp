@@ -17,6 +17,7 @@ namespace ember {
 namespace native {
 
 EMBER_DEFINE_STUB(gemm_stub, GemmFn);
+EMBER_DEFINE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 EMBER_DEFINE_STUB(dot_stub, DotFn);
 
 // ----- shared plumbing ----------------------------------------------------------------------

@@ -11,8 +11,9 @@ namespace ember {
 namespace native {
 
 // Runs p through a cached oneDNN matmul primitive. Returns false (having done nothing) when
-// oneDNN offers only its slow reference implementation for this dtype/layout.
-bool onednn_gemm(const GemmParams& p);
+// oneDNN offers only its slow reference implementation for this dtype/layout. `epilogue`
+// (optional) is fused as oneDNN bias and post-ops.
+bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue = nullptr);
 // float64 through OpenBLAS's dgemm. Returns false (having done nothing) for other dtypes, tiny
 // products, and when OpenBLAS is busy elsewhere (see gemm_openblas.cpp).
 bool openblas_gemm(const GemmParams& p);

@@ -1,4 +1,5 @@
 // gemm_stub and dot_stub on CPU: the dtype decides the back end (see gemm_cpu.h).
+#include <cmath>
 #include <vector>
 
 #include "core/cpu_capability.h"
@@ -85,6 +86,39 @@ void gemm_kernel(const GemmParams& p) {
   }
 }
 
+// The epilogue after a plain GEMM, where oneDNN does not take it (float64, or oneDNN declined).
+template <typename T>
+void apply_epilogue(const GemmParams& p, const GemmEpilogue& e) {
+  const T* bias = static_cast<const T*>(e.bias);
+  const T* res = static_cast<const T*>(e.residual);
+  parallel_for(0, p.m, std::max<int64_t>(1, kGrainSize / p.n), [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i) {
+      T* row = static_cast<T*>(p.c.data) + i * p.c.row_stride;
+      for (int64_t j = 0; j < p.n; ++j) {
+        T x = row[j] + (bias ? bias[j] : T(0));
+        if (e.activation == GemmActivation::Relu) {
+          x = x > T(0) ? x : (x == x ? T(0) : x);  // relu keeps NaN
+        } else if (e.activation == GemmActivation::Gelu) {
+          x = T(0.5) * x * std::erfc(-x * T(0.70710678118654752440));
+        }
+        row[j] = res ? x + res[i * e.residual_row_stride + j] : x;
+      }
+    }
+  });
+}
+
+void gemm_epilogue_kernel(const GemmParams& p, const GemmEpilogue& e) {
+  EMBER_CHECK(p.batch == 1 && p.c.col_stride == 1 && p.alpha.to_double() == 1.0 &&
+                  p.beta.to_double() == 0.0,
+              "[gemm_epilogue] expects one matrix, a row-major C, alpha 1 and beta 0");
+  if (p.dtype == ScalarType::Float32 && onednn_gemm(p, &e)) return;
+  gemm_kernel(p);
+  dispatch_dtype<kFloat32 | kFloat64>(p.dtype, "gemm_epilogue", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    apply_epilogue<T>(p, e);
+  });
+}
+
 template <typename T>
 T conj_if(T v, bool conj) {
   if constexpr (is_complex_v<T>)
@@ -121,6 +155,7 @@ void dot_kernel(void* out, ScalarType dtype, int64_t n, const void* x, int64_t i
 }  // namespace
 
 EMBER_REGISTER_KERNEL(gemm_stub, CPU, gemm_kernel);
+EMBER_REGISTER_KERNEL(gemm_epilogue_stub, CPU, gemm_epilogue_kernel);
 EMBER_REGISTER_KERNEL(dot_stub, CPU, dot_kernel);
 
 }  // namespace native

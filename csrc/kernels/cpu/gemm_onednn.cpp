@@ -4,8 +4,9 @@
 // small one, so primitives are cached by everything that shapes them: dtype, batch/m/n/k, the
 // three matrices' strides, the thread count, whether alpha is applied (as a runtime weights scale,
 // so its value is not part of the key) and beta (baked into the sum post-op). Scratch memory is per
-// thread (see below), so concurrent callers may share a primitive. oneDNN runs on the same OpenMP
-// runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
+// thread (see below), so concurrent callers may share a primitive. A fused epilogue (bias,
+// activation, residual: the transformer fastpath) is part of the key too. oneDNN runs on the same
+// OpenMP runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -24,7 +25,7 @@ namespace native {
 namespace {
 
 struct Key {
-  int64_t v[17];
+  int64_t v[20];
   bool operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof(v)) == 0; }
 };
 struct KeyHash {
@@ -37,8 +38,9 @@ struct KeyHash {
 
 struct Entry {
   dnnl::matmul prim;
-  dnnl::memory::desc a, b, c, scratch;
-  bool fast = false;  // false: oneDNN picked its reference implementation; do not use
+  dnnl::memory::desc a, b, c, scratch, bias, residual;
+  int residual_post_op = -1;  // the index of the residual's binary-add post-op
+  bool fast = false;          // false: oneDNN picked its reference implementation; do not use
   // > 0: B is copied into a buffer with this row stride before the call (Note [Padded B rows]).
   int64_t padded_b_row_stride = 0;
 };
@@ -126,7 +128,9 @@ dnnl::memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, const 
 
 }  // namespace
 
-bool onednn_gemm(const GemmParams& p) {
+bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue) {
+  const GemmEpilogue none;
+  const GemmEpilogue& ep = epilogue ? *epilogue : none;
   const float alpha = static_cast<float>(p.alpha.to_double());
   const float beta = static_cast<float>(p.beta.to_double());
   const bool use_alpha = alpha != 1.0f;
@@ -151,6 +155,9 @@ bool onednn_gemm(const GemmParams& p) {
   std::memcpy(&beta_bits, &beta, 4);
   v[15] = beta_bits;
   v[16] = sync_library_threads();  // a primitive keeps the partitioning it was created with
+  v[17] = ep.bias != nullptr;
+  v[18] = static_cast<int64_t>(ep.activation);
+  v[19] = ep.residual ? ep.residual_row_stride : -1;
   auto entry = cache().get(key, [&] {
     auto e = std::make_shared<Entry>();
     const auto dt = dnnl_type(p.dtype);
@@ -162,20 +169,33 @@ bool onednn_gemm(const GemmParams& p) {
     // run from several threads at once; a library-owned scratchpad is shared and is not.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (use_alpha) attr.set_scales_mask(DNNL_ARG_WEIGHTS, 0);
-    if (beta != 0.0f) {
-      dnnl::post_ops po;
-      po.append_sum(beta);
-      attr.set_post_ops(po);
+    dnnl::post_ops po;
+    if (beta != 0.0f) po.append_sum(beta);
+    if (ep.activation == GemmActivation::Relu) {
+      po.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    } else if (ep.activation == GemmActivation::Gelu) {
+      po.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
     }
+    if (ep.residual) {
+      e->residual = dnnl::memory::desc({p.m, p.n}, dt, {ep.residual_row_stride, 1});
+      e->residual_post_op = po.len();
+      po.append_binary(dnnl::algorithm::binary_add, e->residual);
+    }
+    if (po.len() > 0) attr.set_post_ops(po);
+    if (ep.bias) e->bias = dnnl::memory::desc({1, p.n}, dt, {p.n, 1});
+    auto make_pd = [&] {
+      return ep.bias ? dnnl::matmul::primitive_desc(cpu_engine(), e->a, e->b, e->bias, e->c, attr)
+                     : dnnl::matmul::primitive_desc(cpu_engine(), e->a, e->b, e->c, attr);
+    };
     try {
-      dnnl::matmul::primitive_desc pd(cpu_engine(), e->a, e->b, e->c, attr);
+      dnnl::matmul::primitive_desc pd = make_pd();
       const std::string impl = pd.impl_info_str();
       e->fast = impl.rfind("ref", 0) != 0;
       if (e->fast && wants_padded_b(p, impl)) {
         GemmMatrix padded = p.b;
         padded.row_stride = p.b.row_stride + 16;
         e->b = matrix_desc(p.batch, p.k, p.n, padded, dt);
-        pd = dnnl::matmul::primitive_desc(cpu_engine(), e->a, e->b, e->c, attr);
+        pd = make_pd();
         e->padded_b_row_stride = padded.row_stride;
       }
       if (e->fast) {
@@ -204,6 +224,12 @@ bool onednn_gemm(const GemmParams& p) {
   dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, b_data), mc(entry->c, eng, p.c.data);
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
+  if (ep.bias)
+    args.emplace(DNNL_ARG_BIAS, dnnl::memory(entry->bias, eng, const_cast<void*>(ep.bias)));
+  if (ep.residual) {
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(entry->residual_post_op) | DNNL_ARG_SRC_1,
+                 dnnl::memory(entry->residual, eng, const_cast<void*>(ep.residual)));
+  }
   const size_t scratch_bytes = entry->scratch.get_size();
   if (scratch_bytes > 0) {
     thread_local std::vector<char> scratch;

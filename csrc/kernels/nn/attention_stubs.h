@@ -36,5 +36,15 @@ using SdpaBackwardFn = void (*)(const Tensor& dq, const Tensor& dk, const Tensor
                                 const Tensor& lse, const SdpaParams& p);
 EMBER_DECLARE_STUB(sdpa_backward_stub, SdpaBackwardFn);
 
+// Self-attention of the transformer fastpath, on a packed QKV projection: qkv (T, 3 H D)
+// contiguous, whose column thirds are the queries, keys and values (head h at columns h D ..);
+// sequence n owns rows [offsets[n], offsets[n + 1]) and attends within itself. out (T, H D)
+// contiguous, heads side by side (what the output projection reads). bias: undefined, or a view
+// (N, H, L, L) with any strides when every sequence has length L. float32 / float64.
+using SdpaPackedForwardFn = void (*)(const Tensor& out, const Tensor& qkv, const int64_t* offsets,
+                                     int64_t sequences, int64_t heads, const Tensor& bias,
+                                     const SdpaParams& p);
+EMBER_DECLARE_STUB(sdpa_packed_forward_stub, SdpaPackedForwardFn);
+
 }  // namespace native
 }  // namespace ember

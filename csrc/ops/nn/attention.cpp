@@ -14,6 +14,7 @@ namespace native {
 
 EMBER_DEFINE_STUB(sdpa_forward_stub, SdpaForwardFn);
 EMBER_DEFINE_STUB(sdpa_backward_stub, SdpaBackwardFn);
+EMBER_DEFINE_STUB(sdpa_packed_forward_stub, SdpaPackedForwardFn);
 
 namespace {
 

@@ -19,4 +19,7 @@ from ember.nn.modules.module import (  # noqa: F401
     register_module_parameter_registration_hook,
 )
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]
+from ember.nn.modules._fastpath import why_not_fastpath  # noqa: E402
+
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", "why_not_fastpath",
+           *_modules_all]

@@ -227,6 +227,8 @@ void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_p
 
 struct Shapes {
   int64_t N, Hq, Hk, L, S, E, Ev, group;
+  Shapes(int64_t n, int64_t heads, int64_t head_dim)
+      : N(n), Hq(heads), Hk(heads), L(0), S(0), E(head_dim), Ev(head_dim), group(1) {}
   explicit Shapes(const Tensor& q, const Tensor& k, const Tensor& v)
       : N(q.size(0)),
         Hq(q.size(1)),
@@ -238,53 +240,163 @@ struct Shapes {
         group(q.size(1) / k.size(1)) {}
 };
 
+// The operands of one (sequence, query head) of the forward: row i of q / k / v / out starts
+// i * *_row elements after the pointer; lse may be null (not wanted).
 template <typename T>
-void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
-                  const Tensor& v, const Tensor& bias, const SdpaParams& p) {
+struct HeadOperands {
+  const T* q;
+  const T* k;
+  const T* v;
+  T* out;
+  T* lse;
+  int64_t q_row, k_row, v_row, out_row;
+  int64_t L, S;
+  const T* bias;  // null, or element (0, 0) of this head's L x S bias
+  int64_t bias_row, bias_col;
+};
+
+// The forward's geometry for 4-D tensors (the op's layout): every sequence has length L / S.
+template <typename T>
+struct TensorGeometry {
+  const Tensor &out, &lse, &q, &k, &v, &bias;
+  Shapes g;
+  TensorGeometry(const Tensor& out_, const Tensor& lse_, const Tensor& q_, const Tensor& k_,
+                 const Tensor& v_, const Tensor& bias_)
+      : out(out_), lse(lse_), q(q_), k(k_), v(v_), bias(bias_), g(q_, k_, v_) {}
+  int64_t sequences() const { return g.N; }
+  int64_t length(int64_t) const { return g.L; }
+  int64_t max_keys() const { return g.S; }
+  HeadOperands<T> at(int64_t n, int64_t h) const {
+    const int64_t hk = h / g.group;
+    HeadOperands<T> o{slice<T>(q, n, h),
+                      slice<T>(k, n, hk),
+                      slice<T>(v, n, hk),
+                      out.data<T>() + (n * g.Hq + h) * g.L * g.Ev,
+                      lse.data<T>() + (n * g.Hq + h) * g.L,
+                      q.stride(2),
+                      k.stride(2),
+                      v.stride(2),
+                      g.Ev,
+                      g.L,
+                      g.S,
+                      nullptr,
+                      0,
+                      0};
+    if (bias.defined()) {
+      o.bias = slice<T>(bias, n, h);
+      o.bias_row = bias.stride(2);
+      o.bias_col = bias.stride(3);
+    }
+    return o;
+  }
+};
+
+// The fastpath's geometry: self-attention over a packed QKV projection, rows (T, 3 H D) with
+// sequence n owning rows [offsets[n], offsets[n + 1]); out (T, H D). Queries, keys and values
+// are the three column thirds, heads D columns apart, so no transpose is ever materialised.
+template <typename T>
+struct PackedGeometry {
+  T* out;
+  const T* qkv;
+  const int64_t* offsets;
+  const Tensor& bias;  // undefined, or (N, H, L, L) when every sequence has length L
+  Shapes g;
+  int64_t longest = 0;
+  PackedGeometry(const Tensor& out_, const Tensor& qkv_, const int64_t* offsets_, int64_t n,
+                 int64_t heads, const Tensor& bias_)
+      : out(out_.data<T>()),
+        qkv(qkv_.data<T>()),
+        offsets(offsets_),
+        bias(bias_),
+        g(n, heads, qkv_.size(1) / (3 * heads)) {
+    for (int64_t i = 0; i < n; ++i) longest = std::max(longest, offsets[i + 1] - offsets[i]);
+    g.L = g.S = longest;
+  }
+  int64_t sequences() const { return g.N; }
+  int64_t length(int64_t n) const { return offsets[n + 1] - offsets[n]; }
+  int64_t max_keys() const { return longest; }
+  HeadOperands<T> at(int64_t n, int64_t h) const {
+    const int64_t width = g.Hq * g.E, row = 3 * width, len = length(n);
+    const T* base = qkv + offsets[n] * row + h * g.E;
+    HeadOperands<T> o{base,
+                      base + width,
+                      base + 2 * width,
+                      out + offsets[n] * width + h * g.E,
+                      nullptr,
+                      row,
+                      row,
+                      row,
+                      width,
+                      len,
+                      len,
+                      nullptr,
+                      0,
+                      0};
+    if (bias.defined()) {
+      o.bias = slice<T>(bias, n, h);
+      o.bias_row = bias.stride(2);
+      o.bias_col = bias.stride(3);
+    }
+    return o;
+  }
+};
+
+template <typename T, typename Geometry>
+void forward_impl(const Geometry& geo, const SdpaParams& p) {
   using V = vec::Vec<T>;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
-  const Shapes g(q, k, v);
+  const Shapes& g = geo.g;
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
   const int64_t kbp = round_up(kKeyBlock, W);
-  const int64_t q_blocks = (g.L + kQueryBlock - 1) / kQueryBlock;
-  const int64_t units = g.N * g.Hq * q_blocks;
-  const int64_t cost = kQueryBlock * g.S * (g.E + g.Ev);
+  // Work units: (sequence, query head, block of queries), numbered sequence by sequence.
+  std::vector<int64_t> first_unit(g.N + 1, 0);
+  int64_t flops = 0;
+  for (int64_t n = 0; n < g.N; ++n) {
+    const int64_t len = geo.length(n);
+    first_unit[n + 1] = first_unit[n] + g.Hq * ((len + kQueryBlock - 1) / kQueryBlock);
+    flops += g.Hq * len * len * (g.E + g.Ev);
+  }
+  const int64_t units = first_unit[g.N];
+  if (units == 0) return;
+  const int64_t cost = flops / units;
+  const int64_t max_s = geo.max_keys();
   parallel_for(
       0, units, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cost, 1)),
       [&](int64_t u0, int64_t u1) {
-        // K (transposed, E x Sp) and V (S x Evp) of one (n, key head), packed once for all the
-        // query blocks of this thread's range that use them (consecutive units share a head).
-        const int64_t Sp = round_up(g.S, W);
-        std::vector<T> qt(kQueryBlock * Ep), kt(g.E * Sp), vt(g.S * Evp), sb(kQueryBlock * kbp),
-            ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
+        // K (transposed, E x Sp) and V (S x Evp) of one (sequence, key head), packed once for
+        // all the query blocks of this thread's range that use them (consecutive units share a
+        // head).
+        const int64_t Sp_max = round_up(max_s, W);
+        std::vector<T> qt(kQueryBlock * Ep), kt(g.E * Sp_max), vt(max_s * Evp),
+            sb(kQueryBlock * kbp), ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
         int64_t packed_n = -1, packed_hk = -1;
+        int64_t n =
+            std::upper_bound(first_unit.begin(), first_unit.end(), u0) - first_unit.begin() - 1;
         for (int64_t u = u0; u < u1; ++u) {
-          const int64_t n = u / (g.Hq * q_blocks), h = u / q_blocks % g.Hq, qb = u % q_blocks;
-          const int64_t q0 = qb * kQueryBlock, rows = std::min(kQueryBlock, g.L - q0);
-          const int64_t hk = h / g.group;
-          const T* qs = slice<T>(q, n, h) + q0 * q.stride(2);
-          const T* ks = slice<T>(k, n, hk);
-          const T* vs = slice<T>(v, n, hk);
-          const T* bs = bias.defined() ? slice<T>(bias, n, h) : nullptr;
+          while (u >= first_unit[n + 1]) ++n;
+          const int64_t q_blocks = (geo.length(n) + kQueryBlock - 1) / kQueryBlock;
+          const int64_t h = (u - first_unit[n]) / q_blocks, qb = (u - first_unit[n]) % q_blocks;
+          const HeadOperands<T> o = geo.at(n, h);
+          const int64_t q0 = qb * kQueryBlock, rows = std::min(kQueryBlock, o.L - q0);
+          const int64_t hk = h / g.group, Sp = round_up(o.S, W);
           if (n != packed_n || hk != packed_hk) {
-            pack_transposed(ks, k.stride(2), g.S, g.E, kt.data(), Sp);
-            pack_rows(vs, v.stride(2), g.S, g.Ev, vt.data(), Evp, g.S);
+            pack_transposed(o.k, o.k_row, o.S, g.E, kt.data(), Sp);
+            pack_rows(o.v, o.v_row, o.S, g.Ev, vt.data(), Evp, o.S);
             packed_n = n;
             packed_hk = hk;
           }
-          pack_rows(qs, q.stride(2), rows, g.E, qt.data(), Ep, rows);
+          pack_rows(o.q + q0 * o.q_row, o.q_row, rows, g.E, qt.data(), Ep, rows);
           std::fill(ot.begin(), ot.end(), T(0));
           std::fill(m.begin(), m.end(), kLow);
           std::fill(l.begin(), l.end(), T(0));
-          const int64_t k_end = p.is_causal ? std::min(g.S, q0 + rows) : g.S;
+          const int64_t k_end = p.is_causal ? std::min(o.S, q0 + rows) : o.S;
           for (int64_t k0 = 0; k0 < k_end; k0 += kKeyBlock) {
             const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, W);
             // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
             // scores are set to -inf below.
             dot_block(qt.data(), Ep, rows, kt.data() + k0, Sp, g.E, colsp, sb.data(), kbp);
-            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
-                          bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
+            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row, o.bias_col,
                           p);
             for (int64_t i = 0; i < rows; ++i) {
               T* si = sb.data() + i * kbp;
@@ -313,13 +425,12 @@ void forward_impl(const Tensor& out, const Tensor& lse, const Tensor& q, const T
             accumulate_rows(sb.data(), kbp, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
                             Evp);
           }
-          T* os = out.data<T>() + ((n * g.Hq + h) * g.L + q0) * g.Ev;
-          T* ls = lse.data<T>() + (n * g.Hq + h) * g.L + q0;
           for (int64_t i = 0; i < rows; ++i) {
             // A row with every key masked keeps l = 0: its output is 0 and its lse -inf.
             const T inv = l[i] > T(0) ? T(1) / l[i] : T(0);
-            for (int64_t c = 0; c < g.Ev; ++c) os[i * g.Ev + c] = ot[i * Evp + c] * inv;
-            ls[i] = l[i] > T(0) ? m[i] + std::log(l[i]) : kLow;
+            T* oi = o.out + (q0 + i) * o.out_row;
+            for (int64_t c = 0; c < g.Ev; ++c) oi[c] = ot[i * Evp + c] * inv;
+            if (o.lse) o.lse[q0 + i] = l[i] > T(0) ? m[i] + std::log(l[i]) : kLow;
           }
         }
       });
@@ -442,7 +553,16 @@ void sdpa_forward_kernel(const Tensor& out, const Tensor& lse, const Tensor& q, 
                          const Tensor& v, const Tensor& bias, const SdpaParams& p) {
   dispatch_dtype<kFloat32 | kFloat64>(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    forward_impl<T>(out, lse, q, k, v, bias, p);
+    forward_impl<T>(TensorGeometry<T>(out, lse, q, k, v, bias), p);
+  });
+}
+
+void sdpa_packed_forward_kernel(const Tensor& out, const Tensor& qkv, const int64_t* offsets,
+                                int64_t sequences, int64_t heads, const Tensor& bias,
+                                const SdpaParams& p) {
+  dispatch_dtype<kFloat32 | kFloat64>(qkv.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    forward_impl<T>(PackedGeometry<T>(out, qkv, offsets, sequences, heads, bias), p);
   });
 }
 
@@ -461,6 +581,7 @@ void sdpa_backward_kernel(const Tensor& dq, const Tensor& dk, const Tensor& dv,
 
 EMBER_REGISTER_KERNEL(sdpa_forward_stub, CPU, sdpa_forward_kernel);
 EMBER_REGISTER_KERNEL(sdpa_backward_stub, CPU, sdpa_backward_kernel);
+EMBER_REGISTER_KERNEL(sdpa_packed_forward_stub, CPU, sdpa_packed_forward_kernel);
 
 }  // namespace EMBER_CPU_NS
 }  // namespace native

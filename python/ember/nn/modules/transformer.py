@@ -1,12 +1,11 @@
 """Transformer, TransformerEncoder(Layer) and TransformerDecoder(Layer)
 (``torch.nn.modules.transformer``).
 
-Everything here is the "regular path": MultiheadAttention, Linear, LayerNorm and Dropout
-composed, so it trains and every parameter gets its gradient. The encoder layer and the encoder
-keep that path in one method, ``_regular_forward``, which ``forward`` calls after putting the
-masks in their canonical (additive float) form: a fused inference path can be put in front of
-it without touching the composition. Submodule names follow PyTorch, so PyTorch state_dicts
-load unchanged."""
+The "regular path" is MultiheadAttention, Linear, LayerNorm and Dropout composed, so it trains
+and every parameter gets its gradient; the encoder layer and the encoder keep it in
+``_regular_forward``. In inference (see _fastpath.py and ``ember.nn.why_not_fastpath``) they
+run a fused C++ path instead, which gives the same result to float rounding. Submodule names
+follow PyTorch, so PyTorch state_dicts load unchanged."""
 
 import copy
 
@@ -16,7 +15,7 @@ from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.functional._mha import _canonical_mask, _none_or_dtype
 
-from .activation import GELU, ReLU
+from . import _fastpath
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -69,16 +68,6 @@ def _get_activation_fn(activation: str):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-def _relu_or_gelu_code(activation) -> int:
-    # PyTorch's activation_relu_or_gelu: 1 for relu, 2 for gelu, 0 otherwise (what a fused
-    # kernel can run).
-    if activation is F.relu or isinstance(activation, ReLU):
-        return 1
-    if activation is F.gelu or isinstance(activation, GELU):
-        return 2
-    return 0
-
-
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block (linear1, activation, linear2), each with a
     residual connection and LayerNorm: after the residual (post-norm, the original Transformer)
@@ -107,7 +96,8 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
-        self.activation_relu_or_gelu = _relu_or_gelu_code(activation)
+        # PyTorch's flag: 1 for relu, 2 for gelu, 0 for what the fused layer cannot run.
+        self.activation_relu_or_gelu = _fastpath.activation_code(activation)
         self.activation = activation
 
     def forward(self, src: Tensor, src_mask=None, src_key_padding_mask=None,
@@ -117,7 +107,19 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        if not self._fastpath_reason(src, src_mask, src_key_padding_mask, is_causal):
+            # As the regular path's attention: the is_causal hint replaces the mask unless a
+            # key padding mask is given.
+            causal = bool(is_causal) and src_key_padding_mask is None
+            return _fastpath.run([self], src, self.self_attn.batch_first,
+                                 None if causal else src_mask, src_key_padding_mask, causal,
+                                 None)
         return self._regular_forward(src, src_mask, src_key_padding_mask, is_causal)
+
+    def _fastpath_reason(self, src, src_mask=None, src_key_padding_mask=None,
+                         is_causal=False) -> str:
+        """Why forward would take the regular path ('' if it takes the fastpath)."""
+        return _fastpath.layer_reason(self, src, src_mask, src_key_padding_mask, is_causal)
 
     def _regular_forward(self, src: Tensor, src_mask, src_key_padding_mask,
                          is_causal: bool = False) -> Tensor:
@@ -256,12 +258,38 @@ class TransformerEncoder(Module):
                 is_causal=None) -> Tensor:
         """mask (S, S) or (N * nhead, S, S), src_key_padding_mask (N, S). is_causal=None:
         detected by comparing mask with the square subsequent mask."""
+        padding = src_key_padding_mask
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(mask), "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         seq_len = _get_seq_len(src, self.layers[0].self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        if not self._fastpath_reason(src, mask, src_key_padding_mask, is_causal):
+            return self._fast_forward(src, mask, padding, src_key_padding_mask, is_causal)
         return self._regular_forward(src, mask, src_key_padding_mask, is_causal)
+
+    def _fastpath_reason(self, src, mask=None, src_key_padding_mask=None, is_causal=None) -> str:
+        """Why forward would take the regular path ('' if it takes the fastpath)."""
+        return _fastpath.encoder_reason(self, src, mask, src_key_padding_mask, is_causal)
+
+    def _fast_forward(self, src, mask, padding, key_padding_mask, is_causal) -> Tensor:
+        """The fused layers. With a bool padding mask, enable_nested_tensor and no mask other
+        than the causal one, the real tokens are packed into one variable-length batch (the C++
+        side keeps the dense batch where its cost model expects that to be faster) and padded
+        positions come out as zeros, as PyTorch's nested-tensor path gives them."""
+        batch_first = self.layers[0].self_attn.batch_first
+        truly_causal = mask is not None and _detect_is_causal_mask(mask, None)
+        pack = (self.enable_nested_tensor and padding is not None
+                and padding.dtype == ember.bool and (mask is None or truly_causal))
+        # The regular path's attention trusts the is_causal hint when no key padding mask is
+        # given; packing needs the mask to really be causal.
+        causal = truly_causal if pack else (bool(is_causal) and key_padding_mask is None)
+        output = _fastpath.run(self.layers, src, batch_first, None if causal else mask,
+                               key_padding_mask, causal,
+                               padding if pack else None)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
 
     def _regular_forward(self, src: Tensor, mask, src_key_padding_mask,
                          is_causal: bool) -> Tensor:

@@ -1,0 +1,230 @@
+// The transformer encoder's inference fastpath; see ops/nn/transformer.h and
+// docs/design/transformer.md.
+#include "ops/nn/transformer.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/shape.h"
+#include "kernels/nn/attention_stubs.h"
+#include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/nn/norm.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace native {
+namespace {
+
+constexpr const char* kOp = "transformer_encoder_fastpath";
+
+// x (T, in) @ w (out, in)^T with the epilogue act(. + b) + residual, as one GEMM.
+Tensor fused_linear(const Tensor& x, const Tensor& w, const Tensor& b, GemmActivation act,
+                    const Tensor& residual = {}) {
+  const int64_t rows = x.size(0), out_features = w.size(0);
+  Tensor out = empty({rows, out_features}, TensorOptions(x.dtype()));
+  if (rows == 0) return out;
+  GemmParams p;
+  p.dtype = x.dtype();
+  p.m = rows;
+  p.n = out_features;
+  p.k = w.size(1);
+  p.a = {x.data_ptr(), 0, x.stride(0), 1};
+  p.b = {w.data_ptr(), 0, 1, w.stride(0)};  // B = w^T: element (k, n) is w[n][k]
+  p.c = {out.data_ptr(), 0, out_features, 1};
+  GemmEpilogue e;
+  e.bias = b.defined() ? b.data_ptr() : nullptr;
+  e.activation = act;
+  if (residual.defined()) {
+    e.residual = residual.data_ptr();
+    e.residual_row_stride = residual.stride(0);
+  }
+  gemm_epilogue_stub(x.device(), p, e);
+  return out;
+}
+
+Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b, double eps) {
+  return layer_norm(x, {x.size(1)}, w, b, eps);
+}
+
+// Self-attention of the packed rows x (T, E): the QKV projection, the fused attention per
+// sequence, and the output projection with the residual `residual` added.
+Tensor attention_block(const Tensor& x, const Tensor& residual, const EncoderLayerWeights& w,
+                       const std::vector<int64_t>& offsets, const Tensor& bias, bool causal) {
+  const int64_t T = x.size(0), E = x.size(1);
+  const Tensor qkv = fused_linear(x, w.in_proj_weight, w.in_proj_bias, GemmActivation::None);
+  Tensor attn = empty({T, E}, TensorOptions(x.dtype()));
+  if (T > 0) {
+    SdpaParams p;
+    p.scale = 1.0 / std::sqrt(static_cast<double>(E / w.num_heads));
+    p.is_causal = causal;
+    sdpa_packed_forward_stub(x.device(), attn, qkv, offsets.data(),
+                             static_cast<int64_t>(offsets.size()) - 1, w.num_heads, bias, p);
+  }
+  return fused_linear(attn, w.out_proj_weight, w.out_proj_bias, GemmActivation::None, residual);
+}
+
+// One encoder layer over packed rows x (T, E).
+Tensor encoder_layer(const Tensor& x, const EncoderLayerWeights& w,
+                     const std::vector<int64_t>& offsets, const Tensor& bias, bool causal) {
+  if (w.norm_first) {
+    const Tensor y = attention_block(norm(x, w.norm1_weight, w.norm1_bias, w.norm1_eps), x, w,
+                                     offsets, bias, causal);
+    const Tensor h = fused_linear(norm(y, w.norm2_weight, w.norm2_bias, w.norm2_eps),
+                                  w.linear1_weight, w.linear1_bias, w.activation);
+    return fused_linear(h, w.linear2_weight, w.linear2_bias, GemmActivation::None, y);
+  }
+  const Tensor y = norm(attention_block(x, x, w, offsets, bias, causal), w.norm1_weight,
+                        w.norm1_bias, w.norm1_eps);
+  const Tensor h = fused_linear(y, w.linear1_weight, w.linear1_bias, w.activation);
+  return norm(fused_linear(h, w.linear2_weight, w.linear2_bias, GemmActivation::None, y),
+              w.norm2_weight, w.norm2_bias, w.norm2_eps);
+}
+
+// The additive bias (N, H, S, S) view of a dense batch's masks, or undefined.
+Tensor dense_bias(const EncoderMasks& m, int64_t N, int64_t H, int64_t S) {
+  Tensor bias;
+  if (m.attn_mask.defined() && !m.is_causal) {
+    bias = m.attn_mask.dim() == 2 ? view(m.attn_mask, {1, 1, S, S})
+                                  : view(contiguous(m.attn_mask), {N, H, S, S});
+  }
+  if (m.key_padding.defined()) {
+    const Tensor kp = view(contiguous(m.key_padding), {N, 1, 1, S});
+    bias = bias.defined() ? add(bias, kp) : kp;
+  }
+  return bias.defined() ? expand(bias, {N, H, S, S}) : bias;
+}
+
+void check_layer(const EncoderLayerWeights& w, const Tensor& src) {
+  const int64_t E = src.size(2);
+  auto check = [&](const Tensor& t, const char* name, int64_t rows, int64_t cols) {
+    if (!t.defined()) return;
+    const bool ok = cols < 0 ? (t.dim() == 1 && t.size(0) == rows)
+                             : (t.dim() == 2 && t.size(0) == rows && t.size(1) == cols);
+    EMBER_CHECK(ok, "[", kOp, "] ", name, " has shape ", shape_str(t.sizes()),
+                ", which does not fit d_model ", E);
+    EMBER_CHECK(t.dtype() == src.dtype(), "[", kOp, "] ", name, " is ", dtype_name(t.dtype()),
+                " but src is ", dtype_name(src.dtype()));
+    EMBER_CHECK(t.is_contiguous(), "[", kOp, "] ", name, " must be contiguous");
+  };
+  EMBER_CHECK(w.num_heads > 0 && E % w.num_heads == 0, "[", kOp, "] embed_dim ", E,
+              " is not divisible by num_heads ", w.num_heads);
+  EMBER_CHECK(w.linear1_weight.defined() && w.linear1_weight.dim() == 2, "[", kOp,
+              "] linear1.weight must be 2-D");
+  const int64_t F = w.linear1_weight.size(0);
+  check(w.in_proj_weight, "in_proj_weight", 3 * E, E);
+  check(w.in_proj_bias, "in_proj_bias", 3 * E, -1);
+  check(w.out_proj_weight, "out_proj.weight", E, E);
+  check(w.out_proj_bias, "out_proj.bias", E, -1);
+  check(w.linear1_weight, "linear1.weight", F, E);
+  check(w.linear1_bias, "linear1.bias", F, -1);
+  check(w.linear2_weight, "linear2.weight", E, F);
+  check(w.linear2_bias, "linear2.bias", E, -1);
+  check(w.norm1_weight, "norm1.weight", E, -1);
+  check(w.norm1_bias, "norm1.bias", E, -1);
+  check(w.norm2_weight, "norm2.weight", E, -1);
+  check(w.norm2_bias, "norm2.bias", E, -1);
+  EMBER_CHECK(
+      w.in_proj_weight.defined() && w.out_proj_weight.defined() && w.linear2_weight.defined(), "[",
+      kOp, "] the projection weights are required");
+}
+
+}  // namespace
+
+bool packing_pays(const std::vector<int64_t>& lengths, int64_t S, int64_t E, int64_t F) {
+  // Per layer: the linears' 2 T (4 E^2 + 2 E F) flops and attention's 4 E len^2. Packing and
+  // unpacking move about 3 N S E elements once, counted as 10 flops each (a memory-bound copy
+  // against a compute-bound GEMM), so a sliver of padding keeps the dense batch.
+  const double N = static_cast<double>(lengths.size());
+  const double per_token = 2.0 * (4.0 * E * E + 2.0 * E * F);
+  double T = 0, squares = 0;
+  for (int64_t len : lengths) {
+    T += len;
+    squares += static_cast<double>(len) * len;
+  }
+  const double dense = N * S * per_token + 4.0 * E * N * S * S;
+  const double packed = T * per_token + 4.0 * E * squares + 30.0 * N * S * E;
+  return packed < dense;
+}
+
+Tensor transformer_encoder_fastpath(const Tensor& src,
+                                    const std::vector<EncoderLayerWeights>& layers,
+                                    const EncoderMasks& masks, const Tensor& pack_padding) {
+  EMBER_CHECK(src.dim() == 3, "[", kOp, "] expected src of shape (N, S, E), got ",
+              shape_str(src.sizes()));
+  EMBER_CHECK_T(NotImplementedError,
+                src.dtype() == ScalarType::Float32 || src.dtype() == ScalarType::Float64, "[", kOp,
+                "] not implemented for dtype ", dtype_name(src.dtype()));
+  for (const auto& w : layers) check_layer(w, src);
+  const int64_t N = src.size(0), S = src.size(1), E = src.size(2);
+  const Tensor x0 = contiguous(src);
+  auto run_dense = [&] {
+    std::vector<int64_t> offsets(N + 1);
+    for (int64_t n = 0; n <= N; ++n) offsets[n] = n * S;
+    Tensor x = view(x0, {N * S, E});
+    for (const auto& w : layers) {
+      x = encoder_layer(x, w, offsets, dense_bias(masks, N, w.num_heads, S), masks.is_causal);
+    }
+    return view(x, {N, S, E});
+  };
+  if (!pack_padding.defined()) return run_dense();
+  EMBER_CHECK(pack_padding.dtype() == ScalarType::Bool && pack_padding.dim() == 2 &&
+                  pack_padding.size(0) == N && pack_padding.size(1) == S,
+              "[", kOp, "] the padding mask must be bool of shape (", N, ", ", S, "), got ",
+              dtype_name(pack_padding.dtype()), " ", shape_str(pack_padding.sizes()));
+  EMBER_CHECK(!masks.attn_mask.defined(), "[", kOp,
+              "] a packed batch takes no attn_mask (only is_causal)");
+  const Tensor pad = contiguous(pack_padding);
+  const bool* padded = pad.data<bool>();
+  std::vector<int64_t> offsets(N + 1, 0), rows;  // rows: the source row of each packed row
+  rows.reserve(N * S);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t s = 0; s < S; ++s) {
+      if (!padded[n * S + s]) rows.push_back(n * S + s);
+    }
+    offsets[n + 1] = static_cast<int64_t>(rows.size());
+  }
+  std::vector<int64_t> lengths(N);
+  for (int64_t n = 0; n < N; ++n) lengths[n] = offsets[n + 1] - offsets[n];
+  const int64_t F = layers.empty() ? 0 : layers[0].linear1_weight.size(0);
+  if (!packing_pays(lengths, S, E, F)) {
+    // The dense batch with the key padding mask, then zeros at the padded positions: the same
+    // result as packing gives.
+    EMBER_CHECK(masks.key_padding.defined(), "[", kOp,
+                "] a dense run of a padded batch needs its key_padding_mask");
+    Tensor out = contiguous(run_dense());
+    const size_t row_bytes = static_cast<size_t>(E) * out.itemsize();
+    char* base = static_cast<char*>(out.data_ptr());
+    for (int64_t r = 0; r < N * S; ++r) {
+      if (padded[r]) std::memset(base + r * row_bytes, 0, row_bytes);
+    }
+    return out;
+  }
+  const int64_t T = offsets[N];
+  const size_t row_bytes = static_cast<size_t>(E) * x0.itemsize();
+  const char* from = static_cast<const char*>(x0.data_ptr());
+  Tensor x = empty({T, E}, TensorOptions(src.dtype()));
+  char* packed = static_cast<char*>(x.data_ptr());
+  parallel_for(0, T, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(E, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t r = r0; r < r1; ++r) {
+                   std::memcpy(packed + r * row_bytes, from + rows[r] * row_bytes, row_bytes);
+                 }
+               });
+  for (const auto& w : layers) x = encoder_layer(x, w, offsets, Tensor(), masks.is_causal);
+  Tensor out = zeros({N, S, E}, TensorOptions(src.dtype()));
+  char* to = static_cast<char*>(out.data_ptr());
+  const char* result = static_cast<const char*>(x.data_ptr());
+  parallel_for(0, T, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(E, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t r = r0; r < r1; ++r) {
+                   std::memcpy(to + rows[r] * row_bytes, result + r * row_bytes, row_bytes);
+                 }
+               });
+  return out;
+}
+
+}  // namespace native
+}  // namespace ember
