@@ -41,51 +41,88 @@ int64_t round_up(int64_t x, int64_t m) {
   return (x + m - 1) / m * m;
 }
 
-// out[i][j] = sum_e a[i][e] * bt[e][j] for i < rows, j < cols (a multiple of the vector size):
-// a's rows are `lda` apart, bt is (depth x ldb), out's rows `ldo` apart.
+// Register tiles. A 512-bit level has 32 vector registers: 16 accumulators (8 rows x 2 vectors
+// for the score products, 4 x 4 for the value products) plus the loaded operands. Narrower
+// levels have 16 registers: 4 x 2 accumulators.
 template <typename T>
-void dot_block(const T* a, int64_t lda, int64_t rows, const T* bt, int64_t ldb, int64_t depth,
-               int64_t cols, T* out, int64_t ldo) {
+constexpr bool kWideRegisters = vec::Vec<T>::size * sizeof(T) >= 64;
+
+// A panel is two vectors of columns: B operands of the score products are packed panel by
+// panel, each panel's rows (depth of them) contiguous, so a tile walks its B sequentially.
+template <typename T>
+constexpr int64_t kPanel = 2 * vec::Vec<T>::size;
+
+// R rows x 2 vectors of out = a (rows `lda` apart) @ one B panel (depth x kPanel).
+template <typename T, int R>
+inline void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth, T* out, int64_t ldo) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
+  V c[R][2];
+  for (auto& r : c) r[0] = r[1] = V(T(0));
+  for (int64_t e = 0; e < depth; ++e) {
+    const V b0 = V::load(panel + e * 2 * W), b1 = V::load(panel + e * 2 * W + W);
+    for (int r = 0; r < R; ++r) {
+      const V x(a[r * lda + e]);
+      c[r][0] = vec::fma(x, b0, c[r][0]);
+      c[r][1] = vec::fma(x, b1, c[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    c[r][0].store(out + r * ldo);
+    c[r][1].store(out + r * ldo + W);
+  }
+}
+
+// out[i][j] = sum_e a[i][e] * B[e][j] for i < rows, j < cols (a multiple of kPanel): a's rows
+// are `lda` apart; B is packed in panels (see pack_panels); out's rows are `ldo` apart.
+template <typename T>
+void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t depth, int64_t cols,
+               T* out, int64_t ldo) {
+  constexpr int R = kWideRegisters<T> ? 8 : 4;
+  constexpr int64_t P = kPanel<T>;
+  for (int64_t j = 0; j < cols; j += P) {
+    const T* panel = panels + j * depth;  // panel j / P starts (j / P) * depth * P in
+    int64_t i = 0;
+    for (; i + R <= rows; i += R)
+      dot_tile<T, R>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
+    for (; i < rows; ++i) dot_tile<T, 1>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
+  }
+}
+
+// R rows x C vectors of acc += p (R x cols, rows `ldp` apart) @ x (cols x C vectors, rows `ldx`
+// apart).
+template <typename T, int R, int C>
+inline void accumulate_tile(const T* p, int64_t ldp, int64_t cols, const T* x, int64_t ldx, T* acc,
+                            int64_t ldacc) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  V a[R][C];
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) a[r][c] = V::load(acc + r * ldacc + c * W);
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    V xv[C];
+    for (int c = 0; c < C; ++c) xv[c] = V::load(x + j * ldx + c * W);
+    for (int r = 0; r < R; ++r) {
+      const V s(p[r * ldp + j]);
+      for (int c = 0; c < C; ++c) a[r][c] = vec::fma(s, xv[c], a[r][c]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) a[r][c].store(acc + r * ldacc + c * W);
+  }
+}
+
+// The row tiles of one column strip of C vectors.
+template <typename T, int R, int C>
+inline void accumulate_strip(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x,
+                             int64_t ldx, T* acc, int64_t ldacc) {
   int64_t i = 0;
-  for (; i + kRows <= rows; i += kRows) {
-    const T* a0 = a + i * lda;
-    int64_t j = 0;
-    for (; j + 2 * W <= cols; j += 2 * W) {
-      V c[kRows][2];
-      for (auto& r : c) r[0] = r[1] = V(T(0));
-      for (int64_t e = 0; e < depth; ++e) {
-        const V b0 = V::load(bt + e * ldb + j), b1 = V::load(bt + e * ldb + j + W);
-        for (int r = 0; r < kRows; ++r) {
-          const V x(a0[r * lda + e]);
-          c[r][0] = vec::fma(x, b0, c[r][0]);
-          c[r][1] = vec::fma(x, b1, c[r][1]);
-        }
-      }
-      for (int r = 0; r < kRows; ++r) {
-        c[r][0].store(out + (i + r) * ldo + j);
-        c[r][1].store(out + (i + r) * ldo + j + W);
-      }
-    }
-    for (; j < cols; j += W) {
-      V c[kRows];
-      for (auto& r : c) r = V(T(0));
-      for (int64_t e = 0; e < depth; ++e) {
-        const V b0 = V::load(bt + e * ldb + j);
-        for (int r = 0; r < kRows; ++r) c[r] = vec::fma(V(a0[r * lda + e]), b0, c[r]);
-      }
-      for (int r = 0; r < kRows; ++r) c[r].store(out + (i + r) * ldo + j);
-    }
+  for (; i + R <= rows; i += R) {
+    accumulate_tile<T, R, C>(p + i * ldp, ldp, cols, x, ldx, acc + i * ldacc, ldacc);
   }
-  for (; i < rows; ++i) {
-    const T* ai = a + i * lda;
-    for (int64_t j = 0; j < cols; j += W) {
-      V c(T(0));
-      for (int64_t e = 0; e < depth; ++e) c = vec::fma(V(ai[e]), V::load(bt + e * ldb + j), c);
-      c.store(out + i * ldo + j);
-    }
-  }
+  for (; i < rows; ++i)
+    accumulate_tile<T, 1, C>(p + i * ldp, ldp, cols, x, ldx, acc + i * ldacc, ldacc);
 }
 
 // acc[i][:] += sum_{j < cols} p[i][j] * x[j][:] for i < rows; x is (cols x width) with rows `ldx`
@@ -93,48 +130,19 @@ void dot_block(const T* a, int64_t lda, int64_t rows, const T* bt, int64_t ldb, 
 template <typename T>
 void accumulate_rows(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x, int64_t ldx,
                      int64_t width, T* acc, int64_t ldacc) {
-  using V = vec::Vec<T>;
-  constexpr int64_t W = V::size;
-  int64_t i = 0;
-  for (; i + kRows <= rows; i += kRows) {
-    int64_t c0 = 0;
-    for (; c0 + 2 * W <= width; c0 += 2 * W) {
-      V a[kRows][2];
-      for (int r = 0; r < kRows; ++r) {
-        a[r][0] = V::load(acc + (i + r) * ldacc + c0);
-        a[r][1] = V::load(acc + (i + r) * ldacc + c0 + W);
-      }
-      for (int64_t j = 0; j < cols; ++j) {
-        const V x0 = V::load(x + j * ldx + c0), x1 = V::load(x + j * ldx + c0 + W);
-        for (int r = 0; r < kRows; ++r) {
-          const V s(p[(i + r) * ldp + j]);
-          a[r][0] = vec::fma(s, x0, a[r][0]);
-          a[r][1] = vec::fma(s, x1, a[r][1]);
-        }
-      }
-      for (int r = 0; r < kRows; ++r) {
-        a[r][0].store(acc + (i + r) * ldacc + c0);
-        a[r][1].store(acc + (i + r) * ldacc + c0 + W);
-      }
-    }
-    for (; c0 < width; c0 += W) {
-      V a[kRows];
-      for (int r = 0; r < kRows; ++r) a[r] = V::load(acc + (i + r) * ldacc + c0);
-      for (int64_t j = 0; j < cols; ++j) {
-        const V x0 = V::load(x + j * ldx + c0);
-        for (int r = 0; r < kRows; ++r) a[r] = vec::fma(V(p[(i + r) * ldp + j]), x0, a[r]);
-      }
-      for (int r = 0; r < kRows; ++r) a[r].store(acc + (i + r) * ldacc + c0);
+  constexpr int64_t W = vec::Vec<T>::size;
+  int64_t c0 = 0;
+  if constexpr (kWideRegisters<T>) {
+    for (; c0 + 4 * W <= width; c0 += 4 * W) {
+      accumulate_strip<T, 4, 4>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
     }
   }
-  for (; i < rows; ++i) {
-    for (int64_t c0 = 0; c0 < width; c0 += W) {
-      V a = V::load(acc + i * ldacc + c0);
-      for (int64_t j = 0; j < cols; ++j) {
-        a = vec::fma(V(p[i * ldp + j]), V::load(x + j * ldx + c0), a);
-      }
-      a.store(acc + i * ldacc + c0);
-    }
+  constexpr int R2 = kWideRegisters<T> ? 8 : 4;
+  for (; c0 + 2 * W <= width; c0 += 2 * W) {
+    accumulate_strip<T, R2, 2>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
+  }
+  for (; c0 < width; c0 += W) {
+    accumulate_strip<T, R2, 1>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
   }
 }
 
@@ -169,25 +177,36 @@ void accumulate_transposed(const T* p, int64_t ldp, int64_t rows, int64_t cols, 
   }
 }
 
-// Copies rows x width of src (rows `lds` apart) into dst (rows `ldd` apart), zero-padding each
-// row to `ldd` and the rows from `rows` to `padded_rows`.
+// Copies rows x width of src (rows `lds` apart), times `scale`, into dst (rows `ldd` apart),
+// zero-padding each row to `ldd` and the rows from `rows` to `padded_rows`.
 template <typename T>
 void pack_rows(const T* src, int64_t lds, int64_t rows, int64_t width, T* dst, int64_t ldd,
-               int64_t padded_rows) {
+               int64_t padded_rows, T scale = T(1)) {
   for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(dst + r * ldd, src + r * lds, sizeof(T) * width);
+    if (scale == T(1)) {
+      std::memcpy(dst + r * ldd, src + r * lds, sizeof(T) * width);
+    } else {
+      for (int64_t e = 0; e < width; ++e) dst[r * ldd + e] = src[r * lds + e] * scale;
+    }
     std::fill(dst + r * ldd + width, dst + (r + 1) * ldd, T(0));
   }
   std::fill(dst + rows * ldd, dst + padded_rows * ldd, T(0));
 }
 
-// dst (width x ldd) = the transpose of src's rows x width block, zero-padded to ldd columns.
+// The transpose of src's rows x width block (rows `lds` apart) as the B operand of dot_block:
+// `padded_rows` (a multiple of kPanel) columns in panels of kPanel, zero beyond `rows`.
 template <typename T>
-void pack_transposed(const T* src, int64_t lds, int64_t rows, int64_t width, T* dst, int64_t ldd) {
-  for (int64_t e = 0; e < width; ++e) std::fill(dst + e * ldd + rows, dst + (e + 1) * ldd, T(0));
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* s = src + r * lds;
-    for (int64_t e = 0; e < width; ++e) dst[e * ldd + r] = s[e];
+void pack_panels(const T* src, int64_t lds, int64_t rows, int64_t width, T* dst,
+                 int64_t padded_rows) {
+  constexpr int64_t P = kPanel<T>;
+  for (int64_t j0 = 0; j0 < padded_rows; j0 += P) {
+    T* panel = dst + j0 * width;
+    const int64_t n = std::clamp<int64_t>(rows - j0, 0, P);
+    if (n < P) std::fill(panel, panel + width * P, T(0));
+    for (int64_t c = 0; c < n; ++c) {
+      const T* s = src + (j0 + c) * lds;
+      for (int64_t e = 0; e < width; ++e) panel[e * P + c] = s[e];
+    }
   }
 }
 
@@ -201,14 +220,16 @@ const T* slice(const Tensor& t, int64_t n, int64_t h) {
 // the block's padding masks them. Rows i of the block are queries q0 + i, columns j keys k0 + j.
 template <typename T>
 void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_padded, int64_t q0,
-                   int64_t k0, const T* bias, int64_t bias_row, int64_t bias_col,
-                   const SdpaParams& p) {
+                   int64_t k0, const T* bias, int64_t bias_row, int64_t bias_col, T scale,
+                   bool is_causal) {
   using V = vec::Vec<T>;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
-  const V scale(static_cast<T>(p.scale));
+  const V scale_v(scale);
   for (int64_t i = 0; i < rows; ++i) {
     T* si = s + i * lds;
-    for (int64_t j = 0; j < cols_padded; j += V::size) (V::load(si + j) * scale).store(si + j);
+    if (scale != T(1)) {
+      for (int64_t j = 0; j < cols_padded; j += V::size) (V::load(si + j) * scale_v).store(si + j);
+    }
     if (bias) {
       const T* bi = bias + (q0 + i) * bias_row + k0 * bias_col;
       if (bias_col == 1) {
@@ -220,7 +241,7 @@ void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_p
       }
     }
     int64_t first_masked = cols;
-    if (p.is_causal) first_masked = std::clamp<int64_t>(q0 + i - k0 + 1, 0, cols);
+    if (is_causal) first_masked = std::clamp<int64_t>(q0 + i - k0 + 1, 0, cols);
     std::fill(si + first_masked, si + cols_padded, kLow);
   }
 }
@@ -349,6 +370,8 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
   const int64_t kbp = round_up(kKeyBlock, W);
+  constexpr int64_t P = kPanel<T>;
+  const T scale = static_cast<T>(p.scale);
   // Work units: (sequence, query head, block of queries), numbered sequence by sequence.
   std::vector<int64_t> first_unit(g.N + 1, 0);
   int64_t flops = 0;
@@ -367,7 +390,7 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
         // K (transposed, E x Sp) and V (S x Evp) of one (sequence, key head), packed once for
         // all the query blocks of this thread's range that use them (consecutive units share a
         // head).
-        const int64_t Sp_max = round_up(max_s, W);
+        const int64_t Sp_max = round_up(max_s, P);
         std::vector<T> qt(kQueryBlock * Ep), kt(g.E * Sp_max), vt(max_s * Evp),
             sb(kQueryBlock * kbp), ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
         int64_t packed_n = -1, packed_hk = -1;
@@ -379,25 +402,25 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
           const int64_t h = (u - first_unit[n]) / q_blocks, qb = (u - first_unit[n]) % q_blocks;
           const HeadOperands<T> o = geo.at(n, h);
           const int64_t q0 = qb * kQueryBlock, rows = std::min(kQueryBlock, o.L - q0);
-          const int64_t hk = h / g.group, Sp = round_up(o.S, W);
+          const int64_t hk = h / g.group, Sp = round_up(o.S, P);
           if (n != packed_n || hk != packed_hk) {
-            pack_transposed(o.k, o.k_row, o.S, g.E, kt.data(), Sp);
+            pack_panels(o.k, o.k_row, o.S, g.E, kt.data(), Sp);
             pack_rows(o.v, o.v_row, o.S, g.Ev, vt.data(), Evp, o.S);
             packed_n = n;
             packed_hk = hk;
           }
-          pack_rows(o.q + q0 * o.q_row, o.q_row, rows, g.E, qt.data(), Ep, rows);
+          pack_rows(o.q + q0 * o.q_row, o.q_row, rows, g.E, qt.data(), Ep, rows, scale);
           std::fill(ot.begin(), ot.end(), T(0));
           std::fill(m.begin(), m.end(), kLow);
           std::fill(l.begin(), l.end(), T(0));
           const int64_t k_end = p.is_causal ? std::min(o.S, q0 + rows) : o.S;
           for (int64_t k0 = 0; k0 < k_end; k0 += kKeyBlock) {
-            const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, W);
+            const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, P);
             // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
-            // scores are set to -inf below.
-            dot_block(qt.data(), Ep, rows, kt.data() + k0, Sp, g.E, colsp, sb.data(), kbp);
+            // scores are set to -inf below. q is already scaled.
+            dot_block(qt.data(), Ep, rows, kt.data() + k0 * g.E, g.E, colsp, sb.data(), kbp);
             finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row, o.bias_col,
-                          p);
+                          T(1), p.is_causal);
             for (int64_t i = 0; i < rows; ++i) {
               T* si = sb.data() + i * kbp;
               V mx(kLow);
@@ -446,6 +469,7 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
   const int64_t kbp = round_up(kKeyBlock, W);
+  constexpr int64_t P = kPanel<T>;
   const T scale = static_cast<T>(p.scale);
   const int64_t units = g.N * g.Hk;
   parallel_for(0, units, 1, [&](int64_t u0, int64_t u1) {
@@ -478,10 +502,10 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
         }
       }
       for (int64_t k0 = 0; k0 < g.S; k0 += kKeyBlock) {
-        const int64_t cols = std::min(kKeyBlock, g.S - k0), colsp = round_up(cols, W);
-        pack_transposed(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kt.data(), colsp);
+        const int64_t cols = std::min(kKeyBlock, g.S - k0), colsp = round_up(cols, P);
+        pack_panels(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kt.data(), colsp);
         pack_rows(ks + k0 * k.stride(2), k.stride(2), cols, g.E, kp.data(), Ep, cols);
-        pack_transposed(vs + k0 * v.stride(2), v.stride(2), cols, g.Ev, vt.data(), colsp);
+        pack_panels(vs + k0 * v.stride(2), v.stride(2), cols, g.Ev, vt.data(), colsp);
         std::fill(dka.begin(), dka.end(), T(0));
         std::fill(dva.begin(), dva.end(), T(0));
         for (int64_t h = hk * g.group; h < (hk + 1) * g.group; ++h) {
@@ -497,10 +521,10 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
             const T* qt = qall.data() + (r0 + q0) * Ep;
             const T* dot = doall.data() + (r0 + q0) * Evp;
             T* dqt = dqall.data() + (r0 + q0) * Ep;
-            dot_block(qt, Ep, rows, kt.data(), colsp, g.E, colsp, sb.data(), kbp);
+            dot_block(qt, Ep, rows, kt.data(), g.E, colsp, sb.data(), kbp);
             finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
                           bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
-                          p);
+                          scale, p.is_causal);
             // P = exp(S - lse); rows whose every key is masked (lse = -inf) have P = 0.
             for (int64_t i = 0; i < rows; ++i) {
               T* si = sb.data() + i * kbp;
@@ -517,7 +541,7 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
             // dV += P^T dO.
             accumulate_transposed(sb.data(), kbp, rows, cols, dot, Evp, Evp, dva.data(), Evp);
             // dP = dO V^T, then dS = scale * P * (dP - D).
-            dot_block(dot, Evp, rows, vt.data(), colsp, g.Ev, colsp, dpb.data(), kbp);
+            dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp, dpb.data(), kbp);
             for (int64_t i = 0; i < rows; ++i) {
               const V dv_row(d[q0 + i]);
               T* pi = sb.data() + i * kbp;
