@@ -20,7 +20,11 @@ from ember.nn.modules.module import register_module_forward_hook, register_modul
 
 # A bool padding mask with a float attention mask (e.g. the float causal mask) warns, as in
 # PyTorch; test_nn_transformer.py checks the warning itself.
-pytestmark = pytest.mark.filterwarnings("ignore:Support for mismatched:UserWarning")
+# PyTorch warns that its nested tensors (its encoder's padded inference path) are a prototype,
+# and when an encoder cannot use them.
+pytestmark = [pytest.mark.filterwarnings("ignore:Support for mismatched:UserWarning"),
+              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"),
+              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")]
 
 N, S, D, NH, FF = 3, 5, 8, 2, 16
 F32_TOL = {"rtol": 1e-5, "atol": 1e-5}
@@ -161,7 +165,7 @@ def fast_and_regular(module, runs, *args, **kwargs):
     return fast.numpy(), regular.numpy()
 
 
-# ---------------------------------------------------------------- the layer against the regular path
+# ---------------------------------------------------------------- layer vs regular path
 
 ACTIVATIONS = {
     "relu_str": lambda: "relu",
@@ -466,7 +470,7 @@ def _layer_reason_case(name):
         x, reason = tensor(rand(S, D)), "input not batched; expected src.dim() of 3 but got 2"
     elif name == "training":
         layer.train()
-        layer.dropout.p = layer.dropout1.p = layer.dropout2.p = 0.0
+        layer.dropout.p = layer.dropout1.p = layer.dropout2.p = layer.self_attn.dropout = 0.0
         reason = "training is enabled"
     elif name == "grad_enabled":
         ctx, reason = ember.enable_grad(), "grad is enabled and at least one of query"
@@ -534,7 +538,7 @@ def _layer_reason_case(name):
         reason, forward_ok = "src_mask has shape (7, 5, 5)", False
     else:
         assert name == "causal_without_mask"
-        kwargs["is_causal"], reason, forward_ok = True, "is_causal=True without src_mask", False
+        kwargs["is_causal"], reason, forward_ok = True, "but src_mask is None", False
     return layer, x, kwargs, ctx, reason, forward_ok
 
 
@@ -610,6 +614,8 @@ def _encoder_reason_case(name):
     elif name == "kpm_shape":
         kwargs["src_key_padding_mask"] = tensor(np.zeros((N + 1, S), bool))
         reason, forward_ok = "src_key_padding_mask has shape (4, 5), not (N, S) = (3, 5)", False
+    elif name == "causal_without_mask":
+        kwargs["is_causal"], reason, forward_ok = True, "but mask is None", False
     else:
         assert name == "mask_shape"
         kwargs["mask"] = tensor(np.zeros((S, S + 1)))
@@ -620,7 +626,7 @@ def _encoder_reason_case(name):
 ENCODER_REASONS = [
     "no_layers", "training", "layer_activation", "layer_subclass", "layer_norm_identity",
     "batch_first_differs", "d_model_differs", "heads_differ_3d_mask", "hook_nested",
-    "hook_layer", "wrong_d_model", "kpm_shape", "mask_shape",
+    "hook_layer", "wrong_d_model", "kpm_shape", "mask_shape", "causal_without_mask",
 ]
 
 
@@ -890,9 +896,12 @@ def test_bad_padding_mask_shape_raises(grad):
 
 @pytest.mark.parametrize("grad", [True, False])
 def test_causal_hint_without_mask_raises(grad):
+    """PyTorch raises here in training and ignores the hint in inference; Ember raises on both
+    paths (a silently non-causal result would be unsafe) and says what to pass instead."""
     for module in (make_layer(), make_encoder()):
         with ember.set_grad_enabled(grad):
-            with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal"):
+            with pytest.raises(RuntimeError,
+                               match="Need attn_mask if specifying the is_causal|is_causal=True"):
                 module(src_of(N, S, D, False), is_causal=True)
 
 

@@ -18,6 +18,11 @@ from .normalization import LayerNorm
 _DTYPES = (ember.float32, ember.float64)
 
 
+class BadInput(str):
+    """A reason that is an error in the input: where every other condition holds, forward raises
+    it as a RuntimeError (as PyTorch's fused kernel does) instead of taking the regular path."""
+
+
 def activation_code(activation) -> int:
     """1 for relu, 2 for gelu (erf form), 0 for anything the fused layer cannot run."""
     if activation is F.relu or type(activation) is ReLU:
@@ -96,16 +101,23 @@ def _mask_reason(src, batch_first, heads, src_mask, src_key_padding_mask, mask_n
     """Masks whose shapes the fused path does not read: the regular path gives the error."""
     n, s = (src.size(0), src.size(1)) if batch_first else (src.size(1), src.size(0))
     if src_key_padding_mask is not None and tuple(src_key_padding_mask.shape) != (n, s):
-        return (f"src_key_padding_mask has shape {tuple(src_key_padding_mask.shape)}, not "
-                f"(N, S) = {(n, s)}")
+        return BadInput(f"src_key_padding_mask has shape {tuple(src_key_padding_mask.shape)}, "
+                        f"not (N, S) = {(n, s)}")
     if src_mask is not None:
         shapes = [(s, s)] + [(n * h, s, s) for h in sorted(set(heads))][:1]
         if tuple(src_mask.shape) not in shapes:
-            return (f"{mask_name} has shape {tuple(src_mask.shape)}, not {shapes[0]} or "
-                    "(N * nhead, S, S)")
+            return BadInput(f"{mask_name} has shape {tuple(src_mask.shape)}, not {shapes[0]} or "
+                            "(N * nhead, S, S)")
         if len(set(heads)) > 1 and src_mask.dim() == 3:
             return f"a 3-D {mask_name} with layers of different head counts"
     return ""
+
+
+_CAUSAL_WITHOUT_MASK = (
+    "is_causal=True is a hint that {0} is the causal mask, but {0} is None; pass "
+    "{0}=nn.Transformer.generate_square_subsequent_mask(S) (PyTorch ignores the hint here in "
+    "inference and raises in training)"
+)
 
 
 def layer_params(layer):
@@ -121,30 +133,26 @@ def layer_tuple(layer):
             activation_code(layer.activation), layer.norm1.eps, layer.norm2.eps)
 
 
-def _present(params):
-    return [p for p in params if p is not None]
-
-
 def layer_reason(layer, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> str:
     """Why ``layer(src, ...)`` would take the regular path ('' when the fastpath runs)."""
-    reason = _common_reason(layer, src, _present(layer_params(layer)))
+    reason = _common_reason(layer, src, list(layer.parameters()))
     if reason:
         return reason
     reason = _layer_structure_reason(layer)
     if reason:
         return reason
     if src.size(-1) != layer.self_attn.embed_dim:
-        return f"src.size(-1) is {src.size(-1)}, not d_model {layer.self_attn.embed_dim}"
+        return BadInput(f"src.size(-1) is {src.size(-1)}, not d_model "
+                        f"{layer.self_attn.embed_dim}")
     if is_causal and src_mask is None:
-        return "is_causal=True without src_mask"
+        return BadInput(_CAUSAL_WITHOUT_MASK.format("src_mask"))
     return _mask_reason(src, layer.self_attn.batch_first, [layer.self_attn.num_heads], src_mask,
                         src_key_padding_mask, "src_mask")
 
 
 def encoder_reason(encoder, src, mask=None, src_key_padding_mask=None, is_causal=None) -> str:
     """Why ``encoder(src, ...)`` would take the regular path ('' when the fastpath runs)."""
-    params = [p for layer in encoder.layers for p in _present(layer_params(layer))
-              if type(layer).__name__ == "TransformerEncoderLayer"]
+    params = [p for layer in encoder.layers for p in layer.parameters()]
     reason = _common_reason(encoder, src, params)
     if reason:
         return reason
@@ -162,7 +170,10 @@ def encoder_reason(encoder, src, mask=None, src_key_padding_mask=None, is_causal
         if layer.self_attn.embed_dim != first.self_attn.embed_dim:
             return f"layers.{i} has another d_model than layers.0"
     if src.size(-1) != first.self_attn.embed_dim:
-        return f"src.size(-1) is {src.size(-1)}, not d_model {first.self_attn.embed_dim}"
+        return BadInput(f"src.size(-1) is {src.size(-1)}, not d_model "
+                        f"{first.self_attn.embed_dim}")
+    if is_causal and mask is None:
+        return BadInput(_CAUSAL_WITHOUT_MASK.format("mask"))
     return _mask_reason(src, first.self_attn.batch_first,
                         [layer.self_attn.num_heads for layer in encoder.layers], mask,
                         src_key_padding_mask, "mask")

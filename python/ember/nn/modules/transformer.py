@@ -107,7 +107,10 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-        if not self._fastpath_reason(src, src_mask, src_key_padding_mask, is_causal):
+        reason = self._fastpath_reason(src, src_mask, src_key_padding_mask, is_causal)
+        if isinstance(reason, _fastpath.BadInput):
+            raise RuntimeError(f"TransformerEncoderLayer: {reason}")
+        if not reason:
             # As the regular path's attention: the is_causal hint replaces the mask unless a
             # key padding mask is given.
             causal = bool(is_causal) and src_key_padding_mask is None
@@ -259,12 +262,25 @@ class TransformerEncoder(Module):
         """mask (S, S) or (N * nhead, S, S), src_key_padding_mask (N, S). is_causal=None:
         detected by comparing mask with the square subsequent mask."""
         padding = src_key_padding_mask
+        if padding is not None and src.dim() == 3:
+            batch_first = self.layers[0].self_attn.batch_first if len(self.layers) else True
+            n, s = (src.size(0), src.size(1)) if batch_first else (src.size(1), src.size(0))
+            if tuple(padding.shape) != (n, s):
+                # PyTorch's encoder checks this before choosing a path, with a RuntimeError.
+                raise RuntimeError(
+                    f"TransformerEncoder: Mask size should match input size: "
+                    f"src_key_padding_mask of shape {tuple(padding.shape)} for src of shape "
+                    f"{tuple(src.shape)} (expected {(n, s)})"
+                )
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(mask), "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         seq_len = _get_seq_len(src, self.layers[0].self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
-        if not self._fastpath_reason(src, mask, src_key_padding_mask, is_causal):
+        reason = self._fastpath_reason(src, mask, src_key_padding_mask, is_causal)
+        if isinstance(reason, _fastpath.BadInput):
+            raise RuntimeError(f"TransformerEncoder: {reason}")
+        if not reason:
             return self._fast_forward(src, mask, padding, src_key_padding_mask, is_causal)
         return self._regular_forward(src, mask, src_key_padding_mask, is_causal)
 
