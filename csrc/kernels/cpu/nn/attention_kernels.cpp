@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel.h"
@@ -89,11 +90,11 @@ void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t d
   }
 }
 
-// R rows x C vectors of acc += p (R x cols, rows `ldp` apart) @ x (cols x C vectors, rows `ldx`
-// apart).
+// R rows x C vectors of acc += p (R x cols) @ x (cols x C vectors, rows `ldx` apart), where
+// p's element (r, j) is p[r * pr + j * pj]: (ldp, 1) for P itself, (1, ldp) for its transpose.
 template <typename T, int R, int C>
-inline void accumulate_tile(const T* p, int64_t ldp, int64_t cols, const T* x, int64_t ldx, T* acc,
-                            int64_t ldacc) {
+inline void accumulate_tile(const T* p, int64_t pr, int64_t pj, int64_t cols, const T* x,
+                            int64_t ldx, T* acc, int64_t ldacc) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   V a[R][C];
@@ -103,8 +104,9 @@ inline void accumulate_tile(const T* p, int64_t ldp, int64_t cols, const T* x, i
   for (int64_t j = 0; j < cols; ++j) {
     V xv[C];
     for (int c = 0; c < C; ++c) xv[c] = V::load(x + j * ldx + c * W);
+    const T* pj_ptr = p + j * pj;
     for (int r = 0; r < R; ++r) {
-      const V s(p[r * ldp + j]);
+      const V s(pj_ptr[r * pr]);
       for (int c = 0; c < C; ++c) a[r][c] = vec::fma(s, xv[c], a[r][c]);
     }
   }
@@ -113,68 +115,50 @@ inline void accumulate_tile(const T* p, int64_t ldp, int64_t cols, const T* x, i
   }
 }
 
-// The row tiles of one column strip of C vectors.
-template <typename T, int R, int C>
-inline void accumulate_strip(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x,
-                             int64_t ldx, T* acc, int64_t ldacc) {
-  int64_t i = 0;
-  for (; i + R <= rows; i += R) {
-    accumulate_tile<T, R, C>(p + i * ldp, ldp, cols, x, ldx, acc + i * ldacc, ldacc);
-  }
-  for (; i < rows; ++i)
-    accumulate_tile<T, 1, C>(p + i * ldp, ldp, cols, x, ldx, acc + i * ldacc, ldacc);
-}
-
-// acc[i][:] += sum_{j < cols} p[i][j] * x[j][:] for i < rows; x is (cols x width) with rows `ldx`
-// apart, acc's rows `ldacc` apart, width a multiple of the vector size.
+// acc[i][:] += sum_{j < cols} p(i, j) * x[j][:] for i < rows, p(i, j) = p[i * pr + j * pj]; x
+// is (cols x width) with rows `ldx` apart, acc's rows `ldacc` apart, width a multiple of the
+// vector size. Column strips of 4 (512-bit levels), 2 and 1 vectors.
 template <typename T>
-void accumulate_rows(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x, int64_t ldx,
-                     int64_t width, T* acc, int64_t ldacc) {
+void accumulate(const T* p, int64_t pr, int64_t pj, int64_t rows, int64_t cols, const T* x,
+                int64_t ldx, int64_t width, T* acc, int64_t ldacc) {
   constexpr int64_t W = vec::Vec<T>::size;
+  constexpr int R = kWideRegisters<T> ? 8 : 4;
+  auto strip = [&](auto tile_rows, auto vectors, int64_t c0) {
+    constexpr int TR = decltype(tile_rows)::value, C = decltype(vectors)::value;
+    int64_t i = 0;
+    for (; i + TR <= rows; i += TR) {
+      accumulate_tile<T, TR, C>(p + i * pr, pr, pj, cols, x + c0, ldx, acc + i * ldacc + c0, ldacc);
+    }
+    for (; i < rows; ++i) {
+      accumulate_tile<T, 1, C>(p + i * pr, pr, pj, cols, x + c0, ldx, acc + i * ldacc + c0, ldacc);
+    }
+  };
   int64_t c0 = 0;
   if constexpr (kWideRegisters<T>) {
     for (; c0 + 4 * W <= width; c0 += 4 * W) {
-      accumulate_strip<T, 4, 4>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
+      strip(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, c0);
     }
   }
-  constexpr int R2 = kWideRegisters<T> ? 8 : 4;
   for (; c0 + 2 * W <= width; c0 += 2 * W) {
-    accumulate_strip<T, R2, 2>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
+    strip(std::integral_constant<int, R>{}, std::integral_constant<int, 2>{}, c0);
   }
   for (; c0 < width; c0 += W) {
-    accumulate_strip<T, R2, 1>(p, ldp, rows, cols, x + c0, ldx, acc + c0, ldacc);
+    strip(std::integral_constant<int, R>{}, std::integral_constant<int, 1>{}, c0);
   }
 }
 
-// acc[j][:] += sum_{i < rows} p[i][j] * x[i][:] for j < cols (p transposed): x is (rows x width),
-// rows `ldx` apart; acc's rows `ldacc` apart; width a multiple of the vector size.
+// acc[i][:] += sum_{j < cols} p[i][j] * x[j][:] (acc += P X).
+template <typename T>
+void accumulate_rows(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x, int64_t ldx,
+                     int64_t width, T* acc, int64_t ldacc) {
+  accumulate(p, ldp, 1, rows, cols, x, ldx, width, acc, ldacc);
+}
+
+// acc[j][:] += sum_{i < rows} p[i][j] * x[i][:] for j < cols (acc += P^T X).
 template <typename T>
 void accumulate_transposed(const T* p, int64_t ldp, int64_t rows, int64_t cols, const T* x,
                            int64_t ldx, int64_t width, T* acc, int64_t ldacc) {
-  using V = vec::Vec<T>;
-  constexpr int64_t W = V::size;
-  int64_t j = 0;
-  for (; j + kRows <= cols; j += kRows) {
-    for (int64_t c0 = 0; c0 < width; c0 += W) {
-      V a[kRows];
-      for (int r = 0; r < kRows; ++r) a[r] = V::load(acc + (j + r) * ldacc + c0);
-      for (int64_t i = 0; i < rows; ++i) {
-        const V x0 = V::load(x + i * ldx + c0);
-        const T* pi = p + i * ldp + j;
-        for (int r = 0; r < kRows; ++r) a[r] = vec::fma(V(pi[r]), x0, a[r]);
-      }
-      for (int r = 0; r < kRows; ++r) a[r].store(acc + (j + r) * ldacc + c0);
-    }
-  }
-  for (; j < cols; ++j) {
-    for (int64_t c0 = 0; c0 < width; c0 += W) {
-      V a = V::load(acc + j * ldacc + c0);
-      for (int64_t i = 0; i < rows; ++i) {
-        a = vec::fma(V(p[i * ldp + j]), V::load(x + i * ldx + c0), a);
-      }
-      a.store(acc + j * ldacc + c0);
-    }
-  }
+  accumulate(p, 1, ldp, cols, rows, x, ldx, width, acc, ldacc);
 }
 
 // Copies rows x width of src (rows `lds` apart), times `scale`, into dst (rows `ldd` apart),
