@@ -13,12 +13,14 @@ after 2 warm-up steps each; the table gives the median step and the median of ea
 (forward + loss, backward, optimizer step). 1 and 2 threads, each in its own process. Goal:
 Ember's step at most 0.8x PyTorch's time.
 
---ops times the model's ops alone at its shapes (the linears' GEMMs and their backward,
-layer_norm, gelu, causal SDPA, cross_entropy, embedding backward, AdamW over all parameters)
-and weights them by their count per step, to show where a gap comes from.
+To show where a gap comes from: --segments times each op inside the step (forward inline,
+backward by gradient hooks on the intermediates; totals per op over the layers), and --ops
+times the model's ops alone at its shapes (the linears' GEMMs and their backward, layer_norm,
+gelu, the attention's reshapes, causal SDPA, cross_entropy, the embeddings, AdamW over all
+parameters), weighted by their count per step.
 
     PYTHONPATH=build/python python benchmarks/bench_lm_training.py [--threads 1 2] [--steps 7]
-        [--ops] [--json benchmarks/results/lm_training.json]
+        [--segments] [--ops] [--json benchmarks/results/lm_training.json]
 """
 
 from __future__ import annotations
@@ -40,13 +42,47 @@ DEFAULT_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results
                             "lm_training.json")
 
 
+class Segments:
+    """In-model times of each op of a step (--segments). mark(t, op, bwd_op) after an op notes
+    the forward time since the previous mark as `op`'s and hooks t's gradient: the time between
+    one hook and the one before it in the backward is `bwd_op`'s, the op between them (both
+    libraries run eagerly and synchronously on the CPU)."""
+
+    def __init__(self):
+        self.fwd: list[tuple[str, float]] = []
+        self.bwd: list[tuple[str, float]] = []
+        self.optimizer_s = 0.0
+
+    def __call__(self, t, op: str, bwd_op: str):
+        self.fwd.append((op, time.perf_counter()))
+        t.register_hook(lambda g: self.bwd.append((bwd_op, time.perf_counter())))
+        return t
+
+    def times(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for prefix, marks in (("fwd ", self.fwd), ("bwd ", sorted(self.bwd, key=lambda m: m[1]))):
+            for (_, ta), (op, tb) in zip(marks, marks[1:]):
+                out[prefix + op] = out.get(prefix + op, 0.0) + tb - ta
+        out["optimizer (zero_grad, step)"] = self.optimizer_s
+        return out
+
+
+def _no_mark(t, op, bwd_op):
+    return t
+
+
+LN_BWD = "layer_norm (+ residual grad sum)"
+
+
 def build(lib):
-    """The language model as lib.nn.Modules (lib: the torch or the ember module)."""
+    """The language model as lib.nn.Modules (lib: the torch or the ember module). Its `mark`
+    attribute (a Segments, for --segments) times the ops; by default it does nothing."""
     nn, F = lib.nn, lib.nn.functional
 
     class Block(nn.Module):
-        def __init__(self):
+        def __init__(self, lm):
             super().__init__()
+            self.lm = [lm]  # a list: not a submodule
             self.ln1 = nn.LayerNorm(D_MODEL)
             self.qkv = nn.Linear(D_MODEL, 3 * D_MODEL)
             self.proj = nn.Linear(D_MODEL, D_MODEL)
@@ -56,28 +92,39 @@ def build(lib):
             self.fc2 = nn.Linear(D_FF, D_MODEL)
 
         def forward(self, x):
+            m = self.lm[0].mark
             B, T, C = x.shape
-            qkv = self.qkv(self.ln1(x)).view(B, T, 3, HEADS, C // HEADS).permute(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]  # (B, HEADS, T, C // HEADS) each
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            x = x + self.proj(y.transpose(1, 2).reshape(B, T, C))
-            return x + self.fc2(self.act(self.fc1(self.ln2(x))))
+            a = m(self.ln1(x), "layer_norm", "linear qkv")
+            qkv = m(self.qkv(a), "linear qkv", "attention reshapes")
+            qkv = qkv.view(B, T, 3, HEADS, C // HEADS).permute(2, 0, 3, 1, 4)
+            # q, k, v: (B, HEADS, T, C // HEADS)
+            q, k, v = (m(qkv[i], "attention reshapes", "sdpa causal") for i in range(3))
+            y = m(F.scaled_dot_product_attention(q, k, v, is_causal=True), "sdpa causal",
+                  "attention reshapes")
+            z = m(y.transpose(1, 2).reshape(B, T, C), "attention reshapes", "linear proj")
+            x = m(x + m(self.proj(z), "linear proj", "residual add"), "residual add", LN_BWD)
+            d = m(self.fc1(m(self.ln2(x), "layer_norm", "linear fc1")), "linear fc1", "gelu")
+            f = m(self.fc2(m(self.act(d), "gelu", "linear fc2")), "linear fc2", "residual add")
+            return m(x + f, "residual add", LN_BWD)
 
     class LM(nn.Module):
         def __init__(self):
             super().__init__()
+            self.mark = _no_mark
             self.tok = nn.Embedding(VOCAB, D_MODEL)
             self.pos = nn.Embedding(SEQ, D_MODEL)
-            self.blocks = nn.ModuleList([Block() for _ in range(LAYERS)])
+            self.blocks = nn.ModuleList([Block(self) for _ in range(LAYERS)])
             self.ln_f = nn.LayerNorm(D_MODEL)
             self.head = nn.Linear(D_MODEL, VOCAB, bias=False)
 
         def forward(self, idx):
+            m = self.mark
             T = idx.shape[1]
-            x = self.tok(idx) + self.pos(lib.arange(T))
+            x = m(self.tok(idx) + self.pos(lib.arange(T)), "embeddings", LN_BWD)
             for block in self.blocks:
                 x = block(x)
-            return self.head(self.ln_f(x))
+            x = m(self.ln_f(x), "layer_norm", "linear head")
+            return m(self.head(x), "linear head", "cross_entropy")
 
     return LM()
 
@@ -91,17 +138,31 @@ class Trainer:
         self.optimizer = lib.optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
         self.times: dict[str, list[float]] = {p: [] for p in (*PHASES, "step")}
 
-    def step(self, record: bool = True) -> float:
+    def step(self, record: bool = True, segments: Segments | None = None) -> float:
+        """One training step; with `segments`, the model's ops are timed into it (the
+        optimizer's zero_grad and step included, as "optimizer")."""
         F = self.lib.nn.functional
+        mark = segments or _no_mark
+        self.model.mark = mark
         t0 = time.perf_counter()
         self.optimizer.zero_grad(set_to_none=True)
+        if segments is not None:
+            segments.fwd.append(("start", t0))
         logits = self.model(self.idx)
         loss = F.cross_entropy(logits.view(-1, VOCAB), self.targets.view(-1))
         t1 = time.perf_counter()
+        if segments is not None:
+            segments.fwd.append(("cross_entropy", t1))
+            segments.bwd.append(("start", t1))
         loss.backward()
         t2 = time.perf_counter()
+        if segments is not None:
+            segments.bwd.append(("embeddings (+ engine tail)", t2))
         self.optimizer.step()
         t3 = time.perf_counter()
+        self.model.mark = _no_mark
+        if segments is not None:
+            segments.optimizer_s = t3 - t2
         if record:
             for phase, t in zip((*PHASES, "step"), (t1 - t0, t2 - t1, t3 - t2, t3 - t0)):
                 self.times[phase].append(t)
@@ -300,7 +361,39 @@ def op_cases(threads: int, step_s: tuple[float, float]):
     return rows
 
 
-def child(threads: int, steps: int, ops: bool, out_path: str) -> None:
+def segment_table(etrainer, ttrainer, steps: int, threads: int) -> dict:
+    """Median in-model time of each op of the step (summed over the layers), from `steps`
+    alternating instrumented steps per library (after one instrumented warm-up step each)."""
+    runs: dict[str, list[dict[str, float]]] = {"ember": [], "torch": []}
+    for i in range(steps + 1):
+        for lib, tr in (("ember", etrainer), ("torch", ttrainer)):
+            seg = Segments()
+            tr.step(record=False, segments=seg)
+            if i:
+                runs[lib].append(seg.times())
+    med = {lib: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+           for lib, rs in runs.items()}
+    for lib in med:
+        med[lib]["total"] = statistics.median(sum(r.values()) for r in runs[lib])
+    print(f"\n  in-model time of each op per step, sorted by ember - torch (medians of {steps} "
+          f"instrumented steps) [{threads} thr]")
+    print(f"  {'op':<44} {'ember ms':>9} {'torch ms':>9} {'diff ms':>8} {'ratio':>6}")
+
+    def line(name, e, t):
+        print(f"  {name:<44} {e * 1e3:9.2f} {t * 1e3:9.2f} {(e - t) * 1e3:8.2f} {e / t:6.2f}")
+
+    ops = [k for k in med["torch"] if k != "total"]
+    for k in sorted(ops, key=lambda k: med["torch"][k] - med["ember"][k]):
+        line(k, med["ember"][k], med["torch"][k])
+    for group in ("fwd linear", "bwd linear"):
+        line(f"{group} (all GEMMs)",
+             *(sum(v for k, v in med[lib].items() if k.startswith(group))
+               for lib in ("ember", "torch")))
+    line("total of the instrumented step", med["ember"]["total"], med["torch"]["total"])
+    return med
+
+
+def child(threads: int, steps: int, ops: bool, segments: bool, out_path: str) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from common import Result, environment, format_time, set_threads
 
@@ -332,6 +425,8 @@ def child(threads: int, steps: int, ops: bool, out_path: str) -> None:
            "loss_check": {"ember": [e for e, _ in losses], "torch": [t for _, t in losses],
                           "rel_diff": rel, "ok": ok},
            "results": [r.as_dict() for r in results]}
+    if segments:
+        out["segments"] = segment_table(etrainer, ttrainer, steps, threads)
     if ops:
         out["ops"] = op_cases(threads, (med["ember"]["step"], med["torch"]["step"]))
     with open(out_path, "w") as f:
@@ -342,13 +437,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--steps", type=int, default=7, help="timed steps per library (>= 5)")
+    p.add_argument("--segments", action="store_true",
+                   help="also time each op inside the model's step (gradient hooks)")
     p.add_argument("--ops", action="store_true", help="also time the model's ops alone")
     p.add_argument("--json", default=DEFAULT_JSON, help=f"results file (default {DEFAULT_JSON})")
     p.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--child-out", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args.child, args.steps, args.ops, args.child_out)
+        child(args.child, args.steps, args.ops, args.segments, args.child_out)
         return
     runs = []
     for t in args.threads:
@@ -356,7 +453,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out.json")
             cmd = [sys.executable, __file__, "--child", str(t), "--steps", str(args.steps),
-                   "--child-out", out] + (["--ops"] if args.ops else [])
+                   "--child-out", out]
+            cmd += ["--ops"] * args.ops + ["--segments"] * args.segments
             subprocess.run(cmd, env=env, check=True)
             with open(out) as f:
                 runs.append(json.load(f))
