@@ -25,7 +25,8 @@ def peak_growth_mib(lib: str, L: int) -> float:
     """Peak RSS growth of one forward at length L in a fresh process, in MiB."""
     code = f"""
 import resource, numpy as np
-a = [np.random.default_rng(i).standard_normal((1, {HEADS}, {L}, {DIM})).astype(np.float32)
+# float32 draws: a float64 temporary, freed, would leave room under the peak for the output
+a = [np.random.default_rng(i).standard_normal((1, {HEADS}, {L}, {DIM}), dtype=np.float32)
      for i in range(3)]
 if "{lib}" == "ember":
     import ember, ember.nn.functional as F
