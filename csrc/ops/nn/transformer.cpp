@@ -103,15 +103,27 @@ void encoder_layer(const Tensor& x, const EncoderLayerWeights& w,
   norm_into(ws.x, ws.x, w.norm2_weight, w.norm2_bias, w.norm2_eps, ws);
 }
 
-// The additive bias (N, H, S, S) view of a dense batch's masks, or undefined.
-Tensor dense_bias(const EncoderMasks& m, int64_t N, int64_t H, int64_t S) {
+// The additive bias (N, H, S, S) view of a dense batch's masks in dtype `dt`, or undefined.
+Tensor dense_bias(const EncoderMasks& m, int64_t N, int64_t H, int64_t S, ScalarType dt) {
+  auto as_bias = [&](const Tensor& t, const char* name) {
+    EMBER_CHECK(is_floating(t.dtype()), "[", kOp, "] ", name,
+                " must be a float (additive) mask here, got ", dtype_name(t.dtype()));
+    return contiguous(t.dtype() == dt ? t : to_dtype(t, dt));
+  };
   Tensor bias;
   if (m.attn_mask.defined() && !m.is_causal) {
-    bias = m.attn_mask.dim() == 2 ? view(m.attn_mask, {1, 1, S, S})
-                                  : view(contiguous(m.attn_mask), {N, H, S, S});
+    const Tensor& a = m.attn_mask;
+    const bool ok = (a.dim() == 2 && a.size(0) == S && a.size(1) == S) ||
+                    (a.dim() == 3 && a.size(0) == N * H && a.size(1) == S && a.size(2) == S);
+    EMBER_CHECK(ok, "[", kOp, "] attn_mask of shape ", shape_str(a.sizes()), " is not (", S, ", ",
+                S, ") or (", N * H, ", ", S, ", ", S, ")");
+    bias = view(as_bias(a, "attn_mask"), {a.dim() == 2 ? 1 : N, a.dim() == 2 ? 1 : H, S, S});
   }
   if (m.key_padding.defined()) {
-    const Tensor kp = view(contiguous(m.key_padding), {N, 1, 1, S});
+    const Tensor& k = m.key_padding;
+    EMBER_CHECK(k.dim() == 2 && k.size(0) == N && k.size(1) == S, "[", kOp,
+                "] key_padding_mask of shape ", shape_str(k.sizes()), " is not (", N, ", ", S, ")");
+    const Tensor kp = view(as_bias(k, "key_padding_mask"), {N, 1, 1, S});
     bias = bias.defined() ? add(bias, kp) : kp;
   }
   return bias.defined() ? expand(bias, {N, H, S, S}) : bias;
@@ -188,7 +200,8 @@ Tensor transformer_encoder_fastpath(const Tensor& src,
     Workspace ws(N * S, E, F, src.dtype());
     Tensor x = view(x0, {N * S, E});
     for (const auto& w : layers) {
-      encoder_layer(x, w, offsets, dense_bias(masks, N, w.num_heads, S), masks.is_causal, ws);
+      encoder_layer(x, w, offsets, dense_bias(masks, N, w.num_heads, S, src.dtype()),
+                    masks.is_causal, ws);
       x = ws.x;
     }
     return view(layers.empty() ? clone(x) : x, {N, S, E});

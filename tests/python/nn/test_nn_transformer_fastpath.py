@@ -1099,3 +1099,34 @@ def test_error_classes_match_torch(grad, error, kind):
     with ember.set_grad_enabled(grad):
         e_cls = _error_class(lambda: call(ember, em, ember.tensor))
     assert e_cls is t_cls, (e_cls, t_cls)
+
+
+def test_mask_of_another_float_dtype_takes_the_regular_path_and_its_error():
+    """A float64 mask for float32 src: the regular path's attention rejects it (as PyTorch's
+    does), so the fastpath steps aside instead of accepting it."""
+    layer = make_layer(batch_first=True).eval()
+    x = src_of(N, S, D, True)
+    mask = tensor(np.zeros((S, S)), dtype=ember.float64)
+    with ember.no_grad():
+        assert "src_mask is ember.float64 but src is ember.float32" in nn.why_not_fastpath(
+            layer, x, src_mask=mask)
+        with pytest.raises(RuntimeError, match="attn_mask dtype"):
+            layer(x, src_mask=mask)
+
+
+def test_direct_call_converts_mask_dtype_and_checks_mask_shapes():
+    layer = make_layer(batch_first=True).eval()
+    x = src_of(N, S, D, True)
+    bias = rand(S, S, seed=11).astype(np.float64)
+    fields = [_fastpath.layer_tuple(layer)]
+    fast = ember._C._nn._transformer_encoder_fastpath
+    with ember.no_grad():
+        got = fast(x, fields, None, tensor(bias, dtype=ember.float64))
+        expected = layer(x, src_mask=tensor(bias))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), atol=1e-5)
+    with pytest.raises(RuntimeError, match=r"key_padding_mask of shape \(5, 3\)"):
+        fast(x, fields, tensor(np.zeros((S, N))))
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \(5, 6\)"):
+        fast(x, fields, None, tensor(np.zeros((S, S + 1))))
+    with pytest.raises(RuntimeError, match="must be a float"):
+        fast(x, fields, ember.zeros(N, S, dtype=ember.bool))

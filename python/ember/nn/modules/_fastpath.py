@@ -100,6 +100,10 @@ def _common_reason(module, src, params) -> str:
 def _mask_reason(src, batch_first, heads, src_mask, src_key_padding_mask, mask_name) -> str:
     """Masks whose shapes the fused path does not read: the regular path gives the error."""
     n, s = (src.size(0), src.size(1)) if batch_first else (src.size(1), src.size(0))
+    for mask, name in ((src_key_padding_mask, "src_key_padding_mask"), (src_mask, mask_name)):
+        if mask is not None and mask.is_floating_point() and mask.dtype != src.dtype:
+            # The regular path's attention raises for this; let it.
+            return f"{name} is {mask.dtype} but src is {src.dtype}"
     if src_key_padding_mask is not None and tuple(src_key_padding_mask.shape) != (n, s):
         return BadInput(f"src_key_padding_mask has shape {tuple(src_key_padding_mask.shape)}, "
                         f"not (N, S) = {(n, s)}")
