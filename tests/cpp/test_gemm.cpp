@@ -203,6 +203,6 @@ void check_epilogue(double tol) {
 }  // namespace
 
 TEST_CASE("gemm epilogues: bias, relu / gelu and residual fused into the product", "[gemm]") {
-  check_epilogue<float>(2e-5);   // oneDNN's post-ops
+  check_epilogue<float>(2e-5);    // oneDNN's post-ops
   check_epilogue<double>(1e-12);  // the plain GEMM, then the epilogue loop
 }
