@@ -35,7 +35,8 @@ echo "== ISA check: no AVX code can run outside the dispatched kernels"
 level_tests=(tests/python/test_op_db.py tests/python/test_elementwise.py tests/python/test_reduce.py
   tests/python/nn/test_nn_activation.py tests/python/nn/test_nn_softmax.py
   tests/python/nn/test_nn_norm.py tests/python/nn/test_nn_loss.py tests/python/test_optim.py
-  tests/python/test_matmul.py tests/python/linalg/test_linalg_misc.py)
+  tests/python/test_matmul.py tests/python/linalg/test_linalg_misc.py
+  tests/python/nn/test_nn_sdpa_fused.py tests/python/nn/test_nn_transformer_fastpath.py)
 for level in default avx2; do
   echo "== Python tests of the SIMD kernels at EMBER_CPU_CAPABILITY=$level"
   level_log=$(mktemp)
