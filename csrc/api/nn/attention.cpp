@@ -78,21 +78,20 @@ std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, c
   if (!autograd::should_record(q, k, v)) {
     return native::scaled_dot_product_fused_attention(q, k, v, attn_bias, is_causal, scale);
   }
-  auto node = autograd::new_node(
-      "ScaledDotProductFlashAttentionForCpuBackward0", {q, k, v},
-      [is_causal, scale](FunctionNode& n, const variable_list& g) {
-        if (!g[0].defined()) return variable_list(3);
-        if (autograd::GradMode::is_enabled()) {
-          const double sc =
-              scale ? *scale : 1.0 / std::sqrt(static_cast<double>(n.saved(0).size(3)));
-          return composite_backward(g[0], n.saved(0), n.saved(1), n.saved(2), n.saved(3),
-                                    n.saved(5), is_causal, sc);
-        }
-        auto [dq, dk, dv] = native::scaled_dot_product_fused_attention_backward(
-            g[0], n.saved(0), n.saved(1), n.saved(2), n.saved(3), n.saved(4), n.saved(5), is_causal,
-            scale);
-        return variable_list{dq, dk, dv};
-      });
+  auto node =
+      autograd::new_node("ScaledDotProductFlashAttentionForCpuBackward0", {q, k, v},
+                         [is_causal, scale](FunctionNode& n, const variable_list& g) {
+                           if (!g[0].defined()) return variable_list(3);
+                           if (autograd::GradMode::is_enabled()) {
+                             const double sc = native::sdpa_scale(n.saved(0), scale);
+                             return composite_backward(g[0], n.saved(0), n.saved(1), n.saved(2),
+                                                       n.saved(3), n.saved(5), is_causal, sc);
+                           }
+                           auto [dq, dk, dv] = native::scaled_dot_product_fused_attention_backward(
+                               g[0], n.saved(0), n.saved(1), n.saved(2), n.saved(3), n.saved(4),
+                               n.saved(5), is_causal, scale);
+                           return variable_list{dq, dk, dv};
+                         });
   Tensor out, lse;
   {
     autograd::NoGradGuard no_grad;

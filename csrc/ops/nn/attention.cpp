@@ -65,11 +65,11 @@ Tensor prepare_bias(const Tensor& bias, const Tensor& q, int64_t S, ScalarType c
   return expand(b, want);
 }
 
-double scale_of(const Tensor& q, std::optional<double> scale) {
-  return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(3)));
-}
-
 }  // namespace
+
+double sdpa_scale(const Tensor& q, std::optional<double> scale) {
+  return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(q.dim() - 1)));
+}
 
 std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, const Tensor& k,
                                                               const Tensor& v,
@@ -86,7 +86,7 @@ std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, c
   Tensor lse = empty({q.size(0), q.size(1), q.size(2)}, TensorOptions(ct));
   if (out.numel() > 0) {
     SdpaParams p;
-    p.scale = scale_of(q, scale);
+    p.scale = sdpa_scale(q, scale);
     p.is_causal = is_causal;
     if (k.size(2) == 0) {
       // No keys: every row is fully masked (zeros, lse = -inf), as the kernel would give.
@@ -118,7 +118,7 @@ std::tuple<Tensor, Tensor, Tensor> scaled_dot_product_fused_attention_backward(
   Tensor dv = zeros(v.sizes(), TensorOptions(ct));
   if (q.numel() > 0 && k.numel() > 0 && v.size(3) > 0 && q.size(2) > 0) {
     SdpaParams p;
-    p.scale = scale_of(q, scale);
+    p.scale = sdpa_scale(q, scale);
     p.is_causal = is_causal;
     sdpa_backward_stub(q.device(), dq, dk, dv, gc, qc, kc, vc, bc, oc, lc, p);
   }

@@ -12,6 +12,9 @@
 namespace ember {
 namespace native {
 
+// The scale of the scores: `scale` when given, else 1 / sqrt(E) (E: q's last dim), as PyTorch.
+double sdpa_scale(const Tensor& q, std::optional<double> scale);
+
 // q (N, Hq, L, E), k (N, Hk, S, E), v (N, Hk, S, Ev) with Hq a multiple of Hk; attn_bias
 // (optional) a float tensor broadcastable to (N, Hq, L, S), added to the scaled scores. Returns
 // (out (N, Hq, L, Ev), logsumexp (N, Hq, L)), in q's dtype (float16 / bfloat16 compute in
