@@ -178,6 +178,27 @@ def test_fused_and_math_gradients_agree():
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype,tol", [(ember.float64, 1e-10), (ember.float32, 1e-4)])
+def test_every_partial_register_tile(dtype, tol):
+    # The micro-kernels cover rows in tiles of 6 or 8 (by ISA level) and run the remainder as
+    # one tile of its own height: query counts 1..17 reach every remainder on every level, in
+    # the forward (rows = queries) and in the backward's transposed products (rows = keys).
+    for L in range(1, 18):
+        S = 2 * L + 1
+        q, k, v = rand(1, 2, L, 8, seed=L), rand(1, 2, S, 8, seed=L + 1), rand(1, 2, S, 16,
+                                                                               seed=L + 2)
+        g = rand(1, 2, L, 16, seed=L + 3)
+        grads = []
+        for run in (fused, math_form):
+            ts = tensors(q, k, v, dtype=dtype, grad=True)
+            out = run(*ts)
+            out.backward(ember.tensor(g, dtype=dtype))
+            grads.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+        np.testing.assert_allclose(grads[0][0], np_sdpa(q, k, v), rtol=tol, atol=tol)
+        for a, b in zip(*grads):
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
 def test_fused_node_and_double_backward():
     ts = tensors(rand(1, 1, 3, 4), rand(1, 1, 3, 4, seed=1), rand(1, 1, 3, 4, seed=2), grad=True)
     out = fused(*ts)

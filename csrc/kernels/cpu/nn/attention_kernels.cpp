@@ -13,8 +13,8 @@
 //   dQ += scale dS K, dK += scale dS^T Q.
 //
 // The block products are small GEMMs on explicit vectors (vec::Vec): operands are packed into
-// zero-padded contiguous tiles whose widths are whole vectors, and the micro-kernels keep a
-// 4 x 2-vector tile of accumulators in registers.
+// zero-padded contiguous tiles whose widths are whole vectors, and the micro-kernels keep a tile
+// of accumulators in registers (sized per ISA level: see kTileRows).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -36,7 +36,6 @@ namespace {
 
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 128;
-constexpr int kRows = 4;  // micro-kernel rows
 
 int64_t round_up(int64_t x, int64_t m) {
   return (x + m - 1) / m * m;
@@ -44,18 +43,45 @@ int64_t round_up(int64_t x, int64_t m) {
 
 // Register tiles. A 512-bit level has 32 vector registers: 16 accumulators (8 rows x 2 vectors
 // for the score products, 4 x 4 for the value products) plus the loaded operands. Narrower
-// levels have 16 registers: 4 x 2 accumulators.
+// levels have 16: 6 rows x 2 vectors is 12 accumulators, 2 B vectors and one broadcast, enough
+// independent FMAs to cover the FMA latency on two pipes (4 x 2 left them waiting).
 template <typename T>
 constexpr bool kWideRegisters = vec::Vec<T>::size * sizeof(T) >= 64;
+template <typename T>
+constexpr int kTileRows = kWideRegisters<T> ? 8 : 6;
 
 // A panel is two vectors of columns: B operands of the score products are packed panel by
 // panel, each panel's rows (depth of them) contiguous, so a tile walks its B sequentially.
 template <typename T>
 constexpr int64_t kPanel = 2 * vec::Vec<T>::size;
 
+// Calls tile(i, std::integral_constant<int, H>) over `rows` in blocks of H = R rows, then once
+// for the remainder with H = its exact height, so a partial block is still one tile.
+template <int H, typename Tile>
+inline void remainder_tile(int64_t i, int64_t left, Tile& tile) {
+  if constexpr (H > 0) {
+    if (left == H) {
+      tile(i, std::integral_constant<int, H>{});
+    } else {
+      remainder_tile<H - 1>(i, left, tile);
+    }
+  }
+}
+
+template <int R, typename Tile>
+inline void for_row_tiles(int64_t rows, Tile&& tile) {
+  int64_t i = 0;
+  for (; i + R <= rows; i += R) tile(i, std::integral_constant<int, R>{});
+  remainder_tile<R - 1>(i, rows - i, tile);
+}
+
+// The register tiles stay out of line: inlined into the long forward loop, GCC kept their
+// accumulator arrays in memory and stored every accumulator on every step (1.3x slower at avx2).
+
 // R rows x 2 vectors of out = a (rows `lda` apart) @ one B panel (depth x kPanel).
 template <typename T, int R>
-inline void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth, T* out, int64_t ldo) {
+__attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth,
+                                        T* out, int64_t ldo) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   V c[R][2];
@@ -79,22 +105,20 @@ inline void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth, T* 
 template <typename T>
 void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t depth, int64_t cols,
                T* out, int64_t ldo) {
-  constexpr int R = kWideRegisters<T> ? 8 : 4;
   constexpr int64_t P = kPanel<T>;
   for (int64_t j = 0; j < cols; j += P) {
     const T* panel = panels + j * depth;  // panel j / P starts (j / P) * depth * P in
-    int64_t i = 0;
-    for (; i + R <= rows; i += R)
-      dot_tile<T, R>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
-    for (; i < rows; ++i) dot_tile<T, 1>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
+    for_row_tiles<kTileRows<T>>(rows, [&](int64_t i, auto height) {
+      dot_tile<T, decltype(height)::value>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
+    });
   }
 }
 
 // R rows x C vectors of acc += p (R x cols) @ x (cols x C vectors, rows `ldx` apart), where
 // p's element (r, j) is p[r * pr + j * pj]: (ldp, 1) for P itself, (1, ldp) for its transpose.
 template <typename T, int R, int C>
-inline void accumulate_tile(const T* p, int64_t pr, int64_t pj, int64_t cols, const T* x,
-                            int64_t ldx, T* acc, int64_t ldacc) {
+__attribute__((noinline)) void accumulate_tile(const T* p, int64_t pr, int64_t pj, int64_t cols,
+                                               const T* x, int64_t ldx, T* acc, int64_t ldacc) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   V a[R][C];
@@ -122,16 +146,13 @@ template <typename T>
 void accumulate(const T* p, int64_t pr, int64_t pj, int64_t rows, int64_t cols, const T* x,
                 int64_t ldx, int64_t width, T* acc, int64_t ldacc) {
   constexpr int64_t W = vec::Vec<T>::size;
-  constexpr int R = kWideRegisters<T> ? 8 : 4;
+  constexpr int R = kTileRows<T>;
   auto strip = [&](auto tile_rows, auto vectors, int64_t c0) {
-    constexpr int TR = decltype(tile_rows)::value, C = decltype(vectors)::value;
-    int64_t i = 0;
-    for (; i + TR <= rows; i += TR) {
-      accumulate_tile<T, TR, C>(p + i * pr, pr, pj, cols, x + c0, ldx, acc + i * ldacc + c0, ldacc);
-    }
-    for (; i < rows; ++i) {
-      accumulate_tile<T, 1, C>(p + i * pr, pr, pj, cols, x + c0, ldx, acc + i * ldacc + c0, ldacc);
-    }
+    constexpr int C = decltype(vectors)::value;
+    for_row_tiles<decltype(tile_rows)::value>(rows, [&](int64_t i, auto height) {
+      accumulate_tile<T, decltype(height)::value, C>(p + i * pr, pr, pj, cols, x + c0, ldx,
+                                                     acc + i * ldacc + c0, ldacc);
+    });
   };
   int64_t c0 = 0;
   if constexpr (kWideRegisters<T>) {
@@ -260,6 +281,15 @@ struct HeadOperands {
   int64_t bias_row, bias_col;
 };
 
+// Points o at head (n, h) of the (N, H, L, S) additive bias, when there is one.
+template <typename T>
+void set_bias(HeadOperands<T>& o, const Tensor& bias, int64_t n, int64_t h) {
+  if (!bias.defined()) return;
+  o.bias = slice<T>(bias, n, h);
+  o.bias_row = bias.stride(2);
+  o.bias_col = bias.stride(3);
+}
+
 // The forward's geometry for 4-D tensors (the op's layout): every sequence has length L / S.
 template <typename T>
 struct TensorGeometry {
@@ -287,11 +317,7 @@ struct TensorGeometry {
                       nullptr,
                       0,
                       0};
-    if (bias.defined()) {
-      o.bias = slice<T>(bias, n, h);
-      o.bias_row = bias.stride(2);
-      o.bias_col = bias.stride(3);
-    }
+    set_bias(o, bias, n, h);
     return o;
   }
 };
@@ -337,11 +363,7 @@ struct PackedGeometry {
                       nullptr,
                       0,
                       0};
-    if (bias.defined()) {
-      o.bias = slice<T>(bias, n, h);
-      o.bias_row = bias.stride(2);
-      o.bias_col = bias.stride(3);
-    }
+    set_bias(o, bias, n, h);
     return o;
   }
 };
