@@ -2,7 +2,8 @@
 kernel), 12 heads x 64, L = S in (512, 2048, 4096), forward and forward + backward, plain and
 causal, 1 and 2 threads (issue 14's goal: at most 0.8x PyTorch's time at 2048 and 4096, with
 memory that grows as O(L)). Peak memory is measured per library in a fresh subprocess: the
-growth of the peak resident set during its first forward, inputs already in place. The output
+growth of the peak resident set during its first forward, inputs already in place and the
+peak reset just before the call. The output
 itself is 12 MiB at L = 4096; PyTorch keeps earlier allocations cached, so both figures are
 lower bounds.
 
@@ -22,10 +23,11 @@ LENGTHS = (512, 2048, 4096)
 
 
 def peak_growth_mib(lib: str, L: int) -> float:
-    """Peak RSS growth of one forward at length L in a fresh process, in MiB."""
+    """Peak RSS growth of one forward at length L in a fresh process, in MiB. The kernel's
+    high-water mark (VmHWM) is reset just before the call (writing 5 to /proc/self/clear_refs),
+    so what importing the library peaked at earlier does not hide the call's own peak."""
     code = f"""
-import resource, numpy as np
-# float32 draws: a float64 temporary, freed, would leave room under the peak for the output
+import numpy as np
 a = [np.random.default_rng(i).standard_normal((1, {HEADS}, {L}, {DIM}), dtype=np.float32)
      for i in range(3)]
 if "{lib}" == "ember":
@@ -34,9 +36,16 @@ if "{lib}" == "ember":
 else:
     import torch, torch.nn.functional as F
     t = [torch.from_numpy(x) for x in a]
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # inputs and libraries loaded
+
+def status_kib(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # VmHWM := VmRSS
+base = status_kib("VmRSS")
 F.scaled_dot_product_attention(*t)
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+print((status_kib("VmHWM") - base) / 1024)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,239 @@
+// int8 GEMM with the dequantizing epilogue fused, weight packing, and the dynamic quantization
+// of float activations (kernels/quantized_stubs.h). Compiled once per CPU capability level; the
+// vector operations of each level are kernels/cpu/quantized/int8_isa.h.
+//
+// Work is split into (panel of columns, block of rows) units, panel-major, so a thread's
+// consecutive units reuse one weight panel from cache. A register tile is R rows x one panel
+// (two vectors of int32 lanes); each step broadcasts four activation bytes of a row and
+// multiplies them with four k of every column of the panel.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/cpu/cpu_level.h"
+#include "kernels/cpu/quantized/int8_isa.h"
+#include "kernels/quantized_stubs.h"
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace {
+
+using int8_isa::Isa;
+using I = Isa::I;
+using F = Isa::F;
+constexpr int64_t kLanes = Isa::kLanes;
+constexpr int64_t kPanel = 2 * kLanes;
+constexpr int64_t kRowBlock = 64;  // rows of one work unit
+
+void pack_weights(const int8_t* w, int64_t n, int64_t k, int64_t ldw, PackedInt8Weights& out) {
+  int8_pack_weights_reference(w, n, k, ldw, kPanel, out);
+  out.level = EMBER_CPU_LEVEL;
+}
+
+// What the epilogue needs per column, precomputed once per call over the padded columns.
+struct ColumnTerms {
+  std::vector<int32_t> offset;  // a_zp colsum[n] - K a_zp w_zp[n]
+  std::vector<int32_t> w_zp;    // w_zp[n] (empty when all are 0)
+  std::vector<float> scale;     // a_scale w_scale[n]
+  std::vector<float> bias;      // bias[n] or 0
+};
+
+ColumnTerms column_terms(const Int8GemmArgs& p) {
+  const PackedInt8Weights& w = *p.w;
+  ColumnTerms t;
+  t.offset.assign(w.n_padded, 0);
+  t.scale.assign(w.n_padded, 0.f);
+  t.bias.assign(w.n_padded, 0.f);
+  if (p.w_zero_points) t.w_zp.assign(w.n_padded, 0);
+  for (int64_t j = 0; j < w.n; ++j) {
+    const int32_t zw = p.w_zero_points ? p.w_zero_points[j] : 0;
+    t.offset[j] = p.a_zero_point * w.column_sums[j] - static_cast<int32_t>(w.k) * p.a_zero_point * zw;
+    if (p.w_zero_points) t.w_zp[j] = zw;
+    t.scale[j] = p.a_scale * p.w_scales[j];
+    if (p.bias) t.bias[j] = p.bias[j];
+  }
+  return t;
+}
+
+// out[r][0 .. kPanel) for R rows (rows `ldo` apart) from the tile's sums c, columns j0...
+template <int R>
+inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
+                        int64_t j0, float* out, int64_t ldo) {
+  const F zero = Isa::set1f(0.f);
+  for (int h = 0; h < 2; ++h) {
+    const int64_t j = j0 + h * kLanes;
+    const I offset = Isa::load(t.offset.data() + j);
+    const F scale = Isa::loadf(t.scale.data() + j), bias = Isa::loadf(t.bias.data() + j);
+    const I w_zp = t.w_zp.empty() ? Isa::zero() : Isa::load(t.w_zp.data() + j);
+    for (int r = 0; r < R; ++r) {
+      I v = Isa::sub(c[r][h], offset);
+      if (!t.w_zp.empty()) v = Isa::sub(v, Isa::mullo(w_zp, Isa::set1(p.a_row_sums[i0 + r])));
+      F y = Isa::addf(Isa::mulf(Isa::to_float(v), scale), bias);
+      if (p.relu) y = Isa::maxf(y, zero);
+      Isa::storef(out + r * ldo + h * kLanes, y);
+    }
+  }
+}
+
+// R rows x one panel: rows i0.. of a against the panel starting at column j0.
+template <int R, bool kSevenBit>
+__attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
+                                    int64_t j0) {
+  const PackedInt8Weights& w = *p.w;
+  const int8_t* panel = w.data.data() + j0 * w.k_padded;
+  const uint8_t* a = p.a + i0 * p.lda;
+  const int64_t groups = w.k_padded / 4;
+  I c[R][2];
+  for (auto& row : c) row[0] = row[1] = Isa::zero();
+  for (int64_t g = 0; g < groups; ++g) {
+    const I b0 = Isa::load(panel + g * 4 * kPanel), b1 = Isa::load(panel + g * 4 * kPanel + 4 * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const I x = Isa::broadcast4(a + r * p.lda + 4 * g);
+      if constexpr (kSevenBit) {
+        c[r][0] = Isa::dot7(c[r][0], x, b0);
+        c[r][1] = Isa::dot7(c[r][1], x, b1);
+      } else {
+        c[r][0] = Isa::dot8(c[r][0], x, b0);
+        c[r][1] = Isa::dot8(c[r][1], x, b1);
+      }
+    }
+  }
+  const int64_t cols = std::min<int64_t>(kPanel, w.n - j0);
+  if (p.raw) {
+    int32_t buf[R][kPanel];
+    for (int r = 0; r < R; ++r) {
+      Isa::store(buf[r], c[r][0]);
+      Isa::store(buf[r] + kLanes, c[r][1]);
+      std::memcpy(p.raw + (i0 + r) * p.ldo + j0, buf[r], sizeof(int32_t) * cols);
+    }
+    return;
+  }
+  if (cols == kPanel) {
+    finish_tile<R>(c, p, t, i0, j0, p.out + i0 * p.ldo + j0, p.ldo);
+  } else {  // the last panel: through a buffer, keeping the columns past n unwritten
+    float buf[R][kPanel];
+    finish_tile<R>(c, p, t, i0, j0, buf[0], kPanel);
+    for (int r = 0; r < R; ++r) std::memcpy(p.out + (i0 + r) * p.ldo + j0, buf[r], sizeof(float) * cols);
+  }
+}
+
+// Rows [i0, i1) of one panel, in tiles of Isa::kRows and one tile of the remainder's height.
+template <bool kSevenBit, int H = Isa::kRows - 1>
+inline void remainder_tile(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i, int64_t left,
+                           int64_t j0) {
+  if constexpr (H > 0) {
+    if (left == H) {
+      tile<H, kSevenBit>(p, t, i, j0);
+    } else {
+      remainder_tile<kSevenBit, H - 1>(p, t, i, left, j0);
+    }
+  }
+}
+
+template <bool kSevenBit>
+void row_block(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0, int64_t i1, int64_t j0) {
+  constexpr int R = Isa::kRows;
+  int64_t i = i0;
+  for (; i + R <= i1; i += R) tile<R, kSevenBit>(p, t, i, j0);
+  remainder_tile<kSevenBit>(p, t, i, i1 - i, j0);
+}
+
+void gemm(const Int8GemmArgs& p) {
+  const PackedInt8Weights& w = *p.w;
+  EMBER_CHECK(w.level == EMBER_CPU_LEVEL && w.panel == kPanel,
+              "[int8_gemm] weights packed for CPU level ", w.level, " (panel ", w.panel,
+              "), run at level ", EMBER_CPU_LEVEL, ": pack them again");
+  if (p.m == 0 || w.n == 0) return;
+  const ColumnTerms t = p.raw ? ColumnTerms{} : column_terms(p);
+  const int64_t row_blocks = (p.m + kRowBlock - 1) / kRowBlock;
+  const int64_t panels = w.n_padded / kPanel;
+  const int64_t unit_cost = std::min(p.m, kRowBlock) * kPanel * w.k_padded;
+  parallel_for(0, panels * row_blocks, std::max<int64_t>(1, kGrainSize * 4 / unit_cost),
+               [&](int64_t u0, int64_t u1) {
+                 for (int64_t u = u0; u < u1; ++u) {
+                   const int64_t j0 = (u / row_blocks) * kPanel, rb = u % row_blocks;
+                   const int64_t i0 = rb * kRowBlock, i1 = std::min(p.m, i0 + kRowBlock);
+                   if (p.a_7bit) {
+                     row_block<true>(p, t, i0, i1, j0);
+                   } else {
+                     row_block<false>(p, t, i0, i1, j0);
+                   }
+                 }
+               });
+}
+
+void quantize_rows(const QuantizeRowsArgs& q) {
+  parallel_for(0, q.m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(q.k, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 const F inv = Isa::set1f(q.inv_scale), zp = Isa::set1f(float(q.zero_point)),
+                         qmax = Isa::set1f(float(q.qmax));
+                 for (int64_t r = r0; r < r1; ++r) {
+                   const float* x = q.x + r * q.ldx;
+                   uint8_t* a = q.a + r * q.lda;
+                   int64_t e = 0;
+                   for (; e + kLanes <= q.k; e += kLanes) {
+                     Isa::store_u8(a + e, Isa::mulf(Isa::loadf(x + e), inv), zp, qmax);
+                   }
+                   if (e < q.k) {  // the tail through a buffer, so no load or store passes k
+                     float xb[kLanes] = {};
+                     uint8_t ab[kLanes];
+                     std::memcpy(xb, x + e, sizeof(float) * (q.k - e));
+                     Isa::store_u8(ab, Isa::mulf(Isa::loadf(xb), inv), zp, qmax);
+                     std::memcpy(a + e, ab, q.k - e);
+                   }
+                   std::memset(a + q.k, 0, q.lda - q.k);
+                 }
+               });
+}
+
+void min_max_rows(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
+                  float* max_out) {
+  F lo = Isa::set1f(std::numeric_limits<float>::infinity());
+  F hi = Isa::set1f(-std::numeric_limits<float>::infinity());
+  bool nan = false;
+  float slo = std::numeric_limits<float>::infinity(), shi = -slo;
+  for (int64_t r = 0; r < m && !nan; ++r) {
+    const float* row = x + r * ldx;
+    int64_t e = 0;
+    for (; e + kLanes <= k; e += kLanes) {
+      const F v = Isa::loadf(row + e);
+      nan |= Isa::any_nan(v);
+      lo = Isa::minf(lo, v);
+      hi = Isa::maxf(hi, v);
+    }
+    for (; e < k; ++e) {
+      nan |= std::isnan(row[e]);
+      slo = std::min(slo, row[e]);
+      shi = std::max(shi, row[e]);
+    }
+  }
+  if (nan) {
+    *min_out = *max_out = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  float lanes_lo[kLanes], lanes_hi[kLanes];
+  Isa::storef(lanes_lo, lo);
+  Isa::storef(lanes_hi, hi);
+  for (int64_t l = 0; l < kLanes; ++l) {
+    slo = std::min(slo, lanes_lo[l]);
+    shi = std::max(shi, lanes_hi[l]);
+  }
+  *min_out = slo;
+  *max_out = shi;
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(int8_pack_weights_stub, CPU, pack_weights);
+EMBER_REGISTER_KERNEL(int8_gemm_stub, CPU, gemm);
+EMBER_REGISTER_KERNEL(quantize_rows_u8_stub, CPU, quantize_rows);
+EMBER_REGISTER_KERNEL(min_max_rows_stub, CPU, min_max_rows);
+
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,98 @@
+// Kernel stubs of the int8 GEMM under the quantized linear ops (ops/quantized/*; the kernels are
+// kernels/cpu/quantized/int8_gemm_kernels.cpp, compiled once per CPU capability level, and the
+// scalar reference twin is ops/quantized/int8_gemm_reference.cpp).
+//
+//   acc[m][n] = sum_k a[m][k] * w[n][k]          a unsigned 8-bit, w signed 8-bit, acc int32
+//
+// then, in the same pass over the output (FBGEMM's design: no int32 matrix in memory),
+//
+//   out[m][n] = act((acc - a_zp colsum_w[n] - w_zp[n] rowsum_a[m] + K a_zp w_zp[n])
+//                   * a_scale * w_scale[n] + bias[n])
+//
+// which is sum_k (a - a_zp)(w - w_zp) scaled: the dequantized product, from row and column
+// offsets (docs/design/quantization.md).
+//
+// Activations are 8-bit (0..255) or, when `a_7bit`, 7-bit (0..127, PyTorch's reduce_range). The
+// AVX2 and AVX-512BW kernels multiply with vpmaddubsw, which adds pairs of u8 x s8 products into
+// a saturating int16: 255 * -128 * 2 does not fit, 127 * -128 * 2 does. With 8-bit activations
+// they split each one into a 7-bit high part and its low bit, both exact; with VNNI (vpdpbusd,
+// no intermediate saturation) both cases are one instruction. Every level gives the reference's
+// int32 sums exactly.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "dispatch/stub.h"
+
+namespace ember {
+namespace native {
+
+// s8 weights (n x k) packed for one CPU level's kernel: columns in panels of `panel` (two
+// vectors of int32 lanes), each panel k_padded / 4 groups of panel x 4 bytes (four consecutive
+// k of one column together, what vpdpbusd / vpmaddubsw multiply), zero beyond n and k.
+struct PackedInt8Weights {
+  int64_t n = 0, k = 0;
+  int64_t n_padded = 0, k_padded = 0;  // multiples of panel and of 4
+  int64_t panel = 0;                   // columns per panel, chosen by the packing level
+  int level = -1;                      // the CPU capability level that packed it
+  std::vector<int8_t> data;            // n_padded * k_padded bytes
+  std::vector<int32_t> column_sums;    // sum_k w[n][k], n values
+};
+
+// Rounds k up to what the GEMM reads per row of a: rows of a are zero-padded to this.
+inline int64_t int8_gemm_padded_k(int64_t k) {
+  return (k + 3) / 4 * 4;
+}
+
+struct Int8GemmArgs {
+  const uint8_t* a = nullptr;  // m rows, `lda` apart (lda >= k_padded), zero beyond k
+  int64_t m = 0, lda = 0;
+  bool a_7bit = false;  // every a value is <= 127
+  float a_scale = 1.f;
+  int32_t a_zero_point = 0;
+  const int32_t* a_row_sums = nullptr;  // sum_k a[m][k]; needed when w_zero_points is set
+  const PackedInt8Weights* w = nullptr;
+  const float* w_scales = nullptr;        // n values (a per-tensor scale repeated)
+  const int32_t* w_zero_points = nullptr;  // n values, or null when all are 0
+  const float* bias = nullptr;             // n values, or null
+  bool relu = false;
+  float* out = nullptr;  // m x n floats, rows `ldo` apart
+  int64_t ldo = 0;
+  // Tests only: when set, out is ignored and the raw sums acc (m x n, rows `ldo` apart) are
+  // written here, so every level can be compared exactly with the reference.
+  int32_t* raw = nullptr;
+};
+
+using Int8PackWeightsFn = void (*)(const int8_t* w, int64_t n, int64_t k, int64_t ldw,
+                                   PackedInt8Weights& out);
+EMBER_DECLARE_STUB(int8_pack_weights_stub, Int8PackWeightsFn);
+
+using Int8GemmFn = void (*)(const Int8GemmArgs& args);
+EMBER_DECLARE_STUB(int8_gemm_stub, Int8GemmFn);
+
+// Dynamic quantization of float activations: x (m x k, rows `ldx` apart) -> a (m rows, `lda`
+// apart, zero-padded to lda), q = clamp(nearbyint(x * inv_scale) + zero_point, 0, qmax).
+struct QuantizeRowsArgs {
+  const float* x = nullptr;
+  int64_t m = 0, k = 0, ldx = 0;
+  float inv_scale = 1.f;
+  int32_t zero_point = 0, qmax = 255;
+  uint8_t* a = nullptr;
+  int64_t lda = 0;
+};
+using QuantizeRowsFn = void (*)(const QuantizeRowsArgs& args);
+EMBER_DECLARE_STUB(quantize_rows_u8_stub, QuantizeRowsFn);
+
+// min and max of x (m x k, rows `ldx` apart; m * k > 0). NaN propagates into both.
+using MinMaxRowsFn = void (*)(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
+                              float* max_out);
+EMBER_DECLARE_STUB(min_max_rows_stub, MinMaxRowsFn);
+
+// The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
+void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw,
+                                 int64_t panel, PackedInt8Weights& out);
+void int8_gemm_reference(const Int8GemmArgs& args, const int8_t* w, int64_t ldw);
+void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
+
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,74 @@
+// The scalar reference twins of the int8 kernels (kernels/quantized_stubs.h): plain loops over
+// the unpacked operands, the oracle the tests hold every level's kernel to. The packing here is
+// also what the kernels use (a one-time copy per module).
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "kernels/quantized_stubs.h"
+
+namespace ember {
+namespace native {
+
+void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw,
+                                 int64_t panel, PackedInt8Weights& out) {
+  out.n = n;
+  out.k = k;
+  out.panel = panel;
+  out.k_padded = int8_gemm_padded_k(k);
+  out.n_padded = (n + panel - 1) / panel * panel;
+  out.level = -1;
+  out.data.assign(out.n_padded * out.k_padded, 0);
+  out.column_sums.assign(n, 0);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t p = j / panel, c = j % panel;
+    int8_t* panel_data = out.data.data() + p * panel * out.k_padded;
+    int32_t sum = 0;
+    for (int64_t e = 0; e < k; ++e) {
+      const int8_t v = w[j * ldw + e];
+      panel_data[(e / 4) * panel * 4 + c * 4 + e % 4] = v;
+      sum += v;
+    }
+    out.column_sums[j] = sum;
+  }
+}
+
+void int8_gemm_reference(const Int8GemmArgs& p, const int8_t* w, int64_t ldw) {
+  const int64_t n = p.w->n, k = p.w->k;
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t acc = 0;
+      for (int64_t e = 0; e < k; ++e) acc += int32_t(p.a[i * p.lda + e]) * int32_t(w[j * ldw + e]);
+      if (p.raw) {
+        p.raw[i * p.ldo + j] = acc;
+        continue;
+      }
+      const int32_t zw = p.w_zero_points ? p.w_zero_points[j] : 0;
+      int32_t v = acc - p.a_zero_point * p.w->column_sums[j] + int32_t(k) * p.a_zero_point * zw;
+      if (zw != 0) v -= zw * p.a_row_sums[i];
+      // The same float operations, in the same order, as the kernels' epilogue.
+      const float scale = p.a_scale * p.w_scales[j];
+      float y = static_cast<float>(v) * scale + (p.bias ? p.bias[j] : 0.f);
+      if (p.relu) y = std::max(y, 0.f);
+      p.out[i * p.ldo + j] = y;
+    }
+  }
+}
+
+void quantize_rows_u8_reference(const QuantizeRowsArgs& q) {
+  for (int64_t r = 0; r < q.m; ++r) {
+    for (int64_t e = 0; e < q.lda; ++e) {
+      if (e >= q.k) {
+        q.a[r * q.lda + e] = 0;
+        continue;
+      }
+      const float v = std::nearbyint(q.x[r * q.ldx + e] * q.inv_scale) + float(q.zero_point);
+      // NaN compares false both ways and lands on 0, as the kernels' max(v, 0).
+      const float c = v > 0.f ? std::min(v, float(q.qmax)) : 0.f;
+      q.a[r * q.lda + e] = static_cast<uint8_t>(c);
+    }
+  }
+}
+
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,56 @@
+// Dynamically quantized linear (PyTorch's quantized::linear_dynamic): int8 weights packed once
+// per module; per call the float input is quantized to uint8 with parameters chosen from its
+// own range, multiplied on the int8 GEMM and dequantized in the GEMM's epilogue, bias and ReLU
+// included. See docs/design/quantization.md.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "kernels/quantized_stubs.h"
+
+namespace ember {
+namespace native {
+
+struct QuantParams {
+  float scale = 1.f;
+  int32_t zero_point = 0;
+};
+
+// PyTorch's ChooseQuantizationParams (quant_utils.h): the affine parameters that map
+// [min(min, 0), max(max, 0)] onto [qmin, qmax] with zero exactly representable; reduce_range
+// halves the range first (7-bit activations on x86).
+QuantParams choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
+                                       bool reduce_range);
+
+// q = clamp(zero_point + nearbyint(w * (1 / scale)), -128, 127) of a float (N, K) weight, per
+// tensor (scales and zero_points of one value) or per output channel (N values each): what
+// quantize_per_tensor / quantize_per_channel(axis 0) give for qint8. Returns int8 (N, K).
+Tensor quantize_weight_s8(const Tensor& weight, const std::vector<double>& scales,
+                          const std::vector<int64_t>& zero_points);
+
+// An int8 weight (N, K) with its quantization parameters and bias, packed for the int8 GEMM of
+// the CPU level in use.
+struct PackedLinearWeight {
+  Tensor weight;                      // int8 (N, K), contiguous: what unpack() returns
+  std::vector<double> scales;         // 1 (per tensor) or N (per channel)
+  std::vector<int64_t> zero_points;   // as scales
+  Tensor bias;                        // float32 (N,) or undefined
+  PackedInt8Weights packed;
+  std::vector<float> column_scales;   // N scales as float (per tensor repeated)
+  std::vector<int32_t> column_zero_points;  // N, or empty when every zero point is 0
+  bool per_channel = false;           // qscheme per_channel_affine (axis 0)
+};
+
+std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8,
+                                                       std::vector<double> scales,
+                                                       std::vector<int64_t> zero_points,
+                                                       bool per_channel, const Tensor& bias);
+
+// y (..., N) = dequant(quant(x) @ dequant(w)^T) + bias, ReLU when `relu`. x (..., K) floating
+// point; the result has x's dtype (computed in float32).
+Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range, bool relu);
+
+}  // namespace native
+}  // namespace ember
