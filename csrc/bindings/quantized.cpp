@@ -46,8 +46,7 @@ void init_quantized(py::module_& m) {
         py::gil_scoped_release release;
         return native::linear_dynamic(x, w, reduce_range, relu);
       },
-      py::arg("input"), py::arg("packed"), py::arg("reduce_range") = true,
-      py::arg("relu") = false,
+      py::arg("input"), py::arg("packed"), py::arg("reduce_range") = true, py::arg("relu") = false,
       "y = x @ dequant(w)^T + bias with x quantized to uint8 per call from its own range "
       "(7-bit when reduce_range, as PyTorch on x86).");
   q.def(

@@ -52,7 +52,7 @@ struct Int8GemmArgs {
   int32_t a_zero_point = 0;
   const int32_t* a_row_sums = nullptr;  // sum_k a[m][k]; needed when w_zero_points is set
   const PackedInt8Weights* w = nullptr;
-  const float* w_scales = nullptr;        // n values (a per-tensor scale repeated)
+  const float* w_scales = nullptr;         // n values (a per-tensor scale repeated)
   const int32_t* w_zero_points = nullptr;  // n values, or null when all are 0
   const float* bias = nullptr;             // n values, or null
   bool relu = false;
@@ -89,8 +89,8 @@ using MinMaxRowsFn = void (*)(const float* x, int64_t m, int64_t k, int64_t ldx,
 EMBER_DECLARE_STUB(min_max_rows_stub, MinMaxRowsFn);
 
 // The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
-void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw,
-                                 int64_t panel, PackedInt8Weights& out);
+void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
+                                 PackedInt8Weights& out);
 void int8_gemm_reference(const Int8GemmArgs& args, const int8_t* w, int64_t ldw);
 void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
 

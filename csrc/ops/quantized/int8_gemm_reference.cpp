@@ -10,8 +10,8 @@
 namespace ember {
 namespace native {
 
-void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw,
-                                 int64_t panel, PackedInt8Weights& out) {
+void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
+                                 PackedInt8Weights& out) {
   out.n = n;
   out.k = k;
   out.panel = panel;

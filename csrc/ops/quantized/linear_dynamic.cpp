@@ -33,8 +33,8 @@ constexpr int64_t kMaxDepth = 65536;
 QuantParams choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
                                        bool reduce_range) {
   EMBER_CHECK(std::isfinite(min) && std::isfinite(max), "[", kOp,
-              "] the input's range must be finite to choose quantization parameters, got min ",
-              min, " and max ", max, " (the input holds NaN or inf)");
+              "] the input's range must be finite to choose quantization parameters, got min ", min,
+              " and max ", max, " (the input holds NaN or inf)");
   EMBER_CHECK(min <= max, "[", kOp, "] min ", min, " > max ", max);
   if (reduce_range) {
     qmin /= 2;
@@ -76,8 +76,8 @@ Tensor quantize_weight_s8(const Tensor& weight, const std::vector<double>& scale
   EMBER_CHECK(weight.dim() == 2, "[quantize_weight] expected a 2-D weight, got ", weight.dim(),
               "-D");
   const int64_t n = weight.size(0), k = weight.size(1);
-  EMBER_CHECK(scales.size() == 1 || static_cast<int64_t>(scales.size()) == n,
-              "[quantize_weight] ", scales.size(), " scales for ", n, " output channels");
+  EMBER_CHECK(scales.size() == 1 || static_cast<int64_t>(scales.size()) == n, "[quantize_weight] ",
+              scales.size(), " scales for ", n, " output channels");
   EMBER_CHECK(zero_points.size() == scales.size(), "[quantize_weight] ", zero_points.size(),
               " zero points for ", scales.size(), " scales");
   const Tensor w = contiguous(to(weight, ScalarType::Float32, weight.device()));
@@ -89,7 +89,8 @@ Tensor quantize_weight_s8(const Tensor& weight, const std::vector<double>& scale
     EMBER_CHECK_T(ValueError, scales[c] > 0 && std::isfinite(scales[c]),
                   "[quantize_weight] scale must be positive and finite, got ", scales[c]);
     EMBER_CHECK_T(ValueError, zero_points[c] >= -128 && zero_points[c] <= 127,
-                  "[quantize_weight] zero_point ", zero_points[c], " is outside qint8's [-128, 127]");
+                  "[quantize_weight] zero_point ", zero_points[c],
+                  " is outside qint8's [-128, 127]");
     const float inv = 1.f / static_cast<float>(scales[c]);
     for (int64_t e = 0; e < k; ++e) {
       const float v = std::nearbyint(src[j * k + e] * inv) + static_cast<float>(zero_points[c]);
@@ -146,13 +147,13 @@ std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8
   return p;
 }
 
-Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range,
-                      bool relu) {
+Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range, bool relu) {
   const int64_t n = w.weight.size(0), k = w.weight.size(1);
   EMBER_CHECK_T(TypeError, x.is_floating_point(), "[", kOp,
                 "] expected a floating point input, got ", dtype_name(x.dtype()));
   EMBER_CHECK(x.dim() >= 1 && x.size(x.dim() - 1) == k, "[", kOp, "] input of shape ",
-              shape_str(x.sizes()), " for a weight of shape ", shape_str(w.weight.sizes()), ": the last dim must be ", k);
+              shape_str(x.sizes()), " for a weight of shape ", shape_str(w.weight.sizes()),
+              ": the last dim must be ", k);
   std::vector<int64_t> out_shape(x.sizes().begin(), x.sizes().end());
   out_shape.back() = n;
   const Tensor x2 = contiguous(to(x, ScalarType::Float32, x.device()));

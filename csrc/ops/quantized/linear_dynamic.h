@@ -33,14 +33,14 @@ Tensor quantize_weight_s8(const Tensor& weight, const std::vector<double>& scale
 // An int8 weight (N, K) with its quantization parameters and bias, packed for the int8 GEMM of
 // the CPU level in use.
 struct PackedLinearWeight {
-  Tensor weight;                      // int8 (N, K), contiguous: what unpack() returns
-  std::vector<double> scales;         // 1 (per tensor) or N (per channel)
-  std::vector<int64_t> zero_points;   // as scales
-  Tensor bias;                        // float32 (N,) or undefined
+  Tensor weight;                     // int8 (N, K), contiguous: what unpack() returns
+  std::vector<double> scales;        // 1 (per tensor) or N (per channel)
+  std::vector<int64_t> zero_points;  // as scales
+  Tensor bias;                       // float32 (N,) or undefined
   PackedInt8Weights packed;
-  std::vector<float> column_scales;   // N scales as float (per tensor repeated)
+  std::vector<float> column_scales;         // N scales as float (per tensor repeated)
   std::vector<int32_t> column_zero_points;  // N, or empty when every zero point is 0
-  bool per_channel = false;           // qscheme per_channel_affine (axis 0)
+  bool per_channel = false;                 // qscheme per_channel_affine (axis 0)
 };
 
 std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8,

@@ -52,7 +52,8 @@ ColumnTerms column_terms(const Int8GemmArgs& p) {
   if (p.w_zero_points) t.w_zp.assign(w.n_padded, 0);
   for (int64_t j = 0; j < w.n; ++j) {
     const int32_t zw = p.w_zero_points ? p.w_zero_points[j] : 0;
-    t.offset[j] = p.a_zero_point * w.column_sums[j] - static_cast<int32_t>(w.k) * p.a_zero_point * zw;
+    t.offset[j] =
+        p.a_zero_point * w.column_sums[j] - static_cast<int32_t>(w.k) * p.a_zero_point * zw;
     if (p.w_zero_points) t.w_zp[j] = zw;
     t.scale[j] = p.a_scale * p.w_scales[j];
     if (p.bias) t.bias[j] = p.bias[j];
@@ -91,7 +92,8 @@ __attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t,
   I c[R][2];
   for (auto& row : c) row[0] = row[1] = Isa::zero();
   for (int64_t g = 0; g < groups; ++g) {
-    const I b0 = Isa::load(panel + g * 4 * kPanel), b1 = Isa::load(panel + g * 4 * kPanel + 4 * kLanes);
+    const I b0 = Isa::load(panel + g * 4 * kPanel),
+            b1 = Isa::load(panel + g * 4 * kPanel + 4 * kLanes);
     for (int r = 0; r < R; ++r) {
       const I x = Isa::broadcast4(a + r * p.lda + 4 * g);
       if constexpr (kSevenBit) {
@@ -118,7 +120,8 @@ __attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t,
   } else {  // the last panel: through a buffer, keeping the columns past n unwritten
     float buf[R][kPanel];
     finish_tile<R>(c, p, t, i0, j0, buf[0], kPanel);
-    for (int r = 0; r < R; ++r) std::memcpy(p.out + (i0 + r) * p.ldo + j0, buf[r], sizeof(float) * cols);
+    for (int r = 0; r < R; ++r)
+      std::memcpy(p.out + (i0 + r) * p.ldo + j0, buf[r], sizeof(float) * cols);
   }
 }
 

@@ -36,8 +36,12 @@ struct Isa {
   static I mullo(I a, I b) { return _mm512_mullo_epi32(a, b); }
   static void store(int32_t* p, I v) { _mm512_storeu_si512(p, v); }
 #if EMBER_CPU_LEVEL >= 3
-  static I dot7(I acc, I a, I b) { return _mm512_dpbusd_epi32(acc, a, b); }
-  static I dot8(I acc, I a, I b) { return _mm512_dpbusd_epi32(acc, a, b); }
+  static I dot7(I acc, I a, I b) {
+    return _mm512_dpbusd_epi32(acc, a, b);
+  }
+  static I dot8(I acc, I a, I b) {
+    return _mm512_dpbusd_epi32(acc, a, b);
+  }
 #else
   static I dot7(I acc, I a, I b) {
     return _mm512_add_epi32(acc,
@@ -52,15 +56,33 @@ struct Isa {
     return _mm512_add_epi32(acc, _mm512_add_epi32(h, l));
   }
 #endif
-  static F to_float(I v) { return _mm512_cvtepi32_ps(v); }
-  static F loadf(const float* p) { return _mm512_loadu_ps(p); }
-  static F set1f(float v) { return _mm512_set1_ps(v); }
-  static F mulf(F a, F b) { return _mm512_mul_ps(a, b); }
-  static F addf(F a, F b) { return _mm512_add_ps(a, b); }
-  static F maxf(F a, F b) { return _mm512_max_ps(a, b); }
-  static F minf(F a, F b) { return _mm512_min_ps(a, b); }
-  static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
-  static bool any_nan(F v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
+  static F to_float(I v) {
+    return _mm512_cvtepi32_ps(v);
+  }
+  static F loadf(const float* p) {
+    return _mm512_loadu_ps(p);
+  }
+  static F set1f(float v) {
+    return _mm512_set1_ps(v);
+  }
+  static F mulf(F a, F b) {
+    return _mm512_mul_ps(a, b);
+  }
+  static F addf(F a, F b) {
+    return _mm512_add_ps(a, b);
+  }
+  static F maxf(F a, F b) {
+    return _mm512_max_ps(a, b);
+  }
+  static F minf(F a, F b) {
+    return _mm512_min_ps(a, b);
+  }
+  static void storef(float* p, F v) {
+    _mm512_storeu_ps(p, v);
+  }
+  static bool any_nan(F v) {
+    return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0;
+  }
   // clamp(nearbyint(x) + zp, 0, qmax) of kLanes floats (NaN -> 0) stored as bytes. Rounding
   // before adding the zero point, as PyTorch: the sum of two integers is exact.
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
@@ -154,8 +176,8 @@ struct Isa {
     const F r = _mm_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm_min_ps(_mm_max_ps(_mm_add_ps(r, zp), _mm_setzero_ps()), qmax);
     const __m128i bytes = _mm_shuffle_epi8(
-        _mm_cvtps_epi32(c), _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                          -1, -1));
+        _mm_cvtps_epi32(c),
+        _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
     const int32_t v = _mm_cvtsi128_si32(bytes);
     std::memcpy(p, &v, 4);
   }
