@@ -219,6 +219,7 @@ void check_inplace(const Tensor& t) {
 Tensor detach(const Tensor& t) {
   auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(),
                                          t.storage_offset(), t.impl()->version_counter());
+  impl->set_quantizer(t.impl()->quantizer());
   return Tensor(std::move(impl));
 }
 

@@ -42,7 +42,7 @@ dlpack::DataType to_dl_dtype(ScalarType t) {
 
 std::optional<ScalarType> from_dl_dtype(const dlpack::DataType& d) {
   if (d.lanes != 1) return std::nullopt;
-  for (int i = 0; i < kNumScalarTypes; ++i) {
+  for (int i = 0; i < kNumPromotableScalarTypes; ++i) {  // DLPack has no quantized types
     const auto t = static_cast<ScalarType>(i);
     const dlpack::DataType e = to_dl_dtype(t);
     if (e.code == d.code && e.bits == d.bits) return t;
@@ -89,6 +89,12 @@ void versioned_capsule_destructor(PyObject* capsule) {
 }
 
 py::object export_capsule(const Tensor& self, bool versioned, bool copy) {
+  if (is_quantized(self.dtype())) {
+    PyErr_SetString(PyExc_BufferError,
+                    "[__dlpack__] DLPack has no quantized types: export int_repr() or "
+                    "dequantize() instead");
+    throw py::error_already_set();
+  }
   const bool read_only = self.storage()->read_only();
   if (!versioned && read_only) {
     PyErr_SetString(PyExc_BufferError,

@@ -33,7 +33,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_nn_transformer(m);
   ember::init_nn_embedding(m);
   ember::init_nn_rnn(m);
-  ember::init_quantized(m);
+  ember::init_quantized(m, cls);
   ember::init_autograd(m, cls);
   ember::init_autograd_function(m);
   ember::init_config(m);

@@ -72,6 +72,10 @@ py::dtype numpy_dtype_for(ScalarType t) {
     case ScalarType::Complex128:
       return py::dtype("complex128");
     default:
+      if (is_quantized(t)) {
+        EMBER_THROW(TypeError, "[numpy] Got unsupported ScalarType ", dtype_name(t),
+                    ": NumPy has no quantized dtypes (use .dequantize() or .int_repr() first)");
+      }
       EMBER_THROW(TypeError, "[numpy] Got unsupported ScalarType ", dtype_name(t),
                   ": NumPy has no such dtype (convert with .float() first)");
   }

@@ -215,7 +215,7 @@ void init_nn_attention(py::module_& m);
 void init_nn_transformer(py::module_& m);
 void init_nn_embedding(py::module_& m);
 void init_nn_rnn(py::module_& m);
-void init_quantized(py::module_& m);  // ember._C._quantized
+void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);  // _C._quantized
 void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

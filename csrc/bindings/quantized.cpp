@@ -3,12 +3,129 @@
 #include "bindings/pybind_ember.h"
 #include "bindings/reduce_helpers.h"
 #include "ops/quantized/linear_dynamic.h"
+#include "ops/creation.h"
+#include "ops/quantized/quantize.h"
 
 namespace ember {
 
-void init_quantized(py::module_& m) {
+namespace {
+
+// ember.qscheme: PyTorch's torch.qscheme objects (ember.per_tensor_affine, ...).
+struct QSchemeObject {
+  QScheme scheme;
+};
+
+py::object qscheme_object(QScheme s) {
+  static QSchemeObject objects[] = {{QScheme::PerTensorAffine},
+                                    {QScheme::PerChannelAffine},
+                                    {QScheme::PerTensorSymmetric},
+                                    {QScheme::PerChannelSymmetric}};
+  return py::cast(&objects[static_cast<int>(s)], py::return_value_policy::reference);
+}
+
+ScalarType quantized_dtype_arg(py::handle h, const char* op) {
+  auto t = try_parse_dtype(h);
+  EMBER_CHECK_T(TypeError, t && is_quantized(*t), "[", op,
+                "] dtype must be ember.qint8, ember.quint8 or ember.qint32, got ",
+                py::str(h).cast<std::string>());
+  return *t;
+}
+
+const Quantizer& quantizer_of(const Tensor& t, const char* op) {
+  EMBER_CHECK_T(TypeError, is_quantized(t.dtype()) && t.impl()->quantizer(), "[", op,
+                "] expected a quantized tensor, got dtype ", dtype_name(t.dtype()));
+  return *t.impl()->quantizer();
+}
+
+const Quantizer& per_channel_quantizer(const Tensor& t, const char* op) {
+  const Quantizer& q = quantizer_of(t, op);
+  EMBER_CHECK(q.per_channel(), "[", op, "] expected a per-channel quantized tensor, got ",
+              qscheme_name(q.scheme()));
+  return q;
+}
+
+const Quantizer& per_tensor_quantizer(const Tensor& t, const char* op) {
+  const Quantizer& q = quantizer_of(t, op);
+  EMBER_CHECK(!q.per_channel(), "[", op, "] expected a per-tensor quantized tensor, got ",
+              qscheme_name(q.scheme()), " (use q_per_channel_scales / q_per_channel_zero_points)");
+  return q;
+}
+
+}  // namespace
+
+void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   using native::PackedLinearWeight;
   py::module_ q = m.def_submodule("_quantized", "int8 kernels behind ember.ao.quantization");
+  py::class_<QSchemeObject>(m, "qscheme")
+      .def("__repr__",
+           [](const QSchemeObject& o) { return std::string("ember.") + qscheme_name(o.scheme); })
+      .def("__reduce__", [](const QSchemeObject& o) { return std::string(qscheme_name(o.scheme)); })
+      .def_property_readonly("name", [](const QSchemeObject& o) { return qscheme_name(o.scheme); });
+  for (QScheme s : {QScheme::PerTensorAffine, QScheme::PerChannelAffine,
+                    QScheme::PerTensorSymmetric, QScheme::PerChannelSymmetric}) {
+    m.attr(qscheme_name(s)) = qscheme_object(s);
+  }
+
+  q.def(
+      "quantize_per_tensor",
+      [](const Tensor& x, double scale, int64_t zero_point, py::handle dtype) {
+        const ScalarType dt = quantized_dtype_arg(dtype, "quantize_per_tensor");
+        py::gil_scoped_release release;
+        return native::quantize_per_tensor(x, scale, zero_point, dt);
+      },
+      py::arg("input"), py::arg("scale"), py::arg("zero_point"), py::arg("dtype"));
+  q.def(
+      "quantize_per_channel",
+      [](const Tensor& x, std::vector<double> scales, std::vector<int64_t> zero_points,
+         int64_t axis, py::handle dtype) {
+        const ScalarType dt = quantized_dtype_arg(dtype, "quantize_per_channel");
+        py::gil_scoped_release release;
+        return native::quantize_per_channel(x, scales, zero_points, axis, dt);
+      },
+      py::arg("input"), py::arg("scales"), py::arg("zero_points"), py::arg("axis"),
+      py::arg("dtype"));
+  q.def(
+      "quantize_per_tensor_dynamic",
+      [](const Tensor& x, py::handle dtype, bool reduce_range) {
+        const ScalarType dt = quantized_dtype_arg(dtype, "quantize_per_tensor_dynamic");
+        py::gil_scoped_release release;
+        return native::quantize_per_tensor_dynamic(x, dt, reduce_range);
+      },
+      py::arg("input"), py::arg("dtype"), py::arg("reduce_range"));
+  q.def("dequantize", &native::dequantize, py::arg("input"),
+        py::call_guard<py::gil_scoped_release>());
+  q.def("_make_per_tensor_quantized_tensor", &native::make_per_tensor_quantized,
+        py::arg("input"), py::arg("scale"), py::arg("zero_point"));
+  q.def("_make_per_channel_quantized_tensor", &native::make_per_channel_quantized,
+        py::arg("input"), py::arg("scales"), py::arg("zero_points"), py::arg("axis"));
+
+  cls.def("int_repr", [](const Tensor& t) { return native::int_repr(t); });
+  cls.def("dequantize", [](const Tensor& t) { return native::dequantize(t); });
+  cls.def_property_readonly("is_quantized",
+                            [](const Tensor& t) { return is_quantized(t.dtype()); });
+  cls.def("q_scale",
+          [](const Tensor& t) { return per_tensor_quantizer(t, "q_scale").scale(); });
+  cls.def("q_zero_point",
+          [](const Tensor& t) { return per_tensor_quantizer(t, "q_zero_point").zero_point(); });
+  cls.def("q_per_channel_scales", [](const Tensor& t) {
+    const auto& v = per_channel_quantizer(t, "q_per_channel_scales").scales();
+    Tensor out = native::empty({static_cast<int64_t>(v.size())},
+                               native::TensorOptions(ScalarType::Float64));
+    std::copy(v.begin(), v.end(), out.data<double>());
+    return out;
+  });
+  cls.def("q_per_channel_zero_points", [](const Tensor& t) {
+    const auto& v = per_channel_quantizer(t, "q_per_channel_zero_points").zero_points();
+    Tensor out = native::empty({static_cast<int64_t>(v.size())},
+                               native::TensorOptions(ScalarType::Int64));
+    std::copy(v.begin(), v.end(), out.data<int64_t>());
+    return out;
+  });
+  cls.def("q_per_channel_axis",
+          [](const Tensor& t) { return per_channel_quantizer(t, "q_per_channel_axis").axis(); });
+  cls.def("qscheme",
+          [](const Tensor& t) { return qscheme_object(quantizer_of(t, "qscheme").scheme()); });
+
   py::class_<PackedLinearWeight, std::shared_ptr<PackedLinearWeight>>(q, "LinearPackedParams")
       .def_property_readonly("in_features",
                              [](const PackedLinearWeight& w) { return w.weight.size(1); })
@@ -26,7 +143,46 @@ void init_quantized(py::module_& m) {
           [](const PackedLinearWeight& w) {
             return py::make_tuple(w.weight, w.bias.defined() ? py::cast(w.bias) : py::none());
           },
-          "(int8 weight (out, in), float32 bias or None)");
+          "(int8 weight (out, in), float32 bias or None)")
+      .def(
+          "unpack_quantized",
+          [](const PackedLinearWeight& w) {
+            const Tensor q =
+                w.per_channel
+                    ? native::make_per_channel_quantized(w.weight, w.scales, w.zero_points, 0)
+                    : native::make_per_tensor_quantized(w.weight, w.scales[0], w.zero_points[0]);
+            return py::make_tuple(q, w.bias.defined() ? py::cast(w.bias) : py::none());
+          },
+          "(qint8 weight (out, in), float32 bias or None), as quantized::linear_unpack");
+  q.def(
+      "linear_prepack",
+      [](const Tensor& qweight, py::handle bias) {
+        const Quantizer& quant = quantizer_of(qweight, "linear_prepack");
+        EMBER_CHECK_T(TypeError, qweight.dtype() == ScalarType::QInt8,
+                      "[linear_prepack] expected a qint8 weight, got ",
+                      dtype_name(qweight.dtype()));
+        EMBER_CHECK(!quant.per_channel() || quant.axis() == 0,
+                    "[linear_prepack] per-channel weights must be quantized along axis 0 (the "
+                    "output features), got axis ",
+                    quant.axis());
+        const Tensor b = opt_tensor(bias, "linear_prepack", "bias");
+        py::gil_scoped_release release;
+        return native::pack_linear_weight(native::int_repr(qweight), quant.scales(),
+                                          quant.zero_points(), quant.per_channel(), b);
+      },
+      py::arg("weight"), py::arg("bias") = py::none(),
+      "Packs a qint8 weight (out, in), per tensor or per channel along axis 0 "
+      "(quantized::linear_prepack).");
+  q.def(
+      "linear",
+      [](const Tensor& x, const PackedLinearWeight& w, double scale, int64_t zero_point,
+         bool relu) {
+        py::gil_scoped_release release;
+        return native::linear_quantized(x, w, scale, zero_point, relu);
+      },
+      py::arg("input"), py::arg("packed"), py::arg("output_scale"),
+      py::arg("output_zero_point"), py::arg("relu") = false,
+      "quint8 y = requant(dequant(x) @ dequant(w)^T + bias) (quantized::linear).");
   q.def(
       "_linear_prepack",
       [](const Tensor& weight, std::vector<double> scales, std::vector<int64_t> zero_points,

@@ -140,8 +140,10 @@ void init_tensor_class(py::module_& m) {
   cls.def_property(
       "data",
       [](const Tensor& t) {
-        return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(),
-                                                 t.storage_offset()));
+        auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(),
+                                               t.storage_offset());
+        impl->set_quantizer(t.impl()->quantizer());
+        return Tensor(std::move(impl));
       },
       [](const Tensor& self, py::object src) {
         if (!is_tensor(src)) {

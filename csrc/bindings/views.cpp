@@ -40,6 +40,10 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         Tensor t = self.cast<Tensor>();
         if (shape.size() == 1) {
           if (auto dt = try_parse_dtype(shape[0])) {
+            EMBER_CHECK(!is_quantized(t.dtype()) && !is_quantized(*dt),
+                        "[view] cannot view a tensor as another dtype when either is quantized (",
+                        dtype_name(t.dtype()), " -> ", dtype_name(*dt),
+                        "): use int_repr() or dequantize()");
             EMBER_CHECK(element_size(*dt) == t.itemsize(),
                         "[view] viewing a tensor as a dtype with "
                         "a different element size is not supported (",

@@ -7,7 +7,8 @@
 namespace ember {
 
 size_t element_size(ScalarType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 4};
+  static_assert(sizeof(sizes) / sizeof(sizes[0]) == kNumScalarTypes);
   EMBER_CHECK(t != ScalarType::Undefined, "[dtype] undefined dtype has no element size");
   return sizes[static_cast<int>(t)];
 }
@@ -15,7 +16,9 @@ size_t element_size(ScalarType t) {
 const char* dtype_name(ScalarType t) {
   static const char* names[] = {"bool",    "uint8",   "int8",      "int16",
                                 "int32",   "int64",   "float16",   "bfloat16",
-                                "float32", "float64", "complex64", "complex128"};
+                                "float32", "float64", "complex64", "complex128",
+                                "qint8",   "quint8",  "qint32"};
+  static_assert(sizeof(names) / sizeof(names[0]) == kNumScalarTypes);
   if (t == ScalarType::Undefined) return "undefined";
   return names[static_cast<int>(t)];
 }
@@ -46,12 +49,16 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == ScalarType::Undefined) return b;
   if (b == ScalarType::Undefined) return a;
+  if (is_quantized(a) || is_quantized(b)) {
+    EMBER_THROW(TypeError, "[promote_types] quantized dtypes take part in no type promotion, got ",
+                dtype_name(a), " and ", dtype_name(b), ": call dequantize() first");
+  }
   // Table in ScalarType order, as torch.promote_types.
   constexpr auto b1 = ScalarType::Bool, u1 = ScalarType::UInt8, i1 = ScalarType::Int8,
                  i2 = ScalarType::Int16, i4 = ScalarType::Int32, i8 = ScalarType::Int64,
                  f2 = ScalarType::Float16, bf = ScalarType::BFloat16, f4 = ScalarType::Float32,
                  f8 = ScalarType::Float64, c8 = ScalarType::Complex64, c16 = ScalarType::Complex128;
-  static constexpr ScalarType table[kNumScalarTypes][kNumScalarTypes] = {
+  static constexpr ScalarType table[kNumPromotableScalarTypes][kNumPromotableScalarTypes] = {
       /*        b1   u1   i1   i2   i4   i8   f2   bf   f4   f8   c8   c16 */
       /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, c16},
       /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c8, c16},
@@ -70,6 +77,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_quantized(from) || is_quantized(to)) return from == to;
   if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating(from) && is_integral(to, /*include_bool=*/true)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;

@@ -22,9 +22,16 @@ enum class ScalarType : int8_t {
   Float64,
   Complex64,
   Complex128,
+  // Quantized: integers plus a Quantizer on the tensor (core/quantizer.h) that maps them to
+  // real values; no arithmetic or type promotion (docs/design/quantization.md).
+  QInt8,
+  QUInt8,
+  QInt32,
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
+// The types that take part in type promotion (the promotion table's rows).
+constexpr int kNumPromotableScalarTypes = static_cast<int>(ScalarType::QInt8);
 
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
@@ -43,8 +50,24 @@ inline bool is_integral(ScalarType t, bool include_bool) {
   return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) ||
          (include_bool && t == ScalarType::Bool);
 }
+inline bool is_quantized(ScalarType t) {
+  return t == ScalarType::QInt8 || t == ScalarType::QUInt8 || t == ScalarType::QInt32;
+}
+// The integer type a quantized type stores (qint8 -> int8); other types unchanged.
+inline ScalarType quantized_storage_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::QInt8:
+      return ScalarType::Int8;
+    case ScalarType::QUInt8:
+      return ScalarType::UInt8;
+    case ScalarType::QInt32:
+      return ScalarType::Int32;
+    default:
+      return t;
+  }
+}
 inline bool is_signed(ScalarType t) {
-  return t != ScalarType::Bool && t != ScalarType::UInt8;
+  return t != ScalarType::Bool && t != ScalarType::UInt8 && t != ScalarType::QUInt8;
 }
 ScalarType to_complex(ScalarType t);  // float32 -> complex64, float64 -> complex128
 ScalarType to_real(ScalarType t);     // complex64 -> float32, others unchanged

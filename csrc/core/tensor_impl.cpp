@@ -34,6 +34,7 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
 void TensorImpl::set_data_from(const TensorImpl& src) {
   storage_ = src.storage_;
   dtype_ = src.dtype_;
+  quantizer_ = src.quantizer_;
   set_geometry(src.sizes_, src.strides_, src.storage_offset_);
 }
 

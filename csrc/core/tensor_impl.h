@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 #include "core/grad_state.h"
 #include "core/intrusive_ptr.h"
+#include "core/quantizer.h"
 #include "core/small_vector.h"
 #include "core/storage.h"
 
@@ -95,6 +96,11 @@ class TensorImpl : public RefCounted {
   // Made while inference mode was on: such a tensor can never join an autograd graph.
   bool is_inference() const { return inference_; }
 
+  // The quantization parameters; set exactly when dtype_ is quantized (once the tensor is
+  // complete: ops that allocate a quantized output set it before returning it).
+  const intrusive_ptr<Quantizer>& quantizer() const { return quantizer_; }
+  void set_quantizer(intrusive_ptr<Quantizer> q) { quantizer_ = std::move(q); }
+
  private:
   void refresh_cached_fields();
 
@@ -107,6 +113,7 @@ class TensorImpl : public RefCounted {
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   intrusive_ptr<TensorImpl> view_base_;
+  intrusive_ptr<Quantizer> quantizer_;
   ScalarType dtype_;
   // Invariant: is_contiguous_ == compute_is_contiguous(sizes_, strides_), i.e. for every dim i
   // with sizes_[i] > 1, strides_[i] == product of sizes_[i+1:] (or the tensor is empty).

@@ -35,6 +35,14 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from ._functional import broadcast_shapes  # noqa: E402,F401
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._elementwise import where  # noqa: E402,F401
+from ._quantized import (  # noqa: E402,F401
+    _make_per_channel_quantized_tensor,
+    _make_per_tensor_quantized_tensor,
+    dequantize,
+    quantize_per_channel,
+    quantize_per_tensor,
+    quantize_per_tensor_dynamic,
+)
 from . import return_types  # noqa: E402,F401
 from . import __config__  # noqa: E402,F401
 from . import cuda, random, utils  # noqa: E402,F401

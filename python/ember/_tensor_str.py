@@ -355,6 +355,18 @@ def _grad_fn_suffix(tensor: Any) -> str | None:
     return f"grad_fn=<{name.rsplit('::', 1)[-1]}>"
 
 
+def _quantization_suffixes(tensor: Any) -> list[str]:
+    scheme = tensor.qscheme()
+    out = [f"quantization_scheme={scheme}"]
+    if scheme.name.startswith("per_channel"):
+        out += [f"scale={tensor.q_per_channel_scales()!r}",
+                f"zero_point={tensor.q_per_channel_zero_points()!r}",
+                f"axis={tensor.q_per_channel_axis()}"]
+    else:
+        out += [f"scale={tensor.q_scale()}", f"zero_point={tensor.q_zero_point()}"]
+    return out
+
+
 def tensor_str(tensor: Any) -> str:
     """Return the PyTorch-style ``repr``/``str`` of ``tensor``, e.g. ``tensor([1., 2.])``."""
     prefix = "tensor("
@@ -373,7 +385,11 @@ def tensor_str(tensor: Any) -> str:
     inferable = dtype_name in (default_name, default_complex, "ember.int64", "ember.bool")
     shape = tuple(int(n) for n in tensor.shape)
 
-    if tensor.numel() == 0:
+    if getattr(tensor, "is_quantized", False):
+        # As PyTorch: the dequantized values, then the size, dtype and quantization parameters.
+        suffixes += [f"size={shape}", f"dtype={dtype_name}", *_quantization_suffixes(tensor)]
+        body = _array_str(_host_array(tensor.dequantize()), indent) if tensor.numel() else "[]"
+    elif tensor.numel() == 0:
         # Like NumPy, spell out the shape unless it is the plain (0,) that "[]" already implies.
         if tensor.dim() != 1:
             suffixes.append(f"size={shape}")

@@ -1,6 +1,7 @@
 #include "ops/quantized/linear_dynamic.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include "core/shape.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -27,6 +29,41 @@ constexpr const char* kOp = "quantized::linear_dynamic";
 constexpr double kSmallScale = 6.1e-5;
 // The int32 sums cannot overflow while K * 255 * 128 < 2^31.
 constexpr int64_t kMaxDepth = 65536;
+
+}  // namespace
+
+namespace {
+
+// out (m x n) = the dequantized product of a (m rows of k_padded bytes, parameters q) and w.
+void run_gemm(const uint8_t* a, int64_t m, int64_t lda, bool seven_bit, const QuantParams& q,
+              const PackedLinearWeight& w, bool relu, float* out) {
+  const int64_t k = w.weight.size(1);
+  std::vector<int32_t> row_sums;
+  if (!w.column_zero_points.empty()) {  // the w_zp * rowsum(a) term
+    row_sums.resize(m);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t s = 0;
+      for (int64_t e = 0; e < k; ++e) s += a[i * lda + e];
+      row_sums[i] = s;
+    }
+  }
+  Int8GemmArgs g;
+  g.a = a;
+  g.m = m;
+  g.lda = lda;
+  g.a_7bit = seven_bit;
+  g.a_scale = q.scale;
+  g.a_zero_point = q.zero_point;
+  g.a_row_sums = row_sums.empty() ? nullptr : row_sums.data();
+  g.w = &w.packed;
+  g.w_scales = w.column_scales.data();
+  g.w_zero_points = w.column_zero_points.empty() ? nullptr : w.column_zero_points.data();
+  g.bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
+  g.relu = relu;
+  g.out = out;
+  g.ldo = w.weight.size(0);
+  int8_gemm_stub(Device(), g);
+}
 
 }  // namespace
 
@@ -188,32 +225,45 @@ Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_
   qa.a = a.data();
   qa.lda = lda;
   quantize_rows_u8_stub(Device(), qa);
-  std::vector<int32_t> row_sums;
-  if (!w.column_zero_points.empty()) {
-    row_sums.resize(m);
-    for (int64_t i = 0; i < m; ++i) {
-      int32_t s = 0;
-      for (int64_t e = 0; e < k; ++e) s += a[i * lda + e];
-      row_sums[i] = s;
-    }
-  }
-  Int8GemmArgs g;
-  g.a = a.data();
-  g.m = m;
-  g.lda = lda;
-  g.a_7bit = reduce_range;
-  g.a_scale = q.scale;
-  g.a_zero_point = q.zero_point;
-  g.a_row_sums = row_sums.empty() ? nullptr : row_sums.data();
-  g.w = &w.packed;
-  g.w_scales = w.column_scales.data();
-  g.w_zero_points = w.column_zero_points.empty() ? nullptr : w.column_zero_points.data();
-  g.bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
-  g.relu = relu;
-  g.out = out.data<float>();
-  g.ldo = n;
-  int8_gemm_stub(Device(), g);
+  run_gemm(a.data(), m, lda, reduce_range, q, w, relu, out.data<float>());
   return x.dtype() == ScalarType::Float32 ? out : to(out, x.dtype(), x.device());
+}
+
+Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, double out_scale,
+                        int64_t out_zero_point, bool relu) {
+  const char* op = "quantized::linear";
+  EMBER_CHECK_T(TypeError, q_input.dtype() == ScalarType::QUInt8, "[", op,
+                "] expected a quint8 input (quantize it with a QuantStub or "
+                "quantize_per_tensor), got ",
+                dtype_name(q_input.dtype()));
+  const Quantizer& iq = *q_input.impl()->quantizer();
+  EMBER_CHECK(!iq.per_channel(), "[", op, "] expected a per-tensor quantized input");
+  const int64_t n = w.weight.size(0), k = w.weight.size(1);
+  EMBER_CHECK(q_input.dim() >= 1 && q_input.size(q_input.dim() - 1) == k, "[", op,
+              "] input of shape ", shape_str(q_input.sizes()), " for a weight of shape ",
+              shape_str(w.weight.sizes()), ": the last dim must be ", k);
+  std::vector<int64_t> out_shape(q_input.sizes().begin(), q_input.sizes().end());
+  out_shape.back() = n;
+  int64_t m = 1;
+  for (int64_t d = 0; d + 1 < q_input.dim(); ++d) m *= q_input.size(d);
+  Tensor out = empty(out_shape, TensorOptions(ScalarType::Float32));
+  if (m > 0 && n > 0) {
+    // The integers, rows zero-padded to what the GEMM reads.
+    const Tensor ints = contiguous(quantized_storage_view(q_input));
+    const int64_t lda = int8_gemm_padded_k(k);
+    std::vector<uint8_t> a(static_cast<size_t>(m * lda), 0);
+    uint8_t largest = 0;  // 7-bit inputs (reduce_range observers) take the faster product
+    for (int64_t i = 0; i < m; ++i) {
+      const uint8_t* row = ints.data<uint8_t>() + i * k;
+      std::memcpy(a.data() + i * lda, row, k);
+      for (int64_t e = 0; e < k; ++e) largest = std::max(largest, row[e]);
+    }
+    QuantParams q;
+    q.scale = static_cast<float>(iq.scale());
+    q.zero_point = static_cast<int32_t>(iq.zero_point());
+    run_gemm(a.data(), m, lda, largest <= 127, q, w, relu, out.data<float>());
+  }
+  return quantize_per_tensor(out, out_scale, out_zero_point, ScalarType::QUInt8);
 }
 
 }  // namespace native

@@ -52,5 +52,11 @@ std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8
 // point; the result has x's dtype (computed in float32).
 Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range, bool relu);
 
+// The statically quantized linear (PyTorch's quantized::linear): a quint8 per-tensor input,
+// the int8 GEMM with the float epilogue, then requantized to quint8 with the output's scale and
+// zero point.
+Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, double out_scale,
+                        int64_t out_zero_point, bool relu);
+
 }  // namespace native
 }  // namespace ember

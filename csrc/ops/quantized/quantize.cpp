@@ -1,0 +1,313 @@
+#include "ops/quantized/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "core/factory.h"
+#include "core/parallel.h"
+#include "core/quantizer.h"
+#include "core/shape.h"
+#include "kernels/quantized_stubs.h"
+#include "ops/conversion.h"
+#include "ops/quantized/linear_dynamic.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace native {
+
+namespace {
+
+void check_quantized_dtype(ScalarType dtype, const char* op) {
+  EMBER_CHECK_T(TypeError, is_quantized(dtype), "[", op,
+                "] expected a quantized dtype (qint8, quint8 or qint32), got ", dtype_name(dtype));
+}
+
+void check_params(double scale, int64_t zero_point, ScalarType dtype, const char* op) {
+  EMBER_CHECK_T(ValueError, scale > 0 && std::isfinite(scale), "[", op,
+                "] scale must be positive and finite, got ", scale);
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  EMBER_CHECK_T(ValueError, zero_point >= qmin && zero_point <= qmax, "[", op, "] zero_point ",
+                zero_point, " is outside ", dtype_name(dtype), "'s range [", qmin, ", ", qmax,
+                "]");
+}
+
+// float32, contiguous.
+Tensor float_input(const Tensor& x, const char* op) {
+  EMBER_CHECK_T(TypeError, x.is_floating_point(), "[", op,
+                "] expected a floating point tensor, got ", dtype_name(x.dtype()));
+  return contiguous(to(x, ScalarType::Float32, x.device()));
+}
+
+// A fresh contiguous quantized tensor of x's shape.
+Tensor empty_quantized(IntArrayRef sizes, ScalarType dtype, intrusive_ptr<Quantizer> q,
+                       const char* op) {
+  Tensor out = empty_tensor(sizes, dtype, Device(), op);
+  out.impl()->set_quantizer(std::move(q));
+  return out;
+}
+
+// Writes clamp(zp + nearbyint(x * inv_scale)) for elements [begin, end) with one (scale, zp),
+// as PyTorch's quantize_val: the product and rounding in float, the clamp before the cast.
+template <typename Q>
+void quantize_range(const float* x, Q* q, int64_t begin, int64_t end, double scale,
+                    int64_t zero_point, int64_t qmin, int64_t qmax) {
+  const float inv = 1.f / static_cast<float>(scale);
+  const float zp = static_cast<float>(zero_point);
+  const double lo = static_cast<double>(qmin), hi = static_cast<double>(qmax);
+  for (int64_t i = begin; i < end; ++i) {
+    const double v = static_cast<double>(zp + std::nearbyint(x[i] * inv));
+    q[i] = static_cast<Q>(v > lo ? std::min(v, hi) : lo);  // NaN -> qmin
+  }
+}
+
+template <typename F>
+void for_storage_type(ScalarType dtype, F&& f) {
+  switch (quantized_storage_type(dtype)) {
+    case ScalarType::Int8:
+      f(int8_t{});
+      break;
+    case ScalarType::UInt8:
+      f(uint8_t{});
+      break;
+    default:
+      f(int32_t{});
+      break;
+  }
+}
+
+// Channel geometry of a contiguous tensor along `axis`: outer x channels x inner.
+struct ChannelLayout {
+  int64_t outer = 1, channels = 1, inner = 1;
+  ChannelLayout(IntArrayRef sizes, int64_t axis) {
+    for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+      if (d < axis) outer *= sizes[d];
+      if (d == axis) channels = sizes[d];
+      if (d > axis) inner *= sizes[d];
+    }
+  }
+};
+
+int64_t checked_axis(int64_t axis, int64_t dim, const char* op) {
+  EMBER_CHECK_T(IndexError, axis >= -dim && axis < dim && dim > 0, "[", op, "] axis ", axis,
+                " is out of range for a ", dim, "-D tensor");
+  return axis < 0 ? axis + dim : axis;
+}
+
+}  // namespace
+
+void quantized_range(ScalarType dtype, int64_t* qmin, int64_t* qmax) {
+  switch (dtype) {
+    case ScalarType::QInt8:
+      *qmin = -128;
+      *qmax = 127;
+      return;
+    case ScalarType::QUInt8:
+      *qmin = 0;
+      *qmax = 255;
+      return;
+    case ScalarType::QInt32:
+      *qmin = std::numeric_limits<int32_t>::min();
+      *qmax = std::numeric_limits<int32_t>::max();
+      return;
+    default:
+      check_quantized_dtype(dtype, "quantize");
+  }
+}
+
+Tensor quantized_storage_view(const Tensor& q) {
+  return Tensor(make_intrusive<TensorImpl>(q.storage(), quantized_storage_type(q.dtype()),
+                                           q.sizes(), q.strides(), q.storage_offset(),
+                                           q.impl()->version_counter()));
+}
+
+Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, ScalarType dtype) {
+  const char* op = "quantize_per_tensor";
+  check_quantized_dtype(dtype, op);
+  check_params(scale, zero_point, dtype, op);
+  const Tensor xf = float_input(x, op);
+  Tensor out = empty_quantized(x.sizes(), dtype, Quantizer::per_tensor(scale, zero_point), op);
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  const float* src = xf.data<float>();
+  const int64_t n = xf.numel();
+  if (dtype == ScalarType::QUInt8 && n > 0) {  // the activations' case: the SIMD kernel
+    QuantizeRowsArgs a;
+    a.x = src;
+    a.m = 1;
+    a.k = n;
+    a.ldx = n;
+    a.inv_scale = 1.f / static_cast<float>(scale);
+    a.zero_point = static_cast<int32_t>(zero_point);
+    a.qmax = 255;
+    a.a = out.data<uint8_t>();
+    a.lda = n;
+    // One row per grain of elements, so the kernel's row loop runs them in parallel.
+    const int64_t chunk = kGrainSize;
+    parallel_for(0, (n + chunk - 1) / chunk, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        QuantizeRowsArgs part = a;
+        part.x = src + c * chunk;
+        part.a = out.data<uint8_t>() + c * chunk;
+        part.k = part.lda = std::min(chunk, n - c * chunk);
+        part.ldx = part.k;
+        quantize_rows_u8_stub(Device(), part);
+      }
+    });
+    return out;
+  }
+  for_storage_type(dtype, [&](auto tag) {
+    using Q = decltype(tag);
+    Q* dst = static_cast<Q*>(out.data_ptr());
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+      quantize_range(src, dst, b, e, scale, zero_point, qmin, qmax);
+    });
+  });
+  return out;
+}
+
+Tensor quantize_per_channel(const Tensor& x, const std::vector<double>& scales,
+                            const std::vector<int64_t>& zero_points, int64_t axis,
+                            ScalarType dtype) {
+  const char* op = "quantize_per_channel";
+  check_quantized_dtype(dtype, op);
+  axis = checked_axis(axis, x.dim(), op);
+  const int64_t channels = x.size(axis);
+  EMBER_CHECK_T(ValueError, static_cast<int64_t>(scales.size()) == channels &&
+                                static_cast<int64_t>(zero_points.size()) == channels,
+                "[", op, "] ", scales.size(), " scales and ", zero_points.size(),
+                " zero points for ", channels, " channels (axis ", axis, " of shape ",
+                shape_str(x.sizes()), ")");
+  for (int64_t c = 0; c < channels; ++c) check_params(scales[c], zero_points[c], dtype, op);
+  const Tensor xf = float_input(x, op);
+  Tensor out =
+      empty_quantized(x.sizes(), dtype, Quantizer::per_channel(scales, zero_points, axis), op);
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  const ChannelLayout l(x.sizes(), axis);
+  const float* src = xf.data<float>();
+  for_storage_type(dtype, [&](auto tag) {
+    using Q = decltype(tag);
+    Q* dst = static_cast<Q*>(out.data_ptr());
+    parallel_for(0, l.outer * l.channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.inner, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t oc = b; oc < e; ++oc) {
+                     const int64_t c = oc % l.channels;
+                     quantize_range(src, dst, oc * l.inner, (oc + 1) * l.inner, scales[c],
+                                    zero_points[c], qmin, qmax);
+                   }
+                 });
+  });
+  return out;
+}
+
+Tensor quantize_per_tensor_dynamic(const Tensor& x, ScalarType dtype, bool reduce_range) {
+  const char* op = "quantize_per_tensor_dynamic";
+  EMBER_CHECK_T(TypeError, dtype == ScalarType::QInt8 || dtype == ScalarType::QUInt8, "[", op,
+                "] expected qint8 or quint8, got ", dtype_name(dtype));
+  const Tensor xf = float_input(x, op);
+  float lo = 0.f, hi = 0.f;
+  if (xf.numel() > 0) {
+    min_max_rows_stub(Device(), xf.data<float>(), 1, xf.numel(), xf.numel(), &lo, &hi);
+  }
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  const QuantParams p = choose_quantization_params(lo, hi, static_cast<int32_t>(qmin),
+                                                   static_cast<int32_t>(qmax), reduce_range);
+  return quantize_per_tensor(xf, p.scale, p.zero_point, dtype);
+}
+
+Tensor dequantize(const Tensor& q) {
+  if (!is_quantized(q.dtype())) {  // as PyTorch: a float tensor passes through
+    EMBER_CHECK_T(TypeError, q.is_floating_point(), "[dequantize] expected a quantized tensor, got ",
+                  dtype_name(q.dtype()));
+    return q;
+  }
+  const Quantizer& quant = *q.impl()->quantizer();
+  const Tensor ints = contiguous(quantized_storage_view(q));
+  Tensor out = empty_tensor(q.sizes(), ScalarType::Float32, Device(), "dequantize");
+  float* dst = out.data<float>();
+  const int64_t axis = quant.per_channel() ? quant.axis() : 0;
+  const ChannelLayout l =
+      quant.per_channel() ? ChannelLayout(q.sizes(), axis) : ChannelLayout({q.numel()}, 0);
+  for_storage_type(q.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* src = static_cast<const Q*>(ints.data_ptr());
+    const int64_t inner = quant.per_channel() ? l.inner : q.numel();
+    const int64_t rows = quant.per_channel() ? l.outer * l.channels : (q.numel() > 0 ? 1 : 0);
+    parallel_for(0, rows * inner, kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const size_t c = quant.per_channel() ? static_cast<size_t>((i / inner) % l.channels) : 0;
+        const double zp = static_cast<double>(quant.zero_points()[c]);
+        dst[i] = static_cast<float>((static_cast<double>(src[i]) - zp) * quant.scales()[c]);
+      }
+    });
+  });
+  return out;
+}
+
+Tensor int_repr(const Tensor& q) {
+  check_quantized_dtype(q.dtype(), "int_repr");
+  return clone(quantized_storage_view(q));
+}
+
+namespace {
+
+Tensor relabel_as_quantized(const Tensor& ints, intrusive_ptr<Quantizer> quant, const char* op) {
+  ScalarType dtype;
+  switch (ints.dtype()) {
+    case ScalarType::Int8:
+      dtype = ScalarType::QInt8;
+      break;
+    case ScalarType::UInt8:
+      dtype = ScalarType::QUInt8;
+      break;
+    case ScalarType::Int32:
+      dtype = ScalarType::QInt32;
+      break;
+    default:
+      EMBER_THROW(TypeError, "[", op, "] expected int8, uint8 or int32 integers, got ",
+                  dtype_name(ints.dtype()));
+  }
+  const Tensor copy = contiguous(clone(ints));
+  auto impl = make_intrusive<TensorImpl>(copy.storage(), dtype, copy.sizes(), copy.strides(),
+                                         copy.storage_offset());
+  impl->set_quantizer(std::move(quant));
+  return Tensor(std::move(impl));
+}
+
+ScalarType quantized_type_of(ScalarType ints) {
+  return ints == ScalarType::Int8    ? ScalarType::QInt8
+         : ints == ScalarType::UInt8 ? ScalarType::QUInt8
+                                     : ScalarType::QInt32;
+}
+
+}  // namespace
+
+Tensor make_per_tensor_quantized(const Tensor& ints, double scale, int64_t zero_point) {
+  const char* op = "_make_per_tensor_quantized_tensor";
+  const Tensor out = relabel_as_quantized(ints, Quantizer::per_tensor(scale, zero_point), op);
+  check_params(scale, zero_point, quantized_type_of(ints.dtype()), op);
+  return out;
+}
+
+Tensor make_per_channel_quantized(const Tensor& ints, const std::vector<double>& scales,
+                                  const std::vector<int64_t>& zero_points, int64_t axis) {
+  const char* op = "_make_per_channel_quantized_tensor";
+  axis = checked_axis(axis, ints.dim(), op);
+  EMBER_CHECK_T(ValueError, static_cast<int64_t>(scales.size()) == ints.size(axis) &&
+                                zero_points.size() == scales.size(),
+                "[", op, "] ", scales.size(), " scales and ", zero_points.size(),
+                " zero points for ", ints.size(axis), " channels");
+  const Tensor out =
+      relabel_as_quantized(ints, Quantizer::per_channel(scales, zero_points, axis), op);
+  for (size_t c = 0; c < scales.size(); ++c) {
+    check_params(scales[c], zero_points[c], out.dtype(), op);
+  }
+  return out;
+}
+
+}  // namespace native
+}  // namespace ember

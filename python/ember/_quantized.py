@@ -1,0 +1,81 @@
+"""Quantized tensor functions at the top level (ember.quantize_per_tensor & co.), with PyTorch's
+signatures: scales and zero points may be Python numbers or tensors, and lists of tensors are
+quantized or dequantized one by one. The work is C++ (ops/quantized/quantize.h)."""
+
+from __future__ import annotations
+
+from . import _C
+
+_Q = _C._quantized
+
+__all__ = [
+    "quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic", "dequantize",
+    "_make_per_tensor_quantized_tensor", "_make_per_channel_quantized_tensor",
+]
+
+
+def _number(value, what, who, kind=float):
+    if isinstance(value, _C.Tensor):
+        if value.numel() != 1:
+            raise ValueError(f"ember.{who}: {what} must hold one value, got shape "
+                             f"{tuple(value.shape)}")
+        value = value.item()
+    if kind is int and isinstance(value, float) and not value.is_integer():
+        raise TypeError(f"ember.{who}: {what} must be an integer, got {value}")
+    return kind(value)
+
+
+def _values(values, what, who, kind=float):
+    if isinstance(values, _C.Tensor):
+        return [kind(v) for v in values.reshape(-1).tolist()]
+    return [kind(v) for v in values]
+
+
+def quantize_per_tensor(input, scale, zero_point, dtype):
+    """Quantizes a float tensor (or each of a list of them) with one scale and zero point:
+    q = clamp(round(x / scale) + zero_point) in dtype's range."""
+    if isinstance(input, (list, tuple)):
+        scales = scale.tolist() if isinstance(scale, _C.Tensor) else list(scale)
+        zps = zero_point.tolist() if isinstance(zero_point, _C.Tensor) else list(zero_point)
+        if not len(scales) == len(zps) == len(input):
+            raise ValueError(f"ember.quantize_per_tensor: {len(input)} tensors, {len(scales)} "
+                             f"scales and {len(zps)} zero points")
+        return [quantize_per_tensor(t, s, z, dtype) for t, s, z in zip(input, scales, zps)]
+    return _Q.quantize_per_tensor(input, _number(scale, "scale", "quantize_per_tensor"),
+                                  _number(zero_point, "zero_point", "quantize_per_tensor", int),
+                                  dtype)
+
+
+def quantize_per_channel(input, scales, zero_points, axis, dtype):
+    """Quantizes a float tensor with one scale and zero point per index along `axis`."""
+    who = "quantize_per_channel"
+    return _Q.quantize_per_channel(input, _values(scales, "scales", who),
+                                   _values(zero_points, "zero_points", who, int), int(axis),
+                                   dtype)
+
+
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):
+    """Quantizes with the scale and zero point chosen from the input's own range."""
+    return _Q.quantize_per_tensor_dynamic(input, dtype, bool(reduce_range))
+
+
+def dequantize(tensor):
+    """The float32 values of a quantized tensor (or of each of a list of them)."""
+    if isinstance(tensor, (list, tuple)):
+        return [_Q.dequantize(t) for t in tensor]
+    return _Q.dequantize(tensor)
+
+
+def _make_per_tensor_quantized_tensor(input, scale, zero_point):
+    """A quantized tensor holding a copy of the integers `input` (int8 -> qint8, uint8 ->
+    quint8, int32 -> qint32) with the given scale and zero point."""
+    who = "_make_per_tensor_quantized_tensor"
+    return _Q._make_per_tensor_quantized_tensor(input, _number(scale, "scale", who),
+                                                _number(zero_point, "zero_point", who, int))
+
+
+def _make_per_channel_quantized_tensor(input, scale, zero_point, axis):
+    who = "_make_per_channel_quantized_tensor"
+    return _Q._make_per_channel_quantized_tensor(input, _values(scale, "scale", who),
+                                                 _values(zero_point, "zero_point", who, int),
+                                                 int(axis))

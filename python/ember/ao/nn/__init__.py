@@ -1,0 +1,3 @@
+"""Quantized modules (``torch.ao.nn``)."""
+
+from . import quantized  # noqa: F401

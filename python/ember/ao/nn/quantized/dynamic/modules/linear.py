@@ -1,0 +1,47 @@
+"""The dynamically quantized Linear (``torch.ao.nn.quantized.dynamic.Linear``): qint8 weights
+packed once; each call quantizes the float input to 7-bit uint8 from its own range (PyTorch's
+reduce_range on x86), runs the int8 GEMM and dequantizes in its epilogue, bias included. The
+result has the input's dtype."""
+
+import ember
+from ember.ao.nn.quantized.modules.linear import Linear as _QuantizedLinear
+
+__all__ = ["Linear"]
+
+_Q = ember._C._quantized
+
+
+class Linear(_QuantizedLinear):
+    _version = 4
+
+    def __init__(self, in_features, out_features, bias_=True, dtype=ember.qint8):
+        super().__init__(in_features, out_features, bias_, dtype=dtype)
+        self.version = 4
+
+    def forward(self, x):
+        return _Q._linear_dynamic(x, self._packed_params._packed_params, True)
+
+    def _get_name(self):
+        return "DynamicQuantizedLinear"
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"dtype={self._packed_params.dtype}, qscheme={self.weight().qscheme()}")
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """A dynamically quantized copy of a float nn.Linear: its weight quantized with the
+        module's qconfig weight observer (default: per-tensor symmetric qint8)."""
+        from ember.ao.quantization.qconfig import default_dynamic_qconfig
+        from ember.ao.quantization.utils import quantize_weight
+
+        qconfig = getattr(mod, "qconfig", None) or default_dynamic_qconfig
+        weight_observer = qconfig.weight()
+        if weight_observer.dtype != ember.qint8:
+            raise TypeError(f"dynamic Linear: weight dtype {weight_observer.dtype} is not "
+                            "supported; use qint8")
+        weight_observer(mod.weight)
+        qweight = quantize_weight(mod.weight.float(), weight_observer)
+        qlinear = cls(mod.in_features, mod.out_features, bias_=mod.bias is not None)
+        qlinear.set_weight_bias(qweight, mod.bias.detach() if mod.bias is not None else None)
+        return qlinear
