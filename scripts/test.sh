@@ -36,7 +36,8 @@ level_tests=(tests/python/test_op_db.py tests/python/test_elementwise.py tests/p
   tests/python/nn/test_nn_activation.py tests/python/nn/test_nn_softmax.py
   tests/python/nn/test_nn_norm.py tests/python/nn/test_nn_loss.py tests/python/test_optim.py
   tests/python/test_matmul.py tests/python/linalg/test_linalg_misc.py
-  tests/python/nn/test_nn_sdpa_fused.py tests/python/nn/test_nn_transformer_fastpath.py)
+  tests/python/nn/test_nn_sdpa_fused.py tests/python/nn/test_nn_transformer_fastpath.py
+  tests/python/quantization)
 for level in default avx2; do
   echo "== Python tests of the SIMD kernels at EMBER_CPU_CAPABILITY=$level"
   level_log=$(mktemp)

@@ -153,10 +153,9 @@ Scalar single_element(const Tensor& t) {
 // --- type() ----------------------------------------------------------------------------------
 
 const char* legacy_type_name(ScalarType t) {
-  static const char* names[] = {"Bool",  "Byte",   "Char",         "Short",
-                                "Int",   "Long",   "Half",         "BFloat16",
-                                "Float", "Double", "ComplexFloat", "ComplexDouble",
-                                "QInt8", "QUInt8", "QInt32"};
+  static const char* names[] = {"Bool",         "Byte",          "Char",     "Short",  "Int",
+                                "Long",         "Half",          "BFloat16", "Float",  "Double",
+                                "ComplexFloat", "ComplexDouble", "QInt8",    "QUInt8", "QInt32"};
   static_assert(sizeof(names) / sizeof(names[0]) == kNumScalarTypes);
   return names[static_cast<int>(t)];
 }

@@ -2,8 +2,8 @@
 // (ops/quantized/linear_dynamic.h) under ember.ao.nn.quantized.dynamic.
 #include "bindings/pybind_ember.h"
 #include "bindings/reduce_helpers.h"
-#include "ops/quantized/linear_dynamic.h"
 #include "ops/creation.h"
+#include "ops/quantized/linear_dynamic.h"
 #include "ops/quantized/quantize.h"
 
 namespace ember {
@@ -94,30 +94,29 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       py::arg("input"), py::arg("dtype"), py::arg("reduce_range"));
   q.def("dequantize", &native::dequantize, py::arg("input"),
         py::call_guard<py::gil_scoped_release>());
-  q.def("_make_per_tensor_quantized_tensor", &native::make_per_tensor_quantized,
-        py::arg("input"), py::arg("scale"), py::arg("zero_point"));
-  q.def("_make_per_channel_quantized_tensor", &native::make_per_channel_quantized,
-        py::arg("input"), py::arg("scales"), py::arg("zero_points"), py::arg("axis"));
+  q.def("_make_per_tensor_quantized_tensor", &native::make_per_tensor_quantized, py::arg("input"),
+        py::arg("scale"), py::arg("zero_point"));
+  q.def("_make_per_channel_quantized_tensor", &native::make_per_channel_quantized, py::arg("input"),
+        py::arg("scales"), py::arg("zero_points"), py::arg("axis"));
 
   cls.def("int_repr", [](const Tensor& t) { return native::int_repr(t); });
   cls.def("dequantize", [](const Tensor& t) { return native::dequantize(t); });
   cls.def_property_readonly("is_quantized",
                             [](const Tensor& t) { return is_quantized(t.dtype()); });
-  cls.def("q_scale",
-          [](const Tensor& t) { return per_tensor_quantizer(t, "q_scale").scale(); });
+  cls.def("q_scale", [](const Tensor& t) { return per_tensor_quantizer(t, "q_scale").scale(); });
   cls.def("q_zero_point",
           [](const Tensor& t) { return per_tensor_quantizer(t, "q_zero_point").zero_point(); });
   cls.def("q_per_channel_scales", [](const Tensor& t) {
     const auto& v = per_channel_quantizer(t, "q_per_channel_scales").scales();
-    Tensor out = native::empty({static_cast<int64_t>(v.size())},
-                               native::TensorOptions(ScalarType::Float64));
+    Tensor out =
+        native::empty({static_cast<int64_t>(v.size())}, native::TensorOptions(ScalarType::Float64));
     std::copy(v.begin(), v.end(), out.data<double>());
     return out;
   });
   cls.def("q_per_channel_zero_points", [](const Tensor& t) {
     const auto& v = per_channel_quantizer(t, "q_per_channel_zero_points").zero_points();
-    Tensor out = native::empty({static_cast<int64_t>(v.size())},
-                               native::TensorOptions(ScalarType::Int64));
+    Tensor out =
+        native::empty({static_cast<int64_t>(v.size())}, native::TensorOptions(ScalarType::Int64));
     std::copy(v.begin(), v.end(), out.data<int64_t>());
     return out;
   });
@@ -153,7 +152,22 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
                     : native::make_per_tensor_quantized(w.weight, w.scales[0], w.zero_points[0]);
             return py::make_tuple(q, w.bias.defined() ? py::cast(w.bias) : py::none());
           },
-          "(qint8 weight (out, in), float32 bias or None), as quantized::linear_unpack");
+          "(qint8 weight (out, in), float32 bias or None), as quantized::linear_unpack")
+      // Pickled (deepcopy, ember.save of a module) as the int8 weight and its parameters; the
+      // packing is redone on load, for the CPU level of the loading process.
+      .def(py::pickle(
+          [](const PackedLinearWeight& w) {
+            return py::make_tuple(w.weight, w.scales, w.zero_points, w.per_channel,
+                                  w.bias.defined() ? py::cast(w.bias) : py::none());
+          },
+          [](const py::tuple& t) {
+            EMBER_CHECK(t.size() == 5, "[LinearPackedParams] bad pickled state of ", t.size(),
+                        " fields");
+            const Tensor bias = opt_tensor(t[4], "LinearPackedParams", "bias");
+            return native::pack_linear_weight(t[0].cast<Tensor>(), t[1].cast<std::vector<double>>(),
+                                              t[2].cast<std::vector<int64_t>>(), t[3].cast<bool>(),
+                                              bias);
+          }));
   q.def(
       "linear_prepack",
       [](const Tensor& qweight, py::handle bias) {
@@ -180,8 +194,8 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
         py::gil_scoped_release release;
         return native::linear_quantized(x, w, scale, zero_point, relu);
       },
-      py::arg("input"), py::arg("packed"), py::arg("output_scale"),
-      py::arg("output_zero_point"), py::arg("relu") = false,
+      py::arg("input"), py::arg("packed"), py::arg("output_scale"), py::arg("output_zero_point"),
+      py::arg("relu") = false,
       "quint8 y = requant(dequant(x) @ dequant(w)^T + bias) (quantized::linear).");
   q.def(
       "_linear_prepack",

@@ -14,10 +14,9 @@ size_t element_size(ScalarType t) {
 }
 
 const char* dtype_name(ScalarType t) {
-  static const char* names[] = {"bool",    "uint8",   "int8",      "int16",
-                                "int32",   "int64",   "float16",   "bfloat16",
-                                "float32", "float64", "complex64", "complex128",
-                                "qint8",   "quint8",  "qint32"};
+  static const char* names[] = {"bool",      "uint8",      "int8",     "int16",   "int32",
+                                "int64",     "float16",    "bfloat16", "float32", "float64",
+                                "complex64", "complex128", "qint8",    "quint8",  "qint32"};
   static_assert(sizeof(names) / sizeof(names[0]) == kNumScalarTypes);
   if (t == ScalarType::Undefined) return "undefined";
   return names[static_cast<int>(t)];

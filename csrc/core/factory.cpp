@@ -44,10 +44,9 @@ Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_
     // Per-tensor parameters hold for any view. Per-channel ones hold while the channel axis
     // keeps its place, length and stride (views of the other dims: slices, selects of later
     // dims, transposes among them); other views go through the quantized view ops.
-    EMBER_CHECK(!q->per_channel() ||
-                    (q->axis() < static_cast<int64_t>(sizes.size()) &&
-                     sizes[q->axis()] == t.size(q->axis()) &&
-                     strides[q->axis()] == t.stride(q->axis())),
+    EMBER_CHECK(!q->per_channel() || (q->axis() < static_cast<int64_t>(sizes.size()) &&
+                                      sizes[q->axis()] == t.size(q->axis()) &&
+                                      strides[q->axis()] == t.stride(q->axis())),
                 "[view] this view of a per-channel quantized tensor (axis ", q->axis(), ", shape ",
                 shape_str(t.sizes()), " -> ", shape_str(sizes),
                 ") would move its channel axis: call dequantize() first, or index the channels "

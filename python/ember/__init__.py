@@ -60,6 +60,7 @@ from .autograd.grad_mode import (  # noqa: E402,F401
     set_grad_enabled,
 )
 from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Function)
+from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules subclass it)
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401

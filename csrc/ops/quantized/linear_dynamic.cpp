@@ -1,8 +1,8 @@
 #include "ops/quantized/linear_dynamic.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/allocator.h"

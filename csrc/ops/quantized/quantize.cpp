@@ -30,8 +30,7 @@ void check_params(double scale, int64_t zero_point, ScalarType dtype, const char
   int64_t qmin = 0, qmax = 0;
   quantized_range(dtype, &qmin, &qmax);
   EMBER_CHECK_T(ValueError, zero_point >= qmin && zero_point <= qmax, "[", op, "] zero_point ",
-                zero_point, " is outside ", dtype_name(dtype), "'s range [", qmin, ", ", qmax,
-                "]");
+                zero_point, " is outside ", dtype_name(dtype), "'s range [", qmin, ", ", qmax, "]");
 }
 
 // float32, contiguous.
@@ -175,8 +174,9 @@ Tensor quantize_per_channel(const Tensor& x, const std::vector<double>& scales,
   check_quantized_dtype(dtype, op);
   axis = checked_axis(axis, x.dim(), op);
   const int64_t channels = x.size(axis);
-  EMBER_CHECK_T(ValueError, static_cast<int64_t>(scales.size()) == channels &&
-                                static_cast<int64_t>(zero_points.size()) == channels,
+  EMBER_CHECK_T(ValueError,
+                static_cast<int64_t>(scales.size()) == channels &&
+                    static_cast<int64_t>(zero_points.size()) == channels,
                 "[", op, "] ", scales.size(), " scales and ", zero_points.size(),
                 " zero points for ", channels, " channels (axis ", axis, " of shape ",
                 shape_str(x.sizes()), ")");
@@ -191,7 +191,8 @@ Tensor quantize_per_channel(const Tensor& x, const std::vector<double>& scales,
   for_storage_type(dtype, [&](auto tag) {
     using Q = decltype(tag);
     Q* dst = static_cast<Q*>(out.data_ptr());
-    parallel_for(0, l.outer * l.channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.inner, 1)),
+    parallel_for(0, l.outer * l.channels,
+                 std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.inner, 1)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t oc = b; oc < e; ++oc) {
                      const int64_t c = oc % l.channels;
@@ -221,8 +222,8 @@ Tensor quantize_per_tensor_dynamic(const Tensor& x, ScalarType dtype, bool reduc
 
 Tensor dequantize(const Tensor& q) {
   if (!is_quantized(q.dtype())) {  // as PyTorch: a float tensor passes through
-    EMBER_CHECK_T(TypeError, q.is_floating_point(), "[dequantize] expected a quantized tensor, got ",
-                  dtype_name(q.dtype()));
+    EMBER_CHECK_T(TypeError, q.is_floating_point(),
+                  "[dequantize] expected a quantized tensor, got ", dtype_name(q.dtype()));
     return q;
   }
   const Quantizer& quant = *q.impl()->quantizer();
@@ -297,10 +298,11 @@ Tensor make_per_channel_quantized(const Tensor& ints, const std::vector<double>&
                                   const std::vector<int64_t>& zero_points, int64_t axis) {
   const char* op = "_make_per_channel_quantized_tensor";
   axis = checked_axis(axis, ints.dim(), op);
-  EMBER_CHECK_T(ValueError, static_cast<int64_t>(scales.size()) == ints.size(axis) &&
-                                zero_points.size() == scales.size(),
-                "[", op, "] ", scales.size(), " scales and ", zero_points.size(),
-                " zero points for ", ints.size(axis), " channels");
+  EMBER_CHECK_T(
+      ValueError,
+      static_cast<int64_t>(scales.size()) == ints.size(axis) && zero_points.size() == scales.size(),
+      "[", op, "] ", scales.size(), " scales and ", zero_points.size(), " zero points for ",
+      ints.size(axis), " channels");
   const Tensor out =
       relabel_as_quantized(ints, Quantizer::per_channel(scales, zero_points, axis), op);
   for (size_t c = 0; c < scales.size(); ++c) {

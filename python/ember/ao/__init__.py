@@ -1,3 +1,4 @@
-"""Architecture optimisation: quantization, as PyTorch's ``torch.ao`` (docs/design/quantization.md)."""
+"""Architecture optimisation: quantization, as PyTorch's ``torch.ao``
+(docs/design/quantization.md)."""
 
 from . import nn, quantization  # noqa: F401

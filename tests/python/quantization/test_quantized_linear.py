@@ -1,0 +1,262 @@
+"""Dynamically and statically quantized Linear, observers, QConfig and quantize_dynamic: against
+the quantization formula in NumPy, against float, against PyTorch's quantized modules where
+PyTorch is installed, state_dict round trips, and accuracy on scikit-learn's digits."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+from ember.ao.quantization import (
+    MinMaxObserver,
+    MovingAverageMinMaxObserver,
+    PerChannelMinMaxObserver,
+    PlaceholderObserver,
+    QConfig,
+    default_dynamic_qconfig,
+    per_channel_dynamic_qconfig,
+    quantize_dynamic,
+)
+
+nnqd = ember.ao.nn.quantized.dynamic
+nnq = ember.ao.nn.quantized
+
+
+def choose_qparams(lo, hi, qmax):
+    """PyTorch's ChooseQuantizationParams for [0, qmax] (no tiny-scale adjustment needed)."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = (np.float64(hi) - lo) / qmax
+    zp_min, zp_max = 0 - lo / scale, qmax - hi / scale
+    err_min, err_max = abs(0) - abs(lo / scale), abs(qmax) - abs(hi / scale)
+    zp = zp_min if err_min < err_max else zp_max
+    return np.float32(scale), int(min(max(np.rint(zp), 0), qmax))
+
+
+def np_dynamic_linear(x, qw, w_scale, bias, reduce_range=True):
+    """The dynamic linear in NumPy: x quantized from its own range, exact integer product."""
+    qmax = 127 if reduce_range else 255
+    s, zp = choose_qparams(float(x.min()), float(x.max()), qmax)
+    xq = np.clip(np.rint(x * (np.float32(1) / s)) + zp, 0, qmax)
+    acc = (xq.astype(np.int64) - zp) @ qw.astype(np.int64).T
+    return (acc.astype(np.float32) * (s * np.float32(w_scale))).astype(np.float32) + bias
+
+
+@pytest.mark.parametrize("shape", [(1, 64), (5, 13), (3, 4, 40), (0, 16), (2, 1)])
+def test_dynamic_linear_matches_the_formula(shape):
+    rng = np.random.default_rng(0)
+    k = shape[-1]
+    lin = nn.Linear(k, 24)
+    q = quantize_dynamic(nn.Sequential(lin))[0]
+    assert isinstance(q, nnqd.Linear)
+    x = rng.standard_normal(shape).astype(np.float32)
+    got = q(ember.from_numpy(x)).numpy()
+    assert got.shape == shape[:-1] + (24,)
+    qw = q.weight()
+    want = np_dynamic_linear(x.reshape(-1, k), qw.int_repr().numpy(), qw.q_scale(),
+                             lin.bias.detach().numpy()) if x.size else np.zeros((0, 24))
+    np.testing.assert_allclose(got.reshape(-1, 24), want, rtol=1e-5, atol=1e-5)
+    # Close to float: within the quantization error.
+    if x.size:
+        ref = lin(ember.from_numpy(x)).detach().numpy()
+        assert np.abs(got - ref).max() < 0.05
+
+
+def test_dynamic_linear_input_dtypes_and_errors():
+    q = quantize_dynamic(nn.Sequential(nn.Linear(8, 3)))[0]
+    x = ember.randn(4, 8)
+    for dtype in (ember.float64, ember.bfloat16, ember.float16):
+        y = q(x.to(dtype))
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y.float().numpy(), q(x).numpy(), atol=0.05)
+    np.testing.assert_allclose(q(x.t().contiguous().t()).numpy(), q(x).numpy())
+    with pytest.raises(RuntimeError, match=r"input of shape \(4, 7\).*last dim must be 8"):
+        q(ember.randn(4, 7))
+    with pytest.raises(TypeError, match="floating point"):
+        q(ember.ones(4, 8, dtype=ember.int64))
+    with pytest.raises(RuntimeError, match="NaN or inf"):
+        q(ember.full((2, 8), float("nan")))
+    with pytest.raises(ValueError, match="qint8"):
+        quantize_dynamic(nn.Sequential(nn.Linear(8, 3)), dtype=ember.float16)
+    with pytest.raises(TypeError, match="qint8 weight"):
+        ember._C._quantized.linear_prepack(ember.quantize_per_tensor(ember.randn(3, 8), 0.1, 0,
+                                                                     ember.quint8))
+
+
+def test_quantize_dynamic_swaps_exact_types_and_keeps_the_original():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(16, 32)
+            self.act = nn.ReLU()
+            self.fc2 = nn.Linear(32, 4)
+            self.attn = nn.MultiheadAttention(16, 2)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    net = Net()
+    q = quantize_dynamic(net, {nn.Linear}, dtype=ember.qint8)
+    assert isinstance(q.fc1, nnqd.Linear) and isinstance(q.fc2, nnqd.Linear)
+    assert type(net.fc1) is nn.Linear  # not in place
+    # MultiheadAttention's out_proj is a Linear subclass that reads its weight directly: kept.
+    assert not isinstance(q.attn.out_proj, nnqd.Linear)
+    assert not hasattr(q.fc1, "qconfig")
+    x = ember.randn(5, 16)
+    assert (q(x) - net(x)).abs().max().item() < 0.05
+    assert "DynamicQuantizedLinear(in_features=16, out_features=32, dtype=ember.qint8, " \
+           "qscheme=ember.per_tensor_affine)" in repr(q)
+    only_fc2 = quantize_dynamic(net, {"fc2": default_dynamic_qconfig})
+    assert type(only_fc2.fc1) is nn.Linear and isinstance(only_fc2.fc2, nnqd.Linear)
+    same = quantize_dynamic(net, inplace=True)
+    assert same is net and isinstance(net.fc1, nnqd.Linear)
+
+
+def test_per_channel_weights_and_state_dict_round_trip():
+    net = nn.Sequential(nn.Linear(20, 10), nn.ReLU(), nn.Linear(10, 3, bias=False))
+    q = quantize_dynamic(net, {nn.Linear: per_channel_dynamic_qconfig})
+    w = q[0].weight()
+    assert w.qscheme() == ember.per_channel_affine and w.q_per_channel_axis() == 0
+    amax = net[0].weight.detach().abs().amax(dim=1).numpy()
+    np.testing.assert_allclose(w.q_per_channel_scales().numpy(), amax / 127.5, rtol=1e-6)
+    assert q[2].bias() is None
+    sd = q.state_dict()
+    assert set(sd) == {f"{i}.{k}" for i in (0, 2) for k in
+                       ("scale", "zero_point", "_packed_params.dtype",
+                        "_packed_params._packed_params")}
+    fresh = quantize_dynamic(nn.Sequential(nn.Linear(20, 10), nn.ReLU(),
+                                           nn.Linear(10, 3, bias=False)),
+                             {nn.Linear: per_channel_dynamic_qconfig})
+    fresh.load_state_dict(sd)
+    x = ember.randn(7, 20)
+    np.testing.assert_array_equal(fresh(x).numpy(), q(x).numpy())
+    np.testing.assert_array_equal(copy.deepcopy(q)(x).numpy(), q(x).numpy())
+
+
+def test_static_linear_requantizes_its_output():
+    rng = np.random.default_rng(1)
+    lin = nnq.Linear(12, 5)
+    w = ember.quantize_per_tensor(ember.from_numpy(rng.standard_normal((5, 12)).astype(np.float32)),
+                                  0.02, 0, ember.qint8)
+    b = ember.from_numpy(rng.standard_normal(5).astype(np.float32))
+    lin.set_weight_bias(w, b)
+    lin.scale, lin.zero_point = 0.05, 60
+    x = rng.standard_normal((3, 12)).astype(np.float32)
+    for in_zp, in_scale in ((128, 0.03), (3, 0.01)):  # 8-bit and 7-bit inputs
+        qx = ember.quantize_per_tensor(ember.from_numpy(x), in_scale, in_zp, ember.quint8)
+        y = lin(qx)
+        assert y.dtype == ember.quint8 and (y.q_scale(), y.q_zero_point()) == (0.05, 60)
+        xi = qx.int_repr().numpy().astype(np.int64) - in_zp
+        acc = xi @ w.int_repr().numpy().astype(np.int64).T
+        real = acc.astype(np.float32) * np.float32(np.float32(in_scale) * np.float32(0.02)) \
+            + b.numpy()
+        want = np.clip(np.rint(real * np.float32(1 / np.float32(0.05))) + 60, 0, 255)
+        np.testing.assert_array_equal(y.int_repr().numpy(), want)
+    with pytest.raises(TypeError, match="quint8 input"):
+        lin(ember.from_numpy(x))
+    assert "QuantizedLinear(in_features=12, out_features=5, scale=0.05, zero_point=60" in \
+        repr(lin)
+
+
+def test_observers_choose_pytorchs_parameters():
+    x = ember.tensor([[-2.0, 0.5, 3.0], [1.0, -0.25, 6.0]])
+    obs = MinMaxObserver()
+    obs(x)
+    scale, zp = obs.calculate_qparams()
+    assert scale.item() == pytest.approx(8 / 255) and zp.item() == round(2 / (8 / 255))
+    sym = MinMaxObserver(dtype=ember.qint8, qscheme=ember.per_tensor_symmetric)
+    sym(x)
+    scale, zp = sym.calculate_qparams()
+    assert scale.item() == pytest.approx(6 / 127.5) and zp.item() == 0
+    rr = MinMaxObserver(reduce_range=True)
+    rr(x)
+    assert rr.calculate_qparams()[0].item() == pytest.approx(8 / 127)
+    pc = PerChannelMinMaxObserver(ch_axis=0, dtype=ember.qint8,
+                                  qscheme=ember.per_channel_symmetric)
+    pc(x)
+    np.testing.assert_allclose(pc.calculate_qparams()[0].numpy(), [3 / 127.5, 6 / 127.5],
+                               rtol=1e-6)
+    ma = MovingAverageMinMaxObserver(averaging_constant=0.5)
+    ma(x)
+    ma(x * 0)
+    assert ma.min_val.item() == -1.0 and ma.max_val.item() == 3.0
+    factory = MinMaxObserver.with_args(dtype=ember.qint8)
+    assert factory().dtype == ember.qint8
+    with pytest.warns(UserWarning, match="must run observer"):
+        MinMaxObserver().calculate_qparams()
+    with pytest.raises(RuntimeError, match="PlaceholderObserver"):
+        PlaceholderObserver().calculate_qparams()
+    with pytest.raises(ValueError, match="observer instance"):
+        QConfig(activation=MinMaxObserver(), weight=MinMaxObserver)
+    with pytest.raises(NotImplementedError, match="per_tensor"):
+        MinMaxObserver(qscheme=ember.per_channel_affine)
+    assert ember.quantization.quantize_dynamic is quantize_dynamic
+
+
+def test_dynamic_mlp_on_digits_keeps_its_accuracy():
+    datasets = pytest.importorskip("sklearn.datasets")
+    data = datasets.load_digits()
+    x = ember.tensor(data.data / 16.0, dtype=ember.float32)
+    y = ember.tensor(data.target)
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+    train, test = slice(0, 1400), slice(1400, None)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x[train]), y[train]).backward()
+        opt.step()
+    model.eval()
+
+    def accuracy(m):
+        with ember.no_grad():
+            return (m(x[test]).argmax(1) == y[test]).float().mean().item()
+
+    float_acc = accuracy(model)
+    q_acc = accuracy(quantize_dynamic(model))
+    assert float_acc > 0.9
+    assert q_acc >= float_acc - 0.01
+
+
+def test_matches_pytorch_dynamic_and_static_linear():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((48, 40)).astype(np.float32) * 0.1
+    b = rng.standard_normal(48).astype(np.float32)
+    tl = torch.nn.Linear(40, 48)
+    el = nn.Linear(40, 48)
+    with torch.no_grad():
+        tl.weight.copy_(torch.from_numpy(w))
+        tl.bias.copy_(torch.from_numpy(b))
+    el.weight.data = ember.from_numpy(w.copy())
+    el.bias.data = ember.from_numpy(b.copy())
+    for t_qconfig, e_qconfig in ((torch.ao.quantization.default_dynamic_qconfig,
+                                  default_dynamic_qconfig),
+                                 (torch.ao.quantization.per_channel_dynamic_qconfig,
+                                  per_channel_dynamic_qconfig)):
+        tq = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(tl),
+                                                    {torch.nn.Linear: t_qconfig})[0]
+        eq = quantize_dynamic(nn.Sequential(el), {nn.Linear: e_qconfig})[0]
+        tw, ew = tq.weight(), eq.weight()
+        np.testing.assert_array_equal(ew.int_repr().numpy(), tw.int_repr().numpy())
+        for shape in ((1, 40), (33, 40), (2, 3, 40)):
+            x = rng.standard_normal(shape).astype(np.float32)
+            with torch.no_grad():
+                want = tq(torch.from_numpy(x)).numpy()
+            got = eq(ember.from_numpy(x)).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    # Static: the same quint8 input, weight and output parameters.
+    tw = torch.quantize_per_tensor(torch.from_numpy(w), 0.004, 0, torch.qint8)
+    tql = torch.ao.nn.quantized.Linear(40, 48)
+    tql.set_weight_bias(tw, torch.from_numpy(b))
+    tql.scale, tql.zero_point = 0.08, 70
+    eql = nnq.Linear(40, 48)
+    eql.set_weight_bias(ember.quantize_per_tensor(ember.from_numpy(w), 0.004, 0, ember.qint8),
+                        ember.from_numpy(b))
+    eql.scale, eql.zero_point = 0.08, 70
+    x = rng.standard_normal((9, 40)).astype(np.float32)
+    tx = torch.quantize_per_tensor(torch.from_numpy(x), 0.02, 64, torch.quint8)
+    ex = ember.quantize_per_tensor(ember.from_numpy(x), 0.02, 64, ember.quint8)
+    diff = np.abs(eql(ex).int_repr().numpy().astype(int) - tql(tx).int_repr().numpy())
+    assert diff.max() <= 1  # within one quantization step
