@@ -16,8 +16,9 @@ are PyTorch-shaped), and:
   finite floats) are themselves; everything else is an object with one tag: ``{"dict": [[k,
   v], ...]}``, ``{"odict": ...}`` (OrderedDict), ``{"list": [...]}``, ``{"tuple": [...]}``,
   ``{"size": [...]}`` (ember.Size), ``{"float": "nan" | "inf" | "-inf"}``, ``{"complex":
-  [re, im]}``, ``{"bytes": base64}``, ``{"dtype": name}``, ``{"device": name}`` and
-  ``{"tensor": i}``, an index into:
+  [re, im]}``, ``{"bytes": base64}``, ``{"dtype": name}``, ``{"device": name}``,
+  ``{"qtensor": [dtype, qscheme, i, scales, zero_points, axis]}`` (a quantized tensor: its
+  integers are tensor i) and ``{"tensor": i}``, an index into:
 - ``"ember.tensors"``: JSON list of tensor descriptors: ``{"entry": name, "dtype": d}`` for a
   tensor stored as header entry ``name``, or ``{"view_of": name, "dtype", "shape", "stride",
   "offset"}`` (offset in bytes) for a tensor that shares memory with entry ``name``; either may
@@ -76,7 +77,8 @@ _SAFETENSORS_ITEMSIZE = {
 }
 # The start of a legacy (non-zip) torch.save file: a protocol-2 pickle of its magic number.
 _LEGACY_TORCH_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19"
-_DTYPES_BY_NAME = {str(d).split(".")[-1]: d for d in _DTYPE_TO_SAFETENSORS}
+_DTYPES_BY_NAME = {str(d).split(".")[-1]: d
+                   for d in (*_DTYPE_TO_SAFETENSORS, ember.qint8, ember.quint8, ember.qint32)}
 
 
 def _op_error(what, source=None):
@@ -108,6 +110,8 @@ class _Saver:
             return {"float": "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
         if isinstance(obj, complex):
             return {"complex": [self.encode(obj.real, path), self.encode(obj.imag, path)]}
+        if isinstance(obj, ember.Tensor) and obj.is_quantized:
+            return {"qtensor": self.encode_quantized(obj, path)}
         if isinstance(obj, ember.Tensor):
             return {"tensor": self.add_tensor(obj, path)}
         if isinstance(obj, np.generic) and not isinstance(obj, (np.str_, np.bytes_, np.void)):
@@ -152,6 +156,15 @@ class _Saver:
                             f"(at {path or 'the top'}): convert it to a tuple or a dict")
         values = [self.encode(v, child(i)) for i, v in enumerate(obj)]
         return {"tuple" if isinstance(obj, tuple) else "list": values}
+
+    def encode_quantized(self, q, path):
+        """[dtype, qscheme, integers (a tensor index), scales, zero points, axis]."""
+        ints = self.add_tensor(q.int_repr(), path)
+        dtype = str(q.dtype).split(".")[-1]
+        if q.qscheme().name.startswith("per_channel"):
+            return [dtype, q.qscheme().name, ints, q.q_per_channel_scales().tolist(),
+                    q.q_per_channel_zero_points().tolist(), q.q_per_channel_axis()]
+        return [dtype, q.qscheme().name, ints, [q.q_scale()], [q.q_zero_point()], 0]
 
     def add_tensor(self, t, path):
         index = self.index_of.get(id(t))
@@ -549,6 +562,8 @@ def _decode(node, tensors, source):
     try:
         if tag == "tensor":
             return tensors[value]
+        if tag == "qtensor":
+            return _decode_quantized(value, tensors)
         if tag == "float":
             if value not in ("nan", "inf", "-inf"):
                 raise ValueError(value)
@@ -577,6 +592,20 @@ def _decode(node, tensors, source):
         raise _op_error(f"malformed ember metadata: bad {tag!r} node ({type(e).__name__}: {e})",
                         source) from None
     raise _op_error(f"malformed ember metadata: unknown tag {tag!r}", source)
+
+
+def _decode_quantized(value, tensors):
+    dtype, scheme, index, scales, zero_points, axis = value
+    ints = tensors[index]
+    want = {"qint8": ember.int8, "quint8": ember.uint8, "qint32": ember.int32}[dtype]
+    if ints.dtype != want:
+        raise ValueError(f"{dtype} integers stored as {ints.dtype}")
+    if scheme.startswith("per_channel"):
+        return ember._make_per_channel_quantized_tensor(ints, [float(v) for v in scales],
+                                                        [int(v) for v in zero_points], int(axis))
+    if len(scales) != 1 or len(zero_points) != 1:
+        raise ValueError(f"{len(scales)} scales for a per-tensor quantized tensor")
+    return ember._make_per_tensor_quantized_tensor(ints, float(scales[0]), int(zero_points[0]))
 
 
 # --- map_location ---------------------------------------------------------------------------

@@ -260,3 +260,29 @@ def test_matches_pytorch_dynamic_and_static_linear():
     ex = ember.quantize_per_tensor(ember.from_numpy(x), 0.02, 64, ember.quint8)
     diff = np.abs(eql(ex).int_repr().numpy().astype(int) - tql(tx).int_repr().numpy())
     assert diff.max() <= 1  # within one quantization step
+
+
+def test_save_and_load_quantized_models_and_tensors(tmp_path):
+    # Sizes where the weights dominate the file, as in any real model (the header and the float
+    # biases are a fixed cost).
+    net = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 256))
+    for qconfig in (default_dynamic_qconfig, per_channel_dynamic_qconfig):
+        q = quantize_dynamic(net, {nn.Linear: qconfig})
+        path = tmp_path / "q.pt"
+        ember.save(q.state_dict(), path)
+        fresh = quantize_dynamic(nn.Sequential(nn.Linear(512, 512), nn.ReLU(),
+                                               nn.Linear(512, 256)), {nn.Linear: qconfig})
+        fresh.load_state_dict(ember.load(path))
+        x = ember.randn(4, 512)
+        np.testing.assert_array_equal(fresh(x).numpy(), q(x).numpy())
+        ember.save(net.state_dict(), tmp_path / "f.pt")
+        ratio = path.stat().st_size / (tmp_path / "f.pt").stat().st_size
+        assert ratio < 0.27, ratio
+    t = {"a": ember.quantize_per_tensor(ember.randn(3, 4), 0.1, 3, ember.quint8),
+         "b": ember.quantize_per_channel(ember.randn(2, 5), ember.tensor([0.1, 0.2]),
+                                         ember.tensor([1, -1]), 0, ember.qint8)}
+    ember.save(t, tmp_path / "t.pt")
+    back = ember.load(tmp_path / "t.pt")
+    for k in t:
+        assert back[k].dtype == t[k].dtype and back[k].qscheme() == t[k].qscheme()
+        np.testing.assert_array_equal(back[k].dequantize().numpy(), t[k].dequantize().numpy())
