@@ -17,6 +17,11 @@ against the float one's.
     python benchmarks/bench_quantized.py [--threads 1 2] [--repeat 5] [--target-s 0.2]
         [--peak-gops 454] [--json benchmarks/results/quantized.json]
 
+Several thread pools share the process (Ember's and PyTorch's OpenMP, ONNX Runtime's own, NumPy's
+OpenBLAS). A pool that has just finished keeps spinning and steals a core from the next
+contestant, so ONNX Runtime is told not to spin, OpenBLAS to sleep at once, and with more than
+one thread each block starts after a short pause in which the other pools go idle.
+
 Goals (issue 15): at batch >= 32 at least 2x Ember float on VNNI machines (1.4x on AVX2-only),
 never slower than float at batch 1, at most 0.8x PyTorch's int8 time; size at most 0.27x float.
 """
@@ -33,11 +38,15 @@ import sys
 import tempfile
 import time
 
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # before NumPy loads OpenBLAS
+
 SHAPES = ((768, 768), (768, 3072), (3072, 768))
 BATCHES = (1, 32, 128)
 
 
-def timed(fn, target_s):
+def timed(fn, target_s, pause_s=0.0):
+    if pause_s:
+        time.sleep(pause_s)
     fn()
     t0 = time.perf_counter()
     fn()
@@ -62,6 +71,7 @@ def ort_session(torch, layer, k, batch, tmp):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
     opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(qpath, opts, providers=["CPUExecutionProvider"])
 
 
@@ -121,7 +131,7 @@ def child(threads, repeat, target_s, peak_gops, out_path):
             with torch.no_grad():
                 for _ in range(repeat):  # alternate the contestants
                     for name, fn in fns.items():
-                        times[name].append(timed(fn, target_s))
+                        times[name].append(timed(fn, target_s, 0.05 if threads > 1 else 0))
                 want = tq(tx).numpy()
             med = {name: statistics.median(v) for name, v in times.items()}
             diff = float(np.abs(eq(ex).numpy() - want).max())

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "core/allocator.h"
+#include "core/parallel.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/conversion.h"
@@ -63,6 +65,25 @@ void run_gemm(const uint8_t* a, int64_t m, int64_t lda, bool seven_bit, const Qu
   g.out = out;
   g.ldo = w.weight.size(0);
   int8_gemm_stub(Device(), g);
+}
+
+// min and max of x (m x k, contiguous), blocks of rows in parallel (a serial pass over a
+// 128 x 3072 input took a tenth of the 2-thread call).
+void min_max_parallel(const float* x, int64_t m, int64_t k, float* lo, float* hi) {
+  std::mutex mu;
+  *lo = std::numeric_limits<float>::infinity();
+  *hi = -*lo;
+  bool nan = false;
+  parallel_for(0, m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(k, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 float l = 0, h = 0;
+                 min_max_rows_stub(Device(), x + r0 * k, r1 - r0, k, k, &l, &h);
+                 std::lock_guard<std::mutex> lock(mu);
+                 nan |= std::isnan(l);
+                 *lo = std::min(*lo, l);
+                 *hi = std::max(*hi, h);
+               });
+  if (nan) *lo = *hi = std::numeric_limits<float>::quiet_NaN();
 }
 
 }  // namespace
@@ -210,7 +231,7 @@ Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_
   }
   const float* xd = x2.data<float>();
   float lo = 0, hi = 0;
-  min_max_rows_stub(Device(), xd, m, k, k, &lo, &hi);
+  min_max_parallel(xd, m, k, &lo, &hi);
   const QuantParams q = choose_quantization_params(lo, hi, 0, 255, reduce_range);
   const int64_t lda = int8_gemm_padded_k(k);
   std::vector<uint8_t> a(static_cast<size_t>(m * lda));
