@@ -21,7 +21,18 @@ native::EncoderLayerWeights layer_from(py::handle h) {
   Tensor* fields[] = {&w.in_proj_weight, &w.in_proj_bias, &w.out_proj_weight, &w.out_proj_bias,
                       &w.norm1_weight,   &w.norm1_bias,   &w.norm2_weight,    &w.norm2_bias,
                       &w.linear1_weight, &w.linear1_bias, &w.linear2_weight,  &w.linear2_bias};
-  for (size_t i = 0; i < 12; ++i) *fields[i] = opt_tensor(t[i], kOp, "a layer parameter");
+  // linear1 / linear2 may come as the packed int8 weights of a dynamically quantized Linear
+  // (their bias fields are then None: the packing holds the bias).
+  if (py::isinstance<native::PackedLinearWeight>(t[8])) {
+    w.linear1_packed = t[8].cast<std::shared_ptr<native::PackedLinearWeight>>();
+  }
+  if (py::isinstance<native::PackedLinearWeight>(t[10])) {
+    w.linear2_packed = t[10].cast<std::shared_ptr<native::PackedLinearWeight>>();
+  }
+  for (size_t i = 0; i < 12; ++i) {
+    if ((i == 8 && w.linear1_packed) || (i == 10 && w.linear2_packed)) continue;
+    *fields[i] = opt_tensor(t[i], kOp, "a layer parameter");
+  }
   w.num_heads = t[12].cast<int64_t>();
   w.norm_first = t[13].cast<bool>();
   const int act = t[14].cast<int>();

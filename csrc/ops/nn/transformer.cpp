@@ -11,6 +11,7 @@
 #include "kernels/nn/attention_stubs.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
+#include "ops/nn/activation.h"
 #include "ops/nn/norm.h"
 #include "ops/views.h"
 
@@ -41,6 +42,26 @@ void fused_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Ten
     e.residual_row_stride = residual.stride(0);
   }
   gemm_epilogue_stub(x.device(), p, e);
+}
+
+// A feed-forward linear, float or dynamically quantized: out = act(x W^T + b) + residual. The
+// int8 one quantizes x per call (7-bit, as nn.quantized.dynamic.Linear) and fuses bias and relu
+// into its GEMM; gelu and the residual follow as passes over out.
+void ffn_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& b,
+                const std::shared_ptr<PackedLinearWeight>& packed, GemmActivation act,
+                const Tensor& residual = {}) {
+  if (!packed) {
+    fused_linear(out, x, w, b, act, residual);
+    return;
+  }
+  linear_dynamic_into(out, x, *packed, /*reduce_range=*/true, act == GemmActivation::Relu);
+  if (act == GemmActivation::Gelu) activation(Activation::Gelu, out, {}, out);
+  if (residual.defined()) add(out, residual, 1, out);
+}
+
+// The feed-forward width of a layer (linear1's out_features).
+int64_t ffn_width(const EncoderLayerWeights& w) {
+  return w.linear1_packed ? w.linear1_packed->weight.size(0) : w.linear1_weight.size(0);
 }
 
 // The buffers of one call, allocated once and reused by every layer: large fresh allocations
@@ -92,14 +113,17 @@ void encoder_layer(const Tensor& x, const EncoderLayerWeights& w,
     norm_into(ws.attn, x, w.norm1_weight, w.norm1_bias, w.norm1_eps, ws);
     attention_block(ws.attn, x, w, offsets, bias, causal, ws);  // reads ws.attn before writing
     norm_into(ws.attn, ws.y, w.norm2_weight, w.norm2_bias, w.norm2_eps, ws);
-    fused_linear(ws.hidden, ws.attn, w.linear1_weight, w.linear1_bias, w.activation);
-    fused_linear(ws.x, ws.hidden, w.linear2_weight, w.linear2_bias, GemmActivation::None, ws.y);
+    ffn_linear(ws.hidden, ws.attn, w.linear1_weight, w.linear1_bias, w.linear1_packed,
+               w.activation);
+    ffn_linear(ws.x, ws.hidden, w.linear2_weight, w.linear2_bias, w.linear2_packed,
+               GemmActivation::None, ws.y);
     return;
   }
   attention_block(x, x, w, offsets, bias, causal, ws);
   norm_into(ws.y, ws.y, w.norm1_weight, w.norm1_bias, w.norm1_eps, ws);
-  fused_linear(ws.hidden, ws.y, w.linear1_weight, w.linear1_bias, w.activation);
-  fused_linear(ws.x, ws.hidden, w.linear2_weight, w.linear2_bias, GemmActivation::None, ws.y);
+  ffn_linear(ws.hidden, ws.y, w.linear1_weight, w.linear1_bias, w.linear1_packed, w.activation);
+  ffn_linear(ws.x, ws.hidden, w.linear2_weight, w.linear2_bias, w.linear2_packed,
+             GemmActivation::None, ws.y);
   norm_into(ws.x, ws.x, w.norm2_weight, w.norm2_bias, w.norm2_eps, ws);
 }
 
@@ -143,9 +167,20 @@ void check_layer(const EncoderLayerWeights& w, const Tensor& src) {
   };
   EMBER_CHECK(w.num_heads > 0 && E % w.num_heads == 0, "[", kOp, "] embed_dim ", E,
               " is not divisible by num_heads ", w.num_heads);
-  EMBER_CHECK(w.linear1_weight.defined() && w.linear1_weight.dim() == 2, "[", kOp,
-              "] linear1.weight must be 2-D");
-  const int64_t F = w.linear1_weight.size(0);
+  EMBER_CHECK(w.linear1_packed || (w.linear1_weight.defined() && w.linear1_weight.dim() == 2), "[",
+              kOp, "] linear1.weight must be 2-D");
+  const int64_t F = ffn_width(w);
+  auto check_packed = [&](const std::shared_ptr<PackedLinearWeight>& p, const char* name,
+                          int64_t rows, int64_t cols) {
+    if (!p) return;
+    EMBER_CHECK(p->weight.size(0) == rows && p->weight.size(1) == cols, "[", kOp, "] ", name,
+                " has shape ", shape_str(p->weight.sizes()), ", which does not fit d_model ", E);
+    EMBER_CHECK_T(NotImplementedError, src.dtype() == ScalarType::Float32, "[", kOp, "] ", name,
+                  " is dynamically quantized, which takes float32 input; src is ",
+                  dtype_name(src.dtype()));
+  };
+  check_packed(w.linear1_packed, "linear1", F, E);
+  check_packed(w.linear2_packed, "linear2", E, F);
   check(w.in_proj_weight, "in_proj_weight", 3 * E, E);
   check(w.in_proj_bias, "in_proj_bias", 3 * E, -1);
   check(w.out_proj_weight, "out_proj.weight", E, E);
@@ -158,9 +193,9 @@ void check_layer(const EncoderLayerWeights& w, const Tensor& src) {
   check(w.norm1_bias, "norm1.bias", E, -1);
   check(w.norm2_weight, "norm2.weight", E, -1);
   check(w.norm2_bias, "norm2.bias", E, -1);
-  EMBER_CHECK(
-      w.in_proj_weight.defined() && w.out_proj_weight.defined() && w.linear2_weight.defined(), "[",
-      kOp, "] the projection weights are required");
+  EMBER_CHECK(w.in_proj_weight.defined() && w.out_proj_weight.defined() &&
+                  (w.linear2_weight.defined() || w.linear2_packed),
+              "[", kOp, "] the projection weights are required");
 }
 
 }  // namespace
@@ -193,7 +228,7 @@ Tensor transformer_encoder_fastpath(const Tensor& src,
   const int64_t N = src.size(0), S = src.size(1), E = src.size(2);
   const Tensor x0 = contiguous(src);
   int64_t F = 0;
-  for (const auto& w : layers) F = std::max(F, w.linear1_weight.size(0));
+  for (const auto& w : layers) F = std::max(F, ffn_width(w));
   auto run_dense = [&] {
     std::vector<int64_t> offsets(N + 1);
     for (int64_t n = 0; n <= N; ++n) offsets[n] = n * S;

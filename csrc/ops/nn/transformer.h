@@ -9,6 +9,7 @@
 
 #include "core/tensor.h"
 #include "kernels/gemm_stubs.h"
+#include "ops/quantized/linear_dynamic.h"
 
 namespace ember {
 namespace native {
@@ -19,6 +20,9 @@ struct EncoderLayerWeights {
   Tensor in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias;
   Tensor norm1_weight, norm1_bias, norm2_weight, norm2_bias;
   Tensor linear1_weight, linear1_bias, linear2_weight, linear2_bias;
+  // A dynamically quantized linear1 / linear2 (nn.quantized.dynamic.Linear): its packed int8
+  // weight and bias, used instead of the float weight and bias above (then undefined).
+  std::shared_ptr<PackedLinearWeight> linear1_packed, linear2_packed;
   int64_t num_heads = 1;
   bool norm_first = false;
   GemmActivation activation = GemmActivation::Relu;

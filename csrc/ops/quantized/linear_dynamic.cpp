@@ -7,8 +7,8 @@
 #include <mutex>
 
 #include "core/allocator.h"
-#include "core/parallel.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/shape.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
@@ -229,7 +229,20 @@ Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_
     }
     return to(out, x.dtype(), x.device());
   }
-  const float* xd = x2.data<float>();
+  linear_dynamic_into(reshape(out, {m, n}), reshape(x2, {m, k}), w, reduce_range, relu);
+  return x.dtype() == ScalarType::Float32 ? out : to(out, x.dtype(), x.device());
+}
+
+void linear_dynamic_into(const Tensor& out, const Tensor& x, const PackedLinearWeight& w,
+                         bool reduce_range, bool relu) {
+  const int64_t m = x.size(0), k = x.size(1);
+  EMBER_CHECK(x.dtype() == ScalarType::Float32 && out.dtype() == ScalarType::Float32 &&
+                  x.is_contiguous() && out.is_contiguous() && k == w.weight.size(1) &&
+                  out.size(0) == m && out.size(1) == w.weight.size(0),
+              "[", kOp, "] linear_dynamic_into needs contiguous float32 x (m, ", w.weight.size(1),
+              ") and out (m, ", w.weight.size(0), ")");
+  if (m == 0) return;
+  const float* xd = x.data<float>();
   float lo = 0, hi = 0;
   min_max_parallel(xd, m, k, &lo, &hi);
   const QuantParams q = choose_quantization_params(lo, hi, 0, 255, reduce_range);
@@ -247,7 +260,6 @@ Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_
   qa.lda = lda;
   quantize_rows_u8_stub(Device(), qa);
   run_gemm(a.data(), m, lda, reduce_range, q, w, relu, out.data<float>());
-  return x.dtype() == ScalarType::Float32 ? out : to(out, x.dtype(), x.device());
 }
 
 Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, double out_scale,

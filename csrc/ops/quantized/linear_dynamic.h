@@ -52,6 +52,11 @@ std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8
 // point; the result has x's dtype (computed in float32).
 Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range, bool relu);
 
+// linear_dynamic into a preallocated out (m, N) float32 contiguous, x (m, K) float32 contiguous
+// (the transformer fastpath's linears; no allocation but the uint8 copy of x).
+void linear_dynamic_into(const Tensor& out, const Tensor& x, const PackedLinearWeight& w,
+                         bool reduce_range, bool relu);
+
 // The statically quantized linear (PyTorch's quantized::linear): a quint8 per-tensor input,
 // the int8 GEMM with the float epilogue, then requantized to quint8 with the output's scale and
 // zero point.

@@ -286,3 +286,43 @@ def test_save_and_load_quantized_models_and_tensors(tmp_path):
     for k in t:
         assert back[k].dtype == t[k].dtype and back[k].qscheme() == t[k].qscheme()
         np.testing.assert_array_equal(back[k].dequantize().numpy(), t[k].dequantize().numpy())
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_quantized_encoder_runs_on_the_fastpath(norm_first, activation):
+    ember.manual_seed(3)
+    layer = nn.TransformerEncoderLayer(32, 4, 64, activation=activation, batch_first=True,
+                                       norm_first=norm_first)
+    enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=True).eval()
+    q = quantize_dynamic(enc, {nn.Linear})
+    assert isinstance(q.layers[0].linear1, nnqd.Linear)
+    x = ember.randn(3, 10, 32)
+    mask = ember.zeros(3, 10, dtype=ember.bool)
+    mask[1, 6:] = True
+    mask[2, 2:] = True
+    with ember.no_grad():
+        assert ember.nn.why_not_fastpath(q, x) == ""
+        assert ember.nn.why_not_fastpath(q.layers[0], x) == ""
+        fast = q(x)
+        fast_layer = q.layers[0](x)
+        packed = q(x, src_key_padding_mask=mask)
+        ember.backends.mha.set_fastpath_enabled(False)
+        try:
+            regular = q(x)
+            regular_layer = q.layers[0](x)
+            dense_regular = q(x, src_key_padding_mask=mask)
+        finally:
+            ember.backends.mha.set_fastpath_enabled(True)
+        reference = enc(x)
+    # Dense: the same int8 computation on both paths.
+    np.testing.assert_allclose(fast.numpy(), regular.numpy(), atol=1e-5)
+    np.testing.assert_allclose(fast_layer.numpy(), regular_layer.numpy(), atol=1e-5)
+    # Packed: the activations are quantized over the real tokens only, where the dense regular
+    # path's range also covers the padded positions, so they agree to quantization error.
+    keep = (~mask).numpy()
+    assert np.abs(packed.numpy() - dense_regular.numpy())[keep].max() < 0.2
+    assert np.all(packed.numpy()[~keep] == 0)
+    assert np.abs(fast.numpy() - reference.numpy()).max() < 0.2
+    with ember.no_grad():
+        assert "float32" in ember.nn.why_not_fastpath(q.double(), x.double())

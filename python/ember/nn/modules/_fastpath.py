@@ -49,8 +49,9 @@ def _layer_structure_reason(layer, prefix: str = "") -> str:
     if type(attn) is not MultiheadAttention:
         return f"{prefix}self_attn is a {type(attn).__name__}, not nn.MultiheadAttention"
     for name in ("linear1", "linear2"):
-        if type(getattr(layer, name)) is not Linear:
-            return f"{prefix}{name} is a {type(getattr(layer, name)).__name__}, not nn.Linear"
+        if type(getattr(layer, name)) not in (Linear, _dynamic_linear()):
+            return (f"{prefix}{name} is a {type(getattr(layer, name)).__name__}, not nn.Linear "
+                    "(or a dynamically quantized one)")
     if type(attn.out_proj) not in (Linear, NonDynamicallyQuantizableLinear):
         return f"{prefix}self_attn.out_proj is a {type(attn.out_proj).__name__}, not nn.Linear"
     for name in ("norm1", "norm2"):
@@ -124,11 +125,37 @@ _CAUSAL_WITHOUT_MASK = (
 )
 
 
+def _dynamic_linear():
+    from ember.ao.nn.quantized.dynamic import Linear as DynamicLinear
+
+    return DynamicLinear
+
+
+def _linear_params(linear):
+    """(weight, bias) of a float Linear; (packed int8 weights, None) of a dynamic one."""
+    if type(linear) is Linear:
+        return linear.weight, linear.bias
+    return linear._packed_params._packed_params, None
+
+
+def _quantized_linears(layer):
+    return [name for name in ("linear1", "linear2")
+            if type(getattr(layer, name)) is not Linear]
+
+
+def _quantized_dtype_reason(layer, src, prefix: str = "") -> str:
+    quantized = _quantized_linears(layer)
+    if quantized and src.dtype != ember.float32:
+        return (f"{prefix}{quantized[0]} is dynamically quantized, which takes float32 input; "
+                f"src is {src.dtype}")
+    return ""
+
+
 def layer_params(layer):
     a = layer.self_attn
     return (a.in_proj_weight, a.in_proj_bias, a.out_proj.weight, a.out_proj.bias,
             layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
-            layer.linear1.weight, layer.linear1.bias, layer.linear2.weight, layer.linear2.bias)
+            *_linear_params(layer.linear1), *_linear_params(layer.linear2))
 
 
 def layer_tuple(layer):
@@ -142,7 +169,7 @@ def layer_reason(layer, src, src_mask=None, src_key_padding_mask=None, is_causal
     reason = _common_reason(layer, src, list(layer.parameters()))
     if reason:
         return reason
-    reason = _layer_structure_reason(layer)
+    reason = _layer_structure_reason(layer) or _quantized_dtype_reason(layer, src)
     if reason:
         return reason
     if src.size(-1) != layer.self_attn.embed_dim:
@@ -166,7 +193,8 @@ def encoder_reason(encoder, src, mask=None, src_key_padding_mask=None, is_causal
     for i, layer in enumerate(encoder.layers):
         if type(layer).__name__ != "TransformerEncoderLayer":
             return f"layers.{i} is a {type(layer).__name__}, not nn.TransformerEncoderLayer"
-        reason = _layer_structure_reason(layer, f"layers.{i}.")
+        reason = (_layer_structure_reason(layer, f"layers.{i}.")
+                  or _quantized_dtype_reason(layer, src, f"layers.{i}."))
         if reason:
             return reason
         if layer.self_attn.batch_first != first.self_attn.batch_first:
