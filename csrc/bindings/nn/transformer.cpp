@@ -21,16 +21,18 @@ native::EncoderLayerWeights layer_from(py::handle h) {
   Tensor* fields[] = {&w.in_proj_weight, &w.in_proj_bias, &w.out_proj_weight, &w.out_proj_bias,
                       &w.norm1_weight,   &w.norm1_bias,   &w.norm2_weight,    &w.norm2_bias,
                       &w.linear1_weight, &w.linear1_bias, &w.linear2_weight,  &w.linear2_bias};
-  // linear1 / linear2 may come as the packed int8 weights of a dynamically quantized Linear
-  // (their bias fields are then None: the packing holds the bias).
-  if (py::isinstance<native::PackedLinearWeight>(t[8])) {
-    w.linear1_packed = t[8].cast<std::shared_ptr<native::PackedLinearWeight>>();
-  }
-  if (py::isinstance<native::PackedLinearWeight>(t[10])) {
-    w.linear2_packed = t[10].cast<std::shared_ptr<native::PackedLinearWeight>>();
-  }
+  // in_proj, out_proj, linear1 and linear2 may come as the packed int8 weights of a
+  // dynamically quantized module (their bias fields are then None: the packing holds the bias).
+  std::shared_ptr<native::PackedLinearWeight>* packed[12] = {};
+  packed[0] = &w.in_proj_packed;
+  packed[2] = &w.out_proj_packed;
+  packed[8] = &w.linear1_packed;
+  packed[10] = &w.linear2_packed;
   for (size_t i = 0; i < 12; ++i) {
-    if ((i == 8 && w.linear1_packed) || (i == 10 && w.linear2_packed)) continue;
+    if (packed[i] && py::isinstance<native::PackedLinearWeight>(t[i])) {
+      *packed[i] = t[i].cast<std::shared_ptr<native::PackedLinearWeight>>();
+      continue;
+    }
     *fields[i] = opt_tensor(t[i], kOp, "a layer parameter");
   }
   w.num_heads = t[12].cast<int64_t>();

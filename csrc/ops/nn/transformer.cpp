@@ -44,7 +44,7 @@ void fused_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Ten
   gemm_epilogue_stub(x.device(), p, e);
 }
 
-// A feed-forward linear, float or dynamically quantized: out = act(x W^T + b) + residual. The
+// A linear of the layer, float or dynamically quantized: out = act(x W^T + b) + residual. The
 // int8 one quantizes x per call (7-bit, as nn.quantized.dynamic.Linear) and fuses bias and relu
 // into its GEMM; gelu and the residual follow as passes over out.
 void ffn_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& b,
@@ -93,7 +93,7 @@ void attention_block(const Tensor& in, const Tensor& x, const EncoderLayerWeight
                      const std::vector<int64_t>& offsets, const Tensor& bias, bool causal,
                      Workspace& ws) {
   const int64_t T = in.size(0), E = in.size(1);
-  fused_linear(ws.qkv, in, w.in_proj_weight, w.in_proj_bias, GemmActivation::None);
+  ffn_linear(ws.qkv, in, w.in_proj_weight, w.in_proj_bias, w.in_proj_packed, GemmActivation::None);
   if (T > 0) {
     SdpaParams p;
     p.scale = 1.0 / std::sqrt(static_cast<double>(E / w.num_heads));
@@ -101,7 +101,8 @@ void attention_block(const Tensor& in, const Tensor& x, const EncoderLayerWeight
     sdpa_packed_forward_stub(in.device(), ws.attn, ws.qkv, offsets.data(),
                              static_cast<int64_t>(offsets.size()) - 1, w.num_heads, bias, p);
   }
-  fused_linear(ws.y, ws.attn, w.out_proj_weight, w.out_proj_bias, GemmActivation::None, x);
+  ffn_linear(ws.y, ws.attn, w.out_proj_weight, w.out_proj_bias, w.out_proj_packed,
+             GemmActivation::None, x);
 }
 
 // One encoder layer over packed rows: ws.x = layer(x); x may be ws.x (it is read before ws.x
@@ -179,6 +180,8 @@ void check_layer(const EncoderLayerWeights& w, const Tensor& src) {
                   " is dynamically quantized, which takes float32 input; src is ",
                   dtype_name(src.dtype()));
   };
+  check_packed(w.in_proj_packed, "self_attn.in_proj", 3 * E, E);
+  check_packed(w.out_proj_packed, "self_attn.out_proj", E, E);
   check_packed(w.linear1_packed, "linear1", F, E);
   check_packed(w.linear2_packed, "linear2", E, F);
   check(w.in_proj_weight, "in_proj_weight", 3 * E, E);
@@ -193,7 +196,8 @@ void check_layer(const EncoderLayerWeights& w, const Tensor& src) {
   check(w.norm1_bias, "norm1.bias", E, -1);
   check(w.norm2_weight, "norm2.weight", E, -1);
   check(w.norm2_bias, "norm2.bias", E, -1);
-  EMBER_CHECK(w.in_proj_weight.defined() && w.out_proj_weight.defined() &&
+  EMBER_CHECK((w.in_proj_weight.defined() || w.in_proj_packed) &&
+                  (w.out_proj_weight.defined() || w.out_proj_packed) &&
                   (w.linear2_weight.defined() || w.linear2_packed),
               "[", kOp, "] the projection weights are required");
 }

@@ -23,6 +23,8 @@ struct EncoderLayerWeights {
   // A dynamically quantized linear1 / linear2 (nn.quantized.dynamic.Linear): its packed int8
   // weight and bias, used instead of the float weight and bias above (then undefined).
   std::shared_ptr<PackedLinearWeight> linear1_packed, linear2_packed;
+  // The same for a dynamically quantized self-attention's in_proj (3E, E) and out_proj.
+  std::shared_ptr<PackedLinearWeight> in_proj_packed, out_proj_packed;
   int64_t num_heads = 1;
   bool norm_first = false;
   GemmActivation activation = GemmActivation::Relu;

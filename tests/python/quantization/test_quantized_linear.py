@@ -326,3 +326,52 @@ def test_quantized_encoder_runs_on_the_fastpath(norm_first, activation):
     assert np.abs(fast.numpy() - reference.numpy()).max() < 0.2
     with ember.no_grad():
         assert "float32" in ember.nn.why_not_fastpath(q.double(), x.double())
+
+
+@pytest.mark.parametrize("kdim", [None, 12])
+def test_dynamic_multihead_attention(kdim):
+    ember.manual_seed(4)
+    mha = nn.MultiheadAttention(16, 4, kdim=kdim, vdim=kdim, batch_first=True).eval()
+    q = quantize_dynamic(nn.Sequential(mha), {nn.MultiheadAttention})[0]
+    assert isinstance(q, nnqd.MultiheadAttention)
+    assert "DynamicQuantizedMultiheadAttention(\n  (out_proj): DynamicQuantizedLinear" in repr(q)
+    x = ember.randn(2, 5, 16)
+    kv = ember.randn(2, 7, kdim or 16)
+    mask = ember.tensor([[False] * 7, [False] * 4 + [True] * 3])
+    with ember.no_grad():
+        for args in ((x, kv, kv), (x, x, x) if kdim is None else (x, kv, kv)):
+            want, want_w = mha(*args, key_padding_mask=mask if args[1] is kv else None)
+            got, got_w = q(*args, key_padding_mask=mask if args[1] is kv else None)
+            assert got.shape == want.shape and got_w.shape == want_w.shape
+            assert (got - want).abs().max().item() < 0.05
+            assert (got_w - want_w).abs().max().item() < 0.05
+        out, weights = q(x, kv, kv, need_weights=False)
+        assert weights is None and out.shape == (2, 5, 16)
+    sd = q.state_dict()
+    fresh = quantize_dynamic(nn.Sequential(nn.MultiheadAttention(16, 4, kdim=kdim, vdim=kdim,
+                                                                 batch_first=True).eval()),
+                             {nn.MultiheadAttention})[0]
+    fresh.load_state_dict(sd)
+    with ember.no_grad():
+        np.testing.assert_array_equal(fresh(x, kv, kv)[0].numpy(), q(x, kv, kv)[0].numpy())
+        np.testing.assert_array_equal(copy.deepcopy(q)(x, kv, kv)[0].numpy(),
+                                      q(x, kv, kv)[0].numpy())
+
+
+def test_fully_quantized_encoder_keeps_the_fastpath():
+    ember.manual_seed(5)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 2,
+                                enable_nested_tensor=False).eval()
+    q = quantize_dynamic(enc, {nn.Linear, nn.MultiheadAttention})
+    assert isinstance(q.layers[0].self_attn, nnqd.MultiheadAttention)
+    x = ember.randn(2, 6, 32)
+    with ember.no_grad():
+        assert ember.nn.why_not_fastpath(q, x) == ""
+        fast = q(x)
+        ember.backends.mha.set_fastpath_enabled(False)
+        try:
+            regular = q(x)
+        finally:
+            ember.backends.mha.set_fastpath_enabled(True)
+        np.testing.assert_allclose(fast.numpy(), regular.numpy(), atol=1e-5)
+        assert (fast - enc(x)).abs().max().item() < 0.2

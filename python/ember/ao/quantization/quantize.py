@@ -19,7 +19,7 @@ def get_default_dynamic_quant_module_mappings():
     """float module type -> its dynamically quantized counterpart."""
     import ember.ao.nn.quantized.dynamic as nnqd
 
-    return {nn.Linear: nnqd.Linear}
+    return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention}
 
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):

@@ -15,7 +15,7 @@ import warnings
 import ember
 
 from ._attention import scaled_dot_product_attention
-from ._conv import linear as _linear
+from ._conv import linear as _float_linear
 from ._dropout import dropout
 from ._sampling import pad
 from ._softmax import softmax
@@ -89,6 +89,14 @@ def _check_ranks(query, key, value, key_padding_mask, attn_mask, num_heads):
                     f"{tuple(attn_mask.shape)}"
                 )
     return batched
+
+
+def _linear(x, w, b):
+    """x w^T + b, or a quantized projection's own product (its bias inside; b is then None):
+    a dynamically quantized MultiheadAttention passes objects with ``_quantized_linear``."""
+    if hasattr(w, "_quantized_linear"):
+        return w._quantized_linear(x)
+    return _float_linear(x, w, b)
 
 
 def _project_packed(q, k, v, w, b):

@@ -46,13 +46,13 @@ def _hooked_submodule(module) -> str:
 def _layer_structure_reason(layer, prefix: str = "") -> str:
     """Reasons found from the layer alone (no input)."""
     attn = layer.self_attn
-    if type(attn) is not MultiheadAttention:
+    if type(attn) not in (MultiheadAttention, _dynamic_attention()):
         return f"{prefix}self_attn is a {type(attn).__name__}, not nn.MultiheadAttention"
     for name in ("linear1", "linear2"):
         if type(getattr(layer, name)) not in (Linear, _dynamic_linear()):
             return (f"{prefix}{name} is a {type(getattr(layer, name)).__name__}, not nn.Linear "
                     "(or a dynamically quantized one)")
-    if type(attn.out_proj) not in (Linear, NonDynamicallyQuantizableLinear):
+    if type(attn.out_proj) not in (Linear, NonDynamicallyQuantizableLinear, _dynamic_linear()):
         return f"{prefix}self_attn.out_proj is a {type(attn.out_proj).__name__}, not nn.Linear"
     for name in ("norm1", "norm2"):
         if type(getattr(layer, name)) is not LayerNorm:
@@ -131,16 +131,26 @@ def _dynamic_linear():
     return DynamicLinear
 
 
+def _dynamic_attention():
+    from ember.ao.nn.quantized.dynamic import MultiheadAttention as DynamicAttention
+
+    return DynamicAttention
+
+
 def _linear_params(linear):
     """(weight, bias) of a float Linear; (packed int8 weights, None) of a dynamic one."""
-    if type(linear) is Linear:
-        return linear.weight, linear.bias
-    return linear._packed_params._packed_params, None
+    if hasattr(linear, "_packed_params"):
+        return linear._packed_params._packed_params, None
+    return linear.weight, linear.bias
 
 
 def _quantized_linears(layer):
-    return [name for name in ("linear1", "linear2")
-            if type(getattr(layer, name)) is not Linear]
+    attn = layer.self_attn
+    named = {"self_attn.in_proj": attn if hasattr(attn, "in_proj") else None,
+             "self_attn.out_proj": attn.out_proj, "linear1": layer.linear1,
+             "linear2": layer.linear2}
+    return [name for name, m in named.items() if hasattr(m, "_packed_params")
+            or hasattr(m, "in_proj")]
 
 
 def _quantized_dtype_reason(layer, src, prefix: str = "") -> str:
@@ -153,7 +163,9 @@ def _quantized_dtype_reason(layer, src, prefix: str = "") -> str:
 
 def layer_params(layer):
     a = layer.self_attn
-    return (a.in_proj_weight, a.in_proj_bias, a.out_proj.weight, a.out_proj.bias,
+    in_proj = ((a.in_proj._packed_params, None) if hasattr(a, "in_proj")
+               else (a.in_proj_weight, a.in_proj_bias))
+    return (*in_proj, *_linear_params(a.out_proj),
             layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
             *_linear_params(layer.linear1), *_linear_params(layer.linear2))
 

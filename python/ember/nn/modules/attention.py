@@ -123,19 +123,25 @@ class MultiheadAttention(Module):
             else:
                 query, key, value = (x.transpose(1, 0) for x in (query, key, value))
 
+        in_w, in_b, out_w, out_b, q_w, k_w, v_w = self._projection_weights()
         attn_output, attn_output_weights = F.multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            query, key, value, self.embed_dim, self.num_heads, in_w, in_b, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, out_w, out_b, training=self.training,
             key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=q_w,
+            k_proj_weight=k_w, v_proj_weight=v_w, average_attn_weights=average_attn_weights,
             is_causal=is_causal,
         )
         if self.batch_first and is_batched:
             attn_output = attn_output.transpose(1, 0)
         return attn_output, attn_output_weights
+
+    def _projection_weights(self):
+        """(in_proj_weight, in_proj_bias, out_proj weight, out_proj bias, q/k/v_proj_weight)
+        as multi_head_attention_forward takes them; the dynamically quantized subclass gives
+        its packed int8 projections instead."""
+        return (self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias,
+                self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         """(merged_mask, mask_type) for batch-first self-attention ``query`` (N, L, E) and

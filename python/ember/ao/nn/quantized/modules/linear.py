@@ -32,6 +32,7 @@ class LinearPackedParams(nn.Module):
         if bias is not None and bias.dtype != ember.float32:
             bias = bias.float()
         self._packed_params = _Q.linear_prepack(weight, bias)
+        self.__dict__.pop("_parts", None)  # row blocks packed from the old weight
 
     def _weight_bias(self):
         return self._packed_params.unpack_quantized()

@@ -1,3 +1,4 @@
+from .activation import MultiheadAttention
 from .linear import Linear
 
-__all__ = ["Linear"]
+__all__ = ["Linear", "MultiheadAttention"]
