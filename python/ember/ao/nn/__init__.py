@@ -1,3 +1,3 @@
 """Quantized modules (``torch.ao.nn``)."""
 
-from . import quantized  # noqa: F401
+from . import intrinsic, quantized  # noqa: F401

@@ -1,6 +1,12 @@
 """Eager-mode quantization (``torch.ao.quantization``; also ``ember.quantization``): observers,
 qconfigs and quantize_dynamic over Ember's int8 kernels (docs/design/quantization.md)."""
 
+from .fuse_modules import (  # noqa: F401
+    fuse_conv_bn_eval,
+    fuse_known_modules,
+    fuse_linear_bn_eval,
+    fuse_modules,
+)
 from .observer import (  # noqa: F401
     MinMaxObserver,
     MovingAverageMinMaxObserver,
@@ -22,10 +28,15 @@ from .qconfig import (  # noqa: F401
     per_channel_dynamic_qconfig,
 )
 from .quantize import (  # noqa: F401
+    add_observer_,
     convert,
     get_default_dynamic_quant_module_mappings,
+    get_default_static_quant_module_mappings,
+    prepare,
     propagate_qconfig_,
+    quantize,
     quantize_dynamic,
     swap_module,
 )
+from .stubs import DeQuantStub, QuantStub, QuantWrapper  # noqa: F401
 from .utils import quantize_weight  # noqa: F401

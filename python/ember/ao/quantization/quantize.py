@@ -11,8 +11,21 @@ from ember import nn
 
 from .qconfig import default_dynamic_qconfig
 
-__all__ = ["convert", "get_default_dynamic_quant_module_mappings", "propagate_qconfig_",
-           "quantize_dynamic", "swap_module"]
+__all__ = ["add_observer_", "convert", "get_default_dynamic_quant_module_mappings",
+           "get_default_static_quant_module_mappings", "prepare", "propagate_qconfig_",
+           "quantize", "quantize_dynamic", "swap_module"]
+
+
+def get_default_static_quant_module_mappings():
+    """float (or fused) module type -> its statically quantized counterpart."""
+    import ember.ao.nn.intrinsic as nni
+    import ember.ao.nn.intrinsic.quantized as nniq
+    import ember.ao.nn.quantized as nnq
+
+    from .stubs import DeQuantStub, QuantStub
+
+    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
+            nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU}
 
 
 def get_default_dynamic_quant_module_mappings():
@@ -23,15 +36,14 @@ def get_default_dynamic_quant_module_mappings():
 
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
-    """Sets ``qconfig`` on every submodule: the entry for its exact type, overridden by the entry
-    for its qualified name, else its parent's."""
+    """Sets ``qconfig`` on every submodule: its own ``qconfig`` attribute if it has one, else the
+    entry for its qualified name, else for its exact type, else its parent's."""
     qconfig_dict = qconfig_dict or {}
 
     def visit(m, parent_qconfig, prefix):
         qconfig = qconfig_dict.get(type(m), parent_qconfig)
         qconfig = qconfig_dict.get(prefix, qconfig)
-        qconfig = getattr(m, "qconfig", None) if qconfig is None and hasattr(m, "qconfig") \
-            else qconfig
+        qconfig = getattr(m, "qconfig", qconfig)  # a module's own qconfig wins, as PyTorch
         m.qconfig = qconfig
         for name, child in m.named_children():
             visit(child, qconfig, prefix + "." + name if prefix else name)
@@ -44,20 +56,23 @@ def swap_module(mod, mapping, custom_module_class_mapping=None):
     mapped (a subclass, e.g. MultiheadAttention's out_proj, is not); else mod itself."""
     if getattr(mod, "qconfig", None) is not None and type(mod) in mapping:
         new_mod = mapping[type(mod)].from_float(mod)
-        # Hooks registered on the float module keep firing on its replacement.
+        # Hooks registered on the float module keep firing on its replacement (not the
+        # observer hooks of prepare()).
         for hook in mod._forward_pre_hooks.values():
             new_mod.register_forward_pre_hook(hook)
         for hook in mod._forward_hooks.values():
-            new_mod.register_forward_hook(hook)
+            if hook is not _observer_forward_hook:
+                new_mod.register_forward_hook(hook)
         return new_mod
     return mod
 
 
 def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_reference=False,
             convert_custom_config_dict=None, use_precomputed_fake_quant=False):
-    """Replaces every mapped submodule by its quantized counterpart."""
+    """Replaces every mapped submodule (with a qconfig) by its quantized counterpart: the static
+    mapping by default, after prepare() and calibration."""
     if mapping is None:
-        mapping = get_default_dynamic_quant_module_mappings()
+        mapping = get_default_static_quant_module_mappings()
     if not inplace:
         module = copy.deepcopy(module)
     _convert(module, mapping)
@@ -65,7 +80,59 @@ def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_referen
         for m in module.modules():
             if hasattr(m, "qconfig"):
                 del m.qconfig
+            if "activation_post_process" in m._modules:
+                del m.activation_post_process
+            for key, hook in list(m._forward_hooks.items()):
+                if hook is _observer_forward_hook:
+                    del m._forward_hooks[key]
     return module
+
+
+def _observer_forward_hook(module, input, output):
+    return module.activation_post_process(output)
+
+
+def add_observer_(module, qconfig_propagation_list=None):
+    """Gives each module to be quantized (a mapped type with a qconfig) an output observer,
+    ``activation_post_process``, run by a forward hook. Fused modules are observed whole."""
+    if qconfig_propagation_list is None:
+        qconfig_propagation_list = set(get_default_static_quant_module_mappings())
+    for child in module.children():
+        if type(child) in qconfig_propagation_list:
+            if getattr(child, "qconfig", None) is not None:
+                child.add_module("activation_post_process", child.qconfig.activation())
+                child.register_forward_hook(_observer_forward_hook)
+        else:
+            add_observer_(child, qconfig_propagation_list)
+
+
+def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list=None,
+            prepare_custom_config_dict=None):
+    """A copy of ``model`` (or the model itself) with observers after every module that
+    convert() will quantize. Set ``model.qconfig`` (or submodules' qconfig) first; then run
+    calibration data through the result."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    propagate_qconfig_(model, None)
+    if not any(getattr(m, "qconfig", None) for m in model.modules()):
+        import warnings
+
+        warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct "
+                      "configuration through `qconfig_dict` or by assigning the `.qconfig` "
+                      "attribute directly on submodules", stacklevel=2)
+    add_observer_(model, allow_list)
+    return model
+
+
+def quantize(model, run_fn, run_args, mapping=None, inplace=False):
+    """prepare, run_fn(model, *run_args) for calibration, convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.eval()
+    prepare(model, inplace=True)
+    run_fn(model, *run_args)
+    convert(model, mapping, inplace=True)
+    return model
 
 
 def _convert(module, mapping):

@@ -1,0 +1,27 @@
+"""Quantized fused modules (``torch.ao.nn.intrinsic.quantized``)."""
+
+from ember.ao.nn.quantized.modules.linear import Linear as _QuantizedLinear
+
+__all__ = ["LinearReLU"]
+
+
+class LinearReLU(_QuantizedLinear):
+    """A statically quantized Linear with the ReLU fused into its int8 GEMM's epilogue."""
+
+    _FLOAT_MODULE = None  # set below: nn.intrinsic.LinearReLU
+
+    def _get_name(self):
+        return "QuantizedLinearReLU"
+
+    def forward(self, x):
+        import ember
+
+        return ember._C._quantized.linear(x, self._packed_params._packed_params,
+                                          float(self.scale), int(self.zero_point), True)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        linear = mod[0]
+        linear.qconfig = getattr(mod, "qconfig", None)
+        linear.activation_post_process = getattr(mod, "activation_post_process", None)
+        return super().from_float(linear)

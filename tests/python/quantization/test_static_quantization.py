@@ -1,0 +1,195 @@
+"""Static post-training quantization: QuantStub / DeQuantStub, prepare (observers), calibration,
+convert (quantized Linear, LinearReLU, ReLU), fuse_modules, accuracy on digits, and PyTorch's
+converted model's outputs where PyTorch is installed."""
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+from ember.ao.quantization import (
+    DeQuantStub,
+    QuantStub,
+    QuantWrapper,
+    convert,
+    default_qconfig,
+    fuse_modules,
+    prepare,
+    quantize,
+)
+
+nnq = ember.ao.nn.quantized
+nni = ember.ao.nn.intrinsic
+nniq = ember.ao.nn.intrinsic.quantized
+
+
+class MLP(nn.Module):
+    def __init__(self, d_in=64, hidden=48, d_out=10):
+        super().__init__()
+        self.quant = QuantStub()
+        self.fc1 = nn.Linear(d_in, hidden)
+        self.relu1 = nn.ReLU()
+        self.fc2 = nn.Linear(hidden, d_out)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        return self.dequant(self.fc2(self.relu1(self.fc1(self.quant(x)))))
+
+
+def calibrated(model, data, fuse=True):
+    model.eval()
+    model.qconfig = default_qconfig
+    if fuse:
+        model = fuse_modules(model, [["fc1", "relu1"]])
+    prepared = prepare(model)
+    with ember.no_grad():
+        prepared(data)
+    return prepared
+
+
+def test_prepare_attaches_observers_and_convert_swaps_modules():
+    ember.manual_seed(0)
+    model = MLP()
+    x = ember.randn(32, 64)
+    prepared = calibrated(model, x)
+    assert isinstance(prepared.fc1, nni.LinearReLU)
+    assert isinstance(prepared.relu1, nn.Identity)
+    assert hasattr(prepared.fc1, "activation_post_process")
+    assert hasattr(prepared.quant, "activation_post_process")
+    assert not hasattr(model.fc1, "activation_post_process")  # prepare copies
+    assert prepared.quant.activation_post_process.min_val.item() == x.min().item()
+    q = convert(prepared)
+    assert isinstance(q.quant, nnq.Quantize) and isinstance(q.dequant, nnq.DeQuantize)
+    assert isinstance(q.fc1, nniq.LinearReLU) and isinstance(q.fc2, nnq.Linear)
+    assert not hasattr(q.fc1, "activation_post_process") and not hasattr(q, "qconfig")
+    with ember.no_grad():
+        y = q(x)
+        ref = model(x)
+    assert y.dtype == ember.float32 and y.shape == (32, 10)
+    # Within a few output quantization steps of float.
+    assert (y - ref).abs().max().item() < 6 * q.fc2.scale
+    # The quantized hidden activations are non-negative (the fused ReLU).
+    with ember.no_grad():
+        hidden = q.fc1(q.quant(x))
+    assert hidden.dtype == ember.quint8
+    assert hidden.dequantize().min().item() >= 0
+
+
+def test_unfused_relu_and_quant_wrapper():
+    ember.manual_seed(1)
+    inner = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.ReLU6())
+    model = QuantWrapper(inner).eval()
+    model.qconfig = default_qconfig
+    prepared = prepare(model)
+    x = ember.randn(20, 8) * 4
+    with ember.no_grad():
+        prepared(x)
+    q = convert(prepared)
+    assert isinstance(q.module[1], nnq.ReLU) and isinstance(q.module[2], nnq.ReLU6)
+    with ember.no_grad():
+        y = q(x)
+        ref = inner(x)
+    assert y.min().item() >= 0 and y.max().item() <= 6 + 1e-6
+    assert (y - ref).abs().max().item() < 0.2
+
+
+def test_quantize_runs_the_whole_workflow():
+    ember.manual_seed(2)
+    model = MLP(16, 16, 4)
+    model.qconfig = default_qconfig
+    x = ember.randn(10, 16)
+    q = quantize(model, lambda m, data: m(data), [x])
+    assert isinstance(q.fc1, nnq.Linear)
+    assert type(model.fc1) is nn.Linear
+
+
+def test_fuse_folds_batch_norm_in_eval():
+    ember.manual_seed(3)
+    seq = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                        nn.Flatten(), nn.Linear(64, 5), nn.BatchNorm1d(5))
+    seq.train()
+    x = ember.randn(6, 3, 6, 6)
+    seq(x)  # running statistics
+    seq.eval()
+    fused = fuse_modules(seq, [["0", "1", "2"], ["4", "5"]])
+    assert isinstance(fused[0], nni.ConvReLU2d) and isinstance(fused[1], nn.Identity)
+    with ember.no_grad():
+        np.testing.assert_allclose(fused(x).numpy(), seq(x).numpy(), rtol=1e-4, atol=1e-5)
+    with pytest.raises(AssertionError, match="eval"):
+        fuse_modules(seq.train(), [["0", "1"]])
+    with pytest.raises(NotImplementedError, match="Cannot fuse"):
+        fuse_modules(seq.eval(), [["3", "4"]])
+
+
+def test_static_mlp_on_digits_keeps_its_accuracy():
+    datasets = pytest.importorskip("sklearn.datasets")
+    data = datasets.load_digits()
+    x = ember.tensor(data.data / 16.0, dtype=ember.float32)
+    y = ember.tensor(data.target)
+    ember.manual_seed(0)
+    model = MLP(64, 128, 10)
+    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+    train, test = slice(0, 1400), slice(1400, None)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x[train]), y[train]).backward()
+        opt.step()
+    model.eval()
+
+    def accuracy(m):
+        with ember.no_grad():
+            return (m(x[test]).argmax(1) == y[test]).float().mean().item()
+
+    float_acc = accuracy(model)
+    q = convert(calibrated(model, x[train]))
+    assert float_acc > 0.9
+    assert accuracy(q) >= float_acc - 0.01
+
+
+def test_matches_pytorch_static_conversion():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    w1, b1 = rng.standard_normal((24, 16)).astype(np.float32) * 0.3, rng.standard_normal(24)
+    w2, b2 = rng.standard_normal((5, 24)).astype(np.float32) * 0.3, rng.standard_normal(5)
+    x = rng.standard_normal((40, 16)).astype(np.float32)
+
+    class TorchMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = torch.ao.quantization.QuantStub()
+            self.fc1 = torch.nn.Linear(16, 24)
+            self.relu1 = torch.nn.ReLU()
+            self.fc2 = torch.nn.Linear(24, 5)
+            self.dequant = torch.ao.quantization.DeQuantStub()
+
+        def forward(self, v):
+            return self.dequant(self.fc2(self.relu1(self.fc1(self.quant(v)))))
+
+    tm = TorchMLP().eval()
+    em = MLP(16, 24, 5).eval()
+    with torch.no_grad():
+        for t_layer, e_layer, w, b in ((tm.fc1, em.fc1, w1, b1), (tm.fc2, em.fc2, w2, b2)):
+            t_layer.weight.copy_(torch.from_numpy(w))
+            t_layer.bias.copy_(torch.from_numpy(b.astype(np.float32)))
+            e_layer.weight.data = ember.from_numpy(w.copy())
+            e_layer.bias.data = ember.from_numpy(b.astype(np.float32))
+    tm.qconfig = torch.ao.quantization.default_qconfig
+    tm = torch.ao.quantization.fuse_modules(tm, [["fc1", "relu1"]])
+    tp = torch.ao.quantization.prepare(tm)
+    with torch.no_grad():
+        tp(torch.from_numpy(x))
+    tq = torch.ao.quantization.convert(tp)
+    eq = convert(calibrated(em, ember.from_numpy(x)))
+    # The same observed parameters, module by module.
+    assert eq.quant.scale.item() == pytest.approx(tq.quant.scale.item())
+    assert eq.quant.zero_point.item() == tq.quant.zero_point.item()
+    for name in ("fc1", "fc2"):
+        assert getattr(eq, name).scale == pytest.approx(getattr(tq, name).scale, rel=1e-6)
+        assert getattr(eq, name).zero_point == getattr(tq, name).zero_point
+        np.testing.assert_array_equal(getattr(eq, name).weight().int_repr().numpy(),
+                                      getattr(tq, name).weight().int_repr().numpy())
+    with torch.no_grad():
+        want = tq(torch.from_numpy(x)).numpy()
+    got = eq(ember.from_numpy(x)).numpy()
+    # Within one output quantization step.
+    assert np.abs(got - want).max() <= eq.fc2.scale * 1.01
