@@ -1,4 +1,4 @@
 """Architecture optimisation: quantization, as PyTorch's ``torch.ao``
 (docs/design/quantization.md)."""
 
-from . import nn, quantization  # noqa: F401
+from . import nn, ns, quantization  # noqa: F401

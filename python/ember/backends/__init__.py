@@ -31,6 +31,7 @@ __all__ = [
     "mkldnn",
     "mps",
     "openmp",
+    "quantized",
 ]
 
 # PyTorch's test-suite guard: after disable_global_flags(), assigning a flag outside its
@@ -92,4 +93,4 @@ def _install(module_name, cls):
     sys.modules[module_name].__class__ = cls
 
 
-from . import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp  # noqa: E402
+from . import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp, quantized  # noqa: E402

@@ -57,6 +57,14 @@ def _check_linalg_library(name, value):
     return value
 
 
+def _check_quantized_engine(name, value):
+    engines = ("none", "onednn", "x86", "fbgemm")
+    if value not in engines:
+        raise RuntimeError(f"[backends.quantized] engine {value!r} is not supported: choose one "
+                           f"of {', '.join(engines)} (Ember's int8 kernels are for x86 CPUs)")
+    return value
+
+
 # name -> (default, validator). The defaults are PyTorch's.
 _SPECS = {
     # "highest" | "high" | "medium"; backends.cuda.matmul.allow_tf32 is derived from it.
@@ -77,6 +85,7 @@ _SPECS = {
     "mkldnn.enabled": (True, _check_bool),
     "mkldnn.deterministic": (False, _check_bool),
     "mha.fastpath_enabled": (True, _check_bool),
+    "quantized.engine": ("x86", _check_quantized_engine),
 }
 
 _lock = threading.RLock()

@@ -193,3 +193,50 @@ def test_matches_pytorch_static_conversion():
     got = eq(ember.from_numpy(x)).numpy()
     # Within one output quantization step.
     assert np.abs(got - want).max() <= eq.fc2.scale * 1.01
+
+
+def test_engine_and_qconfig_mismatches_raise():
+    from ember.ao.quantization import MinMaxObserver, QConfig, quantize_dynamic
+
+    assert ember.backends.quantized.engine == "x86"
+    assert "onednn" in ember.backends.quantized.supported_engines
+    with pytest.raises(RuntimeError, match="not supported"):
+        ember.backends.quantized.engine = "qnnpack"
+    model = MLP(8, 8, 2).eval()
+    model.qconfig = QConfig(activation=MinMaxObserver.with_args(dtype=ember.qint8),
+                            weight=MinMaxObserver.with_args(dtype=ember.qint8))
+    with pytest.raises(RuntimeError, match="qint8 activations, but the 'x86' engine"):
+        prepare(model)
+    bad_weights = QConfig(activation=MinMaxObserver, weight=MinMaxObserver)
+    with pytest.raises(RuntimeError, match="quint8 weights"):
+        quantize_dynamic(nn.Sequential(nn.Linear(4, 4)), {nn.Linear: bad_weights})
+    ember.backends.quantized.engine = "none"
+    try:
+        with pytest.raises(RuntimeError, match="engine is 'none'"):
+            quantize_dynamic(nn.Sequential(nn.Linear(4, 4)))
+    finally:
+        ember.backends.quantized.engine = "x86"
+
+
+def test_numeric_suite_finds_each_layers_error():
+    from ember.ao.ns import compare_model_outputs, compare_weights, compute_sqnr
+    from ember.ao.quantization import quantize_dynamic
+
+    ember.manual_seed(6)
+    model = MLP(16, 32, 4).eval()
+    x = ember.randn(20, 16)
+    q = convert(calibrated(model, x, fuse=False))
+    weights = compare_weights(model.state_dict(), q.state_dict())
+    assert set(weights) == {"fc1._packed_params._packed_params",
+                            "fc2._packed_params._packed_params"}
+    for pair in weights.values():
+        assert pair["quantized"].is_quantized
+        assert compute_sqnr(pair["float"], pair["quantized"]) > 30
+    outputs = compare_model_outputs(model, q, x)
+    assert {"fc1", "relu1", "fc2"} <= set(outputs)
+    for pair in outputs.values():
+        assert len(pair["float"]) == len(pair["quantized"]) == 1
+        assert compute_sqnr(pair["float"][0], pair["quantized"][0]) > 20
+    dyn = quantize_dynamic(model)
+    assert set(compare_weights(model.state_dict(), dyn.state_dict())) == set(weights)
+    assert compute_sqnr(x, x) == float("inf")

@@ -16,6 +16,30 @@ __all__ = ["add_observer_", "convert", "get_default_dynamic_quant_module_mapping
            "quantize", "quantize_dynamic", "swap_module"]
 
 
+def _check_engine_and_qconfigs(model, static):
+    """The engine must be set, and every qconfig must make what Ember's int8 kernels take:
+    qint8 weights and (static) quint8 activations. A mismatch is an error naming the module."""
+    engine = ember.backends.quantized.engine
+    if engine == "none":
+        raise RuntimeError("quantization: ember.backends.quantized.engine is 'none'; set it to "
+                           "one of 'x86', 'fbgemm' or 'onednn'")
+    for name, m in model.named_modules():
+        qconfig = getattr(m, "qconfig", None)
+        if qconfig is None:
+            continue
+        weight_dtype = getattr(qconfig.weight(), "dtype", None)
+        if weight_dtype != ember.qint8:
+            raise RuntimeError(f"quantization: the qconfig of {name or 'the model'} makes "
+                               f"{weight_dtype} weights, but the {engine!r} engine's kernels take "
+                               "qint8 weights")
+        if static:
+            act_dtype = getattr(qconfig.activation(), "dtype", None)
+            if act_dtype != ember.quint8:
+                raise RuntimeError(f"quantization: the qconfig of {name or 'the model'} makes "
+                                   f"{act_dtype} activations, but the {engine!r} engine's "
+                                   "kernels take quint8 activations")
+
+
 def get_default_static_quant_module_mappings():
     """float (or fused) module type -> its statically quantized counterpart."""
     import ember.ao.nn.intrinsic as nni
@@ -114,6 +138,7 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
     if not inplace:
         model = copy.deepcopy(model)
     propagate_qconfig_(model, None)
+    _check_engine_and_qconfigs(model, static=True)
     if not any(getattr(m, "qconfig", None) for m in model.modules()):
         import warnings
 
@@ -163,6 +188,7 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
         model = copy.deepcopy(model)
     model.eval()
     propagate_qconfig_(model, qconfig_spec)
+    _check_engine_and_qconfigs(model, static=False)
     convert(model, mapping, inplace=True)
     return model
 
