@@ -9,6 +9,7 @@
 #include "bindings/factory_args.h"
 #include "core/shape.h"
 #include "dispatch/dtype_dispatch.h"
+#include "ops/quantized/quantize.h"
 
 namespace ember {
 
@@ -179,6 +180,9 @@ std::optional<ScalarType> parse_legacy_type_name(const std::string& s) {
 Tensor rebuild_tensor(const Storage& storage, ScalarType dtype, py::handle size, py::handle stride,
                       int64_t offset) {
   const char* op = "_rebuild_tensor";
+  EMBER_CHECK_T(TypeError, !is_quantized(dtype), "[", op, "] cannot rebuild a ", dtype_name(dtype),
+                " tensor from raw storage: quantized tensors pickle through "
+                "_make_per_tensor_quantized_tensor / _make_per_channel_quantized_tensor");
   const DimVector sizes = parse_int_sequence(size, op, "size");
   const DimVector strides = parse_int_sequence(stride, op, "stride");
   EMBER_CHECK(sizes.size() == strides.size(), "[", op, "] size and stride lengths differ");
@@ -374,6 +378,18 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
   cls.def("untyped_storage", [](const Tensor& self) { return self.storage(); });
   cls.def("__reduce_ex__", [](py::object self, int) {
     const Tensor t = self.cast<Tensor>();
+    if (is_quantized(t.dtype())) {
+      // The integers and the parameters, rebuilt by the public constructors.
+      const Quantizer& q = *t.impl()->quantizer();
+      py::module_ ember = py::module_::import("ember");
+      const Tensor ints = native::int_repr(t);
+      if (q.per_channel()) {
+        return py::make_tuple(ember.attr("_make_per_channel_quantized_tensor"),
+                              py::make_tuple(ints, q.scales(), q.zero_points(), q.axis()));
+      }
+      return py::make_tuple(ember.attr("_make_per_tensor_quantized_tensor"),
+                            py::make_tuple(ints, q.scale(), q.zero_point()));
+    }
     py::tuple sizes(t.dim()), strides(t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) {
       sizes[d] = t.size(d);

@@ -19,6 +19,9 @@ TensorOptions parse_options(py::handle dtype, py::handle device, const char* op)
       throw py::type_error(str_cat("[", op, "] dtype must be an ember.dtype, but got ",
                                    Py_TYPE(dtype.ptr())->tp_name));
     }
+    EMBER_CHECK_T(TypeError, !is_quantized(*t), "[", op, "] cannot make a ", dtype_name(*t),
+                  " tensor without quantization parameters: use quantize_per_tensor, "
+                  "_make_per_tensor_quantized_tensor or _empty_affine_quantized");
     o.dtype = *t;
   }
   o.device = parse_device(device, op);

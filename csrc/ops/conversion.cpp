@@ -34,10 +34,16 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
 
 Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
   const ScalarType dtype = opts.dtype_or(t.dtype());
-  if (preserve_strides && !t.is_contiguous() && t.numel() > 0 && is_non_overlapping_and_dense(t)) {
-    return empty_strided_tensor(t.sizes(), t.strides(), dtype, opts.device, "empty_like");
-  }
-  return empty_tensor(t.sizes(), dtype, opts.device, "empty_like");
+  // A quantized result takes t's parameters (PyTorch's empty_like); without them it cannot be.
+  EMBER_CHECK_T(TypeError, !is_quantized(dtype) || dtype == t.dtype(),
+                "[empty_like] cannot make a ", dtype_name(dtype), " tensor like a ",
+                dtype_name(t.dtype()), " one: there are no quantization parameters to take");
+  Tensor out =
+      preserve_strides && !t.is_contiguous() && t.numel() > 0 && is_non_overlapping_and_dense(t)
+          ? empty_strided_tensor(t.sizes(), t.strides(), dtype, opts.device, "empty_like")
+          : empty_tensor(t.sizes(), dtype, opts.device, "empty_like");
+  if (is_quantized(dtype)) out.impl()->set_quantizer(t.impl()->quantizer());
+  return out;
 }
 
 Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool preserve_strides) {

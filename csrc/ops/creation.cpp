@@ -12,22 +12,37 @@ namespace native {
 
 EMBER_DEFINE_STUB(fill_stub, FillFn);
 
+namespace {
+
+// A quantized tensor needs its parameters: the factories cannot make one.
+ScalarType factory_dtype(const TensorOptions& opts, const char* op) {
+  const ScalarType dtype = opts.dtype_or(default_dtype());
+  EMBER_CHECK_T(TypeError, !is_quantized(dtype), "[", op, "] cannot make a ", dtype_name(dtype),
+                " tensor without quantization parameters: use quantize_per_tensor, "
+                "_make_per_tensor_quantized_tensor or _empty_affine_quantized");
+  return dtype;
+}
+
+}  // namespace
+
 Tensor empty(IntArrayRef sizes, TensorOptions opts) {
+  factory_dtype(opts, "empty");
   return empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "empty");
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
+  factory_dtype(opts, "empty_strided");
   return empty_strided_tensor(sizes, strides, opts.dtype_or(default_dtype()), opts.device,
                               "empty_strided");
 }
 
 Tensor zeros(IntArrayRef sizes, TensorOptions opts) {
-  Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "zeros");
+  Tensor t = empty_tensor(sizes, factory_dtype(opts, "zeros"), opts.device, "zeros");
   return zero_fresh(t);
 }
 
 Tensor ones(IntArrayRef sizes, TensorOptions opts) {
-  Tensor t = empty_tensor(sizes, opts.dtype_or(default_dtype()), opts.device, "ones");
+  Tensor t = empty_tensor(sizes, factory_dtype(opts, "ones"), opts.device, "ones");
   return fill_fresh(t, Scalar(int64_t(1)));
 }
 

@@ -16,6 +16,7 @@
 #include "ops/creation.h"
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -295,6 +296,13 @@ IndexPlan make_plan(const Tensor& self, const std::vector<Tensor>& advanced, con
 }  // namespace
 
 Tensor gather_advanced(const Tensor& view, const std::vector<Tensor>& advanced, const char* op) {
+  if (is_quantized(view.dtype())) {  // the integers, with the same parameters (per tensor)
+    EMBER_CHECK(!quantizer_of(view, op).per_channel(), "[", op,
+                "] advanced indexing of a per-channel quantized tensor: dequantize() first");
+    return on_quantized_integers({view}, op, [&](const std::vector<Tensor>& ints) {
+      return gather_advanced(ints[0], advanced, op);
+    });
+  }
   IndexPlan p = make_plan(view, advanced, op);
   Tensor out = empty_tensor(p.result_shape, view.dtype(), view.device(), op);
   launch_gather(out, p.src_view, p.idx_views, p.index_sizes, p.index_strides, op, &p.checks);
@@ -320,6 +328,9 @@ namespace {
 void put_advanced(const Tensor& view, std::vector<Tensor> advanced, const Tensor& values,
                   bool accumulate, const char* op) {
   check_writable(view, op);
+  EMBER_CHECK_T(NotImplementedError, !is_quantized(view.dtype()) && !is_quantized(values.dtype()),
+                "[", op, "] writing through advanced indices into or from a quantized tensor ",
+                "is not supported: dequantize(), assign, and quantize again");
   IndexPlan p = make_plan(view, advanced, op);
   for (const IndexCheck& c : p.checks) check_index_bounds(c.index, c.spec);
   Tensor v = strip_leading_ones(values, static_cast<int64_t>(p.result_shape.size()));

@@ -11,6 +11,7 @@
 #include "ops/creation.h"
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -153,10 +154,22 @@ Scalar reduce_identity(const std::string& reduce, ScalarType dtype) {
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (is_quantized(self.dtype())) {  // the integers, with the same parameters
+    EMBER_CHECK(!out.defined(), "[gather] out= is not supported for quantized tensors");
+    return on_quantized_integers({self}, "gather", [&](const std::vector<Tensor>& ints) {
+      return gather(ints[0], dim, index, Tensor());
+    });
+  }
   return gather_impl(self, dim, index, out, /*allow_negative=*/false, "gather");
 }
 
 Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
+  if (is_quantized(self.dtype())) {  // the integers, with the same parameters
+    EMBER_CHECK(!out.defined(), "[take] out= is not supported for quantized tensors");
+    return on_quantized_integers({self}, "take", [&](const std::vector<Tensor>& ints) {
+      return take(ints[0], index, Tensor());
+    });
+  }
   const char* op = "take";
   EMBER_CHECK(index.dtype() == ScalarType::Int64,
               "[take] take(): Expected a long tensor for index, but got ",

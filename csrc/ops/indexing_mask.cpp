@@ -7,6 +7,7 @@
 #include "ops/creation.h"
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -84,6 +85,12 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  if (is_quantized(self.dtype())) {  // the integers, with the same parameters
+    EMBER_CHECK(!out.defined(), "[masked_select] out= is not supported for quantized tensors");
+    return on_quantized_integers({self}, "masked_select", [&](const std::vector<Tensor>& ints) {
+      return masked_select(ints[0], mask, Tensor());
+    });
+  }
   const char* op = "masked_select";
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "[", op,
               "] masked_select: expected BoolTensor "

@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/indexing.h"
 #include "ops/indexing_engine.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -60,6 +61,19 @@ void put_along_dim(const Tensor& self, int64_t d, const Tensor& idx, const Tenso
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
   const char* op = "index_select";
+  if (is_quantized(self.dtype())) {
+    const Quantizer& q = quantizer_of(self, op);
+    EMBER_CHECK(!out.defined(), "[", op, "] out= is not supported for quantized tensors");
+    EMBER_CHECK(!q.per_channel() || wrap_dim(dim, self.dim(), op) != q.axis(), "[", op,
+                "] selecting along the channel axis of a per-channel quantized tensor: "
+                "dequantize() first");
+    return on_quantized_integers(
+        {self}, op,
+        [&](const std::vector<Tensor>& ints) {
+          return index_select(ints[0], dim, index, Tensor());
+        },
+        /*per_channel_ok=*/true);
+  }
   EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, "[", op,
               "] index_select(): Expected dtype int32 or int64 for index");
   EMBER_CHECK_T(IndexError, index.dim() <= 1, "[", op,

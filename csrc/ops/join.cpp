@@ -10,6 +10,7 @@
 #include "dispatch/copy.h"
 #include "dispatch/mem_overlap.h"
 #include "ops/creation.h"
+#include "ops/quantized/quantize.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
 
@@ -32,6 +33,12 @@ bool shares_memory(const Tensor& a, const Tensor& b) {
 Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
                 const char* op) {
   EMBER_CHECK_T(ValueError, !tensors.empty(), "[", op, "] expected a non-empty list of Tensors");
+  if (is_quantized(tensors[0].dtype())) {  // the integers, with the shared parameters
+    EMBER_CHECK(!out.defined(), "[", op, "] out= is not supported for quantized tensors");
+    return on_quantized_integers(tensors, op, [&](const std::vector<Tensor>& ints) {
+      return cat_impl(ints, dim, Tensor(), op);
+    });
+  }
   ScalarType dtype = tensors[0].dtype();
   const Tensor* ref = nullptr;
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -9,6 +9,7 @@
 #include "dispatch/dtype_dispatch.h"
 #include "ops/creation.h"
 #include "ops/join.h"
+#include "ops/quantized/quantize.h"
 #include "ops/shape_util.h"
 #include "ops/views.h"
 
@@ -78,6 +79,10 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  if (is_quantized(t.dtype())) {  // the integers, with the same parameters
+    return on_quantized_integers(
+        {t}, "roll", [&](const std::vector<Tensor>& ints) { return roll(ints[0], shifts, dims); });
+  }
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
     Tensor flat = reshape(t, {-1});
@@ -115,6 +120,10 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
 }
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
+  if (is_quantized(t.dtype())) {  // the integers, with the same parameters
+    return on_quantized_integers(
+        {t}, "repeat", [&](const std::vector<Tensor>& ints) { return repeat(ints[0], repeats); });
+  }
   const char* op = "repeat";
   const int64_t n = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(n >= t.dim(),

@@ -36,6 +36,7 @@ from ._functional import broadcast_shapes  # noqa: E402,F401
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._elementwise import where  # noqa: E402,F401
 from ._quantized import (  # noqa: E402,F401
+    _empty_affine_quantized,
     _make_per_channel_quantized_tensor,
     _make_per_tensor_quantized_tensor,
     dequantize,

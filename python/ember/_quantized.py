@@ -9,8 +9,9 @@ from . import _C
 _Q = _C._quantized
 
 __all__ = [
-    "quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic", "dequantize",
-    "_make_per_tensor_quantized_tensor", "_make_per_channel_quantized_tensor",
+    "_empty_affine_quantized", "_make_per_channel_quantized_tensor",
+    "_make_per_tensor_quantized_tensor", "dequantize", "quantize_per_channel",
+    "quantize_per_tensor", "quantize_per_tensor_dynamic",
 ]
 
 
@@ -79,3 +80,21 @@ def _make_per_channel_quantized_tensor(input, scale, zero_point, axis):
     return _Q._make_per_channel_quantized_tensor(input, _values(scale, "scale", who),
                                                  _values(zero_point, "zero_point", who, int),
                                                  int(axis))
+
+
+def _empty_affine_quantized(size, *, scale=1.0, zero_point=0, dtype=None, device=None,
+                            memory_format=None):
+    """A quantized tensor of ``size`` with the given parameters. Its values are those of the
+    zero point (0.0): Ember does not hand out uninitialised quantized memory."""
+    from . import _C as C
+
+    dtype = C.quint8 if dtype is None else dtype
+    storage = {C.qint8: C.int8, C.quint8: C.uint8, C.qint32: C.int32}.get(dtype)
+    if storage is None:
+        raise TypeError(f"ember._empty_affine_quantized: dtype must be quantized, got {dtype}")
+    if isinstance(size, int):
+        size = (size,)
+    import ember
+
+    ints = ember.full(tuple(size), int(zero_point), dtype=storage)
+    return _make_per_tensor_quantized_tensor(ints, scale, zero_point)

@@ -50,12 +50,18 @@ TEST_CASE("the core ops have CPU kernels at every level and none for CUDA", "[di
 }
 
 TEST_CASE("dispatch_dtype passes the C++ type of the dtype", "[dispatch][dtype]") {
-  // Every dtype reaches the lambda with the C++ type that maps back to it.
-  for (int i = 0; i < kNumScalarTypes; ++i) {
+  // Every plain dtype reaches the lambda with the C++ type that maps back to it.
+  for (int i = 0; i < kNumPromotableScalarTypes; ++i) {
     auto t = static_cast<ScalarType>(i);
     ScalarType seen = dispatch_dtype<kAllTypes>(
         t, "test", [](auto tag) { return scalar_type_of<typename decltype(tag)::type>; });
     CHECK(seen == t);
+  }
+  // Quantized dtypes reach no kernel: the error names the op and says what to do instead.
+  for (ScalarType q : {ScalarType::QInt8, ScalarType::QUInt8, ScalarType::QInt32}) {
+    CHECK_THROWS_WITH(dispatch_dtype<kAllTypes>(q, "test", [](auto) { return 0; }),
+                      Catch::Contains("[test] does not take quantized tensors") &&
+                          Catch::Contains("dequantize()"));
   }
   CHECK(dispatch_dtype<kAllTypes>(ScalarType::Float16, "test", [](auto tag) {
     return std::is_same_v<typename decltype(tag)::type, Half>;

@@ -269,7 +269,7 @@ Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, doub
                 "] expected a quint8 input (quantize it with a QuantStub or "
                 "quantize_per_tensor), got ",
                 dtype_name(q_input.dtype()));
-  const Quantizer& iq = *q_input.impl()->quantizer();
+  const Quantizer& iq = quantizer_of(q_input, op);
   EMBER_CHECK(!iq.per_channel(), "[", op, "] expected a per-tensor quantized input");
   const int64_t n = w.weight.size(0), k = w.weight.size(1);
   EMBER_CHECK(q_input.dim() >= 1 && q_input.size(q_input.dim() - 1) == k, "[", op,

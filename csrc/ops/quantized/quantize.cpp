@@ -122,6 +122,33 @@ Tensor quantized_storage_view(const Tensor& q) {
                                            q.impl()->version_counter()));
 }
 
+const Quantizer& quantizer_of(const Tensor& q, const char* op) {
+  EMBER_CHECK_T(TypeError, is_quantized(q.dtype()) && q.impl()->quantizer(), "[", op,
+                "] expected a quantized tensor, got dtype ", dtype_name(q.dtype()));
+  return *q.impl()->quantizer();
+}
+
+void check_same_quantization(const std::vector<Tensor>& inputs, const char* op_name) {
+  EMBER_CHECK(!inputs.empty(), "[", op_name, "] expected a non-empty list of tensors");
+  const Tensor& first = inputs[0];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    EMBER_CHECK(is_quantized(t.dtype()) && t.dtype() == first.dtype(), "[", op_name, "] mixes ",
+                dtype_name(first.dtype()), " and ", dtype_name(t.dtype()), " tensors (at position ",
+                i, "): dequantize() them first");
+    EMBER_CHECK(quantizer_of(t, op_name).same_as(quantizer_of(first, op_name)), "[", op_name,
+                "] All inputs should share the same quantization parameters (position ", i,
+                " differs from position 0): requantize them first");
+  }
+}
+
+Tensor relabel_quantized(const Tensor& ints, const Tensor& like) {
+  auto impl = make_intrusive<TensorImpl>(ints.storage(), like.dtype(), ints.sizes(), ints.strides(),
+                                         ints.storage_offset(), ints.impl()->version_counter());
+  impl->set_quantizer(like.impl()->quantizer());
+  return Tensor(std::move(impl));
+}
+
 Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, ScalarType dtype) {
   const char* op = "quantize_per_tensor";
   check_quantized_dtype(dtype, op);
@@ -226,7 +253,7 @@ Tensor dequantize(const Tensor& q) {
                   "[dequantize] expected a quantized tensor, got ", dtype_name(q.dtype()));
     return q;
   }
-  const Quantizer& quant = *q.impl()->quantizer();
+  const Quantizer& quant = quantizer_of(q, "dequantize");
   const Tensor ints = contiguous(quantized_storage_view(q));
   Tensor out = empty_tensor(q.sizes(), ScalarType::Float32, Device(), "dequantize");
   float* dst = out.data<float>();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/quantizer.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -32,8 +33,38 @@ Tensor make_per_tensor_quantized(const Tensor& ints, double scale, int64_t zero_
 Tensor make_per_channel_quantized(const Tensor& ints, const std::vector<double>& scales,
                                   const std::vector<int64_t>& zero_points, int64_t axis);
 
+// q's quantization parameters; a TypeError naming `op` when q is not a (complete) quantized
+// tensor.
+const Quantizer& quantizer_of(const Tensor& q, const char* op);
+
 // The integers of q as a plain tensor over the same memory (no copy).
 Tensor quantized_storage_view(const Tensor& q);
+
+// An op on quantized tensors that only moves integers (cat, stack, index_select, roll, gather,
+// ...): requires every input to share one dtype and one quantizer, runs `op` on the integers,
+// and gives its result those parameters again. Per-channel inputs are refused unless
+// `per_channel_ok` (the caller checked that the channel axis stays in place). `op_name` names
+// the op in errors.
+template <typename F>
+Tensor on_quantized_integers(const std::vector<Tensor>& inputs, const char* op_name, F&& op,
+                             bool per_channel_ok = false);
+
+// The result of an integer op relabelled as quantized with `like`'s dtype and parameters.
+Tensor relabel_quantized(const Tensor& ints, const Tensor& like);
+
+void check_same_quantization(const std::vector<Tensor>& inputs, const char* op_name);
+
+template <typename F>
+Tensor on_quantized_integers(const std::vector<Tensor>& inputs, const char* op_name, F&& op,
+                             bool per_channel_ok) {
+  check_same_quantization(inputs, op_name);
+  EMBER_CHECK(per_channel_ok || !quantizer_of(inputs[0], op_name).per_channel(), "[", op_name,
+              "] is not supported on a per-channel quantized tensor: dequantize() first");
+  std::vector<Tensor> ints;
+  ints.reserve(inputs.size());
+  for (const Tensor& t : inputs) ints.push_back(quantized_storage_view(t));
+  return relabel_quantized(op(ints), inputs[0]);
+}
 
 }  // namespace native
 }  // namespace ember

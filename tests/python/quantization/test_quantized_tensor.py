@@ -200,3 +200,66 @@ def test_matches_pytorch():
         t = torch.quantize_per_tensor_dynamic(torch.from_numpy(x), torch.quint8, reduce_range)
         assert (q.q_scale(), q.q_zero_point()) == (pytest.approx(t.q_scale()), t.q_zero_point())
         np.testing.assert_array_equal(q.int_repr().numpy(), t.int_repr().numpy())
+
+
+def test_integer_moving_ops_keep_parameters():
+    import copy
+    import pickle
+
+    x = np.random.default_rng(5).standard_normal((3, 4)).astype(np.float32)
+    q = ember.quantize_per_tensor(ember.from_numpy(x), 0.1, 5, ember.quint8)
+    r = ember.quantize_per_tensor(ember.from_numpy(-x), 0.1, 5, ember.quint8)
+    d, dr = q.dequantize().numpy(), r.dequantize().numpy()
+    idx = ember.tensor([2, 0])
+    cases = {
+        "cat": (ember.cat([q, r]), np.concatenate([d, dr])),
+        "stack": (ember.stack([q, r], 1), np.stack([d, dr], 1)),
+        "index_select": (q.index_select(1, idx), d[:, [2, 0]]),
+        "advanced index": (q[idx], d[[2, 0]]),
+        "bool index": (q[ember.tensor([True, False, True])], d[[0, 2]]),
+        "flip": (q.flip(0), d[::-1]),
+        "roll": (q.roll(1, 1), np.roll(d, 1, 1)),
+        "repeat": (q.repeat(2, 1), np.tile(d, (2, 1))),
+        "take": (q.take(ember.tensor([0, 5])), d.reshape(-1)[[0, 5]]),
+        "gather": (q.gather(1, ember.tensor([[0], [1], [2]])), d[[0, 1, 2], [0, 1, 2]][:, None]),
+        "masked_select": (q.masked_select(ember.from_numpy(x > 0)), d[x > 0]),
+        "deepcopy": (copy.deepcopy(q), d),
+        "pickle": (pickle.loads(pickle.dumps(q)), d),
+        "empty_like": (ember.empty_like(q), None),
+    }
+    for name, (got, want) in cases.items():
+        assert got.dtype == ember.quint8, name
+        assert (got.q_scale(), got.q_zero_point()) == (0.1, 5), name
+        if want is not None:
+            np.testing.assert_array_equal(got.dequantize().numpy(), want, err_msg=name)
+    with pytest.raises(RuntimeError, match="same quantization parameters"):
+        ember.cat([q, ember.quantize_per_tensor(ember.from_numpy(x), 0.2, 5, ember.quint8)])
+    with pytest.raises(RuntimeError, match="mixes quint8 and float32"):
+        ember.cat([q, ember.from_numpy(x)])
+    with pytest.raises(NotImplementedError, match="advanced indices"):
+        q[idx] = q[:2]
+    pc = ember.quantize_per_channel(ember.from_numpy(x), ember.tensor([0.1, 0.2, 0.3]),
+                                    ember.tensor([0, 0, 0]), 0, ember.qint8)
+    np.testing.assert_array_equal(pc.index_select(1, idx).dequantize().numpy(),
+                                  pc.dequantize().numpy()[:, [2, 0]])
+    with pytest.raises(RuntimeError, match="channel axis"):
+        pc.index_select(0, idx)
+    with pytest.raises(RuntimeError, match="per-channel"):
+        ember.cat([pc, pc])
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(pc)).dequantize().numpy(),
+                                  pc.dequantize().numpy())
+
+
+def test_factories_refuse_quantized_dtypes():
+    q = ember.quantize_per_tensor(ember.randn(3), 0.1, 2, ember.qint8)
+    for make in (lambda: ember.empty(3, dtype=ember.qint8),
+                 lambda: ember.zeros(3, dtype=ember.quint8),
+                 lambda: ember.tensor([], dtype=ember.qint8), lambda: q.new_zeros(2),
+                 lambda: ember.zeros_like(ember.ones(2), dtype=ember.qint8)):
+        with pytest.raises(TypeError, match="quantization parameters"):
+            make()
+    e = ember._empty_affine_quantized([2, 3], scale=0.5, zero_point=3, dtype=ember.quint8)
+    assert (e.q_scale(), e.q_zero_point()) == (0.5, 3)
+    np.testing.assert_array_equal(e.dequantize().numpy(), np.zeros((2, 3), np.float32))
+    with pytest.raises(TypeError, match="rebuild"):
+        ember._C._rebuild_tensor(q.int_repr().untyped_storage(), ember.qint8, (3,), (1,), 0)
