@@ -14,7 +14,8 @@ A value is a JSON scalar (int, bool, str, None, finite float) or a one-key dict:
 ``{"tuple": [...]}``,
 ``{"dtype": "float32"}``, ``{"dev": "cpu"}``, ``{"size": [...]}``, ``{"slice": [a, b, c]}``,
 ``{"ellipsis": 0}``, ``{"ref": i}`` (the very object built for positional argument i: aliasing),
-``{"tensor": {"d": dtype, "s": shape, "v": values, "l": layout, "g": requires_grad}}``.
+``{"tensor": {"d": dtype, "s": shape, "v": values, "l": layout, "g": requires_grad}}``, whose
+optional ``"q": [qdtype, scale, zero_point]`` quantizes the float tensor so described.
 
 A tensor's ``v`` lists its logical values in row-major order (non-finite floats as "nan" / "inf" /
 "-inf", complex numbers as [re, im]); the layout says how its memory is laid out: ``C``
@@ -152,6 +153,9 @@ def build_tensor(t: dict, lib):
             x = x[1:].reshape(op[1])
         elif op[0] == "O0":
             x = x[1]
+    if t.get("q"):  # quantized: [dtype, scale, zero point] of these float values
+        qdtype, scale, zero_point = t["q"]
+        x = lib.quantize_per_tensor(x, scale, zero_point, getattr(lib, qdtype))
     return x
 
 
@@ -306,6 +310,9 @@ def tensor_source(t: dict, lib: str = "ember") -> str:
             src += f"[1:].reshape({_fmt_shape(op[1])})"
         elif op[0] == "O0":
             src += "[1]"
+    if t.get("q"):
+        qdtype, scale, zero_point = t["q"]
+        src = f"{lib}.quantize_per_tensor({src}, {scale!r}, {zero_point!r}, {lib}.{qdtype})"
     return src
 
 

@@ -86,6 +86,11 @@ def rand_tensor(rng, dtype=None, shape=None, layout=None, special=None, grad=Non
         grad = rng.random() < 0.1
     if grad and dtype in FLOAT_DTYPES + COMPLEX_DTYPES:
         t["g"] = True
+    elif dtype == "float32" and rng.random() < 0.05:
+        # A quantized tensor (of these values): [dtype, scale, zero point].
+        qdtype = rng.choice(["qint8", "quint8"])
+        t["q"] = [qdtype, rng.choice([0.05, 0.5, 3.0]),
+                  rng.choice([0, 5, 127]) if qdtype == "quint8" else rng.choice([0, -5, 100])]
     return {"tensor": t}
 
 
@@ -112,6 +117,8 @@ def rand_int_list(rng, hostile=0.1, max_len=4):
 
 
 def rand_dtype_value(rng) -> dict:
+    if rng.random() < 0.05:
+        return {"dtype": rng.choice(["qint8", "quint8", "qint32"])}
     return {"dtype": rng.choice(DTYPES)}
 
 
