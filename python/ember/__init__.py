@@ -40,6 +40,8 @@ from ._quantized import (  # noqa: E402,F401
     _make_per_channel_quantized_tensor,
     _make_per_tensor_quantized_tensor,
     dequantize,
+    fake_quantize_per_channel_affine,
+    fake_quantize_per_tensor_affine,
     quantize_per_channel,
     quantize_per_tensor,
     quantize_per_tensor_dynamic,

@@ -10,6 +10,7 @@ _Q = _C._quantized
 
 __all__ = [
     "_empty_affine_quantized", "_make_per_channel_quantized_tensor",
+    "fake_quantize_per_channel_affine", "fake_quantize_per_tensor_affine",
     "_make_per_tensor_quantized_tensor", "dequantize", "quantize_per_channel",
     "quantize_per_tensor", "quantize_per_tensor_dynamic",
 ]
@@ -98,3 +99,93 @@ def _empty_affine_quantized(size, *, scale=1.0, zero_point=0, dtype=None, device
 
     ints = ember.full(tuple(size), int(zero_point), dtype=storage)
     return _make_per_tensor_quantized_tensor(ints, scale, zero_point)
+
+
+def _fake_quantize(input, scale, zero_point, quant_min, quant_max):
+    """(clamp(round(x * (1 / scale)) + zp, qmin, qmax) - zp) * scale in float32, scale and
+    zero_point tensors broadcast against input; the mask of the unclamped elements."""
+    import ember
+
+    inv = ember.ones(()) / scale  # float32, as PyTorch's 1.0f / scale
+    q = ember.round(input * inv) + zero_point
+    inside = (q >= quant_min) & (q <= quant_max)
+    return (q.clamp(quant_min, quant_max) - zero_point) * scale, inside
+
+
+def _fake_quantize_function():
+    import ember
+
+    class FakeQuantize(ember.autograd.Function):
+        """Fake quantization with the straight-through gradient: the output gradient passes
+        where the input was not clamped, and is zero where it was."""
+
+        @staticmethod
+        def forward(ctx, input, scale, zero_point, quant_min, quant_max):
+            out, inside = _fake_quantize(input, scale, zero_point, quant_min, quant_max)
+            ctx.save_for_backward(inside)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            (inside,) = ctx.saved_tensors
+            return grad * inside, None, None, None, None
+
+    return FakeQuantize
+
+
+_FAKE_QUANTIZE = None
+
+
+def _check_fake_range(quant_min, quant_max, who):
+    if not quant_min <= 0 <= quant_max or quant_min >= quant_max:
+        raise ValueError(f"ember.{who}: quant_min {quant_min} and quant_max {quant_max} must "
+                         "satisfy quant_min <= 0 <= quant_max and quant_min < quant_max")
+
+
+def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_max):
+    """What quantize then dequantize give, in float32, differentiable with the straight-through
+    estimator (PyTorch's fake_quantize_per_tensor_affine). scale / zero_point: numbers or
+    one-element tensors."""
+    global _FAKE_QUANTIZE
+    import ember
+
+    who = "fake_quantize_per_tensor_affine"
+    if not input.is_floating_point():
+        raise TypeError(f"ember.{who}: expected a floating point input, got {input.dtype}")
+    _check_fake_range(quant_min, quant_max, who)
+    scale_t = ember.tensor(_number(scale, "scale", who), dtype=ember.float32)
+    if not float(scale_t) > 0:
+        raise ValueError(f"ember.{who}: scale must be positive, got {float(scale_t)}")
+    zp = _number(zero_point, "zero_point", who, int)
+    if not quant_min <= zp <= quant_max:
+        raise ValueError(f"ember.{who}: zero_point {zp} is outside [{quant_min}, {quant_max}]")
+    _FAKE_QUANTIZE = _FAKE_QUANTIZE or _fake_quantize_function()
+    out = _FAKE_QUANTIZE.apply(input.float(), scale_t, ember.tensor(float(zp)), quant_min,
+                               quant_max)
+    return out if input.dtype == ember.float32 else out.to(input.dtype)
+
+
+def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, quant_max):
+    """Per-channel fake quantization along ``axis`` (scale / zero_point: 1-D tensors)."""
+    global _FAKE_QUANTIZE
+    import ember
+
+    who = "fake_quantize_per_channel_affine"
+    if not input.is_floating_point():
+        raise TypeError(f"ember.{who}: expected a floating point input, got {input.dtype}")
+    _check_fake_range(quant_min, quant_max, who)
+    axis = axis + input.dim() if axis < 0 else axis
+    if not 0 <= axis < input.dim():
+        raise IndexError(f"ember.{who}: axis {axis} is out of range for a {input.dim()}-D input")
+    n = input.shape[axis]
+    if scale.numel() != n or zero_point.numel() != n:
+        raise ValueError(f"ember.{who}: {scale.numel()} scales and {zero_point.numel()} zero "
+                         f"points for {n} channels")
+    if not bool((scale > 0).all()):
+        raise ValueError(f"ember.{who}: every scale must be positive")
+    shape = [1] * input.dim()
+    shape[axis] = n
+    _FAKE_QUANTIZE = _FAKE_QUANTIZE or _fake_quantize_function()
+    out = _FAKE_QUANTIZE.apply(input.float(), scale.detach().float().reshape(shape),
+                               zero_point.detach().float().reshape(shape), quant_min, quant_max)
+    return out if input.dtype == ember.float32 else out.to(input.dtype)

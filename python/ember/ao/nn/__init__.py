@@ -1,3 +1,3 @@
 """Quantized modules (``torch.ao.nn``)."""
 
-from . import intrinsic, quantized  # noqa: F401
+from . import intrinsic, qat, quantized  # noqa: F401

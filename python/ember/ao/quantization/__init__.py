@@ -1,6 +1,16 @@
 """Eager-mode quantization (``torch.ao.quantization``; also ``ember.quantization``): observers,
 qconfigs and quantize_dynamic over Ember's int8 kernels (docs/design/quantization.md)."""
 
+from .fake_quantize import (  # noqa: F401
+    FakeQuantize,
+    default_fake_quant,
+    default_per_channel_weight_fake_quant,
+    default_weight_fake_quant,
+    disable_fake_quant,
+    disable_observer,
+    enable_fake_quant,
+    enable_observer,
+)
 from .fuse_modules import (  # noqa: F401
     fuse_conv_bn_eval,
     fuse_known_modules,
@@ -24,18 +34,23 @@ from .qconfig import (  # noqa: F401
     QConfig,
     QConfigDynamic,
     default_dynamic_qconfig,
+    default_qat_qconfig,
     default_qconfig,
+    get_default_qat_qconfig,
     per_channel_dynamic_qconfig,
 )
 from .quantize import (  # noqa: F401
     add_observer_,
     convert,
     get_default_dynamic_quant_module_mappings,
+    get_default_qat_module_mappings,
     get_default_static_quant_module_mappings,
     prepare,
+    prepare_qat,
     propagate_qconfig_,
     quantize,
     quantize_dynamic,
+    quantize_qat,
     swap_module,
 )
 from .stubs import DeQuantStub, QuantStub, QuantWrapper  # noqa: F401

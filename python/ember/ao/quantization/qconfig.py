@@ -12,8 +12,8 @@ from .observer import (
     default_weight_observer,
 )
 
-__all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "default_qconfig",
-           "per_channel_dynamic_qconfig"]
+__all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "default_qat_qconfig",
+           "default_qconfig", "get_default_qat_qconfig", "per_channel_dynamic_qconfig"]
 
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
@@ -37,3 +37,35 @@ default_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                   weight=default_weight_observer)
 per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                       weight=default_per_channel_weight_observer)
+
+
+def _qat_qconfigs():
+    from .fake_quantize import (
+        FakeQuantize,
+        default_fake_quant,
+        default_per_channel_weight_fake_quant,
+        default_weight_fake_quant,
+    )
+    from .observer import MovingAverageMinMaxObserver
+
+    default = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
+    x86 = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
+                                                    quant_min=0, quant_max=255,
+                                                    reduce_range=True),
+                  weight=default_per_channel_weight_fake_quant)
+    onednn = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
+                                                       quant_min=0, quant_max=255),
+                     weight=default_weight_fake_quant)
+    return default, {"x86": x86, "fbgemm": x86, "onednn": onednn}
+
+
+default_qat_qconfig, _QAT_BY_BACKEND = _qat_qconfigs()
+
+
+def get_default_qat_qconfig(backend="x86", version=1):
+    """The QAT qconfig PyTorch recommends for ``backend``: 7-bit activations and per-channel
+    weights for x86 / fbgemm, 8-bit activations and per-tensor weights for onednn."""
+    if backend not in _QAT_BY_BACKEND:
+        raise AssertionError(f"backend: {backend} not supported. backend must be one of "
+                             f"{sorted(_QAT_BY_BACKEND)}")
+    return _QAT_BY_BACKEND[backend]

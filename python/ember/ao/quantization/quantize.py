@@ -12,8 +12,9 @@ from ember import nn
 from .qconfig import default_dynamic_qconfig
 
 __all__ = ["add_observer_", "convert", "get_default_dynamic_quant_module_mappings",
-           "get_default_static_quant_module_mappings", "prepare", "propagate_qconfig_",
-           "quantize", "quantize_dynamic", "swap_module"]
+           "get_default_qat_module_mappings", "get_default_static_quant_module_mappings",
+           "prepare", "prepare_qat", "propagate_qconfig_", "quantize", "quantize_dynamic",
+           "quantize_qat", "swap_module"]
 
 
 def _check_engine_and_qconfigs(model, static):
@@ -43,13 +44,25 @@ def _check_engine_and_qconfigs(model, static):
 def get_default_static_quant_module_mappings():
     """float (or fused) module type -> its statically quantized counterpart."""
     import ember.ao.nn.intrinsic as nni
+    import ember.ao.nn.intrinsic.qat as nniqat
     import ember.ao.nn.intrinsic.quantized as nniq
+    import ember.ao.nn.qat as nnqat
     import ember.ao.nn.quantized as nnq
 
     from .stubs import DeQuantStub, QuantStub
 
     return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
-            nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU}
+            nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU,
+            nnqat.Linear: nnq.Linear, nniqat.LinearReLU: nniq.LinearReLU}
+
+
+def get_default_qat_module_mappings():
+    """float (or fused) module type -> its quantization-aware training counterpart."""
+    import ember.ao.nn.intrinsic as nni
+    import ember.ao.nn.intrinsic.qat as nniqat
+    import ember.ao.nn.qat as nnqat
+
+    return {nn.Linear: nnqat.Linear, nni.LinearReLU: nniqat.LinearReLU}
 
 
 def get_default_dynamic_quant_module_mappings():
@@ -119,11 +132,14 @@ def _observer_forward_hook(module, input, output):
 def add_observer_(module, qconfig_propagation_list=None):
     """Gives each module to be quantized (a mapped type with a qconfig) an output observer,
     ``activation_post_process``, run by a forward hook. Fused modules are observed whole."""
+    from .stubs import DeQuantStub
+
     if qconfig_propagation_list is None:
         qconfig_propagation_list = set(get_default_static_quant_module_mappings())
     for child in module.children():
         if type(child) in qconfig_propagation_list:
-            if getattr(child, "qconfig", None) is not None:
+            # A DeQuantStub's output is float: nothing to observe (as PyTorch).
+            if getattr(child, "qconfig", None) is not None and type(child) is not DeQuantStub:
                 child.add_module("activation_post_process", child.qconfig.activation())
                 child.register_forward_hook(_observer_forward_hook)
         else:
@@ -146,6 +162,33 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
                       "configuration through `qconfig_dict` or by assigning the `.qconfig` "
                       "attribute directly on submodules", stacklevel=2)
     add_observer_(model, allow_list)
+    return model
+
+
+def prepare_qat(model, mapping=None, inplace=False):
+    """A copy of ``model`` (or the model itself) ready for quantization-aware training: its
+    mapped layers swapped for QAT ones (fake-quantized weights) and fake quantization after
+    every module that convert() will quantize. Set ``model.qconfig`` first (e.g.
+    get_default_qat_qconfig('x86')); train; then convert(model.eval())."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    if mapping is None:
+        mapping = get_default_qat_module_mappings()
+    propagate_qconfig_(model, None)
+    _check_engine_and_qconfigs(model, static=True)
+    convert(model, mapping, inplace=True, remove_qconfig=False)
+    add_observer_(model, set(get_default_static_quant_module_mappings()))
+    return model
+
+
+def quantize_qat(model, run_fn, run_args, inplace=False):
+    """prepare_qat, run_fn(model, *run_args) for training, convert."""
+    if not inplace:
+        model = copy.deepcopy(model)
+    model.train()
+    prepare_qat(model, inplace=True)
+    run_fn(model, *run_args)
+    convert(model.eval(), inplace=True)
     return model
 
 

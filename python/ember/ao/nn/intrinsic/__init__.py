@@ -3,7 +3,7 @@ produces."""
 
 from ember import nn
 
-from . import quantized  # noqa: F401
+from . import qat, quantized  # noqa: F401
 
 __all__ = ["ConvReLU2d", "LinearReLU"]
 

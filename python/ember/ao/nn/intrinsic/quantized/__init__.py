@@ -21,6 +21,10 @@ class LinearReLU(_QuantizedLinear):
 
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
+        from ember.ao.nn.qat import Linear as QATLinear
+
+        if isinstance(mod, QATLinear):  # a fused QAT LinearReLU
+            return super().from_float(mod)
         linear = mod[0]
         linear.qconfig = getattr(mod, "qconfig", None)
         linear.activation_post_process = getattr(mod, "activation_post_process", None)

@@ -139,9 +139,11 @@ class Linear(nn.Module):
         if activation_post_process is None:
             raise RuntimeError("Linear.from_float: the float module has no output observer "
                                "(activation_post_process): run prepare() and calibrate first")
-        weight_observer = mod.qconfig.weight()
-        weight_observer(mod.weight)
-        qweight = quantize_weight(mod.weight.float(), weight_observer)
+        weight_observer = getattr(mod, "weight_fake_quant", None)
+        if weight_observer is None:  # a float module; a QAT one observed its weight in training
+            weight_observer = mod.qconfig.weight()
+            weight_observer(mod.weight)
+        qweight = quantize_weight(mod.weight.detach().float(), weight_observer)
         scale, zero_point = activation_post_process.calculate_qparams()
         qlinear = cls(mod.in_features, mod.out_features, mod.bias is not None)
         qlinear.set_weight_bias(qweight, mod.bias.detach() if mod.bias is not None else None)
