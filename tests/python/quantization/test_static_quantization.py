@@ -303,3 +303,55 @@ def test_quantization_aware_training_converts_to_what_it_simulated():
     assert diff.max().item() <= step * 1.01
     assert (diff == 0).float().mean().item() > 0.95
     assert not hasattr(qat.dequant, "activation_post_process")
+
+
+def test_histogram_observer_and_default_qconfig():
+    from ember.ao.quantization import HistogramObserver, get_default_qconfig
+
+    rng = np.random.default_rng(8)
+    obs = HistogramObserver(bins=256)
+    for i in range(3):
+        x = rng.standard_normal(4000).astype(np.float32) * (1 + i)
+        x[:3] = 60.0  # a few outliers
+        obs(ember.from_numpy(x))
+    scale, zp = obs.calculate_qparams()
+    # The running range covers every value; the chosen one lies within it.
+    assert obs.max_val.item() == 60.0
+    assert 0 < scale.item() * (255 - zp.item()) <= 60.0 * (1 + 1e-5)
+    assert obs.min_val.item() <= -scale.item() * zp.item() <= 0
+    assert obs.histogram.sum().item() == 12000
+    with pytest.warns(UserWarning, match="inf"):
+        obs(ember.tensor([float("inf"), 1.0]))
+    with pytest.raises(NotImplementedError, match="per_tensor"):
+        HistogramObserver(qscheme=ember.per_channel_affine)
+    ember.manual_seed(9)
+    model = MLP(16, 32, 4).eval()
+    model.qconfig = get_default_qconfig("x86")
+    prepared = prepare(model)
+    data = ember.randn(64, 16)
+    with ember.no_grad():
+        prepared(data)
+    q = convert(prepared)
+    assert q.fc1.weight().qscheme() == ember.per_channel_affine
+    with ember.no_grad():
+        assert (q(data) - model(data)).abs().max().item() < 0.1
+    with pytest.raises(AssertionError, match="not supported"):
+        get_default_qconfig("tpu")
+
+
+def test_histogram_observer_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    from ember.ao.quantization import HistogramObserver
+
+    rng = np.random.default_rng(10)
+    for reduce_range in (True, False):
+        e = HistogramObserver(reduce_range=reduce_range)
+        t = torch.ao.quantization.HistogramObserver(reduce_range=reduce_range)
+        for i in range(4):
+            x = (rng.standard_normal(3000) * (1 + i) + (rng.random(3000) < 0.002) * 30)
+            x = x.astype(np.float32)
+            e(ember.from_numpy(x))
+            t(torch.from_numpy(x))
+        (es, ez), (ts, tz) = e.calculate_qparams(), t.calculate_qparams()
+        assert es.item() == pytest.approx(ts.item(), rel=1e-5)
+        assert ez.item() == tz.item()

@@ -18,6 +18,7 @@ from .fuse_modules import (  # noqa: F401
     fuse_modules,
 )
 from .observer import (  # noqa: F401
+    HistogramObserver,
     MinMaxObserver,
     MovingAverageMinMaxObserver,
     MovingAveragePerChannelMinMaxObserver,
@@ -37,6 +38,7 @@ from .qconfig import (  # noqa: F401
     default_qat_qconfig,
     default_qconfig,
     get_default_qat_qconfig,
+    get_default_qconfig,
     per_channel_dynamic_qconfig,
 )
 from .quantize import (  # noqa: F401

@@ -10,7 +10,8 @@ import ember
 from ember import nn
 
 __all__ = [
-    "MinMaxObserver", "MovingAverageMinMaxObserver", "MovingAveragePerChannelMinMaxObserver",
+    "HistogramObserver", "MinMaxObserver", "MovingAverageMinMaxObserver",
+    "MovingAveragePerChannelMinMaxObserver",
     "ObserverBase", "PerChannelMinMaxObserver", "PlaceholderObserver",
     "default_dynamic_quant_observer", "default_observer", "default_per_channel_weight_observer",
     "default_placeholder_observer", "default_weight_observer",
@@ -289,3 +290,155 @@ default_per_channel_weight_observer = PerChannelMinMaxObserver.with_args(
     dtype=ember.qint8, qscheme=ember.per_channel_symmetric)
 default_dynamic_quant_observer = PlaceholderObserver.with_args(dtype=ember.quint8,
                                                                is_dynamic=True)
+
+
+def _histc(x, bins, lo, hi):
+    """torch.histc over float32 values: ``bins`` equal bins on [lo, hi] (widened by 1 on each side
+    when lo == hi), values outside ignored, hi itself in the last bin."""
+    import numpy as np
+
+    lo, hi = float(lo), float(hi)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    x = x[(x >= lo) & (x <= hi)]
+    idx = np.floor((x.astype(np.float64) - lo) * bins / (hi - lo)).astype(np.int64)
+    np.clip(idx, 0, bins - 1, out=idx)
+    return np.bincount(idx, minlength=bins).astype(np.float32)
+
+
+class HistogramObserver(_UniformObserver):
+    """A running histogram of the values seen (``bins`` bins over their running range); the
+    quantization range is the one that minimises the L2 quantization error of that histogram
+    (PyTorch's non-linear search, after Caffe2's NormMinimization), so that outliers do not
+    stretch the scale. Per tensor only."""
+
+    def __init__(self, bins=2048, dtype=ember.quint8, qscheme=ember.per_tensor_affine,
+                 reduce_range=False, quant_min=None, quant_max=None, factory_kwargs=None,
+                 eps=None, is_dynamic=False, **kwargs):
+        if qscheme.name not in _PER_TENSOR:
+            raise NotImplementedError("HistogramObserver's qscheme only support "
+                                      "per_tensor_symmetric and per_tensor_affine")
+        if is_dynamic:
+            raise NotImplementedError("HistogramObserver doesn't support dynamic quantization")
+        super().__init__(dtype, qscheme, reduce_range, quant_min, quant_max, factory_kwargs, eps,
+                         is_dynamic, **kwargs)
+        self.bins = bins
+        self.register_buffer("histogram", ember.zeros(bins))
+        self.register_buffer("min_val", ember.tensor(float("inf")))
+        self.register_buffer("max_val", ember.tensor(float("-inf")))
+        self.dst_nbins = 2 ** (32 if dtype == ember.qint32 else 8)
+        self.upsample_rate = 16  # sub-bins per bin when an old histogram moves to a new range
+
+    def _rebinned(self, hist, lo, hi, new_lo, new_hi):
+        """The old histogram (range [lo, hi]) moved onto ``bins`` bins over [new_lo, new_hi]:
+        each old bin split into upsample_rate equal parts placed by their midpoints."""
+        import numpy as np
+
+        n = self.bins * self.upsample_rate
+        parts = np.repeat(hist, self.upsample_rate) / self.upsample_rate
+        width = (hi - lo) / n
+        mids = np.linspace(lo, hi, n + 1, dtype=np.float32)[:-1] + 0.5 * width
+        edges = np.linspace(new_lo, new_hi, self.bins + 1, dtype=np.float32)
+        idx = np.clip(np.searchsorted(edges, mids, side="right") - 1, 0, self.bins - 1)
+        return np.bincount(idx, weights=parts, minlength=self.bins).astype(np.float32)
+
+    def forward(self, x_orig):
+        import warnings
+
+        import numpy as np
+
+        if x_orig.numel() == 0:
+            return x_orig
+        x = x_orig.detach().to(ember.float32).reshape(-1).numpy()
+        if np.isinf(x).any():
+            warnings.warn("inf detected in input tensor, ignoring those values", stacklevel=2)
+            x = x[~np.isinf(x)]
+            if x.size == 0:
+                return x_orig
+        x_min, x_max = np.float32(x.min()), np.float32(x.max())
+        cur_min, cur_max = np.float32(self.min_val.item()), np.float32(self.max_val.item())
+        if cur_min == np.inf or cur_max == -np.inf:
+            hist, lo, hi = _histc(x, self.bins, x_min, x_max), x_min, x_max
+        else:
+            lo, hi = min(cur_min, x_min), max(cur_max, x_max)
+            hist = _histc(x, self.bins, lo, hi)
+            old = self.histogram.numpy()
+            if lo == cur_min and hi == cur_max:
+                hist = hist + old
+            elif cur_min == cur_max:  # the old values were all one value
+                hist = hist + _histc(np.array([cur_min], np.float32), self.bins, lo, hi) * \
+                    old.sum()
+            else:
+                hist = hist + self._rebinned(old, cur_min, cur_max, lo, hi)
+        self.histogram = ember.from_numpy(hist.astype(np.float32))
+        self.min_val = ember.tensor(float(lo))
+        self.max_val = ember.tensor(float(hi))
+        return x_orig
+
+    def _quantization_error(self, hist, bin_width, start_bin, end_bin):
+        """The L2 error of quantizing the histogram's values with [start_bin, end_bin + 1) as
+        the range: each source bin's mass spread uniformly, against dst_nbins equal bins."""
+        import numpy as np
+
+        dst_width = bin_width * (end_bin - start_bin + 1) / self.dst_nbins
+        if dst_width == 0.0:
+            return 0.0
+        src = np.arange(self.bins, dtype=np.float64)
+        begin = (src - start_bin) * bin_width
+        end = begin + bin_width
+        dst_begin = np.clip(np.floor(begin / dst_width), 0, self.dst_nbins - 1)
+        dst_end = np.clip(np.floor(end / dst_width), 0, self.dst_nbins - 1)
+        density = hist / bin_width
+
+        def norm(a, b):
+            return density * (b * b * b - a * a * a) / 3
+
+        half = dst_width / 2
+        total = norm(begin - (dst_begin + 0.5) * dst_width, half)
+        total += (dst_end - dst_begin - 1) * norm(-half, half)
+        total += norm(-half, end - (dst_end * dst_width + half))
+        return float(total.sum())
+
+    def _range_search(self):
+        """Shrinks [min_val, max_val] from either side, one quantile step (1e-5) at a time,
+        while the quantization error keeps falling."""
+        import numpy as np
+
+        hist = self.histogram.numpy().astype(np.float64)
+        lo, hi = np.float32(self.min_val.item()), np.float32(self.max_val.item())
+        bin_width = np.float32((hi - lo) / np.float32(self.bins))
+        total = hist.sum()
+        csum = np.cumsum(hist)
+        step, alpha, beta = 1e-5, 0.0, 1.0
+        start_bin, end_bin = 0, self.bins - 1
+        norm_min = float("inf")
+        width = float(hi) - float(lo)
+        while alpha < beta:
+            next_alpha, next_beta = alpha + step, beta - step
+            # first bin from start_bin whose cumulative mass reaches next_alpha of the total;
+            # last bin down from end_bin whose cumulative mass is within next_beta of it
+            left = start_bin + int(np.searchsorted(csum[start_bin:end_bin], next_alpha * total))
+            right = start_bin + int(np.searchsorted(csum[start_bin + 1:end_bin + 1],
+                                                    next_beta * total, side="right"))
+            next_start, next_end = start_bin, end_bin
+            if left - start_bin > end_bin - right:
+                next_start, alpha = left, next_alpha
+            else:
+                next_end, beta = right, next_beta
+            if next_start == start_bin and next_end == end_bin:
+                continue
+            err = self._quantization_error(hist, width / self.bins, next_start, next_end)
+            if err > norm_min:
+                break
+            norm_min, start_bin, end_bin = err, next_start, next_end
+        new_min = ember.tensor(float(lo + bin_width * np.float32(start_bin)))
+        new_max = ember.tensor(float(lo + bin_width * np.float32(end_bin + 1)))
+        return new_min, new_max
+
+    def calculate_qparams(self):
+        if float(self.min_val) == float("inf") and float(self.max_val) == float("-inf"):
+            return self._calculate_qparams(self.min_val, self.max_val)  # warns, defaults
+        return self._calculate_qparams(*self._range_search())
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}, bins={self.bins}"

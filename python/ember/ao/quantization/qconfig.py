@@ -13,7 +13,8 @@ from .observer import (
 )
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "default_qat_qconfig",
-           "default_qconfig", "get_default_qat_qconfig", "per_channel_dynamic_qconfig"]
+           "default_qconfig", "get_default_qat_qconfig", "get_default_qconfig",
+           "per_channel_dynamic_qconfig"]
 
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
@@ -69,3 +70,22 @@ def get_default_qat_qconfig(backend="x86", version=1):
         raise AssertionError(f"backend: {backend} not supported. backend must be one of "
                              f"{sorted(_QAT_BY_BACKEND)}")
     return _QAT_BY_BACKEND[backend]
+
+
+def get_default_qconfig(backend="x86", version=0):
+    """The post-training qconfig PyTorch recommends for ``backend``: a HistogramObserver on
+    activations (7-bit for x86 / fbgemm, 8-bit for onednn / qnnpack) and per-channel symmetric
+    weights (per-tensor for qnnpack)."""
+    from .observer import HistogramObserver, default_per_channel_weight_observer
+
+    if backend in ("x86", "fbgemm"):
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=True),
+                       weight=default_per_channel_weight_observer)
+    if backend == "onednn":
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=False),
+                       weight=default_per_channel_weight_observer)
+    if backend == "qnnpack":
+        return QConfig(activation=HistogramObserver.with_args(reduce_range=False),
+                       weight=default_weight_observer)
+    raise AssertionError(f"backend: {backend} not supported. backend must be one of ['x86', "
+                         "'fbgemm', 'onednn', 'qnnpack']")
