@@ -318,7 +318,8 @@ def test_histogram_observer_and_default_qconfig():
     # The running range covers every value; the chosen one lies within it.
     assert obs.max_val.item() == 60.0
     assert 0 < scale.item() * (255 - zp.item()) <= 60.0 * (1 + 1e-5)
-    assert obs.min_val.item() <= -scale.item() * zp.item() <= 0
+    # (the zero point is rounded, so the low end may move by up to a step)
+    assert obs.min_val.item() - scale.item() <= -scale.item() * zp.item() <= 0
     assert obs.histogram.sum().item() == 12000
     with pytest.warns(UserWarning, match="inf"):
         obs(ember.tensor([float("inf"), 1.0]))
