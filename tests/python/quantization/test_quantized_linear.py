@@ -375,3 +375,51 @@ def test_fully_quantized_encoder_keeps_the_fastpath():
             ember.backends.mha.set_fastpath_enabled(True)
         np.testing.assert_allclose(fast.numpy(), regular.numpy(), atol=1e-5)
         assert (fast - enc(x)).abs().max().item() < 0.2
+
+
+@pytest.mark.parametrize("cls,kwargs", [
+    (nn.LSTM, dict(num_layers=2, bidirectional=True)),
+    (nn.LSTM, dict(proj_size=5, batch_first=True)),
+    (nn.GRU, dict(num_layers=2)),
+    (nn.GRU, dict(bidirectional=True, batch_first=True, bias=False)),
+])
+def test_dynamic_lstm_and_gru(cls, kwargs):
+    ember.manual_seed(11)
+    m = cls(8, 16, **kwargs).eval()
+    q = quantize_dynamic(nn.Sequential(m))[0]  # the default set includes LSTM and GRU
+    assert type(q).__name__ == cls.__name__ and q._get_name() == f"DynamicQuantized{q.mode}"
+    assert repr(q).startswith(f"DynamicQuantized{q.mode}(8, 16")
+    x = ember.randn(3, 7, 8) if kwargs.get("batch_first") else ember.randn(7, 3, 8)
+    with ember.no_grad():
+        (yf, hf), (yq, hq) = m(x), q(x)
+        assert yq.shape == yf.shape
+        assert (yq - yf).abs().max().item() < 0.02
+        hf = hf if isinstance(hf, tuple) else (hf,)
+        hq = hq if isinstance(hq, tuple) else (hq,)
+        for a, b in zip(hf, hq):
+            assert (a - b).abs().max().item() < 0.02
+        packed = nn.utils.rnn.pack_padded_sequence(ember.randn(7, 3, 8), [7, 5, 2])
+        if not kwargs.get("batch_first"):
+            of, _ = m(packed)
+            oq, _ = q(packed)
+            assert (of.data - oq.data).abs().max().item() < 0.02
+    fresh = quantize_dynamic(nn.Sequential(cls(8, 16, **kwargs).eval()))[0]
+    fresh.load_state_dict(q.state_dict())
+    with ember.no_grad():
+        np.testing.assert_array_equal(fresh(x)[0].numpy(), q(x)[0].numpy())
+
+
+def test_dynamic_lstm_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    tm = torch.nn.LSTM(8, 16, num_layers=2).eval()
+    em = nn.LSTM(8, 16, num_layers=2).eval()
+    em.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                        for k, v in tm.state_dict().items()})
+    tq = torch.ao.quantization.quantize_dynamic(tm, {torch.nn.LSTM}, dtype=torch.qint8)
+    eq = quantize_dynamic(em, {nn.LSTM})
+    x = np.random.default_rng(12).standard_normal((6, 4, 8)).astype(np.float32)
+    with torch.no_grad():
+        want = tq(torch.from_numpy(x))[0].numpy()
+    got = eq(ember.from_numpy(x))[0].detach().numpy()
+    # The same weights and per-step quantization; the gate arithmetic may round differently.
+    assert np.abs(got - want).max() < 2e-3

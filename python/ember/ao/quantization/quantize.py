@@ -69,7 +69,8 @@ def get_default_dynamic_quant_module_mappings():
     """float module type -> its dynamically quantized counterpart."""
     import ember.ao.nn.quantized.dynamic as nnqd
 
-    return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention}
+    return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention,
+            nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU}
 
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
@@ -216,13 +217,14 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
     """A copy of ``model`` (or the model itself, with ``inplace``) whose layers named in
     ``qconfig_spec`` (a set of types, or a dict of types / qualified names to QConfigs) are
     replaced by dynamically quantized ones: int8 weights, activations quantized per call. The
-    default set is ``{nn.Linear}``."""
+    default set is ``{nn.Linear, nn.LSTM, nn.GRU}``."""
     dtype = ember.qint8 if dtype is None else dtype
     if dtype != ember.qint8:
         raise ValueError(f"quantize_dynamic: dtype {dtype} is not supported; Ember quantizes "
                          "dynamically to qint8 (keep the model float for float16)")
-    if qconfig_spec is None:
-        qconfig_spec = {nn.Linear: default_dynamic_qconfig}
+    if qconfig_spec is None:  # PyTorch's default set (its cells stay float here)
+        qconfig_spec = {nn.Linear: default_dynamic_qconfig, nn.LSTM: default_dynamic_qconfig,
+                        nn.GRU: default_dynamic_qconfig}
     elif isinstance(qconfig_spec, set):
         qconfig_spec = dict(zip(qconfig_spec, itertools.repeat(default_dynamic_qconfig)))
     if mapping is None:

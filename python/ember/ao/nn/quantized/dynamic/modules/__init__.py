@@ -1,4 +1,5 @@
 from .activation import MultiheadAttention
 from .linear import Linear
+from .rnn import GRU, LSTM
 
-__all__ = ["Linear", "MultiheadAttention"]
+__all__ = ["GRU", "LSTM", "Linear", "MultiheadAttention"]

@@ -1,0 +1,118 @@
+"""Dynamically quantized LSTM and GRU (``torch.ao.nn.quantized.dynamic.LSTM`` / ``GRU``): every
+gate projection is an int8 GEMM (qint8 weights packed once, each step's input and hidden state
+quantized from their own range, 7-bit as nn.quantized.dynamic.Linear), the gate arithmetic float.
+The recurrence, packed sequences, bidirectional and multi-layer stacks are nn.LSTM / nn.GRU's
+own; only the per-step cell differs. The packed weights live in ``_packed_weights`` (one
+LinearPackedParams per projection, in PyTorch's weight order), which is what the state_dict
+holds."""
+
+import ember
+from ember import nn
+from ember.ao.nn.quantized.modules.linear import LinearPackedParams
+
+__all__ = ["GRU", "LSTM"]
+
+_Q = ember._C._quantized
+
+
+def _linear(x, params):
+    return _Q._linear_dynamic(x, params._packed_params, True)
+
+
+class _DynamicRNN:
+    """What LSTM and GRU share: packed projections in place of the float parameters."""
+
+    def _drop_float_weights(self):
+        for name in [n for names in self._all_weights for n in names]:
+            delattr(self, name)
+            self.register_parameter(name, None)
+        # Per layer and direction: ih, hh (and hr for a projected LSTM); biases inside ih / hh.
+        count = 3 if self.proj_size > 0 else 2
+        self._packed_weights = nn.ModuleList(
+            nn.ModuleList(LinearPackedParams() for _ in range(count)) for _ in self._all_weights)
+
+    def _update_flat_weights(self):
+        pass
+
+    def _layer_weights(self, layer, direction):
+        return self._packed_weights[layer * (2 if self.bidirectional else 1) + direction]
+
+    def _get_name(self):
+        return f"DynamicQuantized{self.mode}"
+
+    def __repr__(self):
+        # As PyTorch: the packed weights are not shown.
+        return f"{self._get_name()}({self.extra_repr()})"
+
+    @classmethod
+    def _from_float(cls, mod):
+        from ember.ao.quantization.qconfig import default_dynamic_qconfig
+        from ember.ao.quantization.utils import quantize_weight
+
+        qconfig = getattr(mod, "qconfig", None) or default_dynamic_qconfig
+        kwargs = dict(num_layers=mod.num_layers, bias=mod.bias, batch_first=mod.batch_first,
+                      dropout=mod.dropout, bidirectional=mod.bidirectional)
+        if mod.mode == "LSTM":
+            kwargs["proj_size"] = mod.proj_size
+        qm = cls(mod.input_size, mod.hidden_size, **kwargs)
+        for names, packed in zip(mod._all_weights, qm._packed_weights):
+            params = {n.split("_l")[0]: getattr(mod, n) for n in names}
+            for slot, key in enumerate(("weight_ih", "weight_hh", "weight_hr")[:len(packed)]):
+                observer = qconfig.weight()
+                observer(params[key])
+                weight = quantize_weight(params[key].detach().float(), observer)
+                bias_key = key.replace("weight", "bias")
+                bias = params.get(bias_key)
+                packed[slot].set_weight_bias(weight, None if bias is None else bias.detach())
+        qm.train(mod.training)
+        return qm
+
+
+class LSTM(_DynamicRNN, nn.LSTM):
+    """LSTM(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+    bidirectional=False, proj_size=0, dtype=ember.qint8)"""
+
+    _FLOAT_MODULE = nn.LSTM
+
+    def __init__(self, *args, dtype=ember.qint8, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._drop_float_weights()
+
+    def _step(self, x, state, weights):
+        h, c = state
+        gates = _linear(x, weights[0]) + _linear(h, weights[1])
+        i, f, g, o = gates.chunk(4, 1)
+        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
+        h = ember.sigmoid(o) * ember.tanh(c)
+        if len(weights) == 3:
+            h = _linear(h, weights[2])
+        return h, c
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        return cls._from_float(mod)
+
+
+class GRU(_DynamicRNN, nn.GRU):
+    """GRU(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+    bidirectional=False, dtype=ember.qint8)"""
+
+    _FLOAT_MODULE = nn.GRU
+
+    def __init__(self, *args, dtype=ember.qint8, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._drop_float_weights()
+
+    def _step(self, x, state, weights):
+        gi = _linear(x, weights[0])
+        gh = _linear(state, weights[1])
+        i_r, i_z, i_n = gi.chunk(3, 1)
+        h_r, h_z, h_n = gh.chunk(3, 1)
+        r = ember.sigmoid(i_r + h_r)
+        z = ember.sigmoid(i_z + h_z)
+        n = ember.tanh(i_n + r * h_n)
+        return (1 - z) * n + z * state
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        return cls._from_float(mod)
