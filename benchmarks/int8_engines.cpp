@@ -82,8 +82,8 @@ int main() {
       std::sort(times.begin(), times.end());
       const double t = times[times.size() / 2];
       std::printf("oneDNN int8 matmul %lld->%lld batch %lld: %9.1f us  %6.1f GOP/s\n",
-                  static_cast<long long>(K), static_cast<long long>(N),
-                  static_cast<long long>(M), t * 1e6, 2.0 * M * K * N / t / 1e9);
+                  static_cast<long long>(K), static_cast<long long>(N), static_cast<long long>(M),
+                  t * 1e6, 2.0 * M * K * N / t / 1e9);
     }
   }
   return 0;

@@ -137,6 +137,14 @@ struct type_caster<ember::Tensor> {
   }
   static handle cast(const ember::Tensor& t, return_value_policy, handle) {
     if (!t.defined()) return none().release();
+    // The backstop of the quantized tensor model: an op without quantized support that still
+    // produced a quantized-dtype result (an empty input reaches no kernel, so no dtype check)
+    // must not hand Python a tensor without parameters.
+    if (ember::is_quantized(t.dtype()) && !t.impl()->quantizer()) {
+      EMBER_THROW(NotImplementedError, "[", ember::dtype_name(t.dtype()),
+                  "] this op does not take quantized tensors: call .dequantize() for a float "
+                  "tensor first");
+    }
     if (ember::pending_requires_grad()) ember::apply_pending_requires_grad(t);
     static const type_info* tinfo = get_type_info(typeid(ember::TensorImpl));
     return type_caster_generic::cast(t.impl(), return_value_policy::take_ownership, {}, tinfo,

@@ -109,6 +109,8 @@ class Canon:
             x = x.reshape(-1)[:COMPARE_CAP]
         if dt == "bfloat16":
             x = x.float()
+        if dt in ("qint8", "quint8", "qint32"):  # quantized: compared by their real values
+            x = x.dequantize()
         arr = np.array(x.numpy(), copy=True)
         return ("T", dt, shape, arr)
 

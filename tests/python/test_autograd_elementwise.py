@@ -536,6 +536,10 @@ def test_polygamma_poles_and_special_values():
     assert math.isfinite(big) and big < 0
     expected = math.lgamma(201) - 201 * math.log(30.0)  # the dominant term n! / x^(n+1)
     assert abs(math.log(-big) - expected) < 0.01
+    # Huge orders end at once, also where the series' two nearest terms cancel exactly (x = -1/2
+    # with n even summed up to n + 10 terms before: a hang found by the fuzzer).
+    huge = ember.polygamma(10**10, ember.tensor([0.467, -0.5, -1.5, 3.0], dtype=ember.float64))
+    assert huge.tolist()[0] == -INF and huge.tolist()[3] == -INF
 
 
 def test_polygamma_forms_dtypes_and_errors():

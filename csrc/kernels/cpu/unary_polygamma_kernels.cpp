@@ -82,10 +82,16 @@ double scaled_zeta(double s, double x, double* m_out) {
   // A bound of the sum of the terms after one of magnitude |t| at |base| (terms decrease).
   auto rest = [&](double t, double base) { return std::fabs(t) * (std::fabs(base) / (s - 1) + 1); };
   double sum = 0;
+  // Done when the rest is negligible against the sum, or is nothing at all: after an exact
+  // cancellation (x = -1/2 with odd s) the sum is 0 and only the first test would never hold.
+  auto done = [&](double t, double base) {
+    const double r = rest(t, base);
+    return r < kEps * std::fabs(sum) || r < std::numeric_limits<double>::min();
+  };
   for (double k = start - 1; k >= 0; --k) {  // bases below the nearest: more negative
     const double t = term(x + k);
     sum += t;
-    if (rest(t, x + k) < kEps * std::fabs(sum)) break;
+    if (done(t, x + k)) break;
   }
   const double threshold = s + 10;
   double a = x + start;
@@ -93,7 +99,7 @@ double scaled_zeta(double s, double x, double* m_out) {
     if (a >= threshold) break;
     const double t = term(a);
     sum += t;
-    if (a > 0 && rest(t, a) < kEps * std::fabs(sum)) return sum;
+    if (a > 0 && done(t, a)) return sum;
   }
   // Euler-Maclaurin tail from a: a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) a^(1-s-2j),
   // all times m^s.
