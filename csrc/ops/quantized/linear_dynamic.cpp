@@ -29,8 +29,10 @@ constexpr const char* kOp = "quantized::linear_dynamic";
 // Below this the scale of a near-constant input is raised (PyTorch's SMALL_SCALE_THRESHOLD):
 // a tiny scale would make 1 / scale overflow float.
 constexpr double kSmallScale = 6.1e-5;
-// The int32 sums cannot overflow while K * 255 * 128 < 2^31.
-constexpr int64_t kMaxDepth = 65536;
+// The int32 arithmetic cannot overflow: the sums a w, the offsets a_zp colsum(w) and
+// K a_zp w_zp, and w_zp rowsum(a) are each at most K * 255 * 128 in magnitude, and their total
+// stays below 2^31 for K <= 2^14.
+constexpr int64_t kMaxDepth = 16384;
 
 }  // namespace
 
