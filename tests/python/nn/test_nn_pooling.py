@@ -369,3 +369,11 @@ def test_torch_parity_double_backward_max_pool():
     (eg * eg).sum().backward()
     (tg * tg).sum().backward()
     np.testing.assert_allclose(to_numpy(ex.grad), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_max_pool_kernel_far_larger_than_the_input_ends_at_once():
+    # kernel_size 2^63 - 1 with ceil_mode still gives one output; only the taps inside the
+    # input are visited (a fuzzer-found hang).
+    m = ember.nn.MaxPool2d((2**63 - 1, 3), ceil_mode=True)
+    out = m(ember.tensor([[[-0.762]]], dtype=ember.float64))
+    assert out.tolist() == [[[-0.762]]]

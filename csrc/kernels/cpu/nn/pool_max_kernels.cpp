@@ -72,19 +72,24 @@ void max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor&
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1];
   const int64_t in_plane = ih * iw, out_plane = oh * ow;
   if (g.planes == 0 || out_plane == 0) return;
-  // First in-range row / column of each window, and each column tap's range of outputs.
-  std::vector<int64_t> first_h(oh), first_w(ow), x_lo(g.kernel[1]), x_hi(g.kernel[1]);
+  // Taps from kh_n (kw_n) on land past the input for every window (the first window starts at
+  // -pad), so they are never visited: a kernel far larger than the input (kernel_size 2^63 - 1
+  // with ceil_mode still gives one output) costs the input's size, not the kernel's.
+  const int64_t kh_n = std::min(g.kernel[0], (ih + g.pad[0] + g.dilation[0] - 1) / g.dilation[0]);
+  const int64_t kw_n = std::min(g.kernel[1], (iw + g.pad[1] + g.dilation[1] - 1) / g.dilation[1]);
+  // First in-range row / column of each window (the first tap at or after 0), and each column
+  // tap's range of outputs.
+  auto first_in_range = [](int64_t start, int64_t dilation) {
+    return start >= 0 ? start : start + (-start + dilation - 1) / dilation * dilation;
+  };
+  std::vector<int64_t> first_h(oh), first_w(ow), x_lo(kw_n), x_hi(kw_n);
   for (int64_t y = 0; y < oh; ++y) {
-    int64_t h = y * g.stride[0] - g.pad[0];
-    while (h < 0) h += g.dilation[0];
-    first_h[y] = h;
+    first_h[y] = first_in_range(y * g.stride[0] - g.pad[0], g.dilation[0]);
   }
   for (int64_t x = 0; x < ow; ++x) {
-    int64_t w = x * g.stride[1] - g.pad[1];
-    while (w < 0) w += g.dilation[1];
-    first_w[x] = w;
+    first_w[x] = first_in_range(x * g.stride[1] - g.pad[1], g.dilation[1]);
   }
-  for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+  for (int64_t kw = 0; kw < kw_n; ++kw) {
     tap_range(ow, g.stride[1], kw * g.dilation[1] - g.pad[1], iw, &x_lo[kw], &x_hi[kw]);
   }
   dispatch_dtype<kRealTypes>(input.dtype(), "max_pool2d", [&](auto tag) {
@@ -93,7 +98,7 @@ void max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor&
     const T* src = input.data<T>();
     T* dst = out.data<T>();
     int64_t* idx = indices.defined() ? indices.data<int64_t>() : nullptr;
-    const int64_t work = out_plane * g.kernel[0] * g.kernel[1];
+    const int64_t work = out_plane * kh_n * kw_n;
     const int64_t s1 = g.stride[1];
     parallel_for(0, g.planes, plane_grain(work), [&](int64_t lo, int64_t hi) {
       std::vector<C> best(static_cast<size_t>(ow));
@@ -107,11 +112,11 @@ void max_pool2d_kernel(const PoolGeometry& g, const Tensor& input, const Tensor&
             m[x] = lowest<T>();
             bi[x] = first_h[y] * iw + first_w[x];
           }
-          for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+          for (int64_t kh = 0; kh < kh_n; ++kh) {
             const int64_t h = y * g.stride[0] - g.pad[0] + kh * g.dilation[0];
             if (h < 0 || h >= ih) continue;
             const T* row = s + h * iw;
-            for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+            for (int64_t kw = 0; kw < kw_n; ++kw) {
               const int64_t off = kw * g.dilation[1] - g.pad[1];
               const int64_t base = h * iw + off;
               // Constant strides 1 and 2 (the common cases) let the compiler vectorize the loads.
