@@ -1,8 +1,10 @@
-// ember._C._quantized: the packed int8 linear weights and the dynamically quantized linear
-// (ops/quantized/linear_dynamic.h) under ember.ao.nn.quantized.dynamic.
+// ember._C._quantized: quantized tensors' functions, the packed int8 linear and convolution
+// weights and the int8 ops (ops/quantized/) under ember.ao.nn.quantized.
 #include "bindings/pybind_ember.h"
 #include "bindings/reduce_helpers.h"
 #include "ops/creation.h"
+#include "ops/quantized/conv.h"
+#include "ops/quantized/elementwise.h"
 #include "ops/quantized/linear_dynamic.h"
 #include "ops/quantized/quantize.h"
 
@@ -197,6 +199,75 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       py::arg("input"), py::arg("packed"), py::arg("output_scale"), py::arg("output_zero_point"),
       py::arg("relu") = false,
       "quint8 y = requant(dequant(x) @ dequant(w)^T + bias) (quantized::linear).");
+  using native::PackedConvWeight;
+  auto conv_state = [](const PackedConvWeight& w) {
+    std::vector<int64_t> stride, padding, dilation;
+    for (int64_t d = 2 - w.spatial_dims; d < 2; ++d) {
+      stride.push_back(w.stride[d]);
+      padding.push_back(w.padding[d]);
+      dilation.push_back(w.dilation[d]);
+    }
+    return py::make_tuple(w.weight, w.bias.defined() ? py::cast(w.bias) : py::none(), stride,
+                          padding, dilation, w.groups);
+  };
+  py::class_<PackedConvWeight, std::shared_ptr<PackedConvWeight>>(q, "ConvPackedParams")
+      .def("unpack",
+           [](const PackedConvWeight& w) {
+             return py::make_tuple(w.weight, w.bias.defined() ? py::cast(w.bias) : py::none());
+           })
+      .def("stride", [=](const PackedConvWeight& w) { return conv_state(w)[2]; })
+      .def("padding", [=](const PackedConvWeight& w) { return conv_state(w)[3]; })
+      .def("dilation", [=](const PackedConvWeight& w) { return conv_state(w)[4]; })
+      .def("groups", [](const PackedConvWeight& w) { return w.groups; })
+      .def("transpose", [](const PackedConvWeight&) { return false; })
+      .def_property_readonly("spatial_dims",
+                             [](const PackedConvWeight& w) { return w.spatial_dims; })
+      // Pickled as the qint8 weight, bias and geometry; packed again on load.
+      .def(py::pickle([=](const PackedConvWeight& w) { return conv_state(w); },
+                      [](const py::tuple& t) {
+                        EMBER_CHECK(t.size() == 6, "[ConvPackedParams] bad pickled state of ",
+                                    t.size(), " fields");
+                        return native::pack_conv_weight(
+                            t[0].cast<Tensor>(), opt_tensor(t[1], "ConvPackedParams", "bias"),
+                            t[2].cast<std::vector<int64_t>>(), t[3].cast<std::vector<int64_t>>(),
+                            t[4].cast<std::vector<int64_t>>(), t[5].cast<int64_t>());
+                      }));
+  q.def(
+      "conv_prepack",
+      [](const Tensor& qweight, py::handle bias, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups) {
+        const Tensor b = opt_tensor(bias, "conv_prepack", "bias");
+        py::gil_scoped_release release;
+        return native::pack_conv_weight(qweight, b, stride, padding, dilation, groups);
+      },
+      py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
+      py::arg("dilation"), py::arg("groups"),
+      "Packs a qint8 convolution weight (C_out, C_in / groups, *kernel) of 1 or 2 spatial dims "
+      "(quantized::conv2d_prepack).");
+  q.def(
+      "conv",
+      [](const Tensor& x, const PackedConvWeight& w, double scale, int64_t zero_point, bool relu) {
+        py::gil_scoped_release release;
+        return native::conv_quantized(x, w, scale, zero_point, relu);
+      },
+      py::arg("input"), py::arg("packed"), py::arg("output_scale"), py::arg("output_zero_point"),
+      py::arg("relu") = false,
+      "quint8 y = requant(conv(dequant(x), dequant(w)) + bias) (quantized::conv2d); the result "
+      "is channels-last in memory.");
+  for (const char* name : {"add", "add_relu", "mul", "mul_relu"}) {
+    const bool relu = std::string(name).find("relu") != std::string::npos;
+    const bool mul = name[0] == 'm';
+    q.def(
+        name,
+        [relu, mul](const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
+          py::gil_scoped_release release;
+          return mul ? native::quantized_mul(a, b, scale, zero_point, relu)
+                     : native::quantized_add(a, b, scale, zero_point, relu);
+        },
+        py::arg("qa"), py::arg("qb"), py::arg("scale"), py::arg("zero_point"),
+        "quint8 requant(op(dequant(a), dequant(b))) with the output's scale and zero point "
+        "(quantized::add & co.); a channels-last pair stays channels-last.");
+  }
   q.def(
       "_linear_prepack",
       [](const Tensor& weight, std::vector<double> scales, std::vector<int64_t> zero_points,

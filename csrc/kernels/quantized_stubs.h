@@ -10,7 +10,7 @@
 //                   * a_scale * w_scale[n] + bias[n])
 //
 // which is sum_k (a - a_zp)(w - w_zp) scaled: the dequantized product, from row and column
-// offsets (docs/design/quantization.md).
+// offsets (docs/design/quantization.md); optionally requantized to uint8 in the same pass.
 //
 // Activations are 8-bit (0..255) or, when `a_7bit`, 7-bit (0..127, PyTorch's reduce_range). The
 // AVX2 and AVX-512BW kernels multiply with vpmaddubsw, which adds pairs of u8 x s8 products into
@@ -58,6 +58,18 @@ struct Int8GemmArgs {
   bool relu = false;
   float* out = nullptr;  // m x n floats, rows `ldo` apart
   int64_t ldo = 0;
+  // Requantized output instead of float (the statically quantized ops): when set, out is not
+  // written and each value y above lands here as clamp(nearbyint(y * out_inv_scale) +
+  // out_zero_point, 0, 255), what quantize_per_tensor gives for quint8 (NaN -> 0).
+  uint8_t* out_u8 = nullptr;
+  float out_inv_scale = 1.f;
+  int32_t out_zero_point = 0;
+  // Activations made on the fly (im2col fused into the GEMM): when set, `a` and `a_row_sums` are
+  // ignored and the kernel asks for rows [i0, i1) of a, one block at a time, written `lda`
+  // apart (zero-padded to lda) into a buffer of its own, which it then multiplies with every
+  // panel while the block is in cache.
+  void (*fill_a)(const void* context, int64_t i0, int64_t i1, uint8_t* a, int64_t lda) = nullptr;
+  const void* fill_a_context = nullptr;
   // Tests only: when set, out is ignored and the raw sums acc (m x n, rows `ldo` apart) are
   // written here, so every level can be compared exactly with the reference.
   int32_t* raw = nullptr;
@@ -88,11 +100,29 @@ using MinMaxRowsFn = void (*)(const float* x, int64_t m, int64_t k, int64_t ldx,
                               float* max_out);
 EMBER_DECLARE_STUB(min_max_rows_stub, MinMaxRowsFn);
 
+// Elementwise add or mul of two uint8 quantized operands requantized to uint8 (quantized::add,
+// add_relu, mul): y = op((a - a_zp) a_scale, (b - b_zp) b_scale), ReLU when `relu`, then
+// clamp(nearbyint(y * out_inv_scale) + out_zero_point, 0, 255), all in float.
+enum class QuantizedBinaryOp { kAdd, kMul };
+struct QuantizedBinaryArgs {
+  const uint8_t* a = nullptr;
+  const uint8_t* b = nullptr;
+  uint8_t* out = nullptr;
+  int64_t n = 0;
+  QuantizedBinaryOp op = QuantizedBinaryOp::kAdd;
+  float a_scale = 1.f, b_scale = 1.f, out_inv_scale = 1.f;
+  int32_t a_zero_point = 0, b_zero_point = 0, out_zero_point = 0;
+  bool relu = false;
+};
+using QuantizedBinaryFn = void (*)(const QuantizedBinaryArgs& args);
+EMBER_DECLARE_STUB(quantized_binary_u8_stub, QuantizedBinaryFn);
+
 // The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
 void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
                                  PackedInt8Weights& out);
 void int8_gemm_reference(const Int8GemmArgs& args, const int8_t* w, int64_t ldw);
 void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
+void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
 
 }  // namespace native
 }  // namespace ember

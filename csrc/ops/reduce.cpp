@@ -2,6 +2,7 @@
 #include "ops/reduce.h"
 
 #include "kernels/reduce_stubs.h"
+#include "ops/quantized/quantize.h"
 #include "ops/reduce_common.h"
 #include "ops/views.h"
 
@@ -64,6 +65,11 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
 Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
             const Tensor& out) {
   const char* op = "mean";
+  if (is_quantized(t.dtype()) && dtype == ScalarType::Undefined && !out.defined()) {
+    return quantized_via_float(t, op, [&](const Tensor& real) {
+      return mean(real, dims, keepdim, ScalarType::Undefined, Tensor());
+    });
+  }
   if (dtype != ScalarType::Undefined) {
     EMBER_CHECK_T(NotImplementedError, is_floating(dtype) || is_complex(dtype), "[", op,
                   "] could not infer output dtype. Optional dtype must be either a floating "

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -159,6 +160,159 @@ TEST_CASE("int8 GEMM epilogue: zero points, scales, bias and relu at every level
         INFO("level " << cpu_capability_name(level) << " relu " << relu << " zps " << with_zps);
         for (size_t i = 0; i < got.size(); ++i) {
           REQUIRE(std::abs(got[i] - want[i]) <= 1e-6f * std::max(1.f, std::abs(want[i])));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("int8 GEMM requantizing epilogue at every level", "[int8]") {
+  const Problem p = make_problem(29, 70, 77, 255, 9, false);
+  std::vector<float> scales(p.n), bias(p.n);
+  for (int64_t j = 0; j < p.n; ++j) {
+    scales[j] = 0.002f * (1 + j % 5);
+    bias[j] = 0.25f * (j % 7) - 0.7f;
+  }
+  for (bool relu : {false, true}) {
+    Int8GemmArgs g;
+    g.a = p.a.data();
+    g.m = p.m;
+    g.lda = p.lda;
+    g.a_scale = 0.01f;
+    g.a_zero_point = 3;
+    g.w_scales = scales.data();
+    g.bias = bias.data();
+    g.relu = relu;
+    g.ldo = p.n;
+    PackedInt8Weights ref_packed;
+    int8_pack_weights_reference(p.w.data(), p.n, p.k, p.k, 8, ref_packed);
+    g.w = &ref_packed;
+    std::vector<float> real(p.m * p.n);
+    g.out = real.data();
+    int8_gemm_reference(g, p.w.data(), p.k);
+    // Requantized: exactly quantize_per_tensor(y, 0.05, 100) of the float result, clamps hit.
+    std::vector<uint8_t> want(p.m * p.n);
+    g.out = nullptr;
+    g.out_u8 = want.data();
+    g.out_inv_scale = 1.f / 0.05f;
+    g.out_zero_point = 100;
+    int8_gemm_reference(g, p.w.data(), p.k);
+    bool clamped_low = false, clamped_high = false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      const float q = std::nearbyint(real[i] * (1.f / 0.05f)) + 100.f;
+      CHECK(want[i] == static_cast<uint8_t>(std::min(std::max(q, 0.f), 255.f)));
+      clamped_low |= q < 0.f;
+      clamped_high |= q > 255.f;
+    }
+    CHECK((relu || clamped_low));
+    CHECK(clamped_high);
+    for (CpuCapability level : levels()) {
+      PackedInt8Weights packed;
+      int8_pack_weights_stub.cpu_kernel_at(level)(p.w.data(), p.n, p.k, p.k, packed);
+      std::vector<uint8_t> got(p.m * p.n, 7);
+      g.w = &packed;
+      g.out_u8 = got.data();
+      int8_gemm_stub.cpu_kernel_at(level)(g);
+      INFO("level " << cpu_capability_name(level) << " relu " << relu);
+      // The kernels may fuse the multiply-add, which can move a value across a rounding
+      // midpoint: one step at most.
+      for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+    }
+  }
+}
+
+namespace {
+// fill_a callback over a Problem's rows (what the quantized convolution's unfolding provides).
+void fill_from_problem(const void* context, int64_t i0, int64_t i1, uint8_t* a, int64_t lda) {
+  const Problem& p = *static_cast<const Problem*>(context);
+  for (int64_t i = i0; i < i1; ++i) {
+    std::memcpy(a + (i - i0) * lda, p.a.data() + i * p.lda, static_cast<size_t>(lda));
+  }
+}
+}  // namespace
+
+TEST_CASE("int8 GEMM with rows made on the fly equals the reference at every level", "[int8]") {
+  // Several row blocks and a partial one; weight zero points make the kernel sum each block.
+  const Problem p = make_problem(203, 40, 45, 255, 11, false);
+  std::vector<float> scales(p.n, 0.01f);
+  std::vector<int32_t> zps(p.n);
+  for (int64_t j = 0; j < p.n; ++j) zps[j] = j % 3 - 1;
+  std::vector<int32_t> row_sums(p.m, 0);
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t e = 0; e < p.k; ++e) row_sums[i] += p.a[i * p.lda + e];
+  }
+  Int8GemmArgs g;
+  g.a = p.a.data();
+  g.m = p.m;
+  g.lda = p.lda;
+  g.a_scale = 0.5f;
+  g.a_zero_point = 17;
+  g.a_row_sums = row_sums.data();
+  g.w_scales = scales.data();
+  g.w_zero_points = zps.data();
+  g.ldo = p.n;
+  PackedInt8Weights ref_packed;
+  int8_pack_weights_reference(p.w.data(), p.n, p.k, p.k, 8, ref_packed);
+  g.w = &ref_packed;
+  std::vector<float> want(p.m * p.n);
+  g.out = want.data();
+  int8_gemm_reference(g, p.w.data(), p.k);
+  for (CpuCapability level : levels()) {
+    INFO("level " << cpu_capability_name(level));
+    PackedInt8Weights packed;
+    int8_pack_weights_stub.cpu_kernel_at(level)(p.w.data(), p.n, p.k, p.k, packed);
+    Int8GemmArgs f = g;
+    f.a = nullptr;
+    f.a_row_sums = nullptr;
+    f.fill_a = fill_from_problem;
+    f.fill_a_context = &p;
+    f.w = &packed;
+    std::vector<int32_t> raw(p.m * p.n, -1);
+    f.raw = raw.data();
+    int8_gemm_stub.cpu_kernel_at(level)(f);
+    CHECK(raw == reference_sums(p));
+    f.raw = nullptr;
+    std::vector<float> got(p.m * p.n, std::numeric_limits<float>::quiet_NaN());
+    f.out = got.data();
+    int8_gemm_stub.cpu_kernel_at(level)(f);
+    for (size_t i = 0; i < got.size(); ++i) {
+      REQUIRE(std::abs(got[i] - want[i]) <= 1e-6f * std::max(1.f, std::abs(want[i])));
+    }
+  }
+}
+
+TEST_CASE("quantized add and mul equal the reference at every level", "[int8]") {
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> d(0, 255);
+  for (int64_t n : {1, 7, 16, 33, 1000}) {
+    std::vector<uint8_t> a(n), b(n);
+    for (auto& v : a) v = static_cast<uint8_t>(d(rng));
+    for (auto& v : b) v = static_cast<uint8_t>(d(rng));
+    for (QuantizedBinaryOp op : {QuantizedBinaryOp::kAdd, QuantizedBinaryOp::kMul}) {
+      for (bool relu : {false, true}) {
+        QuantizedBinaryArgs p;
+        p.a = a.data();
+        p.b = b.data();
+        p.n = n;
+        p.op = op;
+        p.a_scale = 0.05f;
+        p.b_scale = 0.02f;
+        p.a_zero_point = 128;
+        p.b_zero_point = 3;
+        p.out_inv_scale = 1.f / 0.04f;
+        p.out_zero_point = 100;
+        p.relu = relu;
+        std::vector<uint8_t> want(n);
+        p.out = want.data();
+        quantized_binary_u8_reference(p);
+        for (CpuCapability level : levels()) {
+          INFO("level " << cpu_capability_name(level) << " n " << n << " relu " << relu);
+          std::vector<uint8_t> got(n + 1, 77);  // one guard byte past the end
+          p.out = got.data();
+          quantized_binary_u8_stub.cpu_kernel_at(level)(p);
+          CHECK(got[n] == 77);
+          // A fused multiply-add may move a value across a rounding midpoint: one step.
+          for (int64_t i = 0; i < n; ++i) REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
         }
       }
     }

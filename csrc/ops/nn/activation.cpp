@@ -6,6 +6,7 @@
 #include "core/shape.h"
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
+#include "ops/quantized/quantize.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 
@@ -36,6 +37,10 @@ bool is_piecewise_linear(Activation act) {
 
 Tensor activation(Activation act, const Tensor& x, const ActivationArgs& args, const Tensor& out) {
   const char* name = activation_name(act);
+  if (is_quantized(x.dtype())) {  // the input's parameters kept, as PyTorch's quantized kernels
+    return quantized_via_float(
+        x, name, [&](const Tensor& real) { return activation(act, real, args, Tensor()); }, out);
+  }
   EMBER_CHECK_T(NotImplementedError, x.dtype() != ScalarType::Bool, "[", name,
                 "] Boolean inputs not supported for ", name);
   auto iter = build_elementwise(name, ResultKind::Promote, out, {x});

@@ -6,6 +6,8 @@
 #include "core/factory.h"
 #include "kernels/nn/pool_stubs.h"
 #include "ops/nn/conv_util.h"
+#include "ops/quantized/elementwise.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -153,6 +155,15 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   const char* op = "max_pool2d";
   const PoolArgs a = pool_args(kernel_size, stride, padding, dilation, op);
   const PoolGeometry g = pool_geometry(input.sizes(), a, ceil_mode, op);
+  if (is_quantized(input.dtype())) {  // exact: the maximum of the integers
+    const Quantizer& q = quantizer_of(input, op);
+    if (q.per_channel()) {
+      return quantized_via_float(input, op, [&](const Tensor& real) {
+        return max_pool2d(real, kernel_size, stride, padding, dilation, ceil_mode);
+      });
+    }
+    return quantized_max_pool2d(input, g.kernel, g.stride, g.pad, g.dilation, g.out[0], g.out[1]);
+  }
   check_pool_dtype(input, op);
   return std::get<0>(max_pool2d_impl(input, g, false, op));
 }
@@ -203,6 +214,12 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                   std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
+  if (is_quantized(input.dtype())) {
+    return quantized_via_float(input, op, [&](const Tensor& real) {
+      return avg_pool2d(real, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override);
+    });
+  }
   const PoolGeometry g = avg_geometry(input.sizes(), kernel_size, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override, op);
   check_pool_dtype(input, op);

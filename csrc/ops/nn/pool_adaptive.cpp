@@ -5,6 +5,8 @@
 #include "kernels/nn/pool_stubs.h"
 #include "ops/nn/conv_util.h"
 #include "ops/nn/pool.h"
+#include "ops/quantized/elementwise.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -58,6 +60,13 @@ void check_adaptive_pool1d_args(const Tensor& input, IntArrayRef output_size, co
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
   const PoolGeometry g = adaptive_geometry(input.sizes(), output_size, op);
+  if (is_quantized(input.dtype())) {
+    if (input.dtype() == ScalarType::QUInt8 && !quantizer_of(input, op).per_channel()) {
+      return quantized_adaptive_avg_pool2d(input, g.out[0], g.out[1]);
+    }
+    return quantized_via_float(
+        input, op, [&](const Tensor& real) { return adaptive_avg_pool2d(real, output_size); });
+  }
   check_floating(input, op);
   Tensor out =
       empty_tensor(adaptive_shape(input.sizes(), output_size), input.dtype(), input.device(), op);

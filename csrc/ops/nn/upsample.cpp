@@ -7,6 +7,7 @@
 #include "kernels/nn/sampling_stubs.h"
 #include "ops/nn/conv_util.h"
 #include "ops/nn/sampling.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -203,6 +204,11 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
                 const std::vector<std::optional<double>>& scales) {
   const char* op = mode_op(mode, input.dim() - 2);
   check_upsample(input.sizes(), output_size, mode, scales, op);
+  if (is_quantized(input.dtype())) {  // PyTorch's quantized upsampling keeps the parameters
+    return quantized_via_float(input, op, [&](const Tensor& real) {
+      return upsample(real, output_size, mode, align_corners, scales);
+    });
+  }
   const bool integral = input.dtype() == ScalarType::UInt8;
   EMBER_CHECK_T(NotImplementedError, input.is_floating_point() || integral, "[", op, "] \"", op,
                 "\" not implemented for '", dtype_name(input.dtype()), "'");

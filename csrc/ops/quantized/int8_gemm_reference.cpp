@@ -50,7 +50,12 @@ void int8_gemm_reference(const Int8GemmArgs& p, const int8_t* w, int64_t ldw) {
       const float scale = p.a_scale * p.w_scales[j];
       float y = static_cast<float>(v) * scale + (p.bias ? p.bias[j] : 0.f);
       if (p.relu) y = std::max(y, 0.f);
-      p.out[i * p.ldo + j] = y;
+      if (p.out_u8) {
+        const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
+        p.out_u8[i * p.ldo + j] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+      } else {
+        p.out[i * p.ldo + j] = y;
+      }
     }
   }
 }
@@ -67,6 +72,17 @@ void quantize_rows_u8_reference(const QuantizeRowsArgs& q) {
       const float c = v > 0.f ? std::min(v, float(q.qmax)) : 0.f;
       q.a[r * q.lda + e] = static_cast<uint8_t>(c);
     }
+  }
+}
+
+void quantized_binary_u8_reference(const QuantizedBinaryArgs& p) {
+  for (int64_t i = 0; i < p.n; ++i) {
+    const float a = (float(p.a[i]) - float(p.a_zero_point)) * p.a_scale;
+    const float b = (float(p.b[i]) - float(p.b_zero_point)) * p.b_scale;
+    float y = p.op == QuantizedBinaryOp::kAdd ? a + b : a * b;
+    if (p.relu) y = std::max(y, 0.f);
+    const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
+    p.out[i] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
   }
 }
 

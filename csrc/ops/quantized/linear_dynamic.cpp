@@ -22,6 +22,7 @@ EMBER_DEFINE_STUB(int8_pack_weights_stub, Int8PackWeightsFn);
 EMBER_DEFINE_STUB(int8_gemm_stub, Int8GemmFn);
 EMBER_DEFINE_STUB(quantize_rows_u8_stub, QuantizeRowsFn);
 EMBER_DEFINE_STUB(min_max_rows_stub, MinMaxRowsFn);
+EMBER_DEFINE_STUB(quantized_binary_u8_stub, QuantizedBinaryFn);
 
 namespace {
 
@@ -37,37 +38,6 @@ constexpr int64_t kMaxDepth = 16384;
 }  // namespace
 
 namespace {
-
-// out (m x n) = the dequantized product of a (m rows of k_padded bytes, parameters q) and w.
-void run_gemm(const uint8_t* a, int64_t m, int64_t lda, bool seven_bit, const QuantParams& q,
-              const PackedLinearWeight& w, bool relu, float* out) {
-  const int64_t k = w.weight.size(1);
-  std::vector<int32_t> row_sums;
-  if (!w.column_zero_points.empty()) {  // the w_zp * rowsum(a) term
-    row_sums.resize(m);
-    for (int64_t i = 0; i < m; ++i) {
-      int32_t s = 0;
-      for (int64_t e = 0; e < k; ++e) s += a[i * lda + e];
-      row_sums[i] = s;
-    }
-  }
-  Int8GemmArgs g;
-  g.a = a;
-  g.m = m;
-  g.lda = lda;
-  g.a_7bit = seven_bit;
-  g.a_scale = q.scale;
-  g.a_zero_point = q.zero_point;
-  g.a_row_sums = row_sums.empty() ? nullptr : row_sums.data();
-  g.w = &w.packed;
-  g.w_scales = w.column_scales.data();
-  g.w_zero_points = w.column_zero_points.empty() ? nullptr : w.column_zero_points.data();
-  g.bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
-  g.relu = relu;
-  g.out = out;
-  g.ldo = w.weight.size(0);
-  int8_gemm_stub(Device(), g);
-}
 
 // min and max of x (m x k, contiguous), blocks of rows in parallel (a serial pass over a
 // 128 x 3072 input took a tenth of the 2-thread call).
@@ -89,6 +59,41 @@ void min_max_parallel(const float* x, int64_t m, int64_t k, float* lo, float* hi
 }
 
 }  // namespace
+
+void int8_linear_gemm(const Int8Activations& in, const PackedLinearWeight& w,
+                      const Int8Output& out) {
+  const int64_t k = w.weight.size(1);
+  std::vector<int32_t> row_sums;
+  if (!w.column_zero_points.empty() && !in.fill) {  // the w_zp * rowsum(a) term
+    row_sums.resize(in.m);
+    for (int64_t i = 0; i < in.m; ++i) {
+      int32_t s = 0;
+      for (int64_t e = 0; e < k; ++e) s += in.a[i * in.lda + e];
+      row_sums[i] = s;
+    }
+  }
+  Int8GemmArgs g;
+  g.a = in.a;
+  g.m = in.m;
+  g.lda = in.lda;
+  g.a_7bit = in.seven_bit;
+  g.a_scale = in.params.scale;
+  g.a_zero_point = in.params.zero_point;
+  g.a_row_sums = row_sums.empty() ? nullptr : row_sums.data();
+  g.w = &w.packed;
+  g.w_scales = w.column_scales.data();
+  g.w_zero_points = w.column_zero_points.empty() ? nullptr : w.column_zero_points.data();
+  g.bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
+  g.relu = out.relu;
+  g.out = out.f32;
+  g.out_u8 = out.u8;
+  g.out_inv_scale = 1.f / static_cast<float>(out.scale);
+  g.out_zero_point = static_cast<int32_t>(out.zero_point);
+  g.ldo = out.ldo;
+  g.fill_a = in.fill;
+  g.fill_a_context = in.fill_context;
+  int8_gemm_stub(Device(), g);
+}
 
 QuantParams choose_quantization_params(float min, float max, int32_t qmin, int32_t qmax,
                                        bool reduce_range) {
@@ -261,7 +266,11 @@ void linear_dynamic_into(const Tensor& out, const Tensor& x, const PackedLinearW
   qa.a = a.data();
   qa.lda = lda;
   quantize_rows_u8_stub(Device(), qa);
-  run_gemm(a.data(), m, lda, reduce_range, q, w, relu, out.data<float>());
+  Int8Output o;
+  o.f32 = out.data<float>();
+  o.ldo = w.weight.size(0);
+  o.relu = relu;
+  int8_linear_gemm({a.data(), m, lda, reduce_range, q}, w, o);
 }
 
 Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, double out_scale,
@@ -281,7 +290,8 @@ Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, doub
   out_shape.back() = n;
   int64_t m = 1;
   for (int64_t d = 0; d + 1 < q_input.dim(); ++d) m *= q_input.size(d);
-  Tensor out = empty(out_shape, TensorOptions(ScalarType::Float32));
+  Tensor out =
+      empty_per_tensor_quantized(out_shape, ScalarType::QUInt8, out_scale, out_zero_point, op);
   if (m > 0 && n > 0) {
     // The integers, rows zero-padded to what the GEMM reads.
     const Tensor ints = contiguous(quantized_storage_view(q_input));
@@ -296,9 +306,15 @@ Tensor linear_quantized(const Tensor& q_input, const PackedLinearWeight& w, doub
     QuantParams q;
     q.scale = static_cast<float>(iq.scale());
     q.zero_point = static_cast<int32_t>(iq.zero_point());
-    run_gemm(a.data(), m, lda, largest <= 127, q, w, relu, out.data<float>());
+    Int8Output o;
+    o.u8 = quantized_storage_view(out).data<uint8_t>();
+    o.ldo = n;
+    o.scale = out_scale;
+    o.zero_point = out_zero_point;
+    o.relu = relu;
+    int8_linear_gemm({a.data(), m, lda, largest <= 127, q}, w, o);
   }
-  return quantize_per_tensor(out, out_scale, out_zero_point, ScalarType::QUInt8);
+  return out;
 }
 
 }  // namespace native

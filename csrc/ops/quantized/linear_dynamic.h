@@ -48,6 +48,33 @@ std::shared_ptr<PackedLinearWeight> pack_linear_weight(const Tensor& weight_int8
                                                        std::vector<int64_t> zero_points,
                                                        bool per_channel, const Tensor& bias);
 
+// uint8 activations for the int8 GEMM: m rows `lda` apart (lda >= int8_gemm_padded_k(k), zero
+// beyond k), with their quantization parameters.
+struct Int8Activations {
+  const uint8_t* a = nullptr;
+  int64_t m = 0, lda = 0;
+  bool seven_bit = false;  // every value <= 127 (the faster product on AVX2)
+  QuantParams params;
+  // Or rows made on the fly, a block at a time (Int8GemmArgs::fill_a); `a` unused then.
+  void (*fill)(const void* context, int64_t i0, int64_t i1, uint8_t* a, int64_t lda) = nullptr;
+  const void* fill_context = nullptr;
+};
+
+// Where the GEMM's epilogue writes: floats, or (u8 set) uint8 requantized with scale and
+// zero_point, rows `ldo` apart; ReLU first when `relu`.
+struct Int8Output {
+  float* f32 = nullptr;
+  uint8_t* u8 = nullptr;
+  int64_t ldo = 0;
+  double scale = 1.0;
+  int64_t zero_point = 0;
+  bool relu = false;
+};
+
+// out (m x N) = act(dequant(a) @ dequant(w)^T + bias), optionally requantized: the int8 GEMM with
+// its fused epilogue, parallel over the CPU's threads.
+void int8_linear_gemm(const Int8Activations& a, const PackedLinearWeight& w, const Int8Output& out);
+
 // y (..., N) = dequant(quant(x) @ dequant(w)^T) + bias, ReLU when `relu`. x (..., K) floating
 // point; the result has x's dtype (computed in float32).
 Tensor linear_dynamic(const Tensor& x, const PackedLinearWeight& w, bool reduce_range, bool relu);

@@ -9,6 +9,7 @@
 #include "core/parallel.h"
 #include "core/quantizer.h"
 #include "core/shape.h"
+#include "dispatch/copy.h"
 #include "kernels/quantized_stubs.h"
 #include "ops/conversion.h"
 #include "ops/quantized/linear_dynamic.h"
@@ -142,11 +143,36 @@ void check_same_quantization(const std::vector<Tensor>& inputs, const char* op_n
   }
 }
 
+Tensor quantized_via_float(const Tensor& q, const char* op,
+                           const std::function<Tensor(const Tensor&)>& f, const Tensor& out) {
+  const Quantizer& qz = quantizer_of(q, op);
+  EMBER_CHECK(!qz.per_channel(), "[", op,
+              "] is not supported on a per-channel quantized tensor: dequantize() first");
+  const Tensor result =
+      quantize_per_tensor(f(dequantize(q)), qz.scale(), qz.zero_point(), q.dtype());
+  if (!out.defined()) return result;
+  EMBER_CHECK_T(TypeError,
+                out.dtype() == q.dtype() && out.impl()->quantizer() &&
+                    out.impl()->quantizer()->same_as(qz) &&
+                    DimVector(out.sizes()) == DimVector(result.sizes()),
+                "[", op, "] out must be a ", dtype_name(q.dtype()),
+                " tensor with the input's shape and quantization parameters");
+  copy_into(quantized_storage_view(out), quantized_storage_view(result), op);
+  return out;
+}
+
 Tensor relabel_quantized(const Tensor& ints, const Tensor& like) {
   auto impl = make_intrusive<TensorImpl>(ints.storage(), like.dtype(), ints.sizes(), ints.strides(),
                                          ints.storage_offset(), ints.impl()->version_counter());
   impl->set_quantizer(like.impl()->quantizer());
   return Tensor(std::move(impl));
+}
+
+Tensor empty_per_tensor_quantized(IntArrayRef sizes, ScalarType dtype, double scale,
+                                  int64_t zero_point, const char* op) {
+  check_quantized_dtype(dtype, op);
+  check_params(scale, zero_point, dtype, op);
+  return empty_quantized(sizes, dtype, Quantizer::per_tensor(scale, zero_point), op);
 }
 
 Tensor quantize_per_tensor(const Tensor& x, double scale, int64_t zero_point, ScalarType dtype) {

@@ -3,6 +3,7 @@
 // core/quantizer.h; see docs/design/quantization.md.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/quantizer.h"
@@ -22,6 +23,11 @@ Tensor quantize_per_channel(const Tensor& x, const std::vector<double>& scales,
                             ScalarType dtype);
 // Parameters from x's own range (choose_quantization_params), then quantize_per_tensor.
 Tensor quantize_per_tensor_dynamic(const Tensor& x, ScalarType dtype, bool reduce_range);
+
+// A new contiguous per-tensor quantized tensor, its integers uninitialised (a quantized op's
+// output); scale and zero_point are checked against the dtype's range.
+Tensor empty_per_tensor_quantized(IntArrayRef sizes, ScalarType dtype, double scale,
+                                  int64_t zero_point, const char* op);
 
 // float32 (q - zero_point) * scale.
 Tensor dequantize(const Tensor& q);
@@ -48,6 +54,14 @@ Tensor quantized_storage_view(const Tensor& q);
 template <typename F>
 Tensor on_quantized_integers(const std::vector<Tensor>& inputs, const char* op_name, F&& op,
                              bool per_channel_ok = false);
+
+// op(dequantize(q)) quantized again with q's dtype and parameters: how a per-tensor quantized
+// input takes the ops that are exact on the integers in real terms (relu, clamp, max pooling)
+// or round once (averages, hardswish), as PyTorch's quantized kernels keep the input's
+// parameters for them. With `out` defined (an in-place op), the integers land in out.
+Tensor quantized_via_float(const Tensor& q, const char* op,
+                           const std::function<Tensor(const Tensor&)>& f,
+                           const Tensor& out = Tensor());
 
 // The result of an integer op relabelled as quantized with `like`'s dtype and parameters.
 Tensor relabel_quantized(const Tensor& ints, const Tensor& like);

@@ -1,6 +1,7 @@
-// int8 GEMM with the dequantizing epilogue fused, weight packing, and the dynamic quantization
-// of float activations (kernels/quantized_stubs.h). Compiled once per CPU capability level; the
-// vector operations of each level are kernels/cpu/quantized/int8_isa.h.
+// int8 GEMM with the dequantizing epilogue fused, weight packing, the dynamic quantization of
+// float activations and the requantizing elementwise add / mul (kernels/quantized_stubs.h).
+// Compiled once per CPU capability level; the vector operations of each level are
+// kernels/cpu/quantized/int8_isa.h.
 //
 // Work is split into (panel of columns, block of rows) units, panel-major, so a thread's
 // consecutive units reuse one weight panel from cache. A register tile is R rows x one panel
@@ -61,11 +62,14 @@ ColumnTerms column_terms(const Int8GemmArgs& p) {
   return t;
 }
 
-// out[r][0 .. kPanel) for R rows (rows `ldo` apart) from the tile's sums c, columns j0...
-template <int R>
+// out[r][0 .. kPanel) for R rows (rows `ldo` apart) from the tile's sums c, columns j0...:
+// floats, or when kRequant bytes (out points at uint8_t then).
+template <int R, bool kRequant>
 inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
-                        int64_t j0, float* out, int64_t ldo) {
+                        int64_t j0, void* out, int64_t ldo) {
   const F zero = Isa::set1f(0.f);
+  const F inv = Isa::set1f(p.out_inv_scale), zp = Isa::set1f(float(p.out_zero_point)),
+          qmax = Isa::set1f(255.f);
   for (int h = 0; h < 2; ++h) {
     const int64_t j = j0 + h * kLanes;
     const I offset = Isa::load(t.offset.data() + j);
@@ -76,7 +80,12 @@ inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& 
       if (!t.w_zp.empty()) v = Isa::sub(v, Isa::mullo(w_zp, Isa::set1(p.a_row_sums[i0 + r])));
       F y = Isa::addf(Isa::mulf(Isa::to_float(v), scale), bias);
       if (p.relu) y = Isa::maxf(y, zero);
-      Isa::storef(out + r * ldo + h * kLanes, y);
+      if constexpr (kRequant) {
+        Isa::store_u8(static_cast<uint8_t*>(out) + r * ldo + h * kLanes, Isa::mulf(y, inv), zp,
+                      qmax);
+      } else {
+        Isa::storef(static_cast<float*>(out) + r * ldo + h * kLanes, y);
+      }
     }
   }
 }
@@ -115,11 +124,19 @@ __attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t,
     }
     return;
   }
-  if (cols == kPanel) {
-    finish_tile<R>(c, p, t, i0, j0, p.out + i0 * p.ldo + j0, p.ldo);
+  if (p.out_u8) {
+    if (cols == kPanel) {
+      finish_tile<R, true>(c, p, t, i0, j0, p.out_u8 + i0 * p.ldo + j0, p.ldo);
+    } else {
+      uint8_t buf[R][kPanel];
+      finish_tile<R, true>(c, p, t, i0, j0, buf[0], kPanel);
+      for (int r = 0; r < R; ++r) std::memcpy(p.out_u8 + (i0 + r) * p.ldo + j0, buf[r], cols);
+    }
+  } else if (cols == kPanel) {
+    finish_tile<R, false>(c, p, t, i0, j0, p.out + i0 * p.ldo + j0, p.ldo);
   } else {  // the last panel: through a buffer, keeping the columns past n unwritten
     float buf[R][kPanel];
-    finish_tile<R>(c, p, t, i0, j0, buf[0], kPanel);
+    finish_tile<R, false>(c, p, t, i0, j0, buf[0], kPanel);
     for (int r = 0; r < R; ++r)
       std::memcpy(p.out + (i0 + r) * p.ldo + j0, buf[r], sizeof(float) * cols);
   }
@@ -155,6 +172,40 @@ void gemm(const Int8GemmArgs& p) {
   const ColumnTerms t = p.raw ? ColumnTerms{} : column_terms(p);
   const int64_t row_blocks = (p.m + kRowBlock - 1) / kRowBlock;
   const int64_t panels = w.n_padded / kPanel;
+  if (p.fill_a) {  // row-block-major: each block of a is made once, then meets every panel
+    const int64_t block_cost = std::min(p.m, kRowBlock) * w.n_padded * w.k_padded;
+    parallel_for(0, row_blocks, std::max<int64_t>(1, kGrainSize * 4 / block_cost),
+                 [&](int64_t b0, int64_t b1) {
+                   std::vector<uint8_t> a(static_cast<size_t>(kRowBlock * p.lda));
+                   std::vector<int32_t> sums(p.w_zero_points ? kRowBlock : 0);
+                   for (int64_t rb = b0; rb < b1; ++rb) {
+                     const int64_t i0 = rb * kRowBlock, i1 = std::min(p.m, i0 + kRowBlock);
+                     p.fill_a(p.fill_a_context, i0, i1, a.data(), p.lda);
+                     Int8GemmArgs block = p;
+                     block.a = a.data();
+                     block.m = i1 - i0;
+                     if (p.out) block.out = p.out + i0 * p.ldo;
+                     if (p.out_u8) block.out_u8 = p.out_u8 + i0 * p.ldo;
+                     if (p.raw) block.raw = p.raw + i0 * p.ldo;
+                     if (p.w_zero_points) {
+                       for (int64_t r = 0; r < block.m; ++r) {
+                         int32_t s = 0;
+                         for (int64_t e = 0; e < w.k; ++e) s += a[r * p.lda + e];
+                         sums[r] = s;
+                       }
+                       block.a_row_sums = sums.data();
+                     }
+                     for (int64_t j0 = 0; j0 < w.n_padded; j0 += kPanel) {
+                       if (p.a_7bit) {
+                         row_block<true>(block, t, 0, block.m, j0);
+                       } else {
+                         row_block<false>(block, t, 0, block.m, j0);
+                       }
+                     }
+                   }
+                 });
+    return;
+  }
   const int64_t unit_cost = std::min(p.m, kRowBlock) * kPanel * w.k_padded;
   parallel_for(0, panels * row_blocks, std::max<int64_t>(1, kGrainSize * 4 / unit_cost),
                [&](int64_t u0, int64_t u1) {
@@ -192,6 +243,40 @@ void quantize_rows(const QuantizeRowsArgs& q) {
                    std::memset(a + q.k, 0, q.lda - q.k);
                  }
                });
+}
+
+template <QuantizedBinaryOp kOp>
+void binary_range(const QuantizedBinaryArgs& p, int64_t b, int64_t e) {
+  const F a_zp = Isa::set1f(float(p.a_zero_point)), b_zp = Isa::set1f(float(p.b_zero_point));
+  const F a_scale = Isa::set1f(p.a_scale), b_scale = Isa::set1f(p.b_scale);
+  const F inv = Isa::set1f(p.out_inv_scale), zp = Isa::set1f(float(p.out_zero_point));
+  const F qmax = Isa::set1f(255.f), zero = Isa::set1f(0.f);
+  auto one = [&](const uint8_t* a, const uint8_t* bb, uint8_t* out) {
+    const F x = Isa::mulf(Isa::subf(Isa::load_u8f(a), a_zp), a_scale);
+    const F y = Isa::mulf(Isa::subf(Isa::load_u8f(bb), b_zp), b_scale);
+    F r = kOp == QuantizedBinaryOp::kAdd ? Isa::addf(x, y) : Isa::mulf(x, y);
+    if (p.relu) r = Isa::maxf(r, zero);
+    Isa::store_u8(out, Isa::mulf(r, inv), zp, qmax);
+  };
+  int64_t i = b;
+  for (; i + kLanes <= e; i += kLanes) one(p.a + i, p.b + i, p.out + i);
+  if (i < e) {  // the tail through buffers: no load or store past the end
+    uint8_t ab[kLanes] = {}, bb[kLanes] = {}, ob[kLanes];
+    std::memcpy(ab, p.a + i, e - i);
+    std::memcpy(bb, p.b + i, e - i);
+    one(ab, bb, ob);
+    std::memcpy(p.out + i, ob, e - i);
+  }
+}
+
+void quantized_binary(const QuantizedBinaryArgs& p) {
+  parallel_for(0, p.n, kGrainSize, [&](int64_t b, int64_t e) {
+    if (p.op == QuantizedBinaryOp::kAdd) {
+      binary_range<QuantizedBinaryOp::kAdd>(p, b, e);
+    } else {
+      binary_range<QuantizedBinaryOp::kMul>(p, b, e);
+    }
+  });
 }
 
 void min_max_rows(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
@@ -236,6 +321,7 @@ EMBER_REGISTER_KERNEL(int8_pack_weights_stub, CPU, pack_weights);
 EMBER_REGISTER_KERNEL(int8_gemm_stub, CPU, gemm);
 EMBER_REGISTER_KERNEL(quantize_rows_u8_stub, CPU, quantize_rows);
 EMBER_REGISTER_KERNEL(min_max_rows_stub, CPU, min_max_rows);
+EMBER_REGISTER_KERNEL(quantized_binary_u8_stub, CPU, quantized_binary);
 
 }  // namespace EMBER_CPU_NS
 }  // namespace native

@@ -85,6 +85,14 @@ struct Isa {
   }
   // clamp(nearbyint(x) + zp, 0, qmax) of kLanes floats (NaN -> 0) stored as bytes. Rounding
   // before adding the zero point, as PyTorch: the sum of two integers is exact.
+  // kLanes bytes widened to floats.
+  static F load_u8f(const uint8_t* p) {
+    return _mm512_cvtepi32_ps(
+        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  }
+  static F subf(F a, F b) {
+    return _mm512_sub_ps(a, b);
+  }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), _mm512_setzero_ps()), qmax);
@@ -126,6 +134,11 @@ struct Isa {
   static F minf(F a, F b) { return _mm256_min_ps(a, b); }
   static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
   static bool any_nan(F v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
+  static F load_u8f(const uint8_t* p) {
+    return _mm256_cvtepi32_ps(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+  }
+  static F subf(F a, F b) { return _mm256_sub_ps(a, b); }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), _mm256_setzero_ps()), qmax);
@@ -172,6 +185,10 @@ struct Isa {
   static F minf(F a, F b) { return _mm_min_ps(a, b); }
   static void storef(float* p, F v) { _mm_storeu_ps(p, v); }
   static bool any_nan(F v) { return _mm_movemask_ps(_mm_cmpunord_ps(v, v)) != 0; }
+  static F load_u8f(const uint8_t* p) {
+    return _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(static_cast<int>(load_u32(p)))));
+  }
+  static F subf(F a, F b) { return _mm_sub_ps(a, b); }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm_min_ps(_mm_max_ps(_mm_add_ps(r, zp), _mm_setzero_ps()), qmax);

@@ -58,6 +58,10 @@ def fuse_known_modules(mod_list, is_qat=False, additional_fuser_method_mapping=N
         fused = nni.LinearReLU(*mod_list)
     elif types == (nn.Conv2d, nn.ReLU):
         fused = nni.ConvReLU2d(*mod_list)
+    elif types == (nn.Conv1d, nn.ReLU):
+        fused = nni.ConvReLU1d(*mod_list)
+    elif types == (nn.Conv1d, nn.BatchNorm1d, nn.ReLU):
+        fused = nni.ConvReLU1d(fuse_conv_bn_eval(mod_list[0], mod_list[1]), mod_list[2])
     elif types in ((nn.Conv2d, nn.BatchNorm2d), (nn.Conv1d, nn.BatchNorm1d)):
         fused = fuse_conv_bn_eval(*mod_list)
     elif types == (nn.Conv2d, nn.BatchNorm2d, nn.ReLU):
@@ -67,9 +71,8 @@ def fuse_known_modules(mod_list, is_qat=False, additional_fuser_method_mapping=N
     else:
         names = ", ".join(t.__name__ for t in types)
         raise NotImplementedError(
-            f"Cannot fuse modules: ({names}): the patterns are (Linear, ReLU), (Conv2d, ReLU), "
-            "(Conv2d, BatchNorm2d), (Conv1d, BatchNorm1d), (Conv2d, BatchNorm2d, ReLU) and "
-            "(Linear, BatchNorm1d)")
+            f"Cannot fuse modules: ({names}): the patterns are (Linear, ReLU), (Conv1d|Conv2d, "
+            "ReLU), (Conv1d|Conv2d, BatchNorm1d|BatchNorm2d[, ReLU]) and (Linear, BatchNorm1d)")
     out = [fused] + [nn.Identity() for _ in mod_list[1:]]
     # Hooks of the first module move to the fused one, as PyTorch.
     for hook in mod_list[0]._forward_pre_hooks.values():

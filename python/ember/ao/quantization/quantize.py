@@ -52,8 +52,12 @@ def get_default_static_quant_module_mappings():
     from .stubs import DeQuantStub, QuantStub
 
     return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
-            nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU,
-            nnqat.Linear: nnq.Linear, nniqat.LinearReLU: nniq.LinearReLU}
+            nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.ReLU: nnq.ReLU,
+            nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU,
+            nni.ConvReLU1d: nniq.ConvReLU1d, nni.ConvReLU2d: nniq.ConvReLU2d,
+            nnqat.Linear: nnq.Linear, nnqat.Conv1d: nnq.Conv1d, nnqat.Conv2d: nnq.Conv2d,
+            nniqat.LinearReLU: nniq.LinearReLU, nniqat.ConvReLU1d: nniq.ConvReLU1d,
+            nniqat.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional}
 
 
 def get_default_qat_module_mappings():
@@ -62,7 +66,9 @@ def get_default_qat_module_mappings():
     import ember.ao.nn.intrinsic.qat as nniqat
     import ember.ao.nn.qat as nnqat
 
-    return {nn.Linear: nnqat.Linear, nni.LinearReLU: nniqat.LinearReLU}
+    return {nn.Linear: nnqat.Linear, nn.Conv1d: nnqat.Conv1d, nn.Conv2d: nnqat.Conv2d,
+            nni.LinearReLU: nniqat.LinearReLU, nni.ConvReLU1d: nniqat.ConvReLU1d,
+            nni.ConvReLU2d: nniqat.ConvReLU2d}
 
 
 def get_default_dynamic_quant_module_mappings():
@@ -118,7 +124,9 @@ def convert(module, mapping=None, inplace=False, remove_qconfig=True, is_referen
         for m in module.modules():
             if hasattr(m, "qconfig"):
                 del m.qconfig
-            if "activation_post_process" in m._modules:
+            # Observers go; the Identity of an unquantized FloatFunctional stays (it calls it).
+            if not isinstance(m._modules.get("activation_post_process", nn.Identity()),
+                              nn.Identity):
                 del m.activation_post_process
             for key, hook in list(m._forward_hooks.items()):
                 if hook is _observer_forward_hook:
@@ -133,12 +141,18 @@ def _observer_forward_hook(module, input, output):
 def add_observer_(module, qconfig_propagation_list=None):
     """Gives each module to be quantized (a mapped type with a qconfig) an output observer,
     ``activation_post_process``, run by a forward hook. Fused modules are observed whole."""
+    import ember.ao.nn.quantized as nnq
+
     from .stubs import DeQuantStub
 
     if qconfig_propagation_list is None:
         qconfig_propagation_list = set(get_default_static_quant_module_mappings())
     for child in module.children():
-        if type(child) in qconfig_propagation_list:
+        if type(child) is nnq.FloatFunctional:
+            # Its ops call activation_post_process on their results themselves.
+            if getattr(child, "qconfig", None) is not None:
+                child.activation_post_process = child.qconfig.activation()
+        elif type(child) in qconfig_propagation_list:
             # A DeQuantStub's output is float: nothing to observe (as PyTorch).
             if getattr(child, "qconfig", None) is not None and type(child) is not DeQuantStub:
                 child.add_module("activation_post_process", child.qconfig.activation())

@@ -1,6 +1,19 @@
 """Statically quantized modules and the dynamic ones (``torch.ao.nn.quantized``)."""
 
 from . import dynamic  # noqa: F401
-from .modules import DeQuantize, Linear, LinearPackedParams, Quantize, ReLU, ReLU6
+from .modules import (
+    Conv1d,
+    Conv2d,
+    DeQuantize,
+    FloatFunctional,
+    FXFloatFunctional,
+    Linear,
+    LinearPackedParams,
+    QFunctional,
+    Quantize,
+    ReLU,
+    ReLU6,
+)
 
-__all__ = ["DeQuantize", "Linear", "LinearPackedParams", "Quantize", "ReLU", "ReLU6"]
+__all__ = ["Conv1d", "Conv2d", "DeQuantize", "FXFloatFunctional", "FloatFunctional", "Linear",
+           "LinearPackedParams", "QFunctional", "Quantize", "ReLU", "ReLU6"]

@@ -1,9 +1,11 @@
 """Fused QAT modules (``torch.ao.nn.intrinsic.qat``)."""
 
+from ember.ao.nn.qat import Conv1d as _QATConv1d
+from ember.ao.nn.qat import Conv2d as _QATConv2d
 from ember.ao.nn.qat import Linear as _QATLinear
 from ember.nn import functional as F
 
-__all__ = ["LinearReLU"]
+__all__ = ["ConvReLU1d", "ConvReLU2d", "LinearReLU"]
 
 
 class LinearReLU(_QATLinear):
@@ -12,3 +14,18 @@ class LinearReLU(_QATLinear):
 
     def forward(self, input):
         return F.relu(F.linear(input, self.weight_fake_quant(self.weight), self.bias))
+
+
+class ConvReLU1d(_QATConv1d):
+    """A QAT Conv1d followed by ReLU, from a fused nn.intrinsic.ConvReLU1d."""
+
+    def forward(self, input):
+        return F.relu(super().forward(input))
+
+
+class ConvReLU2d(_QATConv2d):
+    """A QAT Conv2d followed by ReLU, from a fused nn.intrinsic.ConvReLU2d; converts to
+    nn.intrinsic.quantized.ConvReLU2d."""
+
+    def forward(self, input):
+        return F.relu(super().forward(input))

@@ -1,8 +1,11 @@
-"""Quantized fused modules (``torch.ao.nn.intrinsic.quantized``)."""
+"""Quantized fused modules (``torch.ao.nn.intrinsic.quantized``): the ReLU runs in the int8
+GEMM's epilogue, before the requantization."""
 
+from ember.ao.nn.quantized.modules.conv import Conv1d as _QuantizedConv1d
+from ember.ao.nn.quantized.modules.conv import Conv2d as _QuantizedConv2d
 from ember.ao.nn.quantized.modules.linear import Linear as _QuantizedLinear
 
-__all__ = ["LinearReLU"]
+__all__ = ["ConvReLU1d", "ConvReLU2d", "LinearReLU"]
 
 
 class LinearReLU(_QuantizedLinear):
@@ -29,3 +32,21 @@ class LinearReLU(_QuantizedLinear):
         linear.qconfig = getattr(mod, "qconfig", None)
         linear.activation_post_process = getattr(mod, "activation_post_process", None)
         return super().from_float(linear)
+
+
+class ConvReLU1d(_QuantizedConv1d):
+    """A statically quantized Conv1d with the ReLU fused into its epilogue."""
+
+    _NAME = "QuantizedConvReLU1d"
+
+    def forward(self, input):
+        return self._conv(input, True)
+
+
+class ConvReLU2d(_QuantizedConv2d):
+    """A statically quantized Conv2d with the ReLU fused into its epilogue."""
+
+    _NAME = "QuantizedConvReLU2d"
+
+    def forward(self, input):
+        return self._conv(input, True)

@@ -1,5 +1,8 @@
 from .activation import ReLU, ReLU6
+from .conv import Conv1d, Conv2d
+from .functional_modules import FloatFunctional, FXFloatFunctional, QFunctional
 from .linear import Linear, LinearPackedParams
 from .quant_dequant import DeQuantize, Quantize
 
-__all__ = ["DeQuantize", "Linear", "LinearPackedParams", "Quantize", "ReLU", "ReLU6"]
+__all__ = ["Conv1d", "Conv2d", "DeQuantize", "FXFloatFunctional", "FloatFunctional", "Linear",
+           "LinearPackedParams", "QFunctional", "Quantize", "ReLU", "ReLU6"]

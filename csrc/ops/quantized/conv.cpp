@@ -1,0 +1,281 @@
+#include "ops/quantized/conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/shape.h"
+#include "ops/conversion.h"
+#include "ops/creation.h"
+#include "ops/quantized/quantize.h"
+#include "ops/views.h"
+
+namespace ember {
+namespace native {
+namespace {
+
+constexpr const char* kPrepack = "quantized::conv_prepack";
+constexpr const char* kConv = "quantized::conv";
+
+// Per-spatial-dim arguments as two entries; a 1-D convolution is a 2-D one of height 1.
+std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char* name) {
+  EMBER_CHECK_T(ValueError, static_cast<int64_t>(v.size()) == dims || v.size() == 1, "[", kPrepack,
+                "] ", name, " needs 1 or ", dims, " values, got ", v.size());
+  const int64_t a = v[0], b = v.size() == 1 ? v[0] : v[v.size() - 1];
+  return dims == 1 ? std::array<int64_t, 2>{fill, a} : std::array<int64_t, 2>{a, b};
+}
+
+// The input's integers as (N, H, W, C) contiguous uint8 (no copy when already channels-last);
+// a contiguous NCHW input by a plain transpose (the generic strided copy is several times
+// slower on bytes).
+Tensor channels_last_ints(const Tensor& x4) {
+  const Tensor ints = quantized_storage_view(x4);
+  const Tensor nhwc = permute(ints, {0, 2, 3, 1});
+  if (nhwc.is_contiguous() || !ints.is_contiguous()) return contiguous(nhwc);
+  const int64_t n = ints.size(0), c = ints.size(1), hw = ints.size(2) * ints.size(3);
+  Tensor out = empty({n, ints.size(2), ints.size(3), c}, TensorOptions(ScalarType::UInt8));
+  const uint8_t* src = ints.data<uint8_t>();
+  uint8_t* dst = out.data<uint8_t>();
+  constexpr int64_t kBlock = 256;  // pixels per work item
+  const int64_t blocks = (hw + kBlock - 1) / kBlock;
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kBlock * c)),
+               [&](int64_t b0, int64_t b1) {
+                 for (int64_t b = b0; b < b1; ++b) {
+                   const int64_t img = b / blocks, p0 = (b % blocks) * kBlock;
+                   const int64_t p1 = std::min(hw, p0 + kBlock);
+                   for (int64_t ch = 0; ch < c; ++ch) {
+                     const uint8_t* s = src + (img * c + ch) * hw;
+                     uint8_t* d = dst + img * hw * c + ch;
+                     for (int64_t p = p0; p < p1; ++p) d[p * c] = s[p];
+                   }
+                 }
+               });
+  return out;
+}
+
+struct Geometry {
+  int64_t n, c, h, w, oh, ow, cg, og, taps;
+};
+
+// Copies n bytes; a short run (a few channels) as two overlapping words, not a call or a loop
+// of byte stores.
+inline void copy_bytes(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n >= 16) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 8) {
+    uint64_t head, tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, src, 4);
+    std::memcpy(&tail, src + n - 4, 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else {
+    for (int64_t e = 0; e < n; ++e) dst[e] = src[e];
+  }
+}
+
+struct UnfoldContext {
+  const uint8_t* x;  // channels-last input
+  const Geometry* g;
+  const PackedConvWeight* w;
+  int64_t group;
+  uint8_t zero_point;
+};
+
+// Rows [r0, r1) of a group's unfolded input into a (rows `lda` apart): row (n, oh, ow) holds,
+// tap by tap, the cg channels of the input pixel under that tap, or the zero point where the tap
+// falls in the padding. A kernel row lying inside the input with dilation 1 is one run.
+void unfold_rows(const void* context, int64_t r0, int64_t r1, uint8_t* a, int64_t lda) {
+  const UnfoldContext& u = *static_cast<const UnfoldContext*>(context);
+  const Geometry& g = *u.g;
+  const PackedConvWeight& w = *u.w;
+  const int64_t k = g.taps * g.cg, kw = w.kernel[1], run = kw * g.cg;
+  const bool dense_rows = w.dilation[1] == 1 && g.cg == g.c;
+  // (n, oh, ow) of row r0, then stepped along (no division per row).
+  int64_t ow = r0 % g.ow, oh = (r0 / g.ow) % g.oh, n = r0 / (g.ow * g.oh);
+  for (int64_t r = r0; r < r1; ++r, ++ow) {
+    if (ow == g.ow) {
+      ow = 0;
+      if (++oh == g.oh) {
+        oh = 0;
+        ++n;
+      }
+    }
+    uint8_t* row = a + (r - r0) * lda;
+    const int64_t iw0 = ow * w.stride[1] - w.padding[1];
+    for (int64_t i = 0; i < w.kernel[0]; ++i) {
+      const int64_t ih = oh * w.stride[0] - w.padding[0] + i * w.dilation[0];
+      uint8_t* dst = row + i * run;
+      if (ih < 0 || ih >= g.h) {
+        std::memset(dst, u.zero_point, run);
+        continue;
+      }
+      const uint8_t* line = u.x + (n * g.h + ih) * g.w * g.c + u.group * g.cg;
+      if (dense_rows && iw0 >= 0 && iw0 + kw <= g.w) {
+        copy_bytes(dst, line + iw0 * g.c, run);
+        continue;
+      }
+      for (int64_t j = 0; j < kw; ++j) {
+        const int64_t iw = iw0 + j * w.dilation[1];
+        if (iw < 0 || iw >= g.w) {
+          std::memset(dst + j * g.cg, u.zero_point, g.cg);
+        } else {
+          copy_bytes(dst + j * g.cg, line + iw * g.c, g.cg);
+        }
+      }
+    }
+    for (int64_t e = k; e < lda; ++e) row[e] = 0;  // at most 3 bytes
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, int64_t groups) {
+  EMBER_CHECK_T(TypeError, qweight.dtype() == ScalarType::QInt8, "[", kPrepack,
+                "] expected a qint8 weight, got ", dtype_name(qweight.dtype()));
+  const Quantizer& q = quantizer_of(qweight, kPrepack);
+  EMBER_CHECK(qweight.dim() == 3 || qweight.dim() == 4, "[", kPrepack,
+              "] expected a weight (C_out, C_in / groups, *kernel) of 1 or 2 spatial dims, got "
+              "shape ",
+              shape_str(qweight.sizes()));
+  EMBER_CHECK(!q.per_channel() || q.axis() == 0, "[", kPrepack,
+              "] per-channel weights must be quantized along axis 0 (the output channels), got "
+              "axis ",
+              q.axis());
+  auto p = std::make_shared<PackedConvWeight>();
+  p->spatial_dims = qweight.dim() - 2;
+  const int64_t dims = p->spatial_dims;
+  p->stride = two(stride, dims, 1, "stride");
+  p->padding = two(padding, dims, 0, "padding");
+  p->dilation = two(dilation, dims, 1, "dilation");
+  p->kernel = dims == 1 ? std::array<int64_t, 2>{1, qweight.size(2)}
+                        : std::array<int64_t, 2>{qweight.size(2), qweight.size(3)};
+  for (int d = 0; d < 2; ++d) {
+    EMBER_CHECK_T(ValueError, p->stride[d] > 0 && p->dilation[d] > 0 && p->padding[d] >= 0, "[",
+                  kPrepack, "] stride and dilation must be positive and padding non-negative");
+  }
+  const int64_t out_channels = qweight.size(0);
+  EMBER_CHECK_T(ValueError, groups > 0 && out_channels % groups == 0, "[", kPrepack, "] groups ",
+                groups, " must be positive and divide the ", out_channels, " output channels");
+  p->groups = groups;
+  p->weight = qweight;
+  if (bias.defined()) {
+    EMBER_CHECK(bias.dim() == 1 && bias.size(0) == out_channels, "[", kPrepack, "] bias of shape ",
+                shape_str(bias.sizes()), " for ", out_channels, " output channels");
+    p->bias = contiguous(to(bias, ScalarType::Float32, bias.device()));
+  }
+  // (C_out, kh, kw, C_in / groups): the unfolded input's column order.
+  Tensor ints = int_repr(qweight);
+  if (dims == 1) ints = unsqueeze(ints, 2);
+  const Tensor ordered = contiguous(permute(ints, {0, 2, 3, 1}));
+  const int64_t og = out_channels / groups;
+  const int64_t depth = ordered.numel() / std::max<int64_t>(out_channels, 1);
+  for (int64_t g = 0; g < groups; ++g) {
+    const Tensor wg = reshape(narrow(ordered, 0, g * og, og), {og, depth});
+    std::vector<double> scales = q.scales();
+    std::vector<int64_t> zero_points = q.zero_points();
+    if (q.per_channel()) {
+      scales.assign(q.scales().begin() + g * og, q.scales().begin() + (g + 1) * og);
+      zero_points.assign(q.zero_points().begin() + g * og, q.zero_points().begin() + (g + 1) * og);
+    }
+    const Tensor bg = p->bias.defined() ? narrow(p->bias, 0, g * og, og) : Tensor();
+    p->group_weights.push_back(pack_linear_weight(contiguous(wg), std::move(scales),
+                                                  std::move(zero_points), q.per_channel(), bg));
+  }
+  return p;
+}
+
+Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double out_scale,
+                      int64_t out_zero_point, bool relu) {
+  EMBER_CHECK_T(TypeError, q_input.dtype() == ScalarType::QUInt8, "[", kConv,
+                "] expected a quint8 input (quantize it with a QuantStub or quantize_per_tensor), "
+                "got ",
+                dtype_name(q_input.dtype()));
+  const Quantizer& iq = quantizer_of(q_input, kConv);
+  EMBER_CHECK(!iq.per_channel(), "[", kConv, "] expected a per-tensor quantized input");
+  const int64_t dims = w.spatial_dims;
+  const bool batched = q_input.dim() == dims + 2;
+  EMBER_CHECK(batched || q_input.dim() == dims + 1, "[", kConv, "] expected a ", dims + 2,
+              "-D (batched) or ", dims + 1, "-D input for a ", dims, "-D convolution, got shape ",
+              shape_str(q_input.sizes()));
+  Tensor x = batched ? q_input : unsqueeze(q_input, 0);
+  if (dims == 1) x = unsqueeze(x, 2);
+  Geometry g;
+  g.n = x.size(0);
+  g.c = x.size(1);
+  g.h = x.size(2);
+  g.w = x.size(3);
+  const int64_t out_channels = w.weight.size(0);
+  g.cg = w.weight.size(1);
+  g.og = out_channels / w.groups;
+  g.taps = w.kernel[0] * w.kernel[1];
+  EMBER_CHECK(g.c == g.cg * w.groups, "[", kConv, "] input of shape ", shape_str(q_input.sizes()),
+              " has ", g.c, " channels; the weight of shape ", shape_str(w.weight.sizes()),
+              " with groups=", w.groups, " expects ", g.cg * w.groups);
+  std::array<int64_t, 2> out{};
+  for (int d = 0; d < 2; ++d) {
+    const int64_t in = d == 0 ? g.h : g.w;
+    const int64_t extent = (w.kernel[d] - 1) * w.dilation[d] + 1;
+    const int64_t span = in + 2 * w.padding[d] - extent;
+    EMBER_CHECK(span >= 0, "[", kConv, "] input of shape ", shape_str(q_input.sizes()),
+                " (padded) is smaller than the kernel of shape ", shape_str(w.weight.sizes()));
+    out[d] = span / w.stride[d] + 1;
+  }
+  g.oh = out[0];
+  g.ow = out[1];
+  // The result: channels-last memory, (N, C_out, oh, ow) shape.
+  Tensor result = empty_per_tensor_quantized({g.n, g.oh, g.ow, out_channels}, ScalarType::QUInt8,
+                                             out_scale, out_zero_point, kConv);
+  const int64_t rows = g.n * g.oh * g.ow;
+  if (rows > 0 && out_channels > 0) {
+    const Tensor xs = channels_last_ints(x);
+    const uint8_t* xd = xs.data<uint8_t>();
+    uint8_t largest = 0;
+    for (int64_t i = 0, e = xs.numel(); i < e; ++i) largest = std::max(largest, xd[i]);
+    const uint8_t zero_point = static_cast<uint8_t>(iq.zero_point());
+    QuantParams params;
+    params.scale = static_cast<float>(iq.scale());
+    params.zero_point = static_cast<int32_t>(iq.zero_point());
+    const bool seven_bit = largest <= 127 && zero_point <= 127;
+    const int64_t k = g.taps * g.cg, lda = int8_gemm_padded_k(k);
+    Int8Output o;
+    o.ldo = out_channels;
+    o.scale = out_scale;
+    o.zero_point = out_zero_point;
+    o.relu = relu;
+    uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
+    const bool pointwise = g.taps == 1 && w.groups == 1 && lda == g.c && w.stride[0] == 1 &&
+                           w.stride[1] == 1 && w.padding[0] == 0 && w.padding[1] == 0;
+    if (pointwise) {  // a 1x1 convolution: the channels-last input is already the GEMM's A
+      o.u8 = result_data;
+      int8_linear_gemm({xd, rows, lda, seven_bit, params}, *w.group_weights[0], o);
+    } else {  // im2col fused into the GEMM: each block of rows is unfolded where it is used
+      for (int64_t group = 0; group < w.groups; ++group) {
+        const UnfoldContext context{xd, &g, &w, group, zero_point};
+        Int8Activations in;
+        in.m = rows;
+        in.lda = lda;
+        in.seven_bit = seven_bit;
+        in.params = params;
+        in.fill = unfold_rows;
+        in.fill_context = &context;
+        o.u8 = result_data + group * g.og;
+        int8_linear_gemm(in, *w.group_weights[group], o);
+      }
+    }
+  }
+  Tensor y = permute(result, {0, 3, 1, 2});
+  if (dims == 1) y = select(y, 2, 0);
+  return batched ? y : select(y, 0, 0);
+}
+
+}  // namespace native
+}  // namespace ember

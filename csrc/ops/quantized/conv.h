@@ -1,0 +1,42 @@
+// Statically quantized convolution (PyTorch's quantized::conv2d / conv1d and their prepack): a
+// quint8 input, qint8 weights packed once per module, a quint8 output requantized in the int8
+// GEMM's epilogue. The input's integers are unfolded (im2col) in channels-last order, padding
+// taps holding the input's zero point (the quantized zero), and each group is one int8 GEMM.
+// The output comes back channels-last in memory with the (N, C, H, W) shape, as PyTorch's.
+// See docs/design/quantization.md.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/quantized/linear_dynamic.h"
+
+namespace ember {
+namespace native {
+
+struct PackedConvWeight {
+  Tensor weight;  // qint8 (C_out, C_in / groups, *kernel): what unpack() returns
+  Tensor bias;    // float32 (C_out,) or undefined
+  int64_t spatial_dims = 2;
+  std::array<int64_t, 2> kernel{1, 1}, stride{1, 1}, padding{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+  // One GEMM weight per group: (C_out / groups, kh * kw * C_in / groups), columns in (kh, kw, c)
+  // order, the order of the channels-last unfolded input.
+  std::vector<std::shared_ptr<PackedLinearWeight>> group_weights;
+};
+
+// Packs a qint8 weight (per tensor, or per channel along axis 0) with its bias and geometry;
+// stride, padding and dilation hold one value per spatial dim (1 or 2 of them).
+std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, int64_t groups);
+
+// quint8 (N, C_out, *out) = requant(conv(dequant(x), dequant(w)) + bias), ReLU first when
+// `relu`; x quint8 per tensor (N, C_in, *in) or unbatched (C_in, *in).
+Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double out_scale,
+                      int64_t out_zero_point, bool relu);
+
+}  // namespace native
+}  // namespace ember
