@@ -194,29 +194,13 @@ def test_observers_choose_pytorchs_parameters():
     assert ember.quantization.quantize_dynamic is quantize_dynamic
 
 
-def test_dynamic_mlp_on_digits_keeps_its_accuracy():
-    datasets = pytest.importorskip("sklearn.datasets")
-    data = datasets.load_digits()
-    x = ember.tensor(data.data / 16.0, dtype=ember.float32)
-    y = ember.tensor(data.target)
+def test_dynamic_mlp_on_digits_keeps_its_accuracy(digits):
     ember.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
-    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
-    train, test = slice(0, 1400), slice(1400, None)
-    for _ in range(150):
-        opt.zero_grad()
-        nn.functional.cross_entropy(model(x[train]), y[train]).backward()
-        opt.step()
-    model.eval()
-
-    def accuracy(m):
-        with ember.no_grad():
-            return (m(x[test]).argmax(1) == y[test]).float().mean().item()
-
-    float_acc = accuracy(model)
-    q_acc = accuracy(quantize_dynamic(model))
+    model = digits.fit(model, digits.x)
+    float_acc = digits.accuracy(model, digits.x)
     assert float_acc > 0.9
-    assert q_acc >= float_acc - 0.01
+    assert digits.accuracy(quantize_dynamic(model), digits.x) >= float_acc - 0.01
 
 
 def test_matches_pytorch_dynamic_and_static_linear():

@@ -121,29 +121,13 @@ def test_fuse_folds_batch_norm_in_eval():
         fuse_modules(seq.eval(), [["3", "4"]])
 
 
-def test_static_mlp_on_digits_keeps_its_accuracy():
-    datasets = pytest.importorskip("sklearn.datasets")
-    data = datasets.load_digits()
-    x = ember.tensor(data.data / 16.0, dtype=ember.float32)
-    y = ember.tensor(data.target)
+def test_static_mlp_on_digits_keeps_its_accuracy(digits):
     ember.manual_seed(0)
-    model = MLP(64, 128, 10)
-    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
-    train, test = slice(0, 1400), slice(1400, None)
-    for _ in range(150):
-        opt.zero_grad()
-        nn.functional.cross_entropy(model(x[train]), y[train]).backward()
-        opt.step()
-    model.eval()
-
-    def accuracy(m):
-        with ember.no_grad():
-            return (m(x[test]).argmax(1) == y[test]).float().mean().item()
-
-    float_acc = accuracy(model)
-    q = convert(calibrated(model, x[train]))
+    model = digits.fit(MLP(64, 128, 10), digits.x)
+    float_acc = digits.accuracy(model, digits.x)
+    q = convert(calibrated(model, digits.x[digits.train]))
     assert float_acc > 0.9
-    assert accuracy(q) >= float_acc - 0.01
+    assert digits.accuracy(q, digits.x) >= float_acc - 0.01
 
 
 def test_matches_pytorch_static_conversion():
