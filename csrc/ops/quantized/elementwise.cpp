@@ -60,6 +60,17 @@ Tensor empty_quint8_like_layout(const Tensor& t, double scale, int64_t zero_poin
   return permute(block, inverse);
 }
 
+// o[e] = max(o[e], s[e]): restrict and a local count let the compiler keep the loop in
+// vector registers (byte pointers may alias anything otherwise).
+template <typename T>
+inline void max_into(T* __restrict o, const T* __restrict s, int64_t n) {
+  for (int64_t e = 0; e < n; ++e) o[e] = o[e] < s[e] ? s[e] : o[e];
+}
+
+inline void add_into(int32_t* __restrict sums, const uint8_t* __restrict s, int64_t n) {
+  for (int64_t e = 0; e < n; ++e) sums[e] += s[e];
+}
+
 Tensor binary(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu,
               QuantizedBinaryOp kind, const char* op) {
   const Quantizer& qa = quint8_per_tensor(a, op);
@@ -134,8 +145,7 @@ Tensor quantized_max_pool2d(const Tensor& q, const int64_t (&kernel)[2], const i
                        for (int64_t j = 0; j < kernel[1]; ++j) {
                          const int64_t iw = ow * stride[1] - padding[1] + j * dilation[1];
                          if (iw < 0 || iw >= w) continue;
-                         const T* s = src + ((b * h + ih) * w + iw) * c;
-                         for (int64_t e = 0; e < c; ++e) o[e] = std::max(o[e], s[e]);
+                         max_into(o, src + ((b * h + ih) * w + iw) * c, c);
                        }
                      }
                    }
@@ -175,8 +185,7 @@ Tensor quantized_adaptive_avg_pool2d(const Tensor& q, int64_t out_h, int64_t out
       std::fill(sums.begin(), sums.end(), 0);
       for (int64_t ih = h0; ih < h1; ++ih) {
         for (int64_t iw = w0; iw < w1; ++iw) {
-          const uint8_t* s = src + ((b * h + ih) * w + iw) * c;
-          for (int64_t e = 0; e < c; ++e) sums[e] += s[e];
+          add_into(sums.data(), src + ((b * h + ih) * w + iw) * c, c);
         }
       }
       // The mean of (q - zp), rounded once, plus zp: the real mean requantized with the

@@ -1,0 +1,204 @@
+"""Static int8 quantization of a small CNN (issue 15): a CIFAR-shaped residual network (32x32
+RGB input; stem conv 3->32 + BN + ReLU, max pool, two residual blocks of 3x3 convs with a
+FloatFunctional add, a stride-2 conv 64->128, global average pool, Linear 128->10), fused,
+calibrated and converted with get_default_qconfig('x86'), at batch 1 and 32, against
+
+    ember_float   the same Ember model before quantization
+    torch_int8    PyTorch's eager-mode static quantization of the same network and weights
+                  (its x86 engine)
+    torch_float   PyTorch's float model
+
+timed alternately in one process (median of `--repeat` blocks of about `--target-s` each), at 1
+and 2 threads. Reports the times, Ember int8's speed-up over Ember float, its ratio to PyTorch
+int8, the share of test inputs whose arg-max class Ember int8 and PyTorch int8 agree on, Ember
+int8's largest difference from Ember float's logits, and the state_dict file sizes.
+
+    python benchmarks/bench_quantized_cnn.py [--threads 1 2] [--repeat 5] [--target-s 0.2]
+        [--json benchmarks/results/quantized_cnn]
+
+Goal (issue 15): at least 2x Ember float on VNNI machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+BATCHES = (1, 32)
+
+
+def timed(fn, target_s, pause_s=0.0):
+    if pause_s:
+        time.sleep(pause_s)
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    reps = max(1, int(target_s / one))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
+
+
+def build(lib, quant):
+    """The network in `lib` (ember or torch); `quant` is lib.ao.quantization."""
+    nn = lib.nn
+    fq = lib.ao.nn.quantized
+
+    class Block(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.relu1 = nn.ReLU()
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c)
+            self.skip = fq.FloatFunctional()
+
+        def forward(self, x):
+            y = self.bn2(self.conv2(self.relu1(self.bn1(self.conv1(x)))))
+            return self.skip.add_relu(x, y)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = quant.QuantStub()
+            self.stem = nn.Conv2d(3, 64, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(64)
+            self.relu = nn.ReLU()
+            self.pool = nn.MaxPool2d(2)
+            self.block1 = Block(64)
+            self.down = nn.Conv2d(64, 128, 3, stride=2, padding=1, bias=False)
+            self.bn_down = nn.BatchNorm2d(128)
+            self.relu_down = nn.ReLU()
+            self.block2 = Block(128)
+            self.gap = nn.AdaptiveAvgPool2d(1)
+            self.fc = nn.Linear(128, 10)
+            self.dequant = quant.DeQuantStub()
+
+        def forward(self, x):
+            x = self.pool(self.relu(self.bn(self.stem(self.quant(x)))))
+            x = self.block2(self.relu_down(self.bn_down(self.down(self.block1(x)))))
+            return self.dequant(self.fc(lib.flatten(self.gap(x), 1)))
+
+    return Net()
+
+
+FUSE = [["stem", "bn", "relu"], ["down", "bn_down", "relu_down"],
+        ["block1.conv1", "block1.bn1", "block1.relu1"], ["block1.conv2", "block1.bn2"],
+        ["block2.conv1", "block2.bn1", "block2.relu1"], ["block2.conv2", "block2.bn2"]]
+
+
+def child(threads, repeat, target_s, out_path):
+    import numpy as np
+    import torch
+
+    import ember
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import environment
+
+    torch.set_num_threads(threads)
+    ember.set_num_threads(threads)
+    torch.backends.quantized.engine = "x86"
+    torch.manual_seed(0)
+    tnet = build(torch, torch.ao.quantization).eval()
+    with torch.no_grad():  # non-trivial batch norm statistics
+        for m in tnet.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.1, 0.1)
+    enet = build(ember, ember.ao.quantization).eval()
+    enet.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
+                          for k, v in tnet.state_dict().items()})
+    rng = np.random.default_rng(0)
+    calib = rng.standard_normal((64, 3, 32, 32)).astype(np.float32)
+    tnet.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    tq = torch.ao.quantization.prepare(torch.ao.quantization.fuse_modules(tnet, FUSE))
+    enet.qconfig = ember.ao.quantization.get_default_qconfig("x86")
+    eq = ember.ao.quantization.prepare(ember.ao.quantization.fuse_modules(enet, FUSE))
+    with torch.no_grad(), ember.no_grad():
+        tq(torch.from_numpy(calib))
+        eq(ember.from_numpy(calib))
+    tq = torch.ao.quantization.convert(tq)
+    eq = ember.ao.quantization.convert(eq)
+    sizes = {}
+    for name, sd in (("float", enet.state_dict()), ("int8", eq.state_dict())):
+        buf = io.BytesIO()
+        ember.save(sd, buf)
+        sizes[name] = buf.tell()
+    sizes["ratio"] = sizes["int8"] / sizes["float"]
+    test = rng.standard_normal((256, 3, 32, 32)).astype(np.float32)
+    with torch.no_grad(), ember.no_grad():
+        e_int8 = eq(ember.from_numpy(test)).numpy()
+        e_float = enet(ember.from_numpy(test)).numpy()
+        t_int8 = tq(torch.from_numpy(test)).numpy()
+    agree = float((e_int8.argmax(1) == t_int8.argmax(1)).mean())
+    agree_float = float((e_int8.argmax(1) == e_float.argmax(1)).mean())
+    results = []
+    for batch in BATCHES:
+        x = test[:batch]
+        ex, tx = ember.from_numpy(x), torch.from_numpy(x)
+        fns = {"ember_int8": lambda: eq(ex), "ember_float": lambda: enet(ex),
+               "torch_int8": lambda: tq(tx), "torch_float": lambda: tnet(tx)}
+        times = {name: [] for name in fns}
+        with torch.no_grad(), ember.no_grad():
+            for _ in range(repeat):
+                for name, fn in fns.items():
+                    times[name].append(timed(fn, target_s, 0.05 if threads > 1 else 0))
+        med = {name: statistics.median(v) for name, v in times.items()}
+        row = {"name": f"static CNN batch {batch}", "threads": threads,
+               "ms": {name: t * 1e3 for name, t in med.items()},
+               "speedup_vs_ember_float": med["ember_float"] / med["ember_int8"],
+               "ratio_vs_torch_int8": med["ember_int8"] / med["torch_int8"],
+               "argmax_agreement_vs_torch_int8": agree,
+               "argmax_agreement_vs_ember_float": agree_float,
+               "max_abs_diff_vs_ember_float": float(np.abs(e_int8 - e_float).max())}
+        results.append(row)
+        print(f"  {row['name']:22s} [{threads} thr] int8 {med['ember_int8'] * 1e3:7.3f} ms  "
+              f"float {med['ember_float'] * 1e3:7.3f} ms (speed-up "
+              f"{row['speedup_vs_ember_float']:.2f})  torch int8 {med['torch_int8'] * 1e3:7.3f}"
+              f" ms (x{row['ratio_vs_torch_int8']:.2f})  torch float "
+              f"{med['torch_float'] * 1e3:7.3f} ms  arg-max agreement: torch int8 {agree:.3f},"
+              f" float {agree_float:.3f}", flush=True)
+    print(f"  state_dict size: int8 {sizes['int8']} B / float {sizes['float']} B = "
+          f"{sizes['ratio']:.3f}")
+    if out_path:
+        with open(out_path, "w") as f:
+            json.dump({"threads": threads, "environment": environment(), "results": results,
+                       "file_sizes": sizes}, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--target-s", type=float, default=0.2)
+    p.add_argument("--json", default=None, help="write results (.<threads>.json appended)")
+    p.add_argument("--child", type=int, default=0)
+    args = p.parse_args()
+    if args.child:
+        child(args.child, args.repeat, args.target_s, args.json)
+        return
+    for t in args.threads:
+        env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
+        cmd = [sys.executable, __file__, "--child", str(t), "--repeat", str(args.repeat),
+               "--target-s", str(args.target_s)]
+        if args.json:
+            cmd += ["--json", f"{args.json}.{t}.json"]
+        subprocess.run(cmd, env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()
