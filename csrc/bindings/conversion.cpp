@@ -154,9 +154,9 @@ Scalar single_element(const Tensor& t) {
 // --- type() ----------------------------------------------------------------------------------
 
 const char* legacy_type_name(ScalarType t) {
-  static const char* names[] = {"Bool",         "Byte",          "Char",     "Short",  "Int",
-                                "Long",         "Half",          "BFloat16", "Float",  "Double",
-                                "ComplexFloat", "ComplexDouble", "QInt8",    "QUInt8", "QInt32"};
+  static const char* names[] = {
+      "Bool",  "Byte",   "Char",         "Short",         "Int",   "Long",   "Half",   "BFloat16",
+      "Float", "Double", "ComplexFloat", "ComplexDouble", "QInt8", "QUInt8", "QInt32", "QUInt4x2"};
   static_assert(sizeof(names) / sizeof(names[0]) == kNumScalarTypes);
   return names[static_cast<int>(t)];
 }
@@ -383,6 +383,14 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
       const Quantizer& q = *t.impl()->quantizer();
       py::module_ ember = py::module_::import("ember");
       const Tensor ints = native::int_repr(t);
+      if (q.float_qparams() || t.dtype() == ScalarType::QUInt4x2) {
+        std::vector<double> zps;
+        for (size_t c = 0; c < q.scales().size(); ++c) zps.push_back(q.zero_point_value(c));
+        std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+        return py::make_tuple(py::module_::import("ember._C._quantized").attr("_make_quantized"),
+                              py::make_tuple(ints, py::cast(t.dtype()), qscheme_name(q.scheme()),
+                                             q.scales(), zps, q.axis(), sizes));
+      }
       if (q.per_channel()) {
         return py::make_tuple(ember.attr("_make_per_channel_quantized_tensor"),
                               py::make_tuple(ints, q.scales(), q.zero_points(), q.axis()));

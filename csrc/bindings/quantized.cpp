@@ -5,6 +5,7 @@
 #include "ops/creation.h"
 #include "ops/quantized/conv.h"
 #include "ops/quantized/elementwise.h"
+#include "ops/quantized/embedding.h"
 #include "ops/quantized/linear_dynamic.h"
 #include "ops/quantized/quantize.h"
 
@@ -21,14 +22,15 @@ py::object qscheme_object(QScheme s) {
   static QSchemeObject objects[] = {{QScheme::PerTensorAffine},
                                     {QScheme::PerChannelAffine},
                                     {QScheme::PerTensorSymmetric},
-                                    {QScheme::PerChannelSymmetric}};
+                                    {QScheme::PerChannelSymmetric},
+                                    {QScheme::PerChannelAffineFloatQParams}};
   return py::cast(&objects[static_cast<int>(s)], py::return_value_policy::reference);
 }
 
 ScalarType quantized_dtype_arg(py::handle h, const char* op) {
   auto t = try_parse_dtype(h);
   EMBER_CHECK_T(TypeError, t && is_quantized(*t), "[", op,
-                "] dtype must be ember.qint8, ember.quint8 or ember.qint32, got ",
+                "] dtype must be ember.qint8, ember.quint8, ember.qint32 or ember.quint4x2, got ",
                 py::str(h).cast<std::string>());
   return *t;
 }
@@ -63,8 +65,9 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
            [](const QSchemeObject& o) { return std::string("ember.") + qscheme_name(o.scheme); })
       .def("__reduce__", [](const QSchemeObject& o) { return std::string(qscheme_name(o.scheme)); })
       .def_property_readonly("name", [](const QSchemeObject& o) { return qscheme_name(o.scheme); });
-  for (QScheme s : {QScheme::PerTensorAffine, QScheme::PerChannelAffine,
-                    QScheme::PerTensorSymmetric, QScheme::PerChannelSymmetric}) {
+  for (QScheme s :
+       {QScheme::PerTensorAffine, QScheme::PerChannelAffine, QScheme::PerTensorSymmetric,
+        QScheme::PerChannelSymmetric, QScheme::PerChannelAffineFloatQParams}) {
     m.attr(qscheme_name(s)) = qscheme_object(s);
   }
 
@@ -86,6 +89,38 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       },
       py::arg("input"), py::arg("scales"), py::arg("zero_points"), py::arg("axis"),
       py::arg("dtype"));
+  q.def(
+      "quantize_per_channel_float_qparams",
+      [](const Tensor& x, std::vector<double> scales, std::vector<double> zero_points, int64_t axis,
+         py::handle dtype) {
+        const ScalarType dt = quantized_dtype_arg(dtype, "quantize_per_channel");
+        py::gil_scoped_release release;
+        return native::quantize_per_channel_float_qparams(x, scales, zero_points, axis, dt);
+      },
+      py::arg("input"), py::arg("scales"), py::arg("zero_points"), py::arg("axis"),
+      py::arg("dtype"));
+  q.def(
+      "_make_quantized",
+      [](const Tensor& ints, py::handle dtype, const std::string& scheme,
+         std::vector<double> scales, std::vector<double> zero_points, int64_t axis,
+         std::vector<int64_t> sizes) {
+        const ScalarType dt = quantized_dtype_arg(dtype, "_make_quantized");
+        QScheme s = QScheme::PerTensorAffine;
+        bool found = false;
+        for (QScheme c : {QScheme::PerTensorAffine, QScheme::PerChannelAffine,
+                          QScheme::PerChannelAffineFloatQParams}) {
+          if (scheme == qscheme_name(c)) {
+            s = c;
+            found = true;
+          }
+        }
+        EMBER_CHECK_T(ValueError, found, "[_make_quantized] unknown qscheme ", scheme);
+        return native::make_quantized_from_int_repr(ints, dt, s, scales, zero_points, axis, sizes);
+      },
+      py::arg("int_repr"), py::arg("dtype"), py::arg("qscheme"), py::arg("scales"),
+      py::arg("zero_points"), py::arg("axis"), py::arg("sizes"),
+      "A quantized tensor from int_repr()'s integers (packed for quint4x2) and its parameters: "
+      "what pickling and files use.");
   q.def(
       "quantize_per_tensor_dynamic",
       [](const Tensor& x, py::handle dtype, bool reduce_range) {
@@ -116,7 +151,16 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
     return out;
   });
   cls.def("q_per_channel_zero_points", [](const Tensor& t) {
-    const auto& v = per_channel_quantizer(t, "q_per_channel_zero_points").zero_points();
+    const Quantizer& pq = per_channel_quantizer(t, "q_per_channel_zero_points");
+    if (pq.float_qparams()) {  // real-valued zero points, as PyTorch's float32 tensor
+      const auto& f = pq.float_zero_points();
+      Tensor out = native::empty({static_cast<int64_t>(f.size())},
+                                 native::TensorOptions(ScalarType::Float32));
+      std::transform(f.begin(), f.end(), out.data<float>(),
+                     [](double z) { return static_cast<float>(z); });
+      return out;
+    }
+    const auto& v = pq.zero_points();
     Tensor out =
         native::empty({static_cast<int64_t>(v.size())}, native::TensorOptions(ScalarType::Int64));
     std::copy(v.begin(), v.end(), out.data<int64_t>());
@@ -268,6 +312,50 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
         "quint8 requant(op(dequant(a), dequant(b))) with the output's scale and zero point "
         "(quantized::add & co.); a channels-last pair stays channels-last.");
   }
+  using native::PackedEmbeddingWeight;
+  py::class_<PackedEmbeddingWeight, std::shared_ptr<PackedEmbeddingWeight>>(q,
+                                                                            "EmbeddingPackedWeight")
+      .def("unpack", [](const PackedEmbeddingWeight& w) { return w.weight; })
+      .def_property_readonly("bit_rate", [](const PackedEmbeddingWeight& w) { return w.bits; })
+      .def_property_readonly("num_embeddings",
+                             [](const PackedEmbeddingWeight& w) { return w.rows; })
+      .def_property_readonly("embedding_dim", [](const PackedEmbeddingWeight& w) { return w.dim; })
+      .def(py::pickle([](const PackedEmbeddingWeight& w) { return py::make_tuple(w.weight); },
+                      [](const py::tuple& t) {
+                        EMBER_CHECK(t.size() == 1, "[EmbeddingPackedWeight] bad pickled state");
+                        return native::pack_embedding_weight(t[0].cast<Tensor>());
+                      }));
+  q.def(
+      "embedding_bag_prepack",
+      [](const Tensor& qweight) {
+        py::gil_scoped_release release;
+        return native::pack_embedding_weight(qweight);
+      },
+      py::arg("weight"),
+      "Packs a quint8 / quint4x2 (num_embeddings, dim) weight quantized per row with float zero "
+      "points (quantized::embedding_bag_prepack).");
+  q.def(
+      "embedding",
+      [](const PackedEmbeddingWeight& w, const Tensor& indices) {
+        py::gil_scoped_release release;
+        return native::embedding_quantized(w, indices);
+      },
+      py::arg("packed"), py::arg("indices"));
+  q.def(
+      "embedding_bag",
+      [](const PackedEmbeddingWeight& w, const Tensor& indices, py::handle offsets, int64_t mode,
+         py::handle per_sample_weights, bool include_last_offset, py::handle padding_idx) {
+        const Tensor off = opt_tensor(offsets, "embedding_bag", "offsets");
+        const Tensor psw = opt_tensor(per_sample_weights, "embedding_bag", "per_sample_weights");
+        std::optional<int64_t> pad;
+        if (!padding_idx.is_none()) pad = padding_idx.cast<int64_t>();
+        py::gil_scoped_release release;
+        return native::embedding_bag_quantized(w, indices, off, mode, psw, include_last_offset,
+                                               pad);
+      },
+      py::arg("packed"), py::arg("indices"), py::arg("offsets"), py::arg("mode") = 0,
+      py::arg("per_sample_weights") = py::none(), py::arg("include_last_offset") = false,
+      py::arg("padding_idx") = py::none());
   q.def(
       "_linear_prepack",
       [](const Tensor& weight, std::vector<double> scales, std::vector<int64_t> zero_points,

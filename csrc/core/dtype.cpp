@@ -7,16 +7,16 @@
 namespace ember {
 
 size_t element_size(ScalarType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 4};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 4, 1};
   static_assert(sizeof(sizes) / sizeof(sizes[0]) == kNumScalarTypes);
   EMBER_CHECK(t != ScalarType::Undefined, "[dtype] undefined dtype has no element size");
   return sizes[static_cast<int>(t)];
 }
 
 const char* dtype_name(ScalarType t) {
-  static const char* names[] = {"bool",      "uint8",      "int8",     "int16",   "int32",
-                                "int64",     "float16",    "bfloat16", "float32", "float64",
-                                "complex64", "complex128", "qint8",    "quint8",  "qint32"};
+  static const char* names[] = {
+      "bool",    "uint8",   "int8",      "int16",      "int32", "int64",  "float16", "bfloat16",
+      "float32", "float64", "complex64", "complex128", "qint8", "quint8", "qint32",  "quint4x2"};
   static_assert(sizeof(names) / sizeof(names[0]) == kNumScalarTypes);
   if (t == ScalarType::Undefined) return "undefined";
   return names[static_cast<int>(t)];

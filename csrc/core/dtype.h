@@ -27,6 +27,9 @@ enum class ScalarType : int8_t {
   QInt8,
   QUInt8,
   QInt32,
+  // 4-bit unsigned values (embedding weights); stored one per byte in memory, packed two per
+  // byte by int_repr(), in files and in the packed embedding weights.
+  QUInt4x2,
   Undefined,
 };
 constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
@@ -51,7 +54,8 @@ inline bool is_integral(ScalarType t, bool include_bool) {
          (include_bool && t == ScalarType::Bool);
 }
 inline bool is_quantized(ScalarType t) {
-  return t == ScalarType::QInt8 || t == ScalarType::QUInt8 || t == ScalarType::QInt32;
+  return t == ScalarType::QInt8 || t == ScalarType::QUInt8 || t == ScalarType::QInt32 ||
+         t == ScalarType::QUInt4x2;
 }
 // The integer type a quantized type stores (qint8 -> int8); other types unchanged.
 inline ScalarType quantized_storage_type(ScalarType t) {
@@ -59,6 +63,7 @@ inline ScalarType quantized_storage_type(ScalarType t) {
     case ScalarType::QInt8:
       return ScalarType::Int8;
     case ScalarType::QUInt8:
+    case ScalarType::QUInt4x2:
       return ScalarType::UInt8;
     case ScalarType::QInt32:
       return ScalarType::Int32;
@@ -67,7 +72,8 @@ inline ScalarType quantized_storage_type(ScalarType t) {
   }
 }
 inline bool is_signed(ScalarType t) {
-  return t != ScalarType::Bool && t != ScalarType::UInt8 && t != ScalarType::QUInt8;
+  return t != ScalarType::Bool && t != ScalarType::UInt8 && t != ScalarType::QUInt8 &&
+         t != ScalarType::QUInt4x2;
 }
 ScalarType to_complex(ScalarType t);  // float32 -> complex64, float64 -> complex128
 ScalarType to_real(ScalarType t);     // complex64 -> float32, others unchanged

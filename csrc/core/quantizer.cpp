@@ -12,6 +12,8 @@ const char* qscheme_name(QScheme s) {
       return "per_tensor_symmetric";
     case QScheme::PerChannelSymmetric:
       return "per_channel_symmetric";
+    case QScheme::PerChannelAffineFloatQParams:
+      return "per_channel_affine_float_qparams";
   }
   return "unknown";
 }

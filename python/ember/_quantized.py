@@ -49,8 +49,14 @@ def quantize_per_tensor(input, scale, zero_point, dtype):
 
 
 def quantize_per_channel(input, scales, zero_points, axis, dtype):
-    """Quantizes a float tensor with one scale and zero point per index along `axis`."""
+    """Quantizes a float tensor with one scale and zero point per index along `axis`. Floating
+    point zero points (what per_channel_affine_float_qparams observers give, for embedding
+    weights) make that scheme: q = round(x / scale + zero_point)."""
     who = "quantize_per_channel"
+    if isinstance(zero_points, _C.Tensor) and zero_points.is_floating_point():
+        return _Q.quantize_per_channel_float_qparams(input, _values(scales, "scales", who),
+                                                     _values(zero_points, "zero_points", who),
+                                                     int(axis), dtype)
     return _Q.quantize_per_channel(input, _values(scales, "scales", who),
                                    _values(zero_points, "zero_points", who, int), int(axis),
                                    dtype)

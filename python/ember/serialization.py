@@ -78,7 +78,8 @@ _SAFETENSORS_ITEMSIZE = {
 # The start of a legacy (non-zip) torch.save file: a protocol-2 pickle of its magic number.
 _LEGACY_TORCH_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19"
 _DTYPES_BY_NAME = {str(d).split(".")[-1]: d
-                   for d in (*_DTYPE_TO_SAFETENSORS, ember.qint8, ember.quint8, ember.qint32)}
+                   for d in (*_DTYPE_TO_SAFETENSORS, ember.qint8, ember.quint8, ember.qint32,
+                             ember.quint4x2)}
 
 
 def _op_error(what, source=None):
@@ -158,9 +159,20 @@ class _Saver:
         return {"tuple" if isinstance(obj, tuple) else "list": values}
 
     def encode_quantized(self, q, path):
-        """[dtype, qscheme, integers (a tensor index), scales, zero points, axis]."""
+        """[dtype, qscheme, integers (a tensor index), scales, zero points, axis]. quint4x2 and
+        real zero points (embedding tables: a scale and zero point per row) take a seventh field,
+        the shape; their integers are stored packed (two a byte for quint4x2) and their scales
+        and zero points as tensors (indices), not as text."""
         ints = self.add_tensor(q.int_repr(), path)
         dtype = str(q.dtype).split(".")[-1]
+        if q.dtype == ember.quint4x2 or q.qscheme() == ember.per_channel_affine_float_qparams:
+            per_channel = q.qscheme().name.startswith("per_channel")
+            scales = q.q_per_channel_scales() if per_channel else ember.tensor([q.q_scale()])
+            zps = (q.q_per_channel_zero_points().double() if per_channel
+                   else ember.tensor([float(q.q_zero_point())], dtype=ember.float64))
+            return [dtype, q.qscheme().name, ints, self.add_tensor(_narrowed(scales), path),
+                    self.add_tensor(_narrowed(zps), path),
+                    q.q_per_channel_axis() if per_channel else 0, list(q.shape)]
         if q.qscheme().name.startswith("per_channel"):
             return [dtype, q.qscheme().name, ints, q.q_per_channel_scales().tolist(),
                     q.q_per_channel_zero_points().tolist(), q.q_per_channel_axis()]
@@ -594,7 +606,21 @@ def _decode(node, tensors, source):
     raise _op_error(f"malformed ember metadata: unknown tag {tag!r}", source)
 
 
+def _narrowed(values):
+    """float32 when that keeps every value exactly (observers make float32 scales), else the
+    float64 values as they are: half the bytes for a per-row table's parameters."""
+    values = values.double()
+    narrow = values.float()
+    return narrow if bool((narrow.double() == values).all()) else values
+
+
 def _decode_quantized(value, tensors):
+    if len(value) == 7:  # quint4x2 (packed integers) or real-valued zero points
+        dtype, scheme, index, scales, zero_points, axis, shape = value
+        return ember._C._quantized._make_quantized(
+            tensors[index], _DTYPES_BY_NAME[dtype], str(scheme),
+            tensors[scales].double().tolist(), tensors[zero_points].double().tolist(), int(axis),
+            [int(v) for v in shape])
     dtype, scheme, index, scales, zero_points, axis = value
     ints = tensors[index]
     want = {"qint8": ember.int8, "quint8": ember.uint8, "qint32": ember.int32}[dtype]

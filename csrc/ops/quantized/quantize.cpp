@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/error.h"
@@ -12,6 +13,7 @@
 #include "dispatch/copy.h"
 #include "kernels/quantized_stubs.h"
 #include "ops/conversion.h"
+#include "ops/creation.h"
 #include "ops/quantized/linear_dynamic.h"
 #include "ops/views.h"
 
@@ -22,7 +24,8 @@ namespace {
 
 void check_quantized_dtype(ScalarType dtype, const char* op) {
   EMBER_CHECK_T(TypeError, is_quantized(dtype), "[", op,
-                "] expected a quantized dtype (qint8, quint8 or qint32), got ", dtype_name(dtype));
+                "] expected a quantized dtype (qint8, quint8, qint32 or quint4x2), got ",
+                dtype_name(dtype));
 }
 
 void check_params(double scale, int64_t zero_point, ScalarType dtype, const char* op) {
@@ -107,6 +110,10 @@ void quantized_range(ScalarType dtype, int64_t* qmin, int64_t* qmax) {
     case ScalarType::QUInt8:
       *qmin = 0;
       *qmax = 255;
+      return;
+    case ScalarType::QUInt4x2:
+      *qmin = 0;
+      *qmax = 15;
       return;
     case ScalarType::QInt32:
       *qmin = std::numeric_limits<int32_t>::min();
@@ -294,7 +301,7 @@ Tensor dequantize(const Tensor& q) {
     parallel_for(0, rows * inner, kGrainSize, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const size_t c = quant.per_channel() ? static_cast<size_t>((i / inner) % l.channels) : 0;
-        const double zp = static_cast<double>(quant.zero_points()[c]);
+        const double zp = quant.zero_point_value(c);
         dst[i] = static_cast<float>((static_cast<double>(src[i]) - zp) * quant.scales()[c]);
       }
     });
@@ -304,7 +311,128 @@ Tensor dequantize(const Tensor& q) {
 
 Tensor int_repr(const Tensor& q) {
   check_quantized_dtype(q.dtype(), "int_repr");
+  if (q.dtype() == ScalarType::QUInt4x2) return pack_4bit(contiguous(quantized_storage_view(q)));
   return clone(quantized_storage_view(q));
+}
+
+Tensor pack_4bit(const Tensor& values) {
+  const int64_t n = values.numel();
+  Tensor out = empty({(n + 1) / 2}, TensorOptions(ScalarType::UInt8));
+  const uint8_t* v = values.data<uint8_t>();
+  uint8_t* o = out.data<uint8_t>();
+  for (int64_t i = 0; i < n / 2; ++i) o[i] = static_cast<uint8_t>(v[2 * i] | (v[2 * i + 1] << 4));
+  if (n % 2) o[n / 2] = v[n - 1];
+  return out;
+}
+
+Tensor unpack_4bit(const Tensor& packed, int64_t n) {
+  const char* op = "quint4x2";
+  EMBER_CHECK_T(TypeError, packed.dtype() == ScalarType::UInt8, "[", op,
+                "] packed values must be uint8, got ", dtype_name(packed.dtype()));
+  EMBER_CHECK_T(ValueError, packed.numel() == (n + 1) / 2, "[", op, "] ", packed.numel(),
+                " packed bytes for ", n, " 4-bit values (", (n + 1) / 2, " expected)");
+  const Tensor p = contiguous(packed);
+  Tensor out = empty({n}, TensorOptions(ScalarType::UInt8));
+  const uint8_t* s = p.data<uint8_t>();
+  uint8_t* o = out.data<uint8_t>();
+  for (int64_t i = 0; i < n; ++i) o[i] = (s[i / 2] >> (4 * (i % 2))) & 0xF;
+  return out;
+}
+
+Tensor quantize_per_channel_float_qparams(const Tensor& x, const std::vector<double>& scales,
+                                          const std::vector<double>& zero_points, int64_t axis,
+                                          ScalarType dtype) {
+  const char* op = "quantize_per_channel";
+  EMBER_CHECK_T(TypeError, dtype == ScalarType::QUInt8 || dtype == ScalarType::QUInt4x2, "[", op,
+                "] float zero points (per_channel_affine_float_qparams) need quint8 or quint4x2, "
+                "got ",
+                dtype_name(dtype));
+  axis = checked_axis(axis, x.dim(), op);
+  const int64_t channels = x.size(axis);
+  EMBER_CHECK_T(ValueError,
+                static_cast<int64_t>(scales.size()) == channels &&
+                    static_cast<int64_t>(zero_points.size()) == channels,
+                "[", op, "] ", scales.size(), " scales and ", zero_points.size(),
+                " zero points for ", channels, " channels (axis ", axis, ")");
+  for (int64_t c = 0; c < channels; ++c) {
+    EMBER_CHECK_T(ValueError, scales[c] > 0 && std::isfinite(scales[c]), "[", op,
+                  "] scale must be positive and finite, got ", scales[c]);
+    EMBER_CHECK_T(ValueError, std::isfinite(zero_points[c]), "[", op,
+                  "] zero point must be finite, got ", zero_points[c]);
+  }
+  const Tensor xf = float_input(x, op);
+  Tensor out = empty_quantized(x.sizes(), dtype,
+                               Quantizer::per_channel_float_qparams(scales, zero_points, axis), op);
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  const ChannelLayout l(x.sizes(), axis);
+  const float* src = xf.data<float>();
+  uint8_t* dst = out.data<uint8_t>();
+  parallel_for(0, l.outer * l.channels,
+               std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.inner, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t oc = b; oc < e; ++oc) {
+                   const int64_t c = oc % l.channels;
+                   // PyTorch's quantize_val_float_qparams: round(x / scale + zp) in float.
+                   const float inv = 1.f / static_cast<float>(scales[c]);
+                   const float zp = static_cast<float>(zero_points[c]);
+                   for (int64_t i = oc * l.inner; i < (oc + 1) * l.inner; ++i) {
+                     const float v = std::nearbyint(src[i] * inv + zp);
+                     dst[i] = static_cast<uint8_t>(v > qmin ? std::min<float>(v, qmax) : qmin);
+                   }
+                 }
+               });
+  return out;
+}
+
+Tensor make_quantized_from_int_repr(const Tensor& ints, ScalarType dtype, QScheme scheme,
+                                    const std::vector<double>& scales,
+                                    const std::vector<double>& zero_points, int64_t axis,
+                                    IntArrayRef sizes) {
+  const char* op = "_make_quantized";
+  check_quantized_dtype(dtype, op);
+  EMBER_CHECK_T(ValueError, !scales.empty() && scales.size() == zero_points.size(), "[", op, "] ",
+                scales.size(), " scales and ", zero_points.size(), " zero points");
+  const int64_t n = checked_numel(sizes, op);
+  Tensor values = dtype == ScalarType::QUInt4x2 ? unpack_4bit(ints, n) : contiguous(ints);
+  EMBER_CHECK_T(TypeError, values.dtype() == quantized_storage_type(dtype), "[", op, "] ",
+                dtype_name(dtype), " needs ", dtype_name(quantized_storage_type(dtype)),
+                " integers, got ", dtype_name(values.dtype()));
+  EMBER_CHECK_T(ValueError, values.numel() == n, "[", op, "] ", values.numel(),
+                " integers for shape ", shape_str(sizes));
+  int64_t qmin = 0, qmax = 0;
+  quantized_range(dtype, &qmin, &qmax);
+  if (dtype == ScalarType::QUInt4x2) {
+    const uint8_t* v = values.data<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      EMBER_CHECK_T(ValueError, v[i] <= qmax, "[", op, "] quint4x2 value ", int(v[i]),
+                    " exceeds 15");
+    }
+  }
+  intrusive_ptr<Quantizer> q;
+  const size_t channels = scales.size();
+  if (scheme == QScheme::PerChannelAffineFloatQParams) {
+    q = Quantizer::per_channel_float_qparams(scales, zero_points, axis);
+  } else {
+    std::vector<int64_t> zps(channels);
+    for (size_t c = 0; c < channels; ++c) {
+      zps[c] = static_cast<int64_t>(zero_points[c]);
+      EMBER_CHECK_T(ValueError, static_cast<double>(zps[c]) == zero_points[c], "[", op,
+                    "] integer zero point expected, got ", zero_points[c]);
+      check_params(scales[c], zps[c], dtype, op);
+    }
+    q = scheme == QScheme::PerChannelAffine ? Quantizer::per_channel(scales, zps, axis)
+                                            : Quantizer::per_tensor(scales[0], zps[0]);
+  }
+  if (q->per_channel()) {
+    axis = checked_axis(axis, static_cast<int64_t>(sizes.size()), op);
+    EMBER_CHECK_T(ValueError, sizes[axis] == static_cast<int64_t>(channels), "[", op, "] ",
+                  channels, " channels of parameters for axis ", axis, " of shape ",
+                  shape_str(sizes));
+  }
+  Tensor out = empty_quantized(sizes, dtype, std::move(q), op);
+  if (n > 0) std::memcpy(out.data_ptr(), values.data_ptr(), n * element_size(dtype));
+  return out;
 }
 
 namespace {

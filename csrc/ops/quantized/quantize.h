@@ -29,6 +29,24 @@ Tensor quantize_per_tensor_dynamic(const Tensor& x, ScalarType dtype, bool reduc
 Tensor empty_per_tensor_quantized(IntArrayRef sizes, ScalarType dtype, double scale,
                                   int64_t zero_point, const char* op);
 
+// Per-channel quantization with real-valued zero points (per_channel_affine_float_qparams:
+// PyTorch's embedding weights): q = clamp(round(x / scale + zp)), quint8 or quint4x2.
+Tensor quantize_per_channel_float_qparams(const Tensor& x, const std::vector<double>& scales,
+                                          const std::vector<double>& zero_points, int64_t axis,
+                                          ScalarType dtype);
+
+// Two 4-bit values per byte, the even element in the low nibble (quint4x2's int_repr and file
+// form), and back for n values.
+Tensor pack_4bit(const Tensor& values);
+Tensor unpack_4bit(const Tensor& packed, int64_t n);
+
+// A quantized tensor of `sizes` from what int_repr() gave (packed for quint4x2) and its
+// parameters (zero points as reals; integral ones for the affine schemes): pickling and files.
+Tensor make_quantized_from_int_repr(const Tensor& ints, ScalarType dtype, QScheme scheme,
+                                    const std::vector<double>& scales,
+                                    const std::vector<double>& zero_points, int64_t axis,
+                                    IntArrayRef sizes);
+
 // float32 (q - zero_point) * scale.
 Tensor dequantize(const Tensor& q);
 // The integers, as a new int8 / uint8 / int32 tensor.

@@ -15,6 +15,7 @@ __all__ = [
     "ObserverBase", "PerChannelMinMaxObserver", "PlaceholderObserver",
     "default_dynamic_quant_observer", "default_observer", "default_per_channel_weight_observer",
     "default_placeholder_observer", "default_weight_observer",
+    "default_float_qparams_observer", "default_float_qparams_observer_4bit",
 ]
 
 
@@ -40,7 +41,7 @@ def _with_args(cls_or_self, **kwargs):
 
 
 _PER_TENSOR = ("per_tensor_affine", "per_tensor_symmetric")
-_PER_CHANNEL = ("per_channel_affine", "per_channel_symmetric")
+_PER_CHANNEL = ("per_channel_affine", "per_channel_symmetric", "per_channel_affine_float_qparams")
 _SYMMETRIC = ("per_tensor_symmetric", "per_channel_symmetric")
 
 
@@ -68,9 +69,9 @@ class _UniformObserver(ObserverBase):
             raise NotImplementedError(
                 "Cannot reduce range for symmetric quantization for quint8: use qint8, or "
                 "reduce_range=False")
-        if dtype not in (ember.qint8, ember.quint8, ember.qint32):
-            raise ValueError(f"{type(self).__name__}: default observers support quint8, qint8 "
-                             f"and qint32, got {dtype}")
+        if dtype not in (ember.qint8, ember.quint8, ember.qint32, ember.quint4x2):
+            raise ValueError(f"{type(self).__name__}: default observers support quint8, qint8, "
+                             f"qint32 and quint4x2, got {dtype}")
         self.reduce_range = reduce_range
         eps = ember.finfo(ember.float32).eps if eps is None else eps
         self.register_buffer("eps", ember.tensor([float(eps)]))
@@ -93,6 +94,8 @@ class _UniformObserver(ObserverBase):
             return (-64, 63) if self.reduce_range else (-128, 127)
         if self.dtype == ember.quint8:
             return (0, 127) if self.reduce_range else (0, 255)
+        if self.dtype == ember.quint4x2:
+            return 0, 15
         return -(2**31), 2**31 - 1
 
     def _calculate_qparams(self, min_val, max_val):
@@ -112,6 +115,12 @@ class _UniformObserver(ObserverBase):
         min_val_neg = ember.minimum(min_val, ember.zeros_like(min_val))
         max_val_pos = ember.maximum(max_val, ember.zeros_like(max_val))
         zero_point = ember.zeros(min_val_neg.shape, dtype=ember.int64)
+        if self.qscheme.name == "per_channel_affine_float_qparams":
+            # Each row's own [min, max] (not widened to include 0) on [quant_min, quant_max];
+            # the zero point is real: -min / scale puts the minimum on 0.
+            scale = (max_val - min_val) / float(quant_max - quant_min)
+            scale = ember.where(scale > self.eps, scale, ember.ones_like(scale))
+            return scale, -1 * min_val / scale
         if self.qscheme.name in _SYMMETRIC:
             max_val_pos = ember.maximum(-min_val_neg, max_val_pos)
             scale = max_val_pos / (float(quant_max - quant_min) / 2)
@@ -200,8 +209,8 @@ class PerChannelMinMaxObserver(_UniformObserver):
                  eps=None, is_dynamic=False, **kwargs):
         if qscheme.name not in _PER_CHANNEL:
             raise NotImplementedError(
-                f"PerChannelMinMaxObserver's qscheme only supports per_channel_affine and "
-                f"per_channel_symmetric, got {qscheme}")
+                "PerChannelMinMaxObserver's qscheme only supports per_channel_affine, "
+                f"per_channel_symmetric and per_channel_affine_float_qparams, got {qscheme}")
         super().__init__(dtype, qscheme, reduce_range, quant_min, quant_max, factory_kwargs, eps,
                          is_dynamic, **kwargs)
         self.ch_axis = ch_axis
@@ -442,3 +451,9 @@ class HistogramObserver(_UniformObserver):
 
     def extra_repr(self):
         return f"min_val={self.min_val}, max_val={self.max_val}, bins={self.bins}"
+
+# Per-row observers of embedding weights: real zero points, 8-bit and 4-bit.
+default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
+    dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0)
+default_float_qparams_observer_4bit = PerChannelMinMaxObserver.with_args(
+    dtype=ember.quint4x2, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0)

@@ -7,14 +7,18 @@ from ember import nn
 
 from .observer import (
     default_dynamic_quant_observer,
+    default_float_qparams_observer,
+    default_float_qparams_observer_4bit,
     default_observer,
     default_per_channel_weight_observer,
+    default_placeholder_observer,
     default_weight_observer,
 )
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "default_qat_qconfig",
-           "default_qconfig", "get_default_qat_qconfig", "get_default_qconfig",
-           "per_channel_dynamic_qconfig"]
+           "default_qconfig", "float_qparams_weight_only_qconfig",
+           "float_qparams_weight_only_qconfig_4bit", "get_default_qat_qconfig",
+           "get_default_qconfig", "per_channel_dynamic_qconfig"]
 
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
@@ -38,6 +42,11 @@ default_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                   weight=default_weight_observer)
 per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                       weight=default_per_channel_weight_observer)
+# Embeddings: weight-only, per row with real zero points; activations stay float.
+float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
+                                            weight=default_float_qparams_observer)
+float_qparams_weight_only_qconfig_4bit = QConfig(activation=default_placeholder_observer,
+                                                 weight=default_float_qparams_observer_4bit)
 
 
 def _qat_qconfigs():

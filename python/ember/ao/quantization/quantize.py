@@ -28,7 +28,18 @@ def _check_engine_and_qconfigs(model, static):
         qconfig = getattr(m, "qconfig", None)
         if qconfig is None:
             continue
-        weight_dtype = getattr(qconfig.weight(), "dtype", None)
+        weight = qconfig.weight()
+        if isinstance(m, (nn.Embedding, nn.EmbeddingBag)):
+            if getattr(weight, "qscheme", None) != ember.per_channel_affine_float_qparams or \
+                    weight.dtype not in (ember.quint8, ember.quint4x2):
+                raise RuntimeError(f"quantization: {name or 'the model'} is an embedding; "
+                                   "embedding quantization is only supported with "
+                                   "float_qparams_weight_only_qconfig (or its _4bit form): set "
+                                   "that module's qconfig")
+            continue
+        if getattr(weight, "qscheme", None) == ember.per_channel_affine_float_qparams:
+            continue  # a weight-only embedding qconfig set on a parent: its embeddings use it
+        weight_dtype = getattr(weight, "dtype", None)
         if weight_dtype != ember.qint8:
             raise RuntimeError(f"quantization: the qconfig of {name or 'the model'} makes "
                                f"{weight_dtype} weights, but the {engine!r} engine's kernels take "
@@ -57,7 +68,8 @@ def get_default_static_quant_module_mappings():
             nni.ConvReLU1d: nniq.ConvReLU1d, nni.ConvReLU2d: nniq.ConvReLU2d,
             nnqat.Linear: nnq.Linear, nnqat.Conv1d: nnq.Conv1d, nnqat.Conv2d: nnq.Conv2d,
             nniqat.LinearReLU: nniq.LinearReLU, nniqat.ConvReLU1d: nniq.ConvReLU1d,
-            nniqat.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional}
+            nniqat.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
+            nn.Embedding: nnq.Embedding, nn.EmbeddingBag: nnq.EmbeddingBag}
 
 
 def get_default_qat_module_mappings():
@@ -75,8 +87,11 @@ def get_default_dynamic_quant_module_mappings():
     """float module type -> its dynamically quantized counterpart."""
     import ember.ao.nn.quantized.dynamic as nnqd
 
+    import ember.ao.nn.quantized as nnq
+
     return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention,
-            nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU}
+            nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU, nn.Embedding: nnq.Embedding,
+            nn.EmbeddingBag: nnq.EmbeddingBag}
 
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):

@@ -5,6 +5,9 @@ from .modules import (
     Conv1d,
     Conv2d,
     DeQuantize,
+    Embedding,
+    EmbeddingBag,
+    EmbeddingPackedParams,
     FloatFunctional,
     FXFloatFunctional,
     Linear,
@@ -15,5 +18,6 @@ from .modules import (
     ReLU6,
 )
 
-__all__ = ["Conv1d", "Conv2d", "DeQuantize", "FXFloatFunctional", "FloatFunctional", "Linear",
+__all__ = ["Conv1d", "Conv2d", "DeQuantize", "Embedding", "EmbeddingBag", "EmbeddingPackedParams",
+           "FXFloatFunctional", "FloatFunctional", "Linear",
            "LinearPackedParams", "QFunctional", "Quantize", "ReLU", "ReLU6"]
