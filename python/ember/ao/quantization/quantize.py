@@ -85,9 +85,8 @@ def get_default_qat_module_mappings():
 
 def get_default_dynamic_quant_module_mappings():
     """float module type -> its dynamically quantized counterpart."""
-    import ember.ao.nn.quantized.dynamic as nnqd
-
     import ember.ao.nn.quantized as nnq
+    import ember.ao.nn.quantized.dynamic as nnqd
 
     return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention,
             nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU, nn.Embedding: nnq.Embedding,
