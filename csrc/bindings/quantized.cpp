@@ -264,6 +264,18 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       .def("dilation", [=](const PackedConvWeight& w) { return conv_state(w)[4]; })
       .def("groups", [](const PackedConvWeight& w) { return w.groups; })
       .def("transpose", [](const PackedConvWeight&) { return false; })
+      .def_property_readonly("kernel",
+                             [](const PackedConvWeight& w) {
+                               switch (w.kernel_kind) {
+                                 case PackedConvWeight::Kernel::kDepthwise:
+                                   return "int8 depthwise";
+                                 case PackedConvWeight::Kernel::kFloat:
+                                   return "float";
+                                 default:
+                                   return "int8 GEMM";
+                               }
+                             })
+      .def_property_readonly("reason", [](const PackedConvWeight& w) { return w.reason; })
       .def_property_readonly("spatial_dims",
                              [](const PackedConvWeight& w) { return w.spatial_dims; })
       // Pickled as the qint8 weight, bias and geometry; packed again on load.
@@ -279,13 +291,14 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
   q.def(
       "conv_prepack",
       [](const Tensor& qweight, py::handle bias, std::vector<int64_t> stride,
-         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups) {
+         std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups,
+         const std::string& kernel) {
         const Tensor b = opt_tensor(bias, "conv_prepack", "bias");
         py::gil_scoped_release release;
-        return native::pack_conv_weight(qweight, b, stride, padding, dilation, groups);
+        return native::pack_conv_weight(qweight, b, stride, padding, dilation, groups, kernel);
       },
       py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
-      py::arg("dilation"), py::arg("groups"),
+      py::arg("dilation"), py::arg("groups"), py::arg("kernel") = "auto",
       "Packs a qint8 convolution weight (C_out, C_in / groups, *kernel) of 1 or 2 spatial dims "
       "(quantized::conv2d_prepack).");
   q.def(

@@ -8,6 +8,8 @@
 #include "core/shape.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
+#include "ops/nn/activation.h"
+#include "ops/nn/conv.h"
 #include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
@@ -17,6 +19,12 @@ namespace {
 
 constexpr const char* kPrepack = "quantized::conv_prepack";
 constexpr const char* kConv = "quantized::conv";
+// Grouped convolutions of fewer output channels a group than this run one narrow GEMM per
+// group, slower than the float convolution of the dequantized operands even with its two
+// extra passes (Zen 4, VNNI level, 8 x 64 x 28 x 28: 4 channels a group, int8 1.74 ms, float
+// route 0.87 ms; 16 a group: int8 0.78 ms, float route 0.97 ms). See
+// docs/design/quantization.md, "Never slower than float", for the measured table.
+constexpr int64_t kMinGroupWidth = 8;
 
 // Per-spatial-dim arguments as two entries; a 1-D convolution is a 2-D one of height 1.
 std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char* name) {
@@ -48,6 +56,38 @@ Tensor channels_last_ints(const Tensor& x4) {
                      const uint8_t* s = src + (img * c + ch) * hw;
                      uint8_t* d = dst + img * hw * c + ch;
                      for (int64_t p = p0; p < p1; ++p) d[p * c] = s[p];
+                   }
+                 }
+               });
+  return out;
+}
+
+// float32 NCHW values of a per-tensor quantized (N, C, H, W) input: a channels-last one (what
+// the quantized convolutions return) is dequantized and transposed in one blocked pass, so the
+// float convolution gets the plain layout without a generic strided copy.
+Tensor dequantize_nchw(const Tensor& x4, const Quantizer& q) {
+  const Tensor ints = quantized_storage_view(x4);
+  const Tensor nhwc = permute(ints, {0, 2, 3, 1});
+  if (!nhwc.is_contiguous() || x4.is_contiguous()) return contiguous(dequantize(x4));
+  const int64_t n = x4.size(0), c = x4.size(1), hw = x4.size(2) * x4.size(3);
+  Tensor out = empty({n, c, x4.size(2), x4.size(3)}, TensorOptions(ScalarType::Float32));
+  const uint8_t* src = nhwc.data<uint8_t>();
+  float* dst = out.data<float>();
+  const float scale = static_cast<float>(q.scale());
+  const float zp = static_cast<float>(q.zero_point());
+  constexpr int64_t kBlock = 64;  // pixels per work item: a cache-friendly tile of the transpose
+  const int64_t blocks = (hw + kBlock - 1) / kBlock;
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kBlock * c)),
+               [&](int64_t b0, int64_t b1) {
+                 for (int64_t b = b0; b < b1; ++b) {
+                   const int64_t img = b / blocks, p0 = (b % blocks) * kBlock;
+                   const int64_t p1 = std::min(hw, p0 + kBlock);
+                   const uint8_t* s = src + img * hw * c;
+                   for (int64_t ch = 0; ch < c; ++ch) {
+                     float* __restrict d = dst + (img * c + ch) * hw;
+                     for (int64_t p = p0; p < p1; ++p) {
+                       d[p] = (static_cast<float>(s[p * c + ch]) - zp) * scale;
+                     }
                    }
                  }
                });
@@ -134,11 +174,76 @@ void unfold_rows(const void* context, int64_t r0, int64_t r1, uint8_t* a, int64_
   }
 }
 
+// Depthwise convolution straight from the channels-last input: per output pixel, each output
+// channel sums (x - x_zp) * (w - w_zp) over its taps in int32 (exact), then the float epilogue
+// requantizes. Channels are the inner loop, contiguous in input, weights and output.
+void depthwise_rows(const uint8_t* x, const Geometry& g, const PackedConvWeight& w,
+                    int32_t x_zero_point, float x_scale, const Int8Output& o, int64_t r0,
+                    int64_t r1) {
+  constexpr int64_t kBlock = 32;  // output pixels requantized per call of the SIMD quantizer
+  const int64_t oc_n = w.weight.size(0), mult = oc_n / g.c;
+  std::vector<int32_t> acc(oc_n);
+  std::vector<int32_t> centered(g.c);
+  std::vector<float> real(kBlock * oc_n), scale(oc_n), bias(oc_n, 0.f);
+  for (int64_t c = 0; c < oc_n; ++c) {
+    scale[c] = x_scale * w.channel_scales[c];
+    if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
+  }
+  // The requantization: the activation quantizer of the CPU level (quantize_per_tensor's
+  // rounding), a block of output pixels at a time.
+  QuantizeRowsArgs requant;
+  requant.x = real.data();
+  requant.k = requant.ldx = oc_n;
+  requant.lda = o.ldo;
+  requant.inv_scale = 1.f / static_cast<float>(o.scale);
+  requant.zero_point = static_cast<int32_t>(o.zero_point);
+  requant.qmax = 255;
+  for (int64_t b0 = r0; b0 < r1; b0 += kBlock) {
+    const int64_t b1 = std::min(r1, b0 + kBlock);
+    for (int64_t r = b0; r < b1; ++r) {
+      const int64_t ow = r % g.ow, oh = (r / g.ow) % g.oh, n = r / (g.ow * g.oh);
+      int32_t* __restrict a = acc.data();
+      std::fill(a, a + oc_n, 0);
+      for (int64_t i = 0; i < w.kernel[0]; ++i) {
+        const int64_t ih = oh * w.stride[0] - w.padding[0] + i * w.dilation[0];
+        if (ih < 0 || ih >= g.h) continue;  // padding: x - x_zp = 0
+        for (int64_t j = 0; j < w.kernel[1]; ++j) {
+          const int64_t iw = ow * w.stride[1] - w.padding[1] + j * w.dilation[1];
+          if (iw < 0 || iw >= g.w) continue;
+          const uint8_t* __restrict src = x + ((n * g.h + ih) * g.w + iw) * g.c;
+          const int16_t* __restrict wt = w.depthwise_taps.data() + (i * w.kernel[1] + j) * oc_n;
+          if (mult == 1) {
+            for (int64_t c = 0; c < oc_n; ++c) {
+              a[c] += (int32_t(src[c]) - x_zero_point) * int32_t(wt[c]);
+            }
+          } else {
+            for (int64_t c = 0; c < g.c; ++c) centered[c] = int32_t(src[c]) - x_zero_point;
+            for (int64_t c = 0; c < oc_n; ++c) a[c] += centered[c / mult] * int32_t(wt[c]);
+          }
+        }
+      }
+      float* __restrict y = real.data() + (r - b0) * oc_n;
+      const float* __restrict sc = scale.data();
+      const float* __restrict bi = bias.data();
+      for (int64_t c = 0; c < oc_n; ++c) y[c] = static_cast<float>(a[c]) * sc[c] + bi[c];
+      if (o.relu) {
+        for (int64_t c = 0; c < oc_n; ++c) y[c] = y[c] > 0.f ? y[c] : 0.f;
+      }
+    }
+    requant.m = b1 - b0;
+    requant.a = o.u8 + b0 * o.ldo;
+    quantize_rows_u8_stub(Device(), requant);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
                                                    IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, int64_t groups) {
+                                                   IntArrayRef dilation, int64_t groups,
+                                                   const std::string& kernel) {
+  EMBER_CHECK_T(ValueError, kernel == "auto" || kernel == "int8" || kernel == "float", "[",
+                kPrepack, "] kernel must be 'auto', 'int8' or 'float', got '", kernel, "'");
   EMBER_CHECK_T(TypeError, qweight.dtype() == ScalarType::QInt8, "[", kPrepack,
                 "] expected a qint8 weight, got ", dtype_name(qweight.dtype()));
   const Quantizer& q = quantizer_of(qweight, kPrepack);
@@ -172,12 +277,49 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
                 shape_str(bias.sizes()), " for ", out_channels, " output channels");
     p->bias = contiguous(to(bias, ScalarType::Float32, bias.device()));
   }
+  const int64_t cg = qweight.size(1), taps = p->kernel[0] * p->kernel[1];
+  const int64_t og = out_channels / groups, depth = cg * taps;
+  if (cg == 1 && groups > 1) {
+    p->kernel_kind = PackedConvWeight::Kernel::kDepthwise;
+    p->reason = "depthwise: direct int8 kernel";
+  } else if (groups > 1 && og < kMinGroupWidth) {
+    p->kernel_kind = PackedConvWeight::Kernel::kFloat;
+    p->reason = str_cat("float: grouped with ", og, " < ", kMinGroupWidth,
+                        " output channels a group (one narrow GEMM per group)");
+  } else {
+    p->reason = "int8 GEMM";
+  }
+  if (kernel == "float") {
+    p->kernel_kind = PackedConvWeight::Kernel::kFloat;
+    p->reason = "float: requested";
+  } else if (kernel == "int8" && p->kernel_kind == PackedConvWeight::Kernel::kFloat) {
+    p->kernel_kind = cg == 1 && groups > 1 ? PackedConvWeight::Kernel::kDepthwise
+                                           : PackedConvWeight::Kernel::kGemm;
+    p->reason = "int8: requested";
+  }
+  if (p->kernel_kind == PackedConvWeight::Kernel::kFloat) {
+    p->float_weight = dequantize(qweight);
+    return p;
+  }
+  if (p->kernel_kind == PackedConvWeight::Kernel::kDepthwise) {
+    const Tensor wi = contiguous(to(int_repr(qweight), ScalarType::Int32, Device()));
+    const int32_t* wd = wi.data<int32_t>();
+    p->depthwise_taps.resize(static_cast<size_t>(taps * out_channels));
+    p->channel_scales.resize(out_channels);
+    for (int64_t oc = 0; oc < out_channels; ++oc) {
+      const size_t c = q.per_channel() ? oc : 0;
+      p->channel_scales[oc] = static_cast<float>(q.scales()[c]);
+      for (int64_t t = 0; t < taps; ++t) {
+        p->depthwise_taps[t * out_channels + oc] =
+            static_cast<int16_t>(wd[oc * taps + t] - q.zero_points()[c]);
+      }
+    }
+    return p;
+  }
   // (C_out, kh, kw, C_in / groups): the unfolded input's column order.
   Tensor ints = int_repr(qweight);
   if (dims == 1) ints = unsqueeze(ints, 2);
   const Tensor ordered = contiguous(permute(ints, {0, 2, 3, 1}));
-  const int64_t og = out_channels / groups;
-  const int64_t depth = ordered.numel() / std::max<int64_t>(out_channels, 1);
   for (int64_t g = 0; g < groups; ++g) {
     const Tensor wg = reshape(narrow(ordered, 0, g * og, og), {og, depth});
     std::vector<double> scales = q.scales();
@@ -231,6 +373,20 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
   }
   g.oh = out[0];
   g.ow = out[1];
+  if (w.kernel_kind == PackedConvWeight::Kernel::kFloat) {
+    // The float convolution of the dequantized operands, requantized: faster than the int8
+    // GEMM for this geometry, equal to it up to float rounding.
+    // As a 2-D convolution (a 1-D one over height 1), like the int8 path.
+    const std::vector<int64_t> stride{w.stride[0], w.stride[1]},
+        padding{w.padding[0], w.padding[1]}, dilation{w.dilation[0], w.dilation[1]};
+    const Tensor weight = dims == 1 ? unsqueeze(w.float_weight, 2) : w.float_weight;
+    Tensor real = convolution(dequantize_nchw(x, iq), weight, w.bias, stride, padding, dilation,
+                              false, {0, 0}, w.groups);
+    if (relu) real = activation(Activation::Relu, real, {}, Tensor());
+    Tensor y = quantize_per_tensor(real, out_scale, out_zero_point, ScalarType::QUInt8);
+    if (dims == 1) y = select(y, 2, 0);
+    return batched ? y : select(y, 0, 0);
+  }
   // The result: channels-last memory, (N, C_out, oh, ow) shape.
   Tensor result = empty_per_tensor_quantized({g.n, g.oh, g.ow, out_channels}, ScalarType::QUInt8,
                                              out_scale, out_zero_point, kConv);
@@ -254,7 +410,13 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
     uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
     const bool pointwise = g.taps == 1 && w.groups == 1 && lda == g.c && w.stride[0] == 1 &&
                            w.stride[1] == 1 && w.padding[0] == 0 && w.padding[1] == 0;
-    if (pointwise) {  // a 1x1 convolution: the channels-last input is already the GEMM's A
+    if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise) {
+      o.u8 = result_data;
+      parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / (out_channels * g.taps)),
+                   [&](int64_t r0, int64_t r1) {
+                     depthwise_rows(xd, g, w, params.zero_point, params.scale, o, r0, r1);
+                   });
+    } else if (pointwise) {  // a 1x1 convolution: the channels-last input is the GEMM's A
       o.u8 = result_data;
       int8_linear_gemm({xd, rows, lda, seven_bit, params}, *w.group_weights[0], o);
     } else {  // im2col fused into the GEMM: each block of rows is unfolded where it is used

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/tensor.h"
@@ -22,16 +23,29 @@ struct PackedConvWeight {
   int64_t spatial_dims = 2;
   std::array<int64_t, 2> kernel{1, 1}, stride{1, 1}, padding{0, 0}, dilation{1, 1};
   int64_t groups = 1;
-  // One GEMM weight per group: (C_out / groups, kh * kw * C_in / groups), columns in (kh, kw, c)
-  // order, the order of the channels-last unfolded input.
+  // How this geometry is computed, chosen once at packing from thresholds measured on the
+  // int8 kernels against float (docs/design/quantization.md, "Never slower than float").
+  enum class Kernel { kGemm, kDepthwise, kFloat };
+  Kernel kernel_kind = Kernel::kGemm;
+  std::string reason;  // why, for ember.ao.quantization.int8_report
+  // kGemm: one GEMM weight per group: (C_out / groups, kh * kw * C_in / groups), columns in
+  // (kh, kw, c) order, the order of the channels-last unfolded input.
   std::vector<std::shared_ptr<PackedLinearWeight>> group_weights;
+  // kDepthwise (one input channel a group): (w - w_zp) tap-major (taps x C_out) as int16, and
+  // the per-output-channel scales.
+  std::vector<int16_t> depthwise_taps;
+  std::vector<float> channel_scales;
+  // kFloat: the dequantized weight, for the float convolution.
+  Tensor float_weight;
 };
 
 // Packs a qint8 weight (per tensor, or per channel along axis 0) with its bias and geometry;
-// stride, padding and dilation hold one value per spatial dim (1 or 2 of them).
+// stride, padding and dilation hold one value per spatial dim (1 or 2 of them). `kernel`:
+// "auto" (the measured choice), or "int8" / "float" to force one (benchmarks, experiments).
 std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
                                                    IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, int64_t groups);
+                                                   IntArrayRef dilation, int64_t groups,
+                                                   const std::string& kernel = "auto");
 
 // quint8 (N, C_out, *out) = requant(conv(dequant(x), dequant(w)) + bias), ReLU first when
 // `relu`; x quint8 per tensor (N, C_in, *in) or unbatched (C_in, *in).

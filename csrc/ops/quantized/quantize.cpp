@@ -287,12 +287,40 @@ Tensor dequantize(const Tensor& q) {
     return q;
   }
   const Quantizer& quant = quantizer_of(q, "dequantize");
+  if (!quant.per_channel() && !q.is_contiguous() && q.dim() > 1) {
+    // A dense permutation (a channels-last activation): the values in their memory order, the
+    // result laid out the same way, no gather.
+    std::vector<int64_t> order(q.dim());
+    for (int64_t d = 0; d < q.dim(); ++d) order[d] = d;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return q.stride(a) > q.stride(b); });
+    const Tensor in_order = permute(q, order);
+    if (in_order.is_contiguous()) {
+      std::vector<int64_t> inverse(order.size());
+      for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
+      return permute(dequantize(in_order), inverse);
+    }
+  }
   const Tensor ints = contiguous(quantized_storage_view(q));
   Tensor out = empty_tensor(q.sizes(), ScalarType::Float32, Device(), "dequantize");
   float* dst = out.data<float>();
   const int64_t axis = quant.per_channel() ? quant.axis() : 0;
   const ChannelLayout l =
       quant.per_channel() ? ChannelLayout(q.sizes(), axis) : ChannelLayout({q.numel()}, 0);
+  if (!quant.per_channel()) {  // one scale: a branch-free loop the compiler vectorises
+    const double zp = static_cast<double>(quant.zero_point()), scale = quant.scale();
+    for_storage_type(q.dtype(), [&](auto tag) {
+      using Q = decltype(tag);
+      const Q* __restrict src = static_cast<const Q*>(ints.data_ptr());
+      float* __restrict d = dst;
+      parallel_for(0, q.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          d[i] = static_cast<float>((static_cast<double>(src[i]) - zp) * scale);
+        }
+      });
+    });
+    return out;
+  }
   for_storage_type(q.dtype(), [&](auto tag) {
     using Q = decltype(tag);
     const Q* src = static_cast<const Q*>(ints.data_ptr());

@@ -58,7 +58,7 @@ def _check_linalg_library(name, value):
 
 
 def _check_quantized_engine(name, value):
-    engines = ("none", "onednn", "x86", "fbgemm")
+    engines = ("qnnpack", "none", "onednn", "x86", "fbgemm")
     if value not in engines:
         raise RuntimeError(f"[backends.quantized] engine {value!r} is not supported: choose one "
                            f"of {', '.join(engines)} (Ember's int8 kernels are for x86 CPUs)")

@@ -363,3 +363,49 @@ def test_matches_pytorch_quantized_conv2d():
     got = _ints(econv(ex))
     assert np.abs(got - want).max() <= 1
     assert (got == want).mean() > 0.99
+
+
+@pytest.mark.parametrize("kernel", ["int8", "float"])
+@pytest.mark.parametrize("shape", [(2, 8, 7, 7, 16, 8), (2, 8, 7, 7, 8, 4), (1, 6, 5, 5, 12, 1),
+                                   (2, 4, 9, 9, 8, 4)])
+def test_forced_kernels_agree_and_report(kernel, shape):
+    """Every route (int8 GEMM, direct depthwise with channel multipliers, float) gives the
+    requantized float convolution, 2-D and 1-D."""
+    n, c, h, w, o, g = shape
+    rng = np.random.default_rng(7)
+    x = ember.tensor(rng.standard_normal((n, c, h, w)).astype(np.float32))
+    qx = ember.quantize_per_tensor(x, 0.04, 100, ember.quint8)
+    for dims in (2, 1):
+        kshape = (o, c // g, 3, 3) if dims == 2 else (o, c // g, 3)
+        qw = _quantized_weight(rng, kshape, True)
+        b = ember.tensor(rng.standard_normal(o).astype(np.float32))
+        conv_in = qx if dims == 2 else qx[:, :, 0]
+        packed = _Q.conv_prepack(qw, b, [1] * dims, [1] * dims, [1] * dims, g, kernel)
+        assert (packed.kernel == "float") == (kernel == "float")
+        got = _Q.conv(conv_in, packed, 0.05, 60, True)
+        f = F.conv2d if dims == 2 else F.conv1d
+        ref = F.relu(f(conv_in.dequantize(), qw.dequantize(), b, 1, 1, 1, g))
+        want = ember.quantize_per_tensor(ref, 0.05, 60, ember.quint8)
+        assert np.abs(_ints(got) - _ints(want)).max() <= 1
+    with pytest.raises(ValueError, match="kernel"):
+        _Q.conv_prepack(qw, b, [1], [1], [1], g, "fast")
+
+
+def test_int8_report_names_each_layers_kernel():
+    model = nn.Sequential(tq.QuantStub(), nn.Conv2d(8, 16, 3), nn.Conv2d(16, 16, 3, groups=16),
+                          nn.Conv2d(16, 16, 3, groups=8), nn.Flatten(), nn.Linear(16, 4),
+                          tq.DeQuantStub()).eval()
+    model.qconfig = tq.get_default_qconfig("x86")
+    prepared = tq.prepare(model)
+    with ember.no_grad():
+        prepared(ember.randn(2, 8, 7, 7))
+    q = tq.convert(prepared)
+    q.add_module("head", nn.Linear(4, 2))  # left float
+    report = {r["module"]: r for r in tq.int8_report(q)}
+    assert report["1"]["compute"] == "int8" and report["1"]["reason"] == "int8 GEMM"
+    assert report["2"]["reason"].startswith("depthwise")
+    assert report["3"]["compute"] == "float" and "2 < 8" in report["3"]["reason"]
+    assert report["5"]["compute"] == "int8"
+    assert report["head"]["compute"] == "float" and "not converted" in report["head"]["reason"]
+    with ember.no_grad():
+        assert q(ember.randn(2, 8, 7, 7)).shape == (2, 2)

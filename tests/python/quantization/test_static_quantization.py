@@ -185,7 +185,16 @@ def test_engine_and_qconfig_mismatches_raise():
     assert ember.backends.quantized.engine == "x86"
     assert "onednn" in ember.backends.quantized.supported_engines
     with pytest.raises(RuntimeError, match="not supported"):
-        ember.backends.quantized.engine = "qnnpack"
+        ember.backends.quantized.engine = "arm_compute"
+    # qnnpack (listed by PyTorch's x86 builds too; torchvision's quantized MobileNets set it)
+    # runs the same kernels with its own default qconfigs.
+    ember.backends.quantized.engine = "qnnpack"
+    try:
+        assert ember.backends.quantized.engine == "qnnpack"
+        qconfig = ember.ao.quantization.get_default_qat_qconfig("qnnpack")
+        assert qconfig.weight().qscheme == ember.per_tensor_symmetric
+    finally:
+        ember.backends.quantized.engine = "x86"
     model = MLP(8, 8, 2).eval()
     model.qconfig = QConfig(activation=MinMaxObserver.with_args(dtype=ember.qint8),
                             weight=MinMaxObserver.with_args(dtype=ember.qint8))

@@ -3,8 +3,13 @@ qconfigs and quantize_dynamic over Ember's int8 kernels (docs/design/quantizatio
 
 from .fake_quantize import (  # noqa: F401
     FakeQuantize,
+    FixedQParamsFakeQuantize,
+    default_affine_fixed_qparams_fake_quant,
     default_fake_quant,
+    default_fixed_qparams_range_0to1_fake_quant,
+    default_fixed_qparams_range_neg1to1_fake_quant,
     default_per_channel_weight_fake_quant,
+    default_symmetric_fixed_qparams_fake_quant,
     default_weight_fake_quant,
     disable_fake_quant,
     disable_observer,
@@ -12,12 +17,18 @@ from .fake_quantize import (  # noqa: F401
     enable_observer,
 )
 from .fuse_modules import (  # noqa: F401
+    fuse_conv_bn,
     fuse_conv_bn_eval,
+    fuse_conv_bn_relu,
     fuse_known_modules,
+    fuse_linear_bn,
     fuse_linear_bn_eval,
     fuse_modules,
+    fuse_modules_qat,
+    get_fuser_method,
 )
 from .observer import (  # noqa: F401
+    FixedQParamsObserver,
     HistogramObserver,
     MinMaxObserver,
     MovingAverageMinMaxObserver,
@@ -25,12 +36,16 @@ from .observer import (  # noqa: F401
     ObserverBase,
     PerChannelMinMaxObserver,
     PlaceholderObserver,
+    default_affine_fixed_qparams_observer,
     default_dynamic_quant_observer,
+    default_fixed_qparams_range_0to1_observer,
+    default_fixed_qparams_range_neg1to1_observer,
     default_float_qparams_observer,
     default_float_qparams_observer_4bit,
     default_observer,
     default_per_channel_weight_observer,
     default_placeholder_observer,
+    default_symmetric_fixed_qparams_observer,
     default_weight_observer,
 )
 from .qconfig import (  # noqa: F401
@@ -59,5 +74,6 @@ from .quantize import (  # noqa: F401
     quantize_qat,
     swap_module,
 )
+from .report import int8_report  # noqa: F401
 from .stubs import DeQuantStub, QuantStub, QuantWrapper  # noqa: F401
 from .utils import quantize_weight  # noqa: F401

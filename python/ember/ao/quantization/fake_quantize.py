@@ -6,12 +6,18 @@ import ember
 from ember import nn
 
 from .observer import (
+    FixedQParamsObserver,
     MovingAverageMinMaxObserver,
     MovingAveragePerChannelMinMaxObserver,
     _with_args,
+    default_fixed_qparams_range_0to1_observer,
+    default_fixed_qparams_range_neg1to1_observer,
 )
 
-__all__ = ["FakeQuantize", "default_fake_quant", "default_per_channel_weight_fake_quant",
+__all__ = ["FakeQuantize", "FixedQParamsFakeQuantize", "default_affine_fixed_qparams_fake_quant",
+           "default_fake_quant", "default_fixed_qparams_range_0to1_fake_quant",
+           "default_fixed_qparams_range_neg1to1_fake_quant",
+           "default_per_channel_weight_fake_quant", "default_symmetric_fixed_qparams_fake_quant",
            "default_weight_fake_quant", "disable_fake_quant", "disable_observer",
            "enable_fake_quant", "enable_observer"]
 
@@ -86,6 +92,34 @@ class FakeQuantize(nn.Module):
                 f"{self.ch_axis}, scale={self.scale}, zero_point={self.zero_point}")
 
 
+class FixedQParamsFakeQuantize(FakeQuantize):
+    """Fake quantization with the fixed scale and zero point of a FixedQParamsObserver: what
+    prepare_qat puts after sigmoid, hardsigmoid, softmax and tanh, whose quantized kernels
+    fix their output parameters, so that training sees the rounding the converted model will
+    do. Its ``scale`` and ``zero_point`` are the observer's buffers themselves."""
+
+    def __init__(self, observer):
+        super().__init__(observer=observer)
+        if type(self.activation_post_process) is not FixedQParamsObserver:
+            raise AssertionError(f"{type(self).__name__}'s observer must be a "
+                                 f"{FixedQParamsObserver.__name__}")
+        self._observer_ctr = observer
+        self.scale = self.activation_post_process.scale
+        self.zero_point = self.activation_post_process.zero_point
+        if self.qscheme not in (ember.per_tensor_affine, ember.per_tensor_symmetric):
+            raise AssertionError("Only per tensor quantization is supported "
+                                 f"FixedQParamsFakeQuantize module, got qscheme:{self.qscheme}")
+
+    def calculate_qparams(self):
+        return self.scale, self.zero_point
+
+    def extra_repr(self):
+        return (f"fake_quant_enabled={self.fake_quant_enabled}, observer_enabled="
+                f"{self.observer_enabled}, scale={self.scale}, zero_point={self.zero_point}, "
+                f"dtype={self.dtype}, quant_min={self.activation_post_process.quant_min}, "
+                f"quant_max={self.activation_post_process.quant_max}, qscheme={self.qscheme}")
+
+
 def _apply(method):
     def fn(mod):
         if isinstance(mod, FakeQuantize):
@@ -109,3 +143,10 @@ default_weight_fake_quant = FakeQuantize.with_args(
 default_per_channel_weight_fake_quant = FakeQuantize.with_args(
     observer=MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
     dtype=ember.qint8, qscheme=ember.per_channel_symmetric, reduce_range=False, ch_axis=0)
+default_fixed_qparams_range_neg1to1_fake_quant = FixedQParamsFakeQuantize.with_args(
+    observer=default_fixed_qparams_range_neg1to1_observer)
+default_fixed_qparams_range_0to1_fake_quant = FixedQParamsFakeQuantize.with_args(
+    observer=default_fixed_qparams_range_0to1_observer)
+# PyTorch's older names.
+default_symmetric_fixed_qparams_fake_quant = default_fixed_qparams_range_neg1to1_fake_quant
+default_affine_fixed_qparams_fake_quant = default_fixed_qparams_range_0to1_fake_quant

@@ -457,3 +457,44 @@ default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
     dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0)
 default_float_qparams_observer_4bit = PerChannelMinMaxObserver.with_args(
     dtype=ember.quint4x2, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0)
+
+
+class FixedQParamsObserver(ObserverBase):
+    """Observes nothing: its scale and zero point are fixed at construction. For activations
+    whose output range is known in advance (sigmoid and hardsigmoid in [0, 1], tanh in
+    [-1, 1]), where PyTorch's quantized kernels fix the output parameters rather than take
+    calibrated ones; observing them would only give a scale that convert() cannot use."""
+
+    def __init__(self, scale, zero_point, dtype=ember.quint8, qscheme=ember.per_tensor_affine,
+                 quant_min=0, quant_max=255, is_dynamic=False, **kwargs):
+        if is_dynamic:
+            raise NotImplementedError("FixedQParamsObserver doesn't support dynamic quantization")
+        super().__init__(dtype=dtype, is_dynamic=is_dynamic)
+        self.quant_min = quant_min
+        self.quant_max = quant_max
+        self.register_buffer("scale", ember.tensor([float(scale)], dtype=ember.float32))
+        self.register_buffer("zero_point", ember.tensor([int(zero_point)], dtype=ember.int32))
+        self.qscheme = qscheme
+
+    def forward(self, X):
+        return X
+
+    def calculate_qparams(self):
+        return self.scale, self.zero_point
+
+
+# PyTorch's quantized sigmoid / hardsigmoid (and softmax) output: [0, 1) in 256 steps; tanh:
+# [-1, 1) in 256 steps around 128.
+default_fixed_qparams_range_neg1to1_observer = FixedQParamsObserver.with_args(
+    scale=2.0 / 256.0, zero_point=128, dtype=ember.quint8, quant_min=0, quant_max=255)
+default_fixed_qparams_range_0to1_observer = FixedQParamsObserver.with_args(
+    scale=1.0 / 256.0, zero_point=0, dtype=ember.quint8, quant_min=0, quant_max=255)
+# PyTorch's older names.
+default_symmetric_fixed_qparams_observer = default_fixed_qparams_range_neg1to1_observer
+default_affine_fixed_qparams_observer = default_fixed_qparams_range_0to1_observer
+
+__all__ += [
+    "FixedQParamsObserver", "default_affine_fixed_qparams_observer",
+    "default_fixed_qparams_range_0to1_observer", "default_fixed_qparams_range_neg1to1_observer",
+    "default_symmetric_fixed_qparams_observer",
+]

@@ -65,8 +65,12 @@ def _qat_qconfigs():
                   weight=default_per_channel_weight_fake_quant)
     onednn = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
                                                        quant_min=0, quant_max=255),
-                     weight=default_weight_fake_quant)
-    return default, {"x86": x86, "fbgemm": x86, "onednn": onednn}
+                     weight=default_per_channel_weight_fake_quant)
+    qnnpack = QConfig(activation=FakeQuantize.with_args(observer=MovingAverageMinMaxObserver,
+                                                        quant_min=0, quant_max=255,
+                                                        reduce_range=False),
+                      weight=default_weight_fake_quant)
+    return default, {"x86": x86, "fbgemm": x86, "onednn": onednn, "qnnpack": qnnpack}
 
 
 default_qat_qconfig, _QAT_BY_BACKEND = _qat_qconfigs()
@@ -74,7 +78,8 @@ default_qat_qconfig, _QAT_BY_BACKEND = _qat_qconfigs()
 
 def get_default_qat_qconfig(backend="x86", version=1):
     """The QAT qconfig PyTorch recommends for ``backend``: 7-bit activations and per-channel
-    weights for x86 / fbgemm, 8-bit activations and per-tensor weights for onednn."""
+    weights for x86, fbgemm and onednn (8-bit activations there), per-tensor weights and 8-bit
+    activations for qnnpack."""
     if backend not in _QAT_BY_BACKEND:
         raise AssertionError(f"backend: {backend} not supported. backend must be one of "
                              f"{sorted(_QAT_BY_BACKEND)}")

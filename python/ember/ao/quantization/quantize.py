@@ -53,23 +53,43 @@ def _check_engine_and_qconfigs(model, static):
 
 
 def get_default_static_quant_module_mappings():
-    """float (or fused) module type -> its statically quantized counterpart."""
+    """float (or fused, or QAT) module type -> its statically quantized counterpart."""
     import ember.ao.nn.intrinsic as nni
     import ember.ao.nn.intrinsic.qat as nniqat
     import ember.ao.nn.intrinsic.quantized as nniq
     import ember.ao.nn.qat as nnqat
     import ember.ao.nn.quantized as nnq
+    from ember.ao.nn.quantized.modules import activation as nnq_activation
 
     from .stubs import DeQuantStub, QuantStub
 
-    return {QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
-            nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.ReLU: nnq.ReLU,
-            nn.ReLU6: nnq.ReLU6, nni.LinearReLU: nniq.LinearReLU,
-            nni.ConvReLU1d: nniq.ConvReLU1d, nni.ConvReLU2d: nniq.ConvReLU2d,
-            nnqat.Linear: nnq.Linear, nnqat.Conv1d: nnq.Conv1d, nnqat.Conv2d: nnq.Conv2d,
-            nniqat.LinearReLU: nniq.LinearReLU, nniqat.ConvReLU1d: nniq.ConvReLU1d,
-            nniqat.ConvReLU2d: nniq.ConvReLU2d, nnq.FloatFunctional: nnq.QFunctional,
-            nn.Embedding: nnq.Embedding, nn.EmbeddingBag: nnq.EmbeddingBag}
+    mapping = {
+        QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
+        nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6,
+        nn.BatchNorm2d: nnq.BatchNorm2d, nn.Dropout: nnq.Dropout, nn.ELU: nnq.ELU,
+        nn.GroupNorm: nnq.GroupNorm, nn.Hardswish: nnq.Hardswish, nn.LayerNorm: nnq.LayerNorm,
+        nn.LeakyReLU: nnq.LeakyReLU, nn.Sigmoid: nnq.Sigmoid, nn.Softmax: nnq.Softmax,
+        # PyTorch leaves these two float, its quantized kernels fixing their output parameters;
+        # Ember's float ops do not, so they convert to modules that do (see activation.py).
+        nn.Hardsigmoid: nnq_activation._Hardsigmoid, nn.Tanh: nnq_activation._Tanh,
+        nni.LinearReLU: nniq.LinearReLU, nni.ConvReLU1d: nniq.ConvReLU1d,
+        nni.ConvReLU2d: nniq.ConvReLU2d, nni.BNReLU2d: nniq.BNReLU2d,
+        nni.BNReLU3d: nniq.BNReLU3d,
+        nnqat.Linear: nnq.Linear, nnqat.Conv1d: nnq.Conv1d, nnqat.Conv2d: nnq.Conv2d,
+        nniqat.LinearReLU: nniq.LinearReLU, nniqat.ConvReLU1d: nniq.ConvReLU1d,
+        nniqat.ConvReLU2d: nniq.ConvReLU2d, nniqat.ConvBnReLU1d: nniq.ConvReLU1d,
+        nniqat.ConvBnReLU2d: nniq.ConvReLU2d,
+        # These make exactly nnq.Conv1d / Conv2d / Linear, with the batch norm folded in.
+        nniqat.ConvBn1d: nniq._FoldedConvBn1d, nniqat.ConvBn2d: nniq._FoldedConvBn2d,
+        nniqat.LinearBn1d: nniq._FoldedLinearBn1d,
+        nnq.FloatFunctional: nnq.QFunctional,
+        nn.Embedding: nnq.Embedding, nn.EmbeddingBag: nnq.EmbeddingBag,
+    }
+    # The float modules Ember's nn does not have yet.
+    for name in ("BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"):
+        if hasattr(nn, name):
+            mapping[getattr(nn, name)] = getattr(nnq, name)
+    return mapping
 
 
 def get_default_qat_module_mappings():
@@ -80,7 +100,9 @@ def get_default_qat_module_mappings():
 
     return {nn.Linear: nnqat.Linear, nn.Conv1d: nnqat.Conv1d, nn.Conv2d: nnqat.Conv2d,
             nni.LinearReLU: nniqat.LinearReLU, nni.ConvReLU1d: nniqat.ConvReLU1d,
-            nni.ConvReLU2d: nniqat.ConvReLU2d}
+            nni.ConvReLU2d: nniqat.ConvReLU2d, nni.ConvBn1d: nniqat.ConvBn1d,
+            nni.ConvBn2d: nniqat.ConvBn2d, nni.ConvBnReLU1d: nniqat.ConvBnReLU1d,
+            nni.ConvBnReLU2d: nniqat.ConvBnReLU2d, nni.LinearBn1d: nniqat.LinearBn1d}
 
 
 def get_default_dynamic_quant_module_mappings():
@@ -154,21 +176,49 @@ def _observer_forward_hook(module, input, output):
 
 def add_observer_(module, qconfig_propagation_list=None):
     """Gives each module to be quantized (a mapped type with a qconfig) an output observer,
-    ``activation_post_process``, run by a forward hook. Fused modules are observed whole."""
+    ``activation_post_process``, run by a forward hook. Fused modules are observed whole.
+
+    Hardsigmoid, Sigmoid, Softmax and Tanh get fixed output parameters instead (1/256 and 0,
+    or 2/256 and 128 for tanh), which is what PyTorch's quantized kernels output: in training
+    a FixedQParamsFakeQuantize, as PyTorch's prepare_qat, so that QAT sees that rounding; in
+    eval a FixedQParamsObserver. Dropout is not observed (quantized, it is an identity)."""
     import ember.ao.nn.quantized as nnq
 
+    from .fake_quantize import (
+        default_fixed_qparams_range_0to1_fake_quant,
+        default_fixed_qparams_range_neg1to1_fake_quant,
+    )
+    from .observer import (
+        default_fixed_qparams_range_0to1_observer,
+        default_fixed_qparams_range_neg1to1_observer,
+    )
     from .stubs import DeQuantStub
 
+    zero_to_one = (default_fixed_qparams_range_0to1_fake_quant,
+                   default_fixed_qparams_range_0to1_observer)
+    fixed_qparams = {nn.Hardsigmoid: zero_to_one, nn.Sigmoid: zero_to_one,
+                     nn.Softmax: zero_to_one,
+                     nn.Tanh: (default_fixed_qparams_range_neg1to1_fake_quant,
+                               default_fixed_qparams_range_neg1to1_observer)}
     if qconfig_propagation_list is None:
         qconfig_propagation_list = set(get_default_static_quant_module_mappings())
     for child in module.children():
+        has_qconfig = getattr(child, "qconfig", None) is not None
+        if type(child) is nn.Dropout:
+            continue
         if type(child) is nnq.FloatFunctional:
             # Its ops call activation_post_process on their results themselves.
-            if getattr(child, "qconfig", None) is not None:
+            if has_qconfig:
                 child.activation_post_process = child.qconfig.activation()
+        elif type(child) in fixed_qparams:
+            if has_qconfig:
+                fake_quant, observer = fixed_qparams[type(child)]
+                child.add_module("activation_post_process",
+                                 fake_quant() if child.training else observer())
+                child.register_forward_hook(_observer_forward_hook)
         elif type(child) in qconfig_propagation_list:
             # A DeQuantStub's output is float: nothing to observe (as PyTorch).
-            if getattr(child, "qconfig", None) is not None and type(child) is not DeQuantStub:
+            if has_qconfig and type(child) is not DeQuantStub:
                 child.add_module("activation_post_process", child.qconfig.activation())
                 child.register_forward_hook(_observer_forward_hook)
         else:

@@ -1,11 +1,23 @@
-"""Fused QAT modules (``torch.ao.nn.intrinsic.qat``)."""
+"""Fused QAT modules (``torch.ao.nn.intrinsic.qat``): a layer (and its batch norm) with
+fake-quantized weights, from the fused float modules of nn.intrinsic."""
 
 from ember.ao.nn.qat import Conv1d as _QATConv1d
 from ember.ao.nn.qat import Conv2d as _QATConv2d
 from ember.ao.nn.qat import Linear as _QATLinear
 from ember.nn import functional as F
 
-__all__ = ["ConvReLU1d", "ConvReLU2d", "LinearReLU"]
+from .conv_fused import (
+    ConvBn1d,
+    ConvBn2d,
+    ConvBnReLU1d,
+    ConvBnReLU2d,
+    freeze_bn_stats,
+    update_bn_stats,
+)
+from .linear_fused import LinearBn1d
+
+__all__ = ["ConvBn1d", "ConvBn2d", "ConvBnReLU1d", "ConvBnReLU2d", "ConvReLU1d", "ConvReLU2d",
+           "LinearBn1d", "LinearReLU", "freeze_bn_stats", "update_bn_stats"]
 
 
 class LinearReLU(_QATLinear):
