@@ -8,6 +8,7 @@
 #include "ops/binary.h"
 #include "ops/creation.h"
 #include "ops/elementwise_common.h"
+#include "ops/quantized/quantize.h"
 #include "ops/views.h"
 
 namespace ember {
@@ -28,9 +29,18 @@ Tensor run_unary(const char* op, ResultKind kind, const DispatchStub<IterFn>& st
 // A row's dtype rule as the TensorIterator's result kind.
 constexpr ResultKind kUnaryResult_FLOAT = ResultKind::PromoteToFloat;
 
-#define EMBER_UNARY_OP(name, dtype, ...)                                \
-  Tensor name(const Tensor& a, const Tensor& out) {                     \
-    return run_unary(#name, kUnaryResult_##dtype, name##_stub, a, out); \
+// Quantized inputs: the ops PyTorch gives fixed output parameters (sigmoid, tanh) compute on the
+// dequantized values; every other one refuses them (the dispatcher's error names dequantize()).
+#define EMBER_UNARY_OP(name, rule, ...)                                            \
+  Tensor name(const Tensor& a, const Tensor& out) {                                \
+    double fixed_scale = 0;                                                        \
+    int64_t fixed_zero_point = 0;                                                  \
+    if (is_quantized(a.dtype()) &&                                                 \
+        fixed_output_qparams(#name, a.dtype(), &fixed_scale, &fixed_zero_point)) { \
+      return quantized_via_float(                                                  \
+          a, #name, [](const Tensor& real) { return name(real, Tensor()); }, out); \
+    }                                                                              \
+    return run_unary(#name, kUnaryResult_##rule, name##_stub, a, out);             \
   }
 #include "tables/unary.def"
 #undef EMBER_UNARY_OP

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "core/error.h"
 #include "core/factory.h"
@@ -150,20 +151,39 @@ void check_same_quantization(const std::vector<Tensor>& inputs, const char* op_n
   }
 }
 
+bool fixed_output_qparams(const char* op, ScalarType dtype, double* scale, int64_t* zero_point) {
+  const std::string name(op);
+  const bool unit = name == "sigmoid" || name == "hardsigmoid";  // outputs in [0, 1]
+  const bool symmetric = name == "tanh";                         // outputs in [-1, 1]
+  if (!(unit || symmetric) || (dtype != ScalarType::QUInt8 && dtype != ScalarType::QInt8)) {
+    return false;
+  }
+  // PyTorch's quantized sigmoid / hardsigmoid / tanh: the whole output range on 256 steps.
+  *scale = unit ? 1.0 / 256.0 : 2.0 / 256.0;
+  if (dtype == ScalarType::QUInt8) {
+    *zero_point = unit ? 0 : 128;
+  } else {
+    *zero_point = unit ? -128 : 0;
+  }
+  return true;
+}
+
 Tensor quantized_via_float(const Tensor& q, const char* op,
                            const std::function<Tensor(const Tensor&)>& f, const Tensor& out) {
   const Quantizer& qz = quantizer_of(q, op);
   EMBER_CHECK(!qz.per_channel(), "[", op,
               "] is not supported on a per-channel quantized tensor: dequantize() first");
-  const Tensor result =
-      quantize_per_tensor(f(dequantize(q)), qz.scale(), qz.zero_point(), q.dtype());
+  double scale = qz.scale();
+  int64_t zero_point = qz.zero_point();
+  fixed_output_qparams(op, q.dtype(), &scale, &zero_point);
+  const Tensor result = quantize_per_tensor(f(dequantize(q)), scale, zero_point, q.dtype());
   if (!out.defined()) return result;
   EMBER_CHECK_T(TypeError,
                 out.dtype() == q.dtype() && out.impl()->quantizer() &&
-                    out.impl()->quantizer()->same_as(qz) &&
+                    out.impl()->quantizer()->same_as(*result.impl()->quantizer()) &&
                     DimVector(out.sizes()) == DimVector(result.sizes()),
                 "[", op, "] out must be a ", dtype_name(q.dtype()),
-                " tensor with the input's shape and quantization parameters");
+                " tensor with the result's shape and quantization parameters");
   copy_into(quantized_storage_view(out), quantized_storage_view(result), op);
   return out;
 }

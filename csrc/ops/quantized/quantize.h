@@ -73,10 +73,14 @@ template <typename F>
 Tensor on_quantized_integers(const std::vector<Tensor>& inputs, const char* op_name, F&& op,
                              bool per_channel_ok = false);
 
-// op(dequantize(q)) quantized again with q's dtype and parameters: how a per-tensor quantized
-// input takes the ops that are exact on the integers in real terms (relu, clamp, max pooling)
-// or round once (averages, hardswish), as PyTorch's quantized kernels keep the input's
-// parameters for them. With `out` defined (an in-place op), the integers land in out.
+// The fixed output parameters PyTorch's quantized kernels give "sigmoid" and "hardsigmoid"
+// ([0, 1] on 256 steps) and "tanh" ([-1, 1]) for quint8 / qint8; false (untouched) otherwise.
+bool fixed_output_qparams(const char* op, ScalarType dtype, double* scale, int64_t* zero_point);
+
+// op(dequantize(q)) quantized again with q's dtype and parameters (or the fixed ones above): how a
+// per-tensor quantized input takes the ops that are exact on the integers in real terms (relu,
+// clamp, max pooling) or round once (averages, hardswish), as PyTorch's quantized kernels keep the
+// input's parameters for them. With `out` defined (an in-place op), the integers land in out.
 Tensor quantized_via_float(const Tensor& q, const char* op,
                            const std::function<Tensor(const Tensor&)>& f,
                            const Tensor& out = Tensor());

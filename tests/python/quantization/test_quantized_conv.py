@@ -409,3 +409,32 @@ def test_int8_report_names_each_layers_kernel():
     assert report["head"]["compute"] == "float" and "not converted" in report["head"]["reason"]
     with ember.no_grad():
         assert q(ember.randn(2, 8, 7, 7)).shape == (2, 2)
+
+
+def test_sigmoid_tanh_hardsigmoid_take_fixed_output_parameters():
+    x = ember.tensor([-3.0, -1.0, 0.0, 1.0, 2.0, 3.0, 40.0])
+    for dtype, zps in ((ember.quint8, (0, 128)), (ember.qint8, (-128, 0))):
+        q = ember.quantize_per_tensor(x, 0.5, 0 if dtype == ember.qint8 else 64, dtype)
+        real = q.dequantize()
+        for fn, ref, scale, zp in ((F.hardsigmoid, F.hardsigmoid, 1 / 256, zps[0]),
+                                   (ember.sigmoid, ember.sigmoid, 1 / 256, zps[0]),
+                                   (ember.tanh, ember.tanh, 2 / 256, zps[1])):
+            got = fn(q)
+            assert got.dtype == dtype and got.q_scale() == scale and got.q_zero_point() == zp
+            want = ember.quantize_per_tensor(ref(real), scale, zp, dtype)
+            np.testing.assert_array_equal(_ints(got), _ints(want))
+    with pytest.raises(NotImplementedError, match="dequantize"):
+        ember.exp(ember.quantize_per_tensor(x, 0.5, 64, ember.quint8))
+
+
+def test_fixed_output_parameters_match_pytorch():
+    x = ember.tensor([-3.0, -1.0, 0.0, 1.0, 2.0, 3.0, 40.0])
+    torch = pytest.importorskip("torch")
+    tq_ = torch.quantize_per_tensor(torch.from_numpy(x.numpy()), 0.5, 64, torch.quint8)
+    eq = ember.quantize_per_tensor(x, 0.5, 64, ember.quint8)
+    for e_fn, t_fn in ((F.hardsigmoid, torch.nn.functional.hardsigmoid),
+                       (ember.sigmoid, torch.sigmoid), (ember.tanh, torch.tanh)):
+        t = t_fn(tq_)
+        got = e_fn(eq)
+        assert got.q_scale() == t.q_scale() and got.q_zero_point() == t.q_zero_point()
+        assert np.abs(_ints(got) - t.int_repr().numpy().astype(np.int64)).max() <= 1
