@@ -117,12 +117,35 @@ struct QuantizedBinaryArgs {
 using QuantizedBinaryFn = void (*)(const QuantizedBinaryArgs& args);
 EMBER_DECLARE_STUB(quantized_binary_u8_stub, QuantizedBinaryFn);
 
+// Depthwise convolution (one input channel a group, channel multiplier 1) on a channels-last
+// uint8 input, output rows [r0, r1) of (n, oh, ow): out[c] = requant(sum over in-range taps of
+// (x[c] - x_zp) * w[tap][c] * scale[c] + bias[c]), ReLU first when `relu`. The sums are exact
+// int32; the epilogue is quantize_per_tensor's.
+struct DepthwiseArgs {
+  const uint8_t* x = nullptr;  // (n, h, w, c)
+  int64_t h = 0, w = 0, c = 0, oh = 0, ow = 0;
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int32_t x_zero_point = 0;
+  const int32_t* taps = nullptr;  // (kh * kw, c): w - w_zp
+  const float* scales = nullptr;  // c: x_scale * w_scale[c]
+  const float* bias = nullptr;    // c (zeros when the module has none)
+  bool relu = false;
+  float out_inv_scale = 1.f;
+  int32_t out_zero_point = 0;
+  uint8_t* out = nullptr;  // rows `ldo` apart
+  int64_t ldo = 0;
+  int64_t r0 = 0, r1 = 0;
+};
+using DepthwiseFn = void (*)(const DepthwiseArgs& args);
+EMBER_DECLARE_STUB(depthwise_u8_stub, DepthwiseFn);
+
 // The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
 void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
                                  PackedInt8Weights& out);
 void int8_gemm_reference(const Int8GemmArgs& args, const int8_t* w, int64_t ldw);
 void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
 void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
+void depthwise_u8_reference(const DepthwiseArgs& args);
 
 }  // namespace native
 }  // namespace ember

@@ -345,6 +345,55 @@ TEST_CASE("quantized add and mul equal the reference at every level", "[int8]") 
   }
 }
 
+TEST_CASE("depthwise convolution equals the reference at every level", "[int8]") {
+  std::mt19937 rng(41);
+  std::uniform_int_distribution<int> dx(0, 255), dw(-255, 255);
+  for (int64_t c : {1, 7, 16, 37}) {
+    DepthwiseArgs p;
+    p.h = 6;
+    p.w = 5;
+    p.c = c;
+    p.kernel[0] = p.kernel[1] = 3;
+    p.stride[0] = 2;
+    p.padding[0] = p.padding[1] = 1;
+    p.dilation[1] = 2;
+    p.oh = (p.h + 2 - 3) / 2 + 1;
+    p.ow = (p.w + 2 - 5) / 1 + 1;
+    std::vector<uint8_t> x(2 * p.h * p.w * c);
+    for (auto& v : x) v = static_cast<uint8_t>(dx(rng));
+    std::vector<int32_t> taps(9 * c);
+    for (auto& v : taps) v = dw(rng);
+    std::vector<float> scales(c), bias(c);
+    for (int64_t i = 0; i < c; ++i) {
+      scales[i] = 0.0004f * (1 + i % 3);
+      bias[i] = 0.3f * (i % 5) - 0.6f;
+    }
+    p.x = x.data();
+    p.x_zero_point = 131;
+    p.taps = taps.data();
+    p.scales = scales.data();
+    p.bias = bias.data();
+    p.out_inv_scale = 1.f / 0.05f;
+    p.out_zero_point = 70;
+    p.ldo = c;
+    p.r0 = 0;
+    p.r1 = 2 * p.oh * p.ow;
+    for (bool relu : {false, true}) {
+      p.relu = relu;
+      std::vector<uint8_t> want(p.r1 * c);
+      p.out = want.data();
+      depthwise_u8_reference(p);
+      for (CpuCapability level : levels()) {
+        INFO("level " << cpu_capability_name(level) << " c " << c << " relu " << relu);
+        std::vector<uint8_t> got(p.r1 * c, 3);
+        p.out = got.data();
+        depthwise_u8_stub.cpu_kernel_at(level)(p);
+        for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+      }
+    }
+  }
+}
+
 TEST_CASE("activation quantizer and min/max equal the reference at every level", "[int8]") {
   std::mt19937 rng(3);
   std::normal_distribution<float> d(0.f, 3.f);

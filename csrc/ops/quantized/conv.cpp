@@ -211,14 +211,14 @@ void depthwise_rows(const uint8_t* x, const Geometry& g, const PackedConvWeight&
           const int64_t iw = ow * w.stride[1] - w.padding[1] + j * w.dilation[1];
           if (iw < 0 || iw >= g.w) continue;
           const uint8_t* __restrict src = x + ((n * g.h + ih) * g.w + iw) * g.c;
-          const int16_t* __restrict wt = w.depthwise_taps.data() + (i * w.kernel[1] + j) * oc_n;
+          const int32_t* __restrict wt = w.depthwise_taps.data() + (i * w.kernel[1] + j) * oc_n;
           if (mult == 1) {
             for (int64_t c = 0; c < oc_n; ++c) {
-              a[c] += (int32_t(src[c]) - x_zero_point) * int32_t(wt[c]);
+              a[c] += (int32_t(src[c]) - x_zero_point) * wt[c];
             }
           } else {
             for (int64_t c = 0; c < g.c; ++c) centered[c] = int32_t(src[c]) - x_zero_point;
-            for (int64_t c = 0; c < oc_n; ++c) a[c] += centered[c / mult] * int32_t(wt[c]);
+            for (int64_t c = 0; c < oc_n; ++c) a[c] += centered[c / mult] * wt[c];
           }
         }
       }
@@ -311,7 +311,7 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
       p->channel_scales[oc] = static_cast<float>(q.scales()[c]);
       for (int64_t t = 0; t < taps; ++t) {
         p->depthwise_taps[t * out_channels + oc] =
-            static_cast<int16_t>(wd[oc * taps + t] - q.zero_points()[c]);
+            wd[oc * taps + t] - static_cast<int32_t>(q.zero_points()[c]);
       }
     }
     return p;
@@ -410,7 +410,43 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
     uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
     const bool pointwise = g.taps == 1 && w.groups == 1 && lda == g.c && w.stride[0] == 1 &&
                            w.stride[1] == 1 && w.padding[0] == 0 && w.padding[1] == 0;
-    if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise) {
+    if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise && out_channels == g.c) {
+      // The SIMD kernel of the CPU level (channel multiplier 1, the common case).
+      std::vector<float> scales(out_channels), bias(out_channels, 0.f);
+      for (int64_t c = 0; c < out_channels; ++c) {
+        scales[c] = params.scale * w.channel_scales[c];
+        if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
+      }
+      DepthwiseArgs d;
+      d.x = xd;
+      d.h = g.h;
+      d.w = g.w;
+      d.c = g.c;
+      d.oh = g.oh;
+      d.ow = g.ow;
+      for (int i = 0; i < 2; ++i) {
+        d.kernel[i] = w.kernel[i];
+        d.stride[i] = w.stride[i];
+        d.padding[i] = w.padding[i];
+        d.dilation[i] = w.dilation[i];
+      }
+      d.x_zero_point = params.zero_point;
+      d.taps = w.depthwise_taps.data();
+      d.scales = scales.data();
+      d.bias = bias.data();
+      d.relu = relu;
+      d.out_inv_scale = 1.f / static_cast<float>(out_scale);
+      d.out_zero_point = static_cast<int32_t>(out_zero_point);
+      d.out = result_data;
+      d.ldo = out_channels;
+      parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / (out_channels * g.taps)),
+                   [&](int64_t r0, int64_t r1) {
+                     DepthwiseArgs part = d;
+                     part.r0 = r0;
+                     part.r1 = r1;
+                     depthwise_u8_stub(Device(), part);
+                   });
+    } else if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise) {  // channel multipliers
       o.u8 = result_data;
       parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / (out_channels * g.taps)),
                    [&](int64_t r0, int64_t r1) {

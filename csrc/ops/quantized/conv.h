@@ -31,9 +31,9 @@ struct PackedConvWeight {
   // kGemm: one GEMM weight per group: (C_out / groups, kh * kw * C_in / groups), columns in
   // (kh, kw, c) order, the order of the channels-last unfolded input.
   std::vector<std::shared_ptr<PackedLinearWeight>> group_weights;
-  // kDepthwise (one input channel a group): (w - w_zp) tap-major (taps x C_out) as int16, and
-  // the per-output-channel scales.
-  std::vector<int16_t> depthwise_taps;
+  // kDepthwise (one input channel a group): (w - w_zp) tap-major (taps x C_out), and the
+  // per-output-channel scales.
+  std::vector<int32_t> depthwise_taps;
   std::vector<float> channel_scales;
   // kFloat: the dequantized weight, for the float convolution.
   Tensor float_weight;

@@ -86,5 +86,27 @@ void quantized_binary_u8_reference(const QuantizedBinaryArgs& p) {
   }
 }
 
+void depthwise_u8_reference(const DepthwiseArgs& p) {
+  for (int64_t r = p.r0; r < p.r1; ++r) {
+    const int64_t ow = r % p.ow, oh = (r / p.ow) % p.oh, n = r / (p.ow * p.oh);
+    for (int64_t c = 0; c < p.c; ++c) {
+      int32_t acc = 0;
+      for (int64_t i = 0; i < p.kernel[0]; ++i) {
+        const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+        for (int64_t j = 0; j < p.kernel[1]; ++j) {
+          const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
+          if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+          const int32_t x = p.x[((n * p.h + ih) * p.w + iw) * p.c + c];
+          acc += (x - p.x_zero_point) * p.taps[(i * p.kernel[1] + j) * p.c + c];
+        }
+      }
+      float y = static_cast<float>(acc) * p.scales[c] + p.bias[c];
+      if (p.relu) y = std::max(y, 0.f);
+      const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
+      p.out[r * p.ldo + c] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+    }
+  }
+}
+
 }  // namespace native
 }  // namespace ember

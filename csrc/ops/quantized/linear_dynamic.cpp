@@ -23,6 +23,7 @@ EMBER_DEFINE_STUB(int8_gemm_stub, Int8GemmFn);
 EMBER_DEFINE_STUB(quantize_rows_u8_stub, QuantizeRowsFn);
 EMBER_DEFINE_STUB(min_max_rows_stub, MinMaxRowsFn);
 EMBER_DEFINE_STUB(quantized_binary_u8_stub, QuantizedBinaryFn);
+EMBER_DEFINE_STUB(depthwise_u8_stub, DepthwiseFn);
 
 namespace {
 

@@ -319,6 +319,48 @@ void quantized_binary(const QuantizedBinaryArgs& p) {
   });
 }
 
+void depthwise(const DepthwiseArgs& p) {
+  const int64_t c_n = p.c, vec_end = c_n / kLanes * kLanes;
+  std::vector<int32_t> acc(c_n);
+  const I x_zp = Isa::set1(p.x_zero_point);
+  const F zero = Isa::set1f(0.f), inv = Isa::set1f(p.out_inv_scale),
+          zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
+  for (int64_t r = p.r0; r < p.r1; ++r) {
+    const int64_t ow = r % p.ow, oh = (r / p.ow) % p.oh, n = r / (p.ow * p.oh);
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int64_t i = 0; i < p.kernel[0]; ++i) {
+      const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+      if (ih < 0 || ih >= p.h) continue;  // padding taps: x - x_zp = 0
+      for (int64_t j = 0; j < p.kernel[1]; ++j) {
+        const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
+        if (iw < 0 || iw >= p.w) continue;
+        const uint8_t* x = p.x + ((n * p.h + ih) * p.w + iw) * c_n;
+        const int32_t* w = p.taps + (i * p.kernel[1] + j) * c_n;
+        int64_t c = 0;
+        for (; c < vec_end; c += kLanes) {
+          const I v = Isa::mullo(Isa::sub(Isa::load_u8i(x + c), x_zp), Isa::load(w + c));
+          Isa::store(acc.data() + c, Isa::add(Isa::load(acc.data() + c), v));
+        }
+        for (; c < c_n; ++c) acc[c] += (int32_t(x[c]) - p.x_zero_point) * w[c];
+      }
+    }
+    uint8_t* out = p.out + r * p.ldo;
+    int64_t c = 0;
+    for (; c < vec_end; c += kLanes) {
+      F y = Isa::addf(Isa::mulf(Isa::to_float(Isa::load(acc.data() + c)), Isa::loadf(p.scales + c)),
+                      Isa::loadf(p.bias + c));
+      if (p.relu) y = Isa::maxf(y, zero);
+      Isa::store_u8(out + c, Isa::mulf(y, inv), zp, qmax);
+    }
+    for (; c < c_n; ++c) {  // the same operations, one lane
+      float y = static_cast<float>(acc[c]) * p.scales[c] + p.bias[c];
+      if (p.relu) y = std::max(y, 0.f);
+      const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
+      out[c] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+    }
+  }
+}
+
 void min_max_rows(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
                   float* max_out) {
   F lo = Isa::set1f(std::numeric_limits<float>::infinity());
@@ -362,6 +404,7 @@ EMBER_REGISTER_KERNEL(int8_gemm_stub, CPU, gemm);
 EMBER_REGISTER_KERNEL(quantize_rows_u8_stub, CPU, quantize_rows);
 EMBER_REGISTER_KERNEL(min_max_rows_stub, CPU, min_max_rows);
 EMBER_REGISTER_KERNEL(quantized_binary_u8_stub, CPU, quantized_binary);
+EMBER_REGISTER_KERNEL(depthwise_u8_stub, CPU, depthwise);
 
 }  // namespace EMBER_CPU_NS
 }  // namespace native

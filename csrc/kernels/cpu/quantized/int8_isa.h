@@ -29,6 +29,10 @@ struct Isa {
   static constexpr int kRows = 8;  // 8 x 2 accumulators of 32 registers
   static I zero() { return _mm512_setzero_si512(); }
   static I load(const void* p) { return _mm512_loadu_si512(p); }
+  // kLanes bytes widened to int32 lanes.
+  static I load_u8i(const uint8_t* p) {
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
   static I broadcast4(const uint8_t* p) { return _mm512_set1_epi32(load_u32(p)); }
   static I set1(int32_t v) { return _mm512_set1_epi32(v); }
   static I add(I a, I b) { return _mm512_add_epi32(a, b); }
@@ -107,6 +111,9 @@ struct Isa {
   static constexpr int kRows = 4;  // 8 accumulators; dot8 needs 6 more registers of 16
   static I zero() { return _mm256_setzero_si256(); }
   static I load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static I load_u8i(const uint8_t* p) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
   static I broadcast4(const uint8_t* p) { return _mm256_set1_epi32(load_u32(p)); }
   static I set1(int32_t v) { return _mm256_set1_epi32(v); }
   static I add(I a, I b) { return _mm256_add_epi32(a, b); }
@@ -159,6 +166,9 @@ struct Isa {
   static constexpr int kRows = 4;
   static I zero() { return _mm_setzero_si128(); }
   static I load(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+  static I load_u8i(const uint8_t* p) {
+    return _mm_cvtepu8_epi32(_mm_cvtsi32_si128(static_cast<int>(load_u32(p))));
+  }
   static I broadcast4(const uint8_t* p) { return _mm_set1_epi32(load_u32(p)); }
   static I set1(int32_t v) { return _mm_set1_epi32(v); }
   static I add(I a, I b) { return _mm_add_epi32(a, b); }
