@@ -14,7 +14,12 @@ int8, the share of test inputs whose arg-max class Ember int8 and PyTorch int8 a
 int8's largest difference from Ember float's logits, and the state_dict file sizes.
 
     python benchmarks/bench_quantized_cnn.py [--threads 1 2] [--repeat 5] [--target-s 0.2]
-        [--json benchmarks/results/quantized_cnn]
+        [--json benchmarks/results/quantized_cnn] [--shapes]
+
+With --shapes it times single convolution layers instead (stems, grouped and depthwise ones,
+1x1, batch 1 and 8): the int8 route Ember's packing picks ("auto"), each route forced (the int8
+GEMM or depthwise kernel; the float convolution of the dequantized operands, requantized) and
+the float convolution alone: the measurements behind the packing's choice.
 
 Goal (issue 15): at least 2x Ember float on VNNI machines.
 """
@@ -180,6 +185,58 @@ def child(threads, repeat, target_s, out_path):
                        "file_sizes": sizes}, f, indent=1)
 
 
+SHAPES = (  # N, C, H, W, C_out, kernel, stride, padding, groups
+    (8, 64, 28, 28, 64, 3, 1, 1, 1), (8, 64, 28, 28, 64, 3, 1, 1, 4),
+    (8, 64, 28, 28, 64, 3, 1, 1, 16), (8, 64, 28, 28, 64, 3, 1, 1, 64),
+    (8, 32, 56, 56, 32, 3, 1, 1, 32), (8, 3, 112, 112, 32, 3, 2, 1, 1),
+    (8, 16, 56, 56, 16, 1, 1, 0, 1), (1, 64, 7, 7, 64, 3, 1, 1, 1),
+    (1, 32, 14, 14, 32, 3, 1, 1, 32), (1, 96, 28, 28, 96, 3, 1, 1, 96))
+
+
+def shapes_child(threads, repeat, target_s, out_path):
+    import ember
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import environment
+
+    ember.set_num_threads(threads)
+    q_ops = ember._C._quantized
+    results = []
+    for n, c, h, w, o, k, s, p, g in SHAPES:
+        x = ember.randn(n, c, h, w)
+        # Channels-last, as the previous quantized layer hands it over.
+        qx = ember.quantize_per_tensor(x.permute(0, 2, 3, 1).contiguous(), 0.05, 0,
+                                       ember.quint8).permute(0, 3, 1, 2)
+        qw = ember.quantize_per_channel(ember.randn(o, c // g, k, k),
+                                        ember.full((o,), 0.01, dtype=ember.float64),
+                                        ember.zeros(o, dtype=ember.int64), 0, ember.qint8)
+        fns, kinds = {}, {}
+        for route in ("auto", "int8", "float"):
+            packed = q_ops.conv_prepack(qw, ember.zeros(o), [s, s], [p, p], [1, 1], g, route)
+            kinds[route] = packed.kernel
+            fns[route] = (lambda packed=packed: q_ops.conv(qx, packed, 0.02, 0, True))
+        fx, fw = ember.randn(n, c, h, w), ember.randn(o, c // g, k, k)
+        fns["float_conv"] = lambda: ember.nn.functional.conv2d(fx, fw, None, s, p, 1, g)
+        times = {name: [] for name in fns}
+        with ember.no_grad():
+            for _ in range(repeat):
+                for name, fn in fns.items():
+                    times[name].append(timed(fn, target_s))
+        med = {name: statistics.median(v) * 1e3 for name, v in times.items()}
+        row = {"name": f"N{n} C{c} {h}x{w} -> {o}, k{k} s{s} g{g}", "threads": threads,
+               "ms": med, "auto_kernel": kinds["auto"], "int8_kernel": kinds["int8"],
+               "auto_speedup_vs_float_conv": med["float_conv"] / med["auto"]}
+        results.append(row)
+        print(f"  {row['name']:34s} [{threads} thr] auto ({kinds['auto']}) {med['auto']:.3f} ms"
+              f"  {kinds['int8']} {med['int8']:.3f}  float route {med['float']:.3f}  float conv"
+              f" {med['float_conv']:.3f} ms  (x{row['auto_speedup_vs_float_conv']:.2f})",
+              flush=True)
+    if out_path:
+        with open(out_path, "w") as f:
+            json.dump({"threads": threads, "environment": environment(), "results": results},
+                      f, indent=1)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -187,14 +244,16 @@ def main():
     p.add_argument("--target-s", type=float, default=0.2)
     p.add_argument("--json", default=None, help="write results (.<threads>.json appended)")
     p.add_argument("--child", type=int, default=0)
+    p.add_argument("--shapes", action="store_true", help="time single layers (see above)")
     args = p.parse_args()
     if args.child:
-        child(args.child, args.repeat, args.target_s, args.json)
+        run = shapes_child if args.shapes else child
+        run(args.child, args.repeat, args.target_s, args.json)
         return
     for t in args.threads:
         env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
         cmd = [sys.executable, __file__, "--child", str(t), "--repeat", str(args.repeat),
-               "--target-s", str(args.target_s)]
+               "--target-s", str(args.target_s)] + (["--shapes"] if args.shapes else [])
         if args.json:
             cmd += ["--json", f"{args.json}.{t}.json"]
         subprocess.run(cmd, env=env, check=True)

@@ -139,6 +139,13 @@ struct DepthwiseArgs {
 using DepthwiseFn = void (*)(const DepthwiseArgs& args);
 EMBER_DECLARE_STUB(depthwise_u8_stub, DepthwiseFn);
 
+// One row of a per-row quantized embedding table into an accumulator: acc[d] += q[d] * scale +
+// bias (or acc[d] = max(acc[d], that) when `max`), q 8-bit values or 4-bit ones packed two a
+// byte (the even element low). The scale and bias already carry any per-sample weight.
+using EmbeddingRowFn = void (*)(const uint8_t* q, int bits, int64_t dim, float scale, float bias,
+                                float* acc, bool max);
+EMBER_DECLARE_STUB(embedding_row_stub, EmbeddingRowFn);
+
 // The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
 void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
                                  PackedInt8Weights& out);

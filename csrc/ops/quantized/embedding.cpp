@@ -8,6 +8,7 @@
 #include "core/half.h"
 #include "core/parallel.h"
 #include "core/shape.h"
+#include "kernels/quantized_stubs.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
 #include "ops/nn/embedding.h"
@@ -18,24 +19,12 @@ namespace ember {
 namespace native {
 namespace {
 
-// acc[d] (+)= (q[d] * scale + bias) * weight over one row; max mode keeps the maximum.
+// acc[d] (+)= (q[d] * scale + bias) * weight over one row (the SIMD kernel of the CPU level);
+// max mode keeps the maximum.
 template <int kBits, bool kMax>
-void accumulate_row(const PackedEmbeddingWeight& w, int64_t row, float weight,
-                    float* __restrict acc) {
-  const uint8_t* __restrict q = w.data.data() + row * w.row_bytes;
-  const float scale = w.scales[row] * weight, bias = w.biases[row] * weight;
-  const int64_t dim = w.dim;
-  if constexpr (kBits == 8) {
-    for (int64_t d = 0; d < dim; ++d) {
-      const float v = static_cast<float>(q[d]) * scale + bias;
-      acc[d] = kMax ? (v > acc[d] ? v : acc[d]) : acc[d] + v;
-    }
-  } else {
-    for (int64_t d = 0; d < dim; ++d) {
-      const float v = static_cast<float>((q[d / 2] >> (4 * (d % 2))) & 0xF) * scale + bias;
-      acc[d] = kMax ? (v > acc[d] ? v : acc[d]) : acc[d] + v;
-    }
-  }
+inline void accumulate_row(const PackedEmbeddingWeight& w, int64_t row, float weight, float* acc) {
+  embedding_row_stub(Device(), w.data.data() + row * w.row_bytes, kBits, w.dim,
+                     w.scales[row] * weight, w.biases[row] * weight, acc, kMax);
 }
 
 template <int kBits>

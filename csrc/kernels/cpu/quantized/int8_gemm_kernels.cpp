@@ -361,6 +361,23 @@ void depthwise(const DepthwiseArgs& p) {
   }
 }
 
+void embedding_row(const uint8_t* q, int bits, int64_t dim, float scale, float bias, float* acc,
+                   bool max) {
+  const F s = Isa::set1f(scale), b = Isa::set1f(bias);
+  int64_t d = 0;
+  for (; d + kLanes <= dim; d += kLanes) {
+    const F values = bits == 4 ? Isa::load_u4f(q + d / 2) : Isa::load_u8f(q + d);
+    const F v = Isa::addf(Isa::mulf(values, s), b);
+    const F a = Isa::loadf(acc + d);
+    Isa::storef(acc + d, max ? Isa::maxf(a, v) : Isa::addf(a, v));
+  }
+  for (; d < dim; ++d) {  // the tail: the same operations, one value
+    const int value = bits == 4 ? (q[d / 2] >> (4 * (d % 2))) & 0xF : q[d];
+    const float v = static_cast<float>(value) * scale + bias;
+    acc[d] = max ? std::max(acc[d], v) : acc[d] + v;
+  }
+}
+
 void min_max_rows(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
                   float* max_out) {
   F lo = Isa::set1f(std::numeric_limits<float>::infinity());
@@ -405,6 +422,7 @@ EMBER_REGISTER_KERNEL(quantize_rows_u8_stub, CPU, quantize_rows);
 EMBER_REGISTER_KERNEL(min_max_rows_stub, CPU, min_max_rows);
 EMBER_REGISTER_KERNEL(quantized_binary_u8_stub, CPU, quantized_binary);
 EMBER_REGISTER_KERNEL(depthwise_u8_stub, CPU, depthwise);
+EMBER_REGISTER_KERNEL(embedding_row_stub, CPU, embedding_row);
 
 }  // namespace EMBER_CPU_NS
 }  // namespace native

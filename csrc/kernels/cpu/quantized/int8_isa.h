@@ -21,6 +21,15 @@ inline int32_t load_u32(const void* p) {
   return v;
 }
 
+// 2 * `bytes` 4-bit values (two a byte, the even one low) as bytes in order, in the low bytes.
+inline __m128i unpack_nibbles(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, bytes);
+  const __m128i x = _mm_cvtsi64_si128(static_cast<long long>(v));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  return _mm_unpacklo_epi8(_mm_and_si128(x, mask), _mm_and_si128(_mm_srli_epi16(x, 4), mask));
+}
+
 #if EMBER_CPU_LEVEL >= 2
 struct Isa {
   using I = __m512i;
@@ -97,6 +106,10 @@ struct Isa {
   static F subf(F a, F b) {
     return _mm512_sub_ps(a, b);
   }
+  // kLanes 4-bit values from kLanes / 2 bytes, as floats.
+  static F load_u4f(const uint8_t* p) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(unpack_nibbles(p, kLanes / 2)));
+  }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), _mm512_setzero_ps()), qmax);
@@ -146,6 +159,9 @@ struct Isa {
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
   }
   static F subf(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F load_u4f(const uint8_t* p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(unpack_nibbles(p, kLanes / 2)));
+  }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), _mm256_setzero_ps()), qmax);
@@ -199,6 +215,9 @@ struct Isa {
     return _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(static_cast<int>(load_u32(p)))));
   }
   static F subf(F a, F b) { return _mm_sub_ps(a, b); }
+  static F load_u4f(const uint8_t* p) {
+    return _mm_cvtepi32_ps(_mm_cvtepu8_epi32(unpack_nibbles(p, kLanes / 2)));
+  }
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm_min_ps(_mm_max_ps(_mm_add_ps(r, zp), _mm_setzero_ps()), qmax);
