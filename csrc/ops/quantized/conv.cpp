@@ -19,12 +19,6 @@ namespace {
 
 constexpr const char* kPrepack = "quantized::conv_prepack";
 constexpr const char* kConv = "quantized::conv";
-// Grouped convolutions of fewer output channels a group than this run one narrow GEMM per
-// group, slower than the float convolution of the dequantized operands even with its two
-// extra passes (Zen 4, VNNI level, 8 x 64 x 28 x 28: 4 channels a group, int8 1.74 ms, float
-// route 0.87 ms; 16 a group: int8 0.78 ms, float route 0.97 ms). See
-// docs/design/quantization.md, "Never slower than float", for the measured table.
-constexpr int64_t kMinGroupWidth = 8;
 
 // Per-spatial-dim arguments as two entries; a 1-D convolution is a 2-D one of height 1.
 std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char* name) {
@@ -282,13 +276,12 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
   if (cg == 1 && groups > 1) {
     p->kernel_kind = PackedConvWeight::Kernel::kDepthwise;
     p->reason = "depthwise: direct int8 kernel";
-  } else if (groups > 1 && og < kMinGroupWidth) {
-    p->kernel_kind = PackedConvWeight::Kernel::kFloat;
-    p->reason = str_cat("float: grouped with ", og, " < ", kMinGroupWidth,
-                        " output channels a group (one narrow GEMM per group)");
   } else {
     p->reason = "int8 GEMM";
   }
+  // "auto" never picks the float route today: in the measured shapes (bench_quantized_cnn.py
+  // --shapes, docs/performance.md) the float convolution of the dequantized operands, with its
+  // two extra passes, was never reliably faster than the int8 GEMM or depthwise kernel.
   if (kernel == "float") {
     p->kernel_kind = PackedConvWeight::Kernel::kFloat;
     p->reason = "float: requested";

@@ -404,7 +404,12 @@ def test_int8_report_names_each_layers_kernel():
     report = {r["module"]: r for r in tq.int8_report(q)}
     assert report["1"]["compute"] == "int8" and report["1"]["reason"] == "int8 GEMM"
     assert report["2"]["reason"].startswith("depthwise")
-    assert report["3"]["compute"] == "float" and "2 < 8" in report["3"]["reason"]
+    assert report["3"]["compute"] == "int8" and report["3"]["reason"] == "int8 GEMM"
+    q[3].set_weight_bias(q[3].weight(), q[3].bias())  # packed again: still the measured choice
+    forced = _Q.conv_prepack(q[3].weight(), q[3].bias(), [1, 1], [0, 0], [1, 1], 8, "float")
+    q[3]._packed_params = forced
+    assert tq.int8_report(q)[2]["compute"] == "float"
+    assert tq.int8_report(q)[2]["reason"] == "float: requested"
     assert report["5"]["compute"] == "int8"
     assert report["head"]["compute"] == "float" and "not converted" in report["head"]["reason"]
     with ember.no_grad():
