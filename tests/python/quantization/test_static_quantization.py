@@ -349,3 +349,36 @@ def test_histogram_observer_matches_pytorch():
         (es, ez), (ts, tz) = e.calculate_qparams(), t.calculate_qparams()
         assert es.item() == pytest.approx(ts.item(), rel=1e-5)
         assert ez.item() == tz.item()
+
+
+def test_qconfig_mapping_precedence_and_round_trip():
+    from ember.ao.quantization import (
+        QConfigMapping,
+        default_dynamic_qconfig,
+        get_default_qconfig_mapping,
+        propagate_qconfig_,
+        quantize_dynamic,
+    )
+
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 4), nn.ReLU()),
+                          nn.Linear(4, 2))
+    mapping = (QConfigMapping().set_global(default_qconfig)
+               .set_object_type(nn.ReLU, None)
+               .set_module_name_regex(r"1\..*", default_dynamic_qconfig)
+               .set_module_name("2", None))
+    propagate_qconfig_(model, mapping)
+    assert model.qconfig is default_qconfig and model[0].qconfig is default_qconfig
+    assert model[1].qconfig is default_qconfig  # "1" itself matches no entry: inherits
+    assert model[1][0].qconfig is default_dynamic_qconfig  # regex beats object type
+    assert model[1][1].qconfig is default_dynamic_qconfig
+    assert model[2].qconfig is None  # module name beats everything
+    again = QConfigMapping.from_dict(mapping.to_dict())
+    assert again.to_dict() == mapping.to_dict()
+    assert "module_name_regex" in repr(mapping)
+    assert get_default_qconfig_mapping("x86").global_qconfig is not None
+    fresh = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    q = quantize_dynamic(fresh, QConfigMapping().set_object_type(nn.Linear,
+                                                                 default_dynamic_qconfig)
+                         .set_module_name("1", None))
+    assert isinstance(q[0], ember.ao.nn.quantized.dynamic.Linear)
+    assert type(q[1]) is nn.Linear

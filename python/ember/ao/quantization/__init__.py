@@ -60,6 +60,11 @@ from .qconfig import (  # noqa: F401
     get_default_qconfig,
     per_channel_dynamic_qconfig,
 )
+from .qconfig_mapping import (  # noqa: F401
+    QConfigMapping,
+    get_default_qat_qconfig_mapping,
+    get_default_qconfig_mapping,
+)
 from .quantize import (  # noqa: F401
     add_observer_,
     convert,

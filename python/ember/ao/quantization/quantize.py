@@ -117,18 +117,26 @@ def get_default_dynamic_quant_module_mappings():
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
     """Sets ``qconfig`` on every submodule: its own ``qconfig`` attribute if it has one, else the
-    entry for its qualified name, else for its exact type, else its parent's."""
-    qconfig_dict = qconfig_dict or {}
+    entry for its qualified name, else for its exact type, else its parent's. ``qconfig_dict``
+    may also be a QConfigMapping (module name > name regex > object type > global)."""
+    from .qconfig_mapping import QConfigMapping
+
+    mapping = qconfig_dict if isinstance(qconfig_dict, QConfigMapping) else None
+    qconfig_dict = {} if mapping is not None else (qconfig_dict or {})
 
     def visit(m, parent_qconfig, prefix):
-        qconfig = qconfig_dict.get(type(m), parent_qconfig)
-        qconfig = qconfig_dict.get(prefix, qconfig)
+        if mapping is not None:
+            found = mapping.qconfig_for(prefix, m)
+            qconfig = parent_qconfig if found is ... else found
+        else:
+            qconfig = qconfig_dict.get(type(m), parent_qconfig)
+            qconfig = qconfig_dict.get(prefix, qconfig)
         qconfig = getattr(m, "qconfig", qconfig)  # a module's own qconfig wins, as PyTorch
         m.qconfig = qconfig
         for name, child in m.named_children():
             visit(child, qconfig, prefix + "." + name if prefix else name)
 
-    visit(module, qconfig_dict.get("", None), "")
+    visit(module, None if mapping is not None else qconfig_dict.get("", None), "")
 
 
 def swap_module(mod, mapping, custom_module_class_mapping=None):
