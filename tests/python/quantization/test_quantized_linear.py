@@ -78,7 +78,7 @@ def test_dynamic_linear_input_dtypes_and_errors():
     with pytest.raises(RuntimeError, match="NaN or inf"):
         q(ember.full((2, 8), float("nan")))
     with pytest.raises(ValueError, match="qint8"):
-        quantize_dynamic(nn.Sequential(nn.Linear(8, 3)), dtype=ember.float16)
+        quantize_dynamic(nn.Sequential(nn.Linear(8, 3)), dtype=ember.qint32)
     with pytest.raises(TypeError, match="qint8 weight"):
         ember._C._quantized.linear_prepack(ember.quantize_per_tensor(ember.randn(3, 8), 0.1, 0,
                                                                      ember.quint8))
@@ -407,3 +407,50 @@ def test_dynamic_lstm_matches_pytorch():
     got = eq(ember.from_numpy(x))[0].detach().numpy()
     # The same weights and per-step quantization; the gate arithmetic may round differently.
     assert np.abs(got - want).max() < 2e-3
+
+
+def test_float16_dynamic_quantization():
+    """dtype=float16: weights rounded to float16, products in float32 (PyTorch's fp16 dynamic
+    Linear / LSTM / GRU), state_dict round trips."""
+    from ember.ao.quantization import float16_dynamic_qconfig
+
+    ember.manual_seed(3)
+    model = nn.Sequential(nn.Linear(16, 12), nn.ReLU(), nn.Linear(12, 4))
+    lstm, gru = nn.LSTM(16, 8, num_layers=2), nn.GRU(16, 8, bidirectional=True)
+    x, seq = ember.randn(5, 16), ember.randn(6, 3, 16)
+    q = quantize_dynamic(model, dtype=ember.float16)
+    assert q[0]._packed_params.dtype == ember.float16
+    w16 = model[0].weight.detach().to(ember.float16).float()
+    np.testing.assert_array_equal(q[0].weight().numpy(), w16.numpy())
+    with ember.no_grad():
+        want = nn.functional.linear(nn.functional.relu(nn.functional.linear(
+            x, w16, model[0].bias)), model[2].weight.to(ember.float16).float(), model[2].bias)
+        np.testing.assert_allclose(q(x).numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+        for rnn in (lstm, gru):
+            qr = quantize_dynamic(nn.Sequential(rnn), {type(rnn): float16_dynamic_qconfig})[0]
+            assert (qr(seq)[0] - rnn(seq)[0]).abs().max().item() < 2e-3
+    again = quantize_dynamic(nn.Sequential(nn.Linear(16, 12), nn.ReLU(), nn.Linear(12, 4)),
+                             dtype=ember.float16)
+    again.load_state_dict(q.state_dict())
+    np.testing.assert_array_equal(again(x).detach().numpy(), q(x).detach().numpy())
+    with pytest.raises(ValueError, match="qint8 or ember.float16"):
+        quantize_dynamic(model, dtype=ember.quint8)
+
+
+def test_float16_dynamic_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((12, 16)).astype(np.float32)
+    b = rng.standard_normal(12).astype(np.float32)
+    x = rng.standard_normal((5, 16)).astype(np.float32)
+    tl, el = torch.nn.Linear(16, 12), nn.Linear(16, 12)
+    with torch.no_grad():
+        tl.weight.copy_(torch.from_numpy(w))
+        tl.bias.copy_(torch.from_numpy(b))
+    el.weight.data, el.bias.data = ember.from_numpy(w.copy()), ember.from_numpy(b.copy())
+    tq = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(tl), dtype=torch.float16)
+    eq = quantize_dynamic(nn.Sequential(el), dtype=ember.float16)
+    with torch.no_grad():
+        want = tq(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(eq(ember.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
+                               atol=1e-5)

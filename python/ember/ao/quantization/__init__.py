@@ -54,6 +54,7 @@ from .qconfig import (  # noqa: F401
     default_dynamic_qconfig,
     default_qat_qconfig,
     default_qconfig,
+    float16_dynamic_qconfig,
     float_qparams_weight_only_qconfig,
     float_qparams_weight_only_qconfig_4bit,
     get_default_qat_qconfig,

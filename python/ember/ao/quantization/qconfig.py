@@ -3,6 +3,7 @@
 
 from collections import namedtuple
 
+import ember
 from ember import nn
 
 from .observer import (
@@ -16,7 +17,7 @@ from .observer import (
 )
 
 __all__ = ["QConfig", "QConfigDynamic", "default_dynamic_qconfig", "default_qat_qconfig",
-           "default_qconfig", "float_qparams_weight_only_qconfig",
+           "default_qconfig", "float16_dynamic_qconfig", "float_qparams_weight_only_qconfig",
            "float_qparams_weight_only_qconfig_4bit", "get_default_qat_qconfig",
            "get_default_qconfig", "per_channel_dynamic_qconfig"]
 
@@ -42,6 +43,11 @@ default_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                   weight=default_weight_observer)
 per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
                                       weight=default_per_channel_weight_observer)
+# float16 weights for the dynamic linears and RNNs (PyTorch's float16_dynamic_qconfig): the
+# products stay float32, the weights are rounded to float16.
+float16_dynamic_qconfig = QConfig(
+    activation=default_placeholder_observer.with_args(dtype=ember.float16, is_dynamic=True),
+    weight=default_placeholder_observer.with_args(dtype=ember.float16))
 # Embeddings: weight-only, per row with real zero points; activations stay float.
 float_qparams_weight_only_qconfig = QConfig(activation=default_placeholder_observer,
                                             weight=default_float_qparams_observer)

@@ -40,6 +40,8 @@ def _check_engine_and_qconfigs(model, static):
         if getattr(weight, "qscheme", None) == ember.per_channel_affine_float_qparams:
             continue  # a weight-only embedding qconfig set on a parent: its embeddings use it
         weight_dtype = getattr(weight, "dtype", None)
+        if weight_dtype == ember.float16 and not static:
+            continue  # float16 dynamic linears and RNNs
         if weight_dtype != ember.qint8:
             raise RuntimeError(f"quantization: the qconfig of {name or 'the model'} makes "
                                f"{weight_dtype} weights, but the {engine!r} engine's kernels take "
@@ -301,18 +303,21 @@ def _convert(module, mapping):
 
 def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace=False):
     """A copy of ``model`` (or the model itself, with ``inplace``) whose layers named in
-    ``qconfig_spec`` (a set of types, or a dict of types / qualified names to QConfigs) are
-    replaced by dynamically quantized ones: int8 weights, activations quantized per call. The
-    default set is ``{nn.Linear, nn.LSTM, nn.GRU}``."""
+    ``qconfig_spec`` (a set of types, a dict of types / qualified names to QConfigs, or a
+    QConfigMapping) are replaced by dynamically quantized ones: int8 weights with activations
+    quantized per call (``dtype=qint8``), or float16 weights (``dtype=float16``). The default
+    set is ``{nn.Linear, nn.LSTM, nn.GRU}``."""
+    from .qconfig import float16_dynamic_qconfig
+
     dtype = ember.qint8 if dtype is None else dtype
-    if dtype != ember.qint8:
-        raise ValueError(f"quantize_dynamic: dtype {dtype} is not supported; Ember quantizes "
-                         "dynamically to qint8 (keep the model float for float16)")
+    if dtype not in (ember.qint8, ember.float16):
+        raise ValueError(f"quantize_dynamic: dtype {dtype} is not supported: use ember.qint8 "
+                         "or ember.float16")
+    default = default_dynamic_qconfig if dtype == ember.qint8 else float16_dynamic_qconfig
     if qconfig_spec is None:  # PyTorch's default set (its cells stay float here)
-        qconfig_spec = {nn.Linear: default_dynamic_qconfig, nn.LSTM: default_dynamic_qconfig,
-                        nn.GRU: default_dynamic_qconfig}
+        qconfig_spec = {nn.Linear: default, nn.LSTM: default, nn.GRU: default}
     elif isinstance(qconfig_spec, set):
-        qconfig_spec = dict(zip(qconfig_spec, itertools.repeat(default_dynamic_qconfig)))
+        qconfig_spec = dict(zip(qconfig_spec, itertools.repeat(default)))
     if mapping is None:
         mapping = get_default_dynamic_quant_module_mappings()
     if not inplace:

@@ -22,19 +22,30 @@ class LinearPackedParams(nn.Module):
 
     def __init__(self, dtype=ember.qint8):
         super().__init__()
-        if dtype != ember.qint8:
-            raise TypeError(f"LinearPackedParams: unsupported dtype {dtype}: Ember's int8 "
-                            "linears take qint8 weights (keep float16 layers in float)")
+        if dtype not in (ember.qint8, ember.float16):
+            raise TypeError(f"LinearPackedParams: unsupported dtype {dtype}: the dynamic "
+                            "linears take qint8 or float16 weights")
         self.dtype = dtype
-        self.set_weight_bias(_empty_qweight(1, 1), None)
+        if dtype == ember.float16:
+            self.set_weight_bias(ember.zeros(1, 1), None)
+        else:
+            self.set_weight_bias(_empty_qweight(1, 1), None)
 
     def set_weight_bias(self, weight, bias):
         if bias is not None and bias.dtype != ember.float32:
             bias = bias.float()
-        self._packed_params = _Q.linear_prepack(weight, bias)
+        if self.dtype == ember.float16:
+            # float16 weights (quantize_dynamic(dtype=float16)): rounded to float16, kept as
+            # float32 for the float GEMM, as PyTorch's fp16 packing computes in float32.
+            self._packed_params = (weight.detach().to(ember.float16).float(),
+                                   None if bias is None else bias.detach())
+        else:
+            self._packed_params = _Q.linear_prepack(weight, bias)
         self.__dict__.pop("_parts", None)  # row blocks packed from the old weight
 
     def _weight_bias(self):
+        if self.dtype == ember.float16:
+            return self._packed_params
         return self._packed_params.unpack_quantized()
 
     def forward(self, x):

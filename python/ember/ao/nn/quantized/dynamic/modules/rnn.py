@@ -16,20 +16,24 @@ _Q = ember._C._quantized
 
 
 def _linear(x, params):
+    if params.dtype == ember.float16:
+        weight, bias = params._packed_params
+        return nn.functional.linear(x, weight, bias)
     return _Q._linear_dynamic(x, params._packed_params, True)
 
 
 class _DynamicRNN:
     """What LSTM and GRU share: packed projections in place of the float parameters."""
 
-    def _drop_float_weights(self):
+    def _drop_float_weights(self, dtype=ember.qint8):
         for name in [n for names in self._all_weights for n in names]:
             delattr(self, name)
             self.register_parameter(name, None)
         # Per layer and direction: ih, hh (and hr for a projected LSTM); biases inside ih / hh.
         count = 3 if self.proj_size > 0 else 2
         self._packed_weights = nn.ModuleList(
-            nn.ModuleList(LinearPackedParams() for _ in range(count)) for _ in self._all_weights)
+            nn.ModuleList(LinearPackedParams(dtype) for _ in range(count))
+            for _ in self._all_weights)
 
     def _update_flat_weights(self):
         pass
@@ -50,8 +54,9 @@ class _DynamicRNN:
         from ember.ao.quantization.utils import quantize_weight
 
         qconfig = getattr(mod, "qconfig", None) or default_dynamic_qconfig
+        dtype = ember.float16 if qconfig.weight().dtype == ember.float16 else ember.qint8
         kwargs = dict(num_layers=mod.num_layers, bias=mod.bias, batch_first=mod.batch_first,
-                      dropout=mod.dropout, bidirectional=mod.bidirectional)
+                      dropout=mod.dropout, bidirectional=mod.bidirectional, dtype=dtype)
         if mod.mode == "LSTM":
             kwargs["proj_size"] = mod.proj_size
         qm = cls(mod.input_size, mod.hidden_size, **kwargs)
@@ -60,7 +65,9 @@ class _DynamicRNN:
             for slot, key in enumerate(("weight_ih", "weight_hh", "weight_hr")[:len(packed)]):
                 observer = qconfig.weight()
                 observer(params[key])
-                weight = quantize_weight(params[key].detach().float(), observer)
+                weight = params[key].detach().float()
+                if dtype == ember.qint8:
+                    weight = quantize_weight(weight, observer)
                 bias_key = key.replace("weight", "bias")
                 bias = params.get(bias_key)
                 packed[slot].set_weight_bias(weight, None if bias is None else bias.detach())
@@ -76,7 +83,7 @@ class LSTM(_DynamicRNN, nn.LSTM):
 
     def __init__(self, *args, dtype=ember.qint8, **kwargs):
         super().__init__(*args, **kwargs)
-        self._drop_float_weights()
+        self._drop_float_weights(dtype)
 
     def _step(self, x, state, weights):
         h, c = state
@@ -101,7 +108,7 @@ class GRU(_DynamicRNN, nn.GRU):
 
     def __init__(self, *args, dtype=ember.qint8, **kwargs):
         super().__init__(*args, **kwargs)
-        self._drop_float_weights()
+        self._drop_float_weights(dtype)
 
     def _step(self, x, state, weights):
         gi = _linear(x, weights[0])
