@@ -319,41 +319,71 @@ void quantized_binary(const QuantizedBinaryArgs& p) {
   });
 }
 
-void depthwise(const DepthwiseArgs& p) {
-  const int64_t c_n = p.c, vec_end = c_n / kLanes * kLanes;
-  std::vector<int32_t> acc(c_n);
+// NV vectors of channels [c0, c0 + NV * kLanes) of output pixel (n, oh, ow): accumulated in
+// registers over the taps, then requantized.
+template <int NV>
+inline void depthwise_block(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow, int64_t c0,
+                            uint8_t* out) {
   const I x_zp = Isa::set1(p.x_zero_point);
+  I acc[NV];
+  for (auto& a : acc) a = Isa::zero();
+  for (int64_t i = 0; i < p.kernel[0]; ++i) {
+    const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+    if (ih < 0 || ih >= p.h) continue;  // padding taps: x - x_zp = 0
+    const uint8_t* line = p.x + (n * p.h + ih) * p.w * p.c + c0;
+    const int32_t* taps = p.taps + i * p.kernel[1] * p.c + c0;
+    for (int64_t j = 0; j < p.kernel[1]; ++j) {
+      const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
+      if (iw < 0 || iw >= p.w) continue;
+      const uint8_t* x = line + iw * p.c;
+      const int32_t* w = taps + j * p.c;
+      for (int v = 0; v < NV; ++v) {
+        acc[v] = Isa::add(acc[v], Isa::mullo(Isa::sub(Isa::load_u8i(x + v * kLanes), x_zp),
+                                             Isa::load(w + v * kLanes)));
+      }
+    }
+  }
   const F zero = Isa::set1f(0.f), inv = Isa::set1f(p.out_inv_scale),
           zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
-  for (int64_t r = p.r0; r < p.r1; ++r) {
-    const int64_t ow = r % p.ow, oh = (r / p.ow) % p.oh, n = r / (p.ow * p.oh);
-    std::fill(acc.begin(), acc.end(), 0);
-    for (int64_t i = 0; i < p.kernel[0]; ++i) {
-      const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
-      if (ih < 0 || ih >= p.h) continue;  // padding taps: x - x_zp = 0
-      for (int64_t j = 0; j < p.kernel[1]; ++j) {
-        const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
-        if (iw < 0 || iw >= p.w) continue;
-        const uint8_t* x = p.x + ((n * p.h + ih) * p.w + iw) * c_n;
-        const int32_t* w = p.taps + (i * p.kernel[1] + j) * c_n;
-        int64_t c = 0;
-        for (; c < vec_end; c += kLanes) {
-          const I v = Isa::mullo(Isa::sub(Isa::load_u8i(x + c), x_zp), Isa::load(w + c));
-          Isa::store(acc.data() + c, Isa::add(Isa::load(acc.data() + c), v));
-        }
-        for (; c < c_n; ++c) acc[c] += (int32_t(x[c]) - p.x_zero_point) * w[c];
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = c0 + v * kLanes;
+    F y = Isa::addf(Isa::mulf(Isa::to_float(acc[v]), Isa::loadf(p.scales + c)),
+                    Isa::loadf(p.bias + c));
+    if (p.relu) y = Isa::maxf(y, zero);
+    Isa::store_u8(out + c, Isa::mulf(y, inv), zp, qmax);
+  }
+}
+
+void depthwise(const DepthwiseArgs& p) {
+  constexpr int kBlock = 4;  // vectors of channels per register block
+  const int64_t c_n = p.c, vec_end = c_n / kLanes * kLanes;
+  int64_t ow = p.r0 % p.ow, oh = (p.r0 / p.ow) % p.oh, n = p.r0 / (p.ow * p.oh);
+  for (int64_t r = p.r0; r < p.r1; ++r, ++ow) {
+    if (ow == p.ow) {
+      ow = 0;
+      if (++oh == p.oh) {
+        oh = 0;
+        ++n;
       }
     }
     uint8_t* out = p.out + r * p.ldo;
     int64_t c = 0;
-    for (; c < vec_end; c += kLanes) {
-      F y = Isa::addf(Isa::mulf(Isa::to_float(Isa::load(acc.data() + c)), Isa::loadf(p.scales + c)),
-                      Isa::loadf(p.bias + c));
-      if (p.relu) y = Isa::maxf(y, zero);
-      Isa::store_u8(out + c, Isa::mulf(y, inv), zp, qmax);
+    for (; c + kBlock * kLanes <= vec_end; c += kBlock * kLanes) {
+      depthwise_block<kBlock>(p, n, oh, ow, c, out);
     }
-    for (; c < c_n; ++c) {  // the same operations, one lane
-      float y = static_cast<float>(acc[c]) * p.scales[c] + p.bias[c];
+    for (; c < vec_end; c += kLanes) depthwise_block<1>(p, n, oh, ow, c, out);
+    for (; c < c_n; ++c) {  // the channels past the last vector: the same operations, one lane
+      int32_t acc = 0;
+      for (int64_t i = 0; i < p.kernel[0]; ++i) {
+        const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+        for (int64_t j = 0; j < p.kernel[1]; ++j) {
+          const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
+          if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+          acc += (int32_t(p.x[((n * p.h + ih) * p.w + iw) * c_n + c]) - p.x_zero_point) *
+                 p.taps[(i * p.kernel[1] + j) * c_n + c];
+        }
+      }
+      float y = static_cast<float>(acc) * p.scales[c] + p.bias[c];
       if (p.relu) y = std::max(y, 0.f);
       const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
       out[c] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
