@@ -37,7 +37,19 @@ void bag_rows(const PackedEmbeddingWeight& w, const int64_t* idx, int64_t begin,
     std::fill(out, out + dim, 0.f);
   }
   int64_t count = 0;
+  // The rows are random accesses into a table larger than the caches: fetch a few ahead.
+  constexpr int64_t kAhead = 8;
+  for (int64_t i = begin; i < std::min(end, begin + kAhead); ++i) {
+    __builtin_prefetch(w.data.data() + idx[i] * w.row_bytes);
+  }
   for (int64_t i = begin; i < end; ++i) {
+    if (i + kAhead < end) {
+      const uint8_t* ahead = w.data.data() + idx[i + kAhead] * w.row_bytes;
+      __builtin_prefetch(ahead);
+      if (w.row_bytes > 64) __builtin_prefetch(ahead + 64);
+      __builtin_prefetch(w.scales.data() + idx[i + kAhead]);
+      __builtin_prefetch(w.biases.data() + idx[i + kAhead]);
+    }
     if (idx[i] == padding_idx) continue;
     ++count;
     if (mode == BagMode::Max) {
