@@ -454,3 +454,62 @@ def test_float16_dynamic_matches_pytorch():
         want = tq(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(eq(ember.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
                                atol=1e-5)
+
+
+def test_dynamic_rnn_cells():
+    """quantize_dynamic's default set includes LSTMCell, GRUCell and RNNCell (as PyTorch's):
+    int8 projections, float gates; batched and unbatched inputs, given or zero states, float16
+    weights, state_dict round trips."""
+    ember.manual_seed(5)
+    x, x1 = ember.randn(4, 10), ember.randn(10)
+    cells = (nn.LSTMCell(10, 6), nn.GRUCell(10, 6), nn.RNNCell(10, 6, nonlinearity="relu"),
+             nn.RNNCell(10, 6, bias=False))
+    for cell in cells:
+        q = quantize_dynamic(nn.Sequential(cell))[0]
+        assert type(q).__name__ == type(cell).__name__ and "DynamicQuantized" in repr(q)
+        with ember.no_grad():
+            state = (ember.randn(4, 6), ember.randn(4, 6)) if isinstance(cell, nn.LSTMCell) \
+                else ember.randn(4, 6)
+            for args in ((x,), (x, state)):
+                got, want = q(*args), cell(*args)
+                got = got[0] if isinstance(got, tuple) else got
+                want = want[0] if isinstance(want, tuple) else want
+                assert (got - want).abs().max().item() < 0.05
+            one = q(x1)
+            one = one[0] if isinstance(one, tuple) else one
+            assert one.shape == (6,)
+            q16 = quantize_dynamic(nn.Sequential(cell), dtype=ember.float16)[0]
+            got16 = q16(x)
+            got16 = got16[0] if isinstance(got16, tuple) else got16
+            ref = cell(x)
+            ref = ref[0] if isinstance(ref, tuple) else ref
+            assert (got16 - ref).abs().max().item() < 1e-3
+        extra = {"nonlinearity": cell.nonlinearity} if isinstance(cell, nn.RNNCell) else {}
+        again = quantize_dynamic(nn.Sequential(type(cell)(10, 6, bias=cell.bias, **extra)))[0]
+        again.load_state_dict(q.state_dict())
+        a, b = again(x), q(x)
+        a, b = (a[0], b[0]) if isinstance(a, tuple) else (a, b)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(ValueError, match="1D or 2D"):
+        quantize_dynamic(nn.Sequential(nn.GRUCell(10, 6)))[0](ember.randn(2, 3, 10))
+    with pytest.raises(ValueError, match="nonlinearity"):
+        ember.ao.nn.quantized.dynamic.RNNCell(3, 4, nonlinearity="gelu")
+
+
+def test_dynamic_rnn_cells_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 10)).astype(np.float32)
+    for t_cls, e_cls in ((torch.nn.LSTMCell, nn.LSTMCell), (torch.nn.GRUCell, nn.GRUCell)):
+        tc, ec = t_cls(10, 6), e_cls(10, 6)
+        with torch.no_grad():
+            for name, p in tc.named_parameters():
+                getattr(ec, name).data = ember.from_numpy(p.detach().numpy().copy())
+        tq = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(tc))[0]
+        eq = quantize_dynamic(nn.Sequential(ec))[0]
+        with torch.no_grad():
+            want = tq(torch.from_numpy(x))
+        got = eq(ember.from_numpy(x))
+        want = want[0].numpy() if isinstance(want, tuple) else want.numpy()
+        got = got[0].numpy() if isinstance(got, tuple) else got.numpy()
+        np.testing.assert_allclose(got, want, atol=2e-3)

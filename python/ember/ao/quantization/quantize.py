@@ -113,7 +113,8 @@ def get_default_dynamic_quant_module_mappings():
     import ember.ao.nn.quantized.dynamic as nnqd
 
     return {nn.Linear: nnqd.Linear, nn.MultiheadAttention: nnqd.MultiheadAttention,
-            nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU, nn.Embedding: nnq.Embedding,
+            nn.LSTM: nnqd.LSTM, nn.GRU: nnqd.GRU, nn.LSTMCell: nnqd.LSTMCell,
+            nn.GRUCell: nnqd.GRUCell, nn.RNNCell: nnqd.RNNCell, nn.Embedding: nnq.Embedding,
             nn.EmbeddingBag: nnq.EmbeddingBag}
 
 
@@ -314,8 +315,9 @@ def quantize_dynamic(model, qconfig_spec=None, dtype=None, mapping=None, inplace
         raise ValueError(f"quantize_dynamic: dtype {dtype} is not supported: use ember.qint8 "
                          "or ember.float16")
     default = default_dynamic_qconfig if dtype == ember.qint8 else float16_dynamic_qconfig
-    if qconfig_spec is None:  # PyTorch's default set (its cells stay float here)
-        qconfig_spec = {nn.Linear: default, nn.LSTM: default, nn.GRU: default}
+    if qconfig_spec is None:  # PyTorch's default set
+        qconfig_spec = {nn.Linear: default, nn.LSTM: default, nn.GRU: default,
+                        nn.LSTMCell: default, nn.RNNCell: default, nn.GRUCell: default}
     elif isinstance(qconfig_spec, set):
         qconfig_spec = dict(zip(qconfig_spec, itertools.repeat(default)))
     if mapping is None:

@@ -1,5 +1,5 @@
 from .activation import MultiheadAttention
 from .linear import Linear
-from .rnn import GRU, LSTM
+from .rnn import GRU, LSTM, GRUCell, LSTMCell, RNNCell
 
-__all__ = ["GRU", "LSTM", "Linear", "MultiheadAttention"]
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "Linear", "MultiheadAttention", "RNNCell"]

@@ -10,7 +10,7 @@ import ember
 from ember import nn
 from ember.ao.nn.quantized.modules.linear import LinearPackedParams
 
-__all__ = ["GRU", "LSTM"]
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNNCell"]
 
 _Q = ember._C._quantized
 
@@ -123,3 +123,132 @@ class GRU(_DynamicRNN, nn.GRU):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         return cls._from_float(mod)
+
+
+class _DynamicRNNCell(nn.Module):
+    """What LSTMCell, GRUCell and RNNCell share: the input and hidden projections as packed
+    int8 (or float16) weights with their biases inside, the gate arithmetic float."""
+
+    _GATES = 1
+    _FLOAT_MODULE = None
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=ember.qint8):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_dtype = dtype
+        rows = self._GATES * hidden_size
+        self._packed_weight_ih = LinearPackedParams(dtype)
+        self._packed_weight_hh = LinearPackedParams(dtype)
+        for packed, cols in ((self._packed_weight_ih, input_size),
+                             (self._packed_weight_hh, hidden_size)):
+            weight = ember.zeros(rows, cols)
+            if dtype == ember.qint8:
+                weight = ember.quantize_per_tensor(weight, 1.0, 0, ember.qint8)
+            packed.set_weight_bias(weight, ember.zeros(rows) if bias else None)
+
+    def _get_name(self):
+        return f"DynamicQuantized{type(self).__name__}"
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        return s + f", dtype={self.weight_dtype}"
+
+    def __repr__(self):
+        # As PyTorch: the packed weights are not shown.
+        return f"{self._get_name()}({self.extra_repr()})"
+
+    def _projections(self, x, h):
+        return _linear(x, self._packed_weight_ih), _linear(h, self._packed_weight_hh)
+
+    def _batched(self, input, hx, who):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"{type(self).__name__}: input has inconsistent input_size: got "
+                               f"{input.shape[-1]} expected {self.input_size}")
+        unbatched = input.dim() == 1
+        x = input.unsqueeze(0) if unbatched else input
+        if hx is not None and unbatched:
+            hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) else hx.unsqueeze(0)
+        return x, hx, unbatched
+
+    def _zeros(self, x):
+        return ember.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        from ember.ao.quantization.qconfig import default_dynamic_qconfig
+        from ember.ao.quantization.utils import quantize_weight
+
+        qconfig = getattr(mod, "qconfig", None) or default_dynamic_qconfig
+        dtype = ember.float16 if qconfig.weight().dtype == ember.float16 else ember.qint8
+        kwargs = {"nonlinearity": mod.nonlinearity} if isinstance(mod, nn.RNNCell) else {}
+        q = cls(mod.input_size, mod.hidden_size, mod.bias, dtype=dtype, **kwargs)
+        for packed, weight, bias in ((q._packed_weight_ih, mod.weight_ih, mod.bias_ih),
+                                     (q._packed_weight_hh, mod.weight_hh, mod.bias_hh)):
+            w = weight.detach().float()
+            if dtype == ember.qint8:
+                observer = qconfig.weight()
+                observer(w)
+                w = quantize_weight(w, observer)
+            packed.set_weight_bias(w, None if bias is None else bias.detach())
+        return q
+
+
+class LSTMCell(_DynamicRNNCell):
+    """LSTMCell(input_size, hidden_size, bias=True, dtype=ember.qint8): forward(input, hx=None)
+    -> (h, c)."""
+
+    _GATES = 4
+    _FLOAT_MODULE = nn.LSTMCell
+
+    def forward(self, input, hx=None):
+        x, hx, unbatched = self._batched(input, hx, "LSTMCell")
+        h, c = hx if hx is not None else (self._zeros(x), self._zeros(x))
+        gi, gh = self._projections(x, h)
+        i, f, g, o = (gi + gh).chunk(4, 1)
+        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
+        h = ember.sigmoid(o) * ember.tanh(c)
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(_DynamicRNNCell):
+    """GRUCell(input_size, hidden_size, bias=True, dtype=ember.qint8)."""
+
+    _GATES = 3
+    _FLOAT_MODULE = nn.GRUCell
+
+    def forward(self, input, hx=None):
+        x, hx, unbatched = self._batched(input, hx, "GRUCell")
+        h = hx if hx is not None else self._zeros(x)
+        gi, gh = self._projections(x, h)
+        i_r, i_z, i_n = gi.chunk(3, 1)
+        h_r, h_z, h_n = gh.chunk(3, 1)
+        r = ember.sigmoid(i_r + h_r)
+        z = ember.sigmoid(i_z + h_z)
+        n = ember.tanh(i_n + r * h_n)
+        h = (1 - z) * n + z * h
+        return h.squeeze(0) if unbatched else h
+
+
+class RNNCell(_DynamicRNNCell):
+    """RNNCell(input_size, hidden_size, bias=True, nonlinearity='tanh', dtype=ember.qint8)."""
+
+    _FLOAT_MODULE = nn.RNNCell
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh",
+                 dtype=ember.qint8):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, hx, unbatched = self._batched(input, hx, "RNNCell")
+        h = hx if hx is not None else self._zeros(x)
+        gi, gh = self._projections(x, h)
+        h = ember.tanh(gi + gh) if self.nonlinearity == "tanh" else nn.functional.relu(gi + gh)
+        return h.squeeze(0) if unbatched else h
