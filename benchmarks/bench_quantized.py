@@ -33,10 +33,8 @@ import io
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")  # before NumPy loads OpenBLAS
 
@@ -44,18 +42,6 @@ SHAPES = ((768, 768), (768, 3072), (3072, 768))
 BATCHES = (1, 32, 128)
 
 
-def timed(fn, target_s, pause_s=0.0):
-    if pause_s:
-        time.sleep(pause_s)
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(target_s / one))
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    return (time.perf_counter() - t0) / reps
 
 
 def ort_session(torch, layer, k, batch, tmp):
@@ -84,7 +70,7 @@ def child(threads, repeat, target_s, peak_gops, out_path):
     from ember.ao.quantization import quantize_dynamic
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from common import environment
+    from common import environment, timed_block
 
     torch.set_num_threads(threads)
     ember.set_num_threads(threads)
@@ -131,7 +117,7 @@ def child(threads, repeat, target_s, peak_gops, out_path):
             with torch.no_grad():
                 for _ in range(repeat):  # alternate the contestants
                     for name, fn in fns.items():
-                        times[name].append(timed(fn, target_s, 0.05 if threads > 1 else 0))
+                        times[name].append(timed_block(fn, target_s, 0.05 if threads > 1 else 0))
                 want = tq(tx).numpy()
             med = {name: statistics.median(v) for name, v in times.items()}
             diff = float(np.abs(eq(ex).numpy() - want).max())
@@ -177,13 +163,12 @@ def main():
     if args.child:
         child(args.child, args.repeat, args.target_s, args.peak_gops, args.json)
         return
-    for t in args.threads:
-        env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
-        cmd = [sys.executable, __file__, "--child", str(t), "--repeat", str(args.repeat),
-               "--target-s", str(args.target_s), "--peak-gops", str(args.peak_gops)]
-        if args.json:
-            cmd += ["--json", f"{args.json}.{t}.json"]
-        subprocess.run(cmd, env=env, check=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import run_per_thread_count
+
+    child_args = ["--repeat", str(args.repeat), "--target-s", str(args.target_s),
+                  "--peak-gops", str(args.peak_gops)]
+    run_per_thread_count(__file__, args.threads, child_args, args.json)
 
 
 if __name__ == "__main__":

@@ -31,27 +31,13 @@ import io
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 BATCHES = (1, 32)
 
 
-def timed(fn, target_s, pause_s=0.0):
-    if pause_s:
-        time.sleep(pause_s)
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(target_s / one))
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    return (time.perf_counter() - t0) / reps
 
 
 def build(lib, quant):
@@ -110,7 +96,7 @@ def child(threads, repeat, target_s, out_path):
     import ember
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from common import environment
+    from common import environment, timed_block
 
     torch.set_num_threads(threads)
     ember.set_num_threads(threads)
@@ -161,7 +147,7 @@ def child(threads, repeat, target_s, out_path):
         with torch.no_grad(), ember.no_grad():
             for _ in range(repeat):
                 for name, fn in fns.items():
-                    times[name].append(timed(fn, target_s, 0.05 if threads > 1 else 0))
+                    times[name].append(timed_block(fn, target_s, 0.05 if threads > 1 else 0))
         med = {name: statistics.median(v) for name, v in times.items()}
         row = {"name": f"static CNN batch {batch}", "threads": threads,
                "ms": {name: t * 1e3 for name, t in med.items()},
@@ -197,7 +183,7 @@ def shapes_child(threads, repeat, target_s, out_path):
     import ember
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from common import environment
+    from common import environment, timed_block
 
     ember.set_num_threads(threads)
     q_ops = ember._C._quantized
@@ -221,7 +207,7 @@ def shapes_child(threads, repeat, target_s, out_path):
         with ember.no_grad():
             for _ in range(repeat):
                 for name, fn in fns.items():
-                    times[name].append(timed(fn, target_s))
+                    times[name].append(timed_block(fn, target_s))
         med = {name: statistics.median(v) * 1e3 for name, v in times.items()}
         row = {"name": f"N{n} C{c} {h}x{w} -> {o}, k{k} s{s} g{g}", "threads": threads,
                "ms": med, "auto_kernel": kinds["auto"], "int8_kernel": kinds["int8"],
@@ -250,13 +236,12 @@ def main():
         run = shapes_child if args.shapes else child
         run(args.child, args.repeat, args.target_s, args.json)
         return
-    for t in args.threads:
-        env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
-        cmd = [sys.executable, __file__, "--child", str(t), "--repeat", str(args.repeat),
-               "--target-s", str(args.target_s)] + (["--shapes"] if args.shapes else [])
-        if args.json:
-            cmd += ["--json", f"{args.json}.{t}.json"]
-        subprocess.run(cmd, env=env, check=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import run_per_thread_count
+
+    child_args = ["--repeat", str(args.repeat), "--target-s", str(args.target_s)]
+    run_per_thread_count(__file__, args.threads, child_args + (["--shapes"] if args.shapes else []),
+                         args.json)
 
 
 if __name__ == "__main__":

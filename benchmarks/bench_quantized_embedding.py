@@ -20,7 +20,6 @@ import io
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
@@ -36,8 +35,7 @@ def child(threads, repeat, target_s, out_path):
     from ember.ao import quantization as tq
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from bench_quantized_cnn import timed
-    from common import environment
+    from common import environment, timed_block
 
     torch.set_num_threads(threads)
     ember.set_num_threads(threads)
@@ -76,7 +74,7 @@ def child(threads, repeat, target_s, out_path):
         with torch.no_grad(), ember.no_grad():
             for _ in range(repeat):
                 for name, fn in fns.items():
-                    times[name].append(timed(fn, target_s))
+                    times[name].append(timed_block(fn, target_s))
             diff = float(np.abs(eq(ei, eo).numpy() - tq_bag(ti, to).numpy()).max())
         med = {name: statistics.median(v) * 1e3 for name, v in times.items()}
         sizes[f"{bits}-bit"] = size(eq.state_dict()) / float_size
@@ -108,13 +106,11 @@ def main():
     if args.child:
         child(args.child, args.repeat, args.target_s, args.json)
         return
-    for t in args.threads:
-        env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
-        cmd = [sys.executable, __file__, "--child", str(t), "--repeat", str(args.repeat),
-               "--target-s", str(args.target_s)]
-        if args.json:
-            cmd += ["--json", f"{args.json}.{t}.json"]
-        subprocess.run(cmd, env=env, check=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import run_per_thread_count
+
+    child_args = ["--repeat", str(args.repeat), "--target-s", str(args.target_s)]
+    run_per_thread_count(__file__, args.threads, child_args, args.json)
 
 
 if __name__ == "__main__":

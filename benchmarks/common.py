@@ -253,3 +253,36 @@ def ratio_chart(
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     print(f"chart: {path}")
+
+
+def timed_block(fn: Callable[[], object], target_s: float, pause_s: float = 0.0) -> float:
+    """Seconds per call of fn over a block of about target_s (after a warm-up call), each block
+    started after pause_s of sleep so the other thread pools in the process go idle first. The
+    int8 benchmarks alternate contestants block by block and take the median."""
+    import time
+
+    if pause_s:
+        time.sleep(pause_s)
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    reps = max(1, int(target_s / one))
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
+
+
+def run_per_thread_count(script: str, threads, args: list, json_prefix) -> None:
+    """Runs `script --child T args` in a fresh process per thread count T (OMP_NUM_THREADS and
+    MKL_NUM_THREADS set before any library starts its pool), results to <json_prefix>.T.json."""
+    import subprocess
+    import sys
+
+    for t in threads:
+        env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t))
+        cmd = [sys.executable, script, "--child", str(t), *args]
+        if json_prefix:
+            cmd += ["--json", f"{json_prefix}.{t}.json"]
+        subprocess.run(cmd, env=env, check=True)
