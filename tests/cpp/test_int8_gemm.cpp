@@ -345,50 +345,99 @@ TEST_CASE("quantized add and mul equal the reference at every level", "[int8]") 
   }
 }
 
+namespace {
+
+struct DepthwiseGeometry {
+  int64_t kernel, stride, dilation, padding;
+};
+
+// Float copies of the taps and their kernel-row sums: what the interior fast path reads.
+void add_float_taps(DepthwiseArgs& p, const std::vector<int32_t>& taps, std::vector<float>& taps_f,
+                    std::vector<float>& row_sums) {
+  taps_f.assign(taps.begin(), taps.end());
+  row_sums.assign(p.kernel[0] * p.c, 0.f);
+  for (int64_t i = 0; i < p.kernel[0]; ++i) {
+    for (int64_t j = 0; j < p.kernel[1]; ++j) {
+      for (int64_t c = 0; c < p.c; ++c)
+        row_sums[i * p.c + c] += taps_f[(i * p.kernel[1] + j) * p.c + c];
+    }
+  }
+  p.taps_f = taps_f.data();
+  p.row_sums_f = row_sums.data();
+  p.float_exact = true;
+}
+
+}  // namespace
+
+// Geometries with interior fast paths (3 and 5 wide, strides 1 and 2) and without (a dilation,
+// 7 wide); channel counts that fill 4, 2 and 1 vectors and leave lanes over; work ranges that
+// start and end mid-row, as parallel_for cuts them.
 TEST_CASE("depthwise convolution equals the reference at every level", "[int8]") {
   std::mt19937 rng(41);
   std::uniform_int_distribution<int> dx(0, 255), dw(-255, 255);
-  for (int64_t c : {1, 7, 16, 37}) {
-    DepthwiseArgs p;
-    p.h = 6;
-    p.w = 5;
-    p.c = c;
-    p.kernel[0] = p.kernel[1] = 3;
-    p.stride[0] = 2;
-    p.padding[0] = p.padding[1] = 1;
-    p.dilation[1] = 2;
-    p.oh = (p.h + 2 - 3) / 2 + 1;
-    p.ow = (p.w + 2 - 5) / 1 + 1;
-    std::vector<uint8_t> x(2 * p.h * p.w * c);
-    for (auto& v : x) v = static_cast<uint8_t>(dx(rng));
-    std::vector<int32_t> taps(9 * c);
-    for (auto& v : taps) v = dw(rng);
-    std::vector<float> scales(c), bias(c);
-    for (int64_t i = 0; i < c; ++i) {
-      scales[i] = 0.0004f * (1 + i % 3);
-      bias[i] = 0.3f * (i % 5) - 0.6f;
-    }
-    p.x = x.data();
-    p.x_zero_point = 131;
-    p.taps = taps.data();
-    p.scales = scales.data();
-    p.bias = bias.data();
-    p.out_inv_scale = 1.f / 0.05f;
-    p.out_zero_point = 70;
-    p.ldo = c;
-    p.r0 = 0;
-    p.r1 = 2 * p.oh * p.ow;
-    for (bool relu : {false, true}) {
-      p.relu = relu;
-      std::vector<uint8_t> want(p.r1 * c);
-      p.out = want.data();
-      depthwise_u8_reference(p);
-      for (CpuCapability level : levels()) {
-        INFO("level " << cpu_capability_name(level) << " c " << c << " relu " << relu);
-        std::vector<uint8_t> got(p.r1 * c, 3);
-        p.out = got.data();
-        depthwise_u8_stub.cpu_kernel_at(level)(p);
-        for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+  const DepthwiseGeometry geometries[] = {{3, 1, 1, 1}, {3, 2, 1, 1}, {5, 1, 1, 2},
+                                          {5, 2, 1, 0}, {3, 1, 2, 1}, {7, 1, 1, 3}};
+  for (const DepthwiseGeometry& geo : geometries) {
+    for (int64_t c : {1, 7, 16, 37, 80}) {
+      DepthwiseArgs p;
+      p.h = 9;
+      p.w = 14;
+      p.c = c;
+      p.kernel[0] = p.kernel[1] = geo.kernel;
+      p.stride[0] = p.stride[1] = geo.stride;
+      p.padding[0] = p.padding[1] = geo.padding;
+      p.dilation[0] = p.dilation[1] = geo.dilation;
+      const int64_t extent = (geo.kernel - 1) * geo.dilation + 1;
+      p.oh = (p.h + 2 * geo.padding - extent) / geo.stride + 1;
+      p.ow = (p.w + 2 * geo.padding - extent) / geo.stride + 1;
+      const int64_t taps_n = geo.kernel * geo.kernel;
+      std::vector<uint8_t> x(2 * p.h * p.w * c);
+      for (auto& v : x) v = static_cast<uint8_t>(dx(rng));
+      std::vector<int32_t> taps(taps_n * c);
+      for (auto& v : taps) v = dw(rng);
+      std::vector<float> scales(c), bias(c), taps_f, row_sums;
+      for (int64_t i = 0; i < c; ++i) {
+        scales[i] = 0.0004f * (1 + i % 3) / geo.kernel;
+        bias[i] = 0.3f * (i % 5) - 0.6f;
+      }
+      p.x = x.data();
+      p.taps = taps.data();
+      p.scales = scales.data();
+      p.bias = bias.data();
+      p.out_inv_scale = 1.f / 0.05f;
+      p.out_zero_point = 70;
+      p.ldo = c;
+      const int64_t rows = 2 * p.oh * p.ow;
+      for (int32_t x_zero_point : {131, 0, 255}) {
+        p.x_zero_point = x_zero_point;
+        for (bool relu : {false, true}) {
+          p.relu = relu;
+          p.float_exact = false;
+          p.taps_f = p.row_sums_f = nullptr;
+          std::vector<uint8_t> want(rows * c);
+          p.out = want.data();
+          p.r0 = 0;
+          p.r1 = rows;
+          depthwise_u8_reference(p);
+          add_float_taps(p, taps, taps_f, row_sums);
+          for (CpuCapability level : levels()) {
+            INFO("level " << cpu_capability_name(level) << " kernel " << geo.kernel << " stride "
+                          << geo.stride << " dilation " << geo.dilation << " c " << c << " x_zp "
+                          << x_zero_point << " relu " << relu);
+            std::vector<uint8_t> got(rows * c, 3);
+            p.out = got.data();
+            const int64_t cuts[] = {0, 5, p.ow + 3, rows / 2 + 1, rows};
+            for (int k = 0; k + 1 < 5; ++k) {
+              DepthwiseArgs part = p;
+              part.r0 = cuts[k];
+              part.r1 = cuts[k + 1];
+              depthwise_u8_stub.cpu_kernel_at(level)(part);
+            }
+            for (size_t i = 0; i < got.size(); ++i) {
+              REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+            }
+          }
+        }
       }
     }
   }

@@ -307,6 +307,23 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
             wd[oc * taps + t] - static_cast<int32_t>(q.zero_points()[c]);
       }
     }
+    // Any partial sum of x * w plus the zero-point offset is bounded by 2 * 255 * sum |w|.
+    const int64_t kh = p->kernel[0], kw = p->kernel[1];
+    p->depthwise_taps_f.assign(p->depthwise_taps.begin(), p->depthwise_taps.end());
+    p->depthwise_row_sums_f.assign(static_cast<size_t>(kh * out_channels), 0.f);
+    int64_t largest_abs_sum = 0;
+    for (int64_t oc = 0; oc < out_channels; ++oc) {
+      int64_t abs_sum = 0;
+      for (int64_t i = 0; i < kh; ++i) {
+        for (int64_t j = 0; j < kw; ++j) {
+          const int32_t tap = p->depthwise_taps[(i * kw + j) * out_channels + oc];
+          p->depthwise_row_sums_f[i * out_channels + oc] += static_cast<float>(tap);
+          abs_sum += std::abs(tap);
+        }
+      }
+      largest_abs_sum = std::max(largest_abs_sum, abs_sum);
+    }
+    p->depthwise_float_exact = 2 * 255 * largest_abs_sum < (int64_t{1} << 24);
     return p;
   }
   // (C_out, kh, kw, C_in / groups): the unfolded input's column order.
@@ -387,13 +404,13 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
   if (rows > 0 && out_channels > 0) {
     const Tensor xs = channels_last_ints(x);
     const uint8_t* xd = xs.data<uint8_t>();
-    uint8_t largest = 0;
-    for (int64_t i = 0, e = xs.numel(); i < e; ++i) largest = std::max(largest, xd[i]);
     const uint8_t zero_point = static_cast<uint8_t>(iq.zero_point());
     QuantParams params;
     params.scale = static_cast<float>(iq.scale());
     params.zero_point = static_cast<int32_t>(iq.zero_point());
-    const bool seven_bit = largest <= 127 && zero_point <= 127;
+    // Not known for the whole input: without VNNI the GEMM checks each tile of rows for the
+    // faster 7-bit product itself (a whole-input scan cost a quarter of a depthwise layer).
+    const bool seven_bit = false;
     const int64_t k = g.taps * g.cg, lda = int8_gemm_padded_k(k);
     Int8Output o;
     o.ldo = out_channels;
@@ -425,6 +442,9 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
       }
       d.x_zero_point = params.zero_point;
       d.taps = w.depthwise_taps.data();
+      d.taps_f = w.depthwise_taps_f.data();
+      d.row_sums_f = w.depthwise_row_sums_f.data();
+      d.float_exact = w.depthwise_float_exact;
       d.scales = scales.data();
       d.bias = bias.data();
       d.relu = relu;

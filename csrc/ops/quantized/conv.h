@@ -34,6 +34,10 @@ struct PackedConvWeight {
   // kDepthwise (one input channel a group): (w - w_zp) tap-major (taps x C_out), and the
   // per-output-channel scales.
   std::vector<int32_t> depthwise_taps;
+  // The taps as floats, their sums over each kernel row (kh x C_out), and whether float sums of
+  // tap products stay exact (below 2^24) for every channel.
+  std::vector<float> depthwise_taps_f, depthwise_row_sums_f;
+  bool depthwise_float_exact = false;
   std::vector<float> channel_scales;
   // kFloat: the dequantized weight, for the float convolution.
   Tensor float_weight;

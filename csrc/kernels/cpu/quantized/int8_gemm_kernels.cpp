@@ -354,40 +354,182 @@ inline void depthwise_block(const DepthwiseArgs& p, int64_t n, int64_t oh, int64
   }
 }
 
-void depthwise(const DepthwiseArgs& p) {
-  constexpr int kBlock = 4;  // vectors of channels per register block
-  const int64_t c_n = p.c, vec_end = c_n / kLanes * kLanes;
-  int64_t ow = p.r0 % p.ow, oh = (p.r0 / p.ow) % p.oh, n = p.r0 / (p.ow * p.oh);
-  for (int64_t r = p.r0; r < p.r1; ++r, ++ow) {
-    if (ow == p.ow) {
-      ow = 0;
-      if (++oh == p.oh) {
-        oh = 0;
-        ++n;
+// Channels [c_begin, c) of output pixel (n, oh, ow) one lane at a time: the channels past the
+// last whole vector.
+void depthwise_scalar_channels(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow,
+                               int64_t c_begin, uint8_t* out) {
+  for (int64_t c = c_begin; c < p.c; ++c) {
+    int32_t acc = 0;
+    for (int64_t i = 0; i < p.kernel[0]; ++i) {
+      const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+      for (int64_t j = 0; j < p.kernel[1]; ++j) {
+        const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
+        if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+        acc += (int32_t(p.x[((n * p.h + ih) * p.w + iw) * p.c + c]) - p.x_zero_point) *
+               p.taps[(i * p.kernel[1] + j) * p.c + c];
       }
     }
-    uint8_t* out = p.out + r * p.ldo;
-    int64_t c = 0;
-    for (; c + kBlock * kLanes <= vec_end; c += kBlock * kLanes) {
-      depthwise_block<kBlock>(p, n, oh, ow, c, out);
-    }
-    for (; c < vec_end; c += kLanes) depthwise_block<1>(p, n, oh, ow, c, out);
-    for (; c < c_n; ++c) {  // the channels past the last vector: the same operations, one lane
-      int32_t acc = 0;
-      for (int64_t i = 0; i < p.kernel[0]; ++i) {
-        const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
-        for (int64_t j = 0; j < p.kernel[1]; ++j) {
-          const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
-          if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-          acc += (int32_t(p.x[((n * p.h + ih) * p.w + iw) * c_n + c]) - p.x_zero_point) *
-                 p.taps[(i * p.kernel[1] + j) * c_n + c];
+    float y = static_cast<float>(acc) * p.scales[c] + p.bias[c];
+    if (p.relu) y = std::max(y, 0.f);
+    const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
+    out[c] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+  }
+}
+
+// Any output pixel, any geometry: every tap checked against the borders.
+void depthwise_pixel(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow, uint8_t* out) {
+  constexpr int kBlock = 4;  // vectors of channels per register block
+  const int64_t vec_end = p.c / kLanes * kLanes;
+  int64_t c = 0;
+  for (; c + kBlock * kLanes <= vec_end; c += kBlock * kLanes) {
+    depthwise_block<kBlock>(p, n, oh, ow, c, out);
+  }
+  for (; c < vec_end; c += kLanes) depthwise_block<1>(p, n, oh, ow, c, out);
+  depthwise_scalar_channels(p, n, oh, ow, c, out);
+}
+
+// y = acc * scale + bias (ReLU), requantized, for NV vectors of channels from c0.
+template <int NV>
+inline void depthwise_store(const DepthwiseArgs& p, const F* acc, int64_t c0, uint8_t* out) {
+  const F zero = Isa::set1f(0.f), inv = Isa::set1f(p.out_inv_scale),
+          zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = c0 + v * kLanes;
+    // Not fused, as depthwise_block: border and interior pixels round alike.
+    F y = Isa::addf(Isa::mulf(acc[v], Isa::loadf(p.scales + c)), Isa::loadf(p.bias + c));
+    if (p.relu) y = Isa::maxf(y, zero);
+    Isa::store_u8(out + c, Isa::mulf(y, inv), zp, qmax);
+  }
+}
+
+// P consecutive interior output pixels (every tap column inside the input) from `ow` of row
+// (n, oh), channels [c0, c0 + NV vectors): float FMAs on exact integers. Each input column is
+// loaded and widened once and meets every (pixel, tap) that reads it: with stride 1 and three
+// taps a column serves three pixels. The accumulators start at -x_zp * (sum of the taps of the
+// rows inside the input), so no zero point is subtracted per tap.
+template <int KW, int S, int P, int NV>
+inline void depthwise_interior(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow,
+                               int64_t c0, const float* neg_offset, uint8_t* out) {
+  F acc[P][NV];
+#pragma GCC unroll 8
+  for (int q = 0; q < P; ++q) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[q][v] = Isa::loadf(neg_offset + c0 + v * kLanes);
+  }
+  const int64_t c_n = p.c;
+  for (int64_t i = 0; i < p.kernel[0]; ++i) {
+    const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+    if (ih < 0 || ih >= p.h) continue;
+    const uint8_t* x = p.x + ((n * p.h + ih) * p.w + ow * S - p.padding[1]) * c_n + c0;
+    const float* w = p.taps_f + i * KW * c_n + c0;
+#pragma GCC unroll 32
+    for (int col = 0; col < (P - 1) * S + KW; ++col) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const F xv = Isa::load_u8f(x + col * c_n + v * kLanes);
+#pragma GCC unroll 8
+        for (int q = 0; q < P; ++q) {
+          const int j = col - q * S;
+          if (j >= 0 && j < KW) {
+            acc[q][v] = Isa::fmaddf(xv, Isa::loadf(w + j * c_n + v * kLanes), acc[q][v]);
+          }
         }
       }
-      float y = static_cast<float>(acc) * p.scales[c] + p.bias[c];
-      if (p.relu) y = std::max(y, 0.f);
-      const float q = std::nearbyint(y * p.out_inv_scale) + float(p.out_zero_point);
-      out[c] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
     }
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < P; ++q) depthwise_store<NV>(p, acc[q], c0, out + q * p.ldo);
+}
+
+// Accumulators of 4 pixels x NV vectors fit the registers of every level up to NV = 2 (16
+// registers); AVX-512's 32 registers take NV = 4.
+constexpr int kMaxInteriorVectors = kLanes >= 16 ? 4 : 2;
+
+template <int KW, int S, int NV>
+void depthwise_interior_range(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow0,
+                              int64_t ow1, int64_t c0, const float* neg_offset, uint8_t* out) {
+  constexpr int P = 4;
+  int64_t ow = ow0;
+  for (; ow + P <= ow1; ow += P) {
+    depthwise_interior<KW, S, P, NV>(p, n, oh, ow, c0, neg_offset, out + (ow - ow0) * p.ldo);
+  }
+  for (; ow < ow1; ++ow) {
+    depthwise_interior<KW, S, 1, NV>(p, n, oh, ow, c0, neg_offset, out + (ow - ow0) * p.ldo);
+  }
+}
+
+// Output pixels [ow0, ow1) of row (n, oh), all interior, `out` at pixel ow0.
+template <int KW, int S>
+void depthwise_interior_row(const DepthwiseArgs& p, int64_t n, int64_t oh, int64_t ow0, int64_t ow1,
+                            const float* neg_offset, uint8_t* out) {
+  const int64_t vectors = p.c / kLanes;
+  int64_t v = 0;
+  for (; v + kMaxInteriorVectors <= vectors; v += kMaxInteriorVectors) {
+    depthwise_interior_range<KW, S, kMaxInteriorVectors>(p, n, oh, ow0, ow1, v * kLanes, neg_offset,
+                                                         out);
+  }
+  if (kMaxInteriorVectors > 2 && v + 2 <= vectors) {
+    depthwise_interior_range<KW, S, 2>(p, n, oh, ow0, ow1, v * kLanes, neg_offset, out);
+    v += 2;
+  }
+  if (v < vectors) {
+    depthwise_interior_range<KW, S, 1>(p, n, oh, ow0, ow1, v * kLanes, neg_offset, out);
+  }
+  if (vectors * kLanes < p.c) {
+    for (int64_t ow = ow0; ow < ow1; ++ow) {
+      depthwise_scalar_channels(p, n, oh, ow, vectors * kLanes, out + (ow - ow0) * p.ldo);
+    }
+  }
+}
+
+using InteriorRowFn = void (*)(const DepthwiseArgs&, int64_t, int64_t, int64_t, int64_t,
+                               const float*, uint8_t*);
+
+// The interior kernel for this geometry, or null (other widths, strides or a width dilation:
+// every pixel then takes depthwise_pixel).
+InteriorRowFn interior_row_kernel(const DepthwiseArgs& p) {
+  if (!p.float_exact || p.dilation[1] != 1) return nullptr;
+  const int64_t kw = p.kernel[1], s = p.stride[1];
+  if (kw == 3 && s == 1) return depthwise_interior_row<3, 1>;
+  if (kw == 3 && s == 2) return depthwise_interior_row<3, 2>;
+  if (kw == 5 && s == 1) return depthwise_interior_row<5, 1>;
+  if (kw == 5 && s == 2) return depthwise_interior_row<5, 2>;
+  return nullptr;
+}
+
+void depthwise(const DepthwiseArgs& p) {
+  const InteriorRowFn interior = interior_row_kernel(p);
+  // Output columns whose taps all lie inside the input: [ow_lo, ow_hi).
+  const int64_t kw = p.kernel[1], s = p.stride[1], pad = p.padding[1];
+  const int64_t ow_lo = std::min(p.ow, (pad + s - 1) / s);
+  const int64_t ow_hi = p.w - kw + pad >= 0 ? std::min(p.ow, (p.w - kw + pad) / s + 1) : 0;
+  std::vector<float> neg_offset(interior ? static_cast<size_t>(p.c) : 0);
+  int64_t offset_row = -1;  // the (n * oh + oh) row neg_offset was computed for
+  for (int64_t r = p.r0; r < p.r1;) {
+    const int64_t n = r / (p.ow * p.oh), oh = (r / p.ow) % p.oh, ow0 = r % p.ow;
+    const int64_t ow1 = std::min(p.ow, ow0 + (p.r1 - r));
+    uint8_t* out = p.out + r * p.ldo;
+    const int64_t lo = std::max(ow0, ow_lo), hi = std::min(ow1, ow_hi);
+    if (!interior || lo >= hi) {
+      for (int64_t ow = ow0; ow < ow1; ++ow)
+        depthwise_pixel(p, n, oh, ow, out + (ow - ow0) * p.ldo);
+    } else {
+      for (int64_t ow = ow0; ow < lo; ++ow) depthwise_pixel(p, n, oh, ow, out + (ow - ow0) * p.ldo);
+      if (offset_row != n * p.oh + oh) {
+        offset_row = n * p.oh + oh;
+        std::fill(neg_offset.begin(), neg_offset.end(), 0.f);
+        const float zp = static_cast<float>(p.x_zero_point);
+        for (int64_t i = 0; i < p.kernel[0]; ++i) {
+          const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
+          if (ih < 0 || ih >= p.h) continue;
+          for (int64_t c = 0; c < p.c; ++c) neg_offset[c] -= zp * p.row_sums_f[i * p.c + c];
+        }
+      }
+      interior(p, n, oh, lo, hi, neg_offset.data(), out + (lo - ow0) * p.ldo);
+      for (int64_t ow = hi; ow < ow1; ++ow) depthwise_pixel(p, n, oh, ow, out + (ow - ow0) * p.ldo);
+    }
+    r += ow1 - ow0;
   }
 }
 

@@ -84,6 +84,9 @@ struct Isa {
   static F addf(F a, F b) {
     return _mm512_add_ps(a, b);
   }
+  static F fmaddf(F a, F b, F c) {  // a * b + c
+    return _mm512_fmadd_ps(a, b, c);
+  }
   static F maxf(F a, F b) {
     return _mm512_max_ps(a, b);
   }
@@ -150,6 +153,7 @@ struct Isa {
   static F set1f(float v) { return _mm256_set1_ps(v); }
   static F mulf(F a, F b) { return _mm256_mul_ps(a, b); }
   static F addf(F a, F b) { return _mm256_add_ps(a, b); }
+  static F fmaddf(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   static F maxf(F a, F b) { return _mm256_max_ps(a, b); }
   static F minf(F a, F b) { return _mm256_min_ps(a, b); }
   static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
@@ -207,6 +211,8 @@ struct Isa {
   static F set1f(float v) { return _mm_set1_ps(v); }
   static F mulf(F a, F b) { return _mm_mul_ps(a, b); }
   static F addf(F a, F b) { return _mm_add_ps(a, b); }
+  // Not fused at this level: exact wherever the callers use it (integers below 2^24).
+  static F fmaddf(F a, F b, F c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
   static F maxf(F a, F b) { return _mm_max_ps(a, b); }
   static F minf(F a, F b) { return _mm_min_ps(a, b); }
   static void storef(float* p, F v) { _mm_storeu_ps(p, v); }
