@@ -269,6 +269,8 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
                                switch (w.kernel_kind) {
                                  case PackedConvWeight::Kernel::kDepthwise:
                                    return "int8 depthwise";
+                                 case PackedConvWeight::Kernel::kGrouped:
+                                   return "int8 grouped";
                                  case PackedConvWeight::Kernel::kFloat:
                                    return "float";
                                  default:

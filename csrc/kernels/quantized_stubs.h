@@ -145,6 +145,34 @@ struct DepthwiseArgs {
 using DepthwiseFn = void (*)(const DepthwiseArgs& args);
 EMBER_DECLARE_STUB(depthwise_u8_stub, DepthwiseFn);
 
+// A grouped convolution whose groups have `group` (2, 4, 8 or 16) input and as many output
+// channels, on a channels-last quint8 input, requantized like DepthwiseArgs. Each output lane
+// takes four input bytes of its group at a time (u8 x s8 dot products into int32, as the int8
+// GEMM), so no unfolded copy of the input is made.
+struct GroupedConvArgs {
+  const uint8_t* x = nullptr;  // (n, h, w, c)
+  int64_t h = 0, w = 0, c = 0, oh = 0, ow = 0;
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t group = 4;
+  int32_t x_zero_point = 0;
+  const int8_t* weights = nullptr;  // (c, group, kh * kw): w - w_zp, the reference's layout
+  // (kh * kw, parts, c) dwords, parts = ceil(group / 4): byte s of dword (t, part, oc) is the
+  // weight of input channel ws + 4 * part + s for tap t, where ws is oc's group start rounded
+  // down to a multiple of 4 (0 for a channel outside oc's group).
+  const int32_t* packed = nullptr;
+  const int32_t* weight_sums = nullptr;  // c: the sum of (w - w_zp) over taps and inputs
+  const float* scales = nullptr;         // c: x_scale * w_scale[c]
+  const float* bias = nullptr;           // c (zeros when the module has none)
+  bool relu = false;
+  float out_inv_scale = 1.f;
+  int32_t out_zero_point = 0;
+  uint8_t* out = nullptr;  // rows `ldo` apart
+  int64_t ldo = 0;
+  int64_t r0 = 0, r1 = 0;
+};
+using GroupedConvFn = void (*)(const GroupedConvArgs& args);
+EMBER_DECLARE_STUB(grouped_conv_u8_stub, GroupedConvFn);
+
 // One row of a per-row quantized embedding table into an accumulator: acc[d] += q[d] * scale +
 // bias (or acc[d] = max(acc[d], that) when `max`), q 8-bit values or 4-bit ones packed two a
 // byte (the even element low). The scale and bias already carry any per-sample weight.
@@ -159,6 +187,10 @@ void int8_gemm_reference(const Int8GemmArgs& args, const int8_t* w, int64_t ldw)
 void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
 void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
 void depthwise_u8_reference(const DepthwiseArgs& args);
+void grouped_conv_u8_reference(const GroupedConvArgs& args);
+// GroupedConvArgs' packed dwords and weight sums from w - w_zp as (c, group, taps) int8.
+void grouped_conv_pack(const int8_t* w, int64_t c, int64_t group, int64_t taps, int32_t* packed,
+                       int32_t* sums);
 
 }  // namespace native
 }  // namespace ember

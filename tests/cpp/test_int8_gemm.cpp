@@ -443,6 +443,85 @@ TEST_CASE("depthwise convolution equals the reference at every level", "[int8]")
   }
 }
 
+// Groups of 2, 4, 8 and 16 (spread within a vector, or wider than a vector at the lower
+// levels), channel counts that leave lanes over, borders, strides, dilation, extreme zero points,
+// and work ranges cut mid-row and not a multiple of the pixel block.
+TEST_CASE("grouped convolution equals the reference at every level", "[int8]") {
+  std::mt19937 rng(43);
+  std::uniform_int_distribution<int> dx(0, 255), dw(-128, 127);
+  const DepthwiseGeometry geometries[] = {{3, 1, 1, 1}, {3, 2, 1, 0}, {3, 1, 2, 2}, {1, 1, 1, 0}};
+  for (int64_t group : {2, 4, 8, 16}) {
+    for (int64_t groups : {1, 3, 4}) {
+      for (const DepthwiseGeometry& geo : geometries) {
+        GroupedConvArgs p;
+        p.h = 7;
+        p.w = 9;
+        p.c = group * groups;
+        p.group = group;
+        p.kernel[0] = p.kernel[1] = geo.kernel;
+        p.stride[0] = p.stride[1] = geo.stride;
+        p.padding[0] = p.padding[1] = geo.padding;
+        p.dilation[0] = p.dilation[1] = geo.dilation;
+        const int64_t extent = (geo.kernel - 1) * geo.dilation + 1;
+        p.oh = (p.h + 2 * geo.padding - extent) / geo.stride + 1;
+        p.ow = (p.w + 2 * geo.padding - extent) / geo.stride + 1;
+        const int64_t taps = geo.kernel * geo.kernel, c = p.c;
+        std::vector<uint8_t> x(2 * p.h * p.w * c);
+        for (auto& v : x) v = static_cast<uint8_t>(dx(rng));
+        std::vector<uint8_t> x7(x);  // 7-bit activations (reduce_range): the dot7 path
+        for (auto& v : x7) v &= 127;
+        std::vector<int8_t> weights(c * group * taps);
+        for (auto& v : weights) v = static_cast<int8_t>(dw(rng));
+        std::vector<int32_t> packed(taps * ((group + 3) / 4) * c), sums(c);
+        grouped_conv_pack(weights.data(), c, group, taps, packed.data(), sums.data());
+        std::vector<float> scales(c), bias(c);
+        for (int64_t i = 0; i < c; ++i) {
+          scales[i] = 0.0002f * (1 + i % 3) / static_cast<float>(taps * group);
+          bias[i] = 0.3f * (i % 5) - 0.6f;
+        }
+        p.weights = weights.data();
+        p.packed = packed.data();
+        p.weight_sums = sums.data();
+        p.scales = scales.data();
+        p.bias = bias.data();
+        p.out_inv_scale = 1.f / 0.05f;
+        p.out_zero_point = 70;
+        p.ldo = c;
+        const int64_t rows = 2 * p.oh * p.ow;
+        for (int32_t x_zero_point : {131, 0, 255, 127}) {
+          p.x_zero_point = x_zero_point;
+          p.x = x_zero_point == 127 ? x7.data() : x.data();
+          for (bool relu : {false, true}) {
+            p.relu = relu;
+            std::vector<uint8_t> want(rows * c);
+            p.out = want.data();
+            p.r0 = 0;
+            p.r1 = rows;
+            grouped_conv_u8_reference(p);
+            for (CpuCapability level : levels()) {
+              INFO("level " << cpu_capability_name(level) << " group " << group << " groups "
+                            << groups << " kernel " << geo.kernel << " stride " << geo.stride
+                            << " x_zp " << x_zero_point << " relu " << relu);
+              std::vector<uint8_t> got(rows * c, 3);
+              p.out = got.data();
+              const int64_t cuts[] = {0, 5, p.ow + 2, rows / 2 + 1, rows};
+              for (int k = 0; k + 1 < 5; ++k) {
+                GroupedConvArgs part = p;
+                part.r0 = cuts[k];
+                part.r1 = std::max(cuts[k], cuts[k + 1]);
+                grouped_conv_u8_stub.cpu_kernel_at(level)(part);
+              }
+              for (size_t i = 0; i < got.size(); ++i) {
+                REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("activation quantizer and min/max equal the reference at every level", "[int8]") {
   std::mt19937 rng(3);
   std::normal_distribution<float> d(0.f, 3.f);

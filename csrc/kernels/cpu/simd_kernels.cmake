@@ -34,6 +34,7 @@ set(EMBER_SIMD_KERNEL_SOURCES
   nn/loss_pointwise_kernels.cpp
   nn/norm_kernels.cpp
   nn/softmax_kernels.cpp
+  quantized/int8_conv_kernels.cpp
   quantized/int8_gemm_kernels.cpp)
 list(TRANSFORM EMBER_SIMD_KERNEL_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 
@@ -44,4 +45,5 @@ set(EMBER_CPU_LEVEL_FLAGS_1 -march=x86-64-v3)
 set(EMBER_CPU_LEVEL_FLAGS_2 -march=x86-64-v4 -mprefer-vector-width=512)
 set(EMBER_CPU_LEVEL_FLAGS_3 -march=x86-64-v4 -mavx512vnni -mavx512bf16 -mprefer-vector-width=512)
 # The files worth a fourth copy: those whose code differs with VNNI or BF16 instructions.
-set(EMBER_VNNI_BF16_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/quantized/int8_gemm_kernels.cpp)
+set(EMBER_VNNI_BF16_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/quantized/int8_gemm_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quantized/int8_conv_kernels.cpp)

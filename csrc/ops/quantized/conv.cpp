@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/cpu_capability.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/shape.h"
@@ -230,14 +231,40 @@ void depthwise_rows(const uint8_t* x, const Geometry& g, const PackedConvWeight&
   }
 }
 
+// Whether every w - w_zp of a qint8 weight is an int8 (always, for symmetric weights).
+bool weights_fit_int8(const Quantizer& q) {
+  for (int64_t zp : q.zero_points()) {
+    if (zp != 0) return false;
+  }
+  return true;
+}
+
+// The grouped kernel's layouts (GroupedConvArgs): plain (C_out, group, taps), and dwords of
+// four input channels from each output channel's group start rounded down to a multiple of 4.
+void pack_grouped(const Tensor& qweight, const Quantizer& q, PackedConvWeight& p) {
+  const Tensor ints = contiguous(int_repr(qweight));  // (C_out, group, *kernel), w_zp = 0
+  const int8_t* w = ints.data<int8_t>();
+  const int64_t c = qweight.size(0), group = qweight.size(1), taps = p.kernel[0] * p.kernel[1];
+  const int64_t parts = (group + 3) / 4;
+  p.grouped_weights.assign(w, w + c * group * taps);
+  p.grouped_packed.resize(static_cast<size_t>(taps * parts * c));
+  p.grouped_sums.resize(static_cast<size_t>(c));
+  p.channel_scales.resize(c);
+  for (int64_t oc = 0; oc < c; ++oc) {
+    p.channel_scales[oc] = static_cast<float>(q.scales()[q.per_channel() ? oc : 0]);
+  }
+  grouped_conv_pack(w, c, group, taps, p.grouped_packed.data(), p.grouped_sums.data());
+}
+
 }  // namespace
 
 std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, int64_t groups,
                                                    const std::string& kernel) {
-  EMBER_CHECK_T(ValueError, kernel == "auto" || kernel == "int8" || kernel == "float", "[",
-                kPrepack, "] kernel must be 'auto', 'int8' or 'float', got '", kernel, "'");
+  EMBER_CHECK_T(ValueError,
+                kernel == "auto" || kernel == "int8" || kernel == "gemm" || kernel == "float", "[",
+                kPrepack, "] kernel must be 'auto', 'int8', 'gemm' or 'float', got '", kernel, "'");
   EMBER_CHECK_T(TypeError, qweight.dtype() == ScalarType::QInt8, "[", kPrepack,
                 "] expected a qint8 weight, got ", dtype_name(qweight.dtype()));
   const Quantizer& q = quantizer_of(qweight, kPrepack);
@@ -276,8 +303,19 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
   if (cg == 1 && groups > 1) {
     p->kernel_kind = PackedConvWeight::Kernel::kDepthwise;
     p->reason = "depthwise: direct int8 kernel";
+  } else if (groups > 1 && cg == og && (cg == 2 || cg == 4 || cg == 8 || cg == 16) && taps <= 64 &&
+             weights_fit_int8(q) && (cg <= 8 || cpu_capability() >= CpuCapability::Avx512)) {
+    // Narrow groups waste most of the GEMM's column panel and pay an unfolded copy of the input
+    // per group; the direct kernel does neither. Groups of 16 need 16-lane vectors to beat the
+    // GEMM (measured: docs/design/quantization.md).
+    p->kernel_kind = PackedConvWeight::Kernel::kGrouped;
+    p->reason = "grouped: direct int8 kernel (groups of " + std::to_string(cg) + ")";
   } else {
     p->reason = "int8 GEMM";
+  }
+  if (kernel == "gemm") {
+    p->kernel_kind = PackedConvWeight::Kernel::kGemm;
+    p->reason = "int8 GEMM: requested";
   }
   // "auto" never picks the float route today: in the measured shapes (bench_quantized_cnn.py
   // --shapes, docs/performance.md) the float convolution of the dequantized operands, with its
@@ -292,6 +330,10 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
   }
   if (p->kernel_kind == PackedConvWeight::Kernel::kFloat) {
     p->float_weight = dequantize(qweight);
+    return p;
+  }
+  if (p->kernel_kind == PackedConvWeight::Kernel::kGrouped) {
+    pack_grouped(qweight, q, *p);
     return p;
   }
   if (p->kernel_kind == PackedConvWeight::Kernel::kDepthwise) {
@@ -420,7 +462,45 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
     uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
     const bool pointwise = g.taps == 1 && w.groups == 1 && lda == g.c && w.stride[0] == 1 &&
                            w.stride[1] == 1 && w.padding[0] == 0 && w.padding[1] == 0;
-    if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise && out_channels == g.c) {
+    if (w.kernel_kind == PackedConvWeight::Kernel::kGrouped) {
+      std::vector<float> scales(out_channels), bias(out_channels, 0.f);
+      for (int64_t c = 0; c < out_channels; ++c) {
+        scales[c] = params.scale * w.channel_scales[c];
+        if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
+      }
+      GroupedConvArgs a;
+      a.x = xd;
+      a.h = g.h;
+      a.w = g.w;
+      a.c = g.c;
+      a.oh = g.oh;
+      a.ow = g.ow;
+      for (int i = 0; i < 2; ++i) {
+        a.kernel[i] = w.kernel[i];
+        a.stride[i] = w.stride[i];
+        a.padding[i] = w.padding[i];
+        a.dilation[i] = w.dilation[i];
+      }
+      a.group = g.cg;
+      a.x_zero_point = params.zero_point;
+      a.weights = w.grouped_weights.data();
+      a.packed = w.grouped_packed.data();
+      a.weight_sums = w.grouped_sums.data();
+      a.scales = scales.data();
+      a.bias = bias.data();
+      a.relu = relu;
+      a.out_inv_scale = 1.f / static_cast<float>(out_scale);
+      a.out_zero_point = static_cast<int32_t>(out_zero_point);
+      a.out = result_data;
+      a.ldo = out_channels;
+      parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / (out_channels * g.taps * g.cg)),
+                   [&](int64_t r0, int64_t r1) {
+                     GroupedConvArgs part = a;
+                     part.r0 = r0;
+                     part.r1 = r1;
+                     grouped_conv_u8_stub(Device(), part);
+                   });
+    } else if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise && out_channels == g.c) {
       // The SIMD kernel of the CPU level (channel multiplier 1, the common case).
       std::vector<float> scales(out_channels), bias(out_channels, 0.f);
       for (int64_t c = 0; c < out_channels; ++c) {

@@ -25,7 +25,7 @@ struct PackedConvWeight {
   int64_t groups = 1;
   // How this geometry is computed, chosen once at packing from thresholds measured on the
   // int8 kernels against float (docs/design/quantization.md, "Never slower than float").
-  enum class Kernel { kGemm, kDepthwise, kFloat };
+  enum class Kernel { kGemm, kDepthwise, kGrouped, kFloat };
   Kernel kernel_kind = Kernel::kGemm;
   std::string reason;  // why, for ember.ao.quantization.int8_report
   // kGemm: one GEMM weight per group: (C_out / groups, kh * kw * C_in / groups), columns in
@@ -39,6 +39,10 @@ struct PackedConvWeight {
   std::vector<float> depthwise_taps_f, depthwise_row_sums_f;
   bool depthwise_float_exact = false;
   std::vector<float> channel_scales;
+  // kGrouped (C_in / groups == C_out / groups in 2, 4, 8, 16): w - w_zp as (C_out, group,
+  // taps), packed four input channels a dword (GroupedConvArgs), and each channel's sum.
+  std::vector<int8_t> grouped_weights;
+  std::vector<int32_t> grouped_packed, grouped_sums;
   // kFloat: the dequantized weight, for the float convolution.
   Tensor float_weight;
 };

@@ -41,6 +41,13 @@ CASES = [
     (3, 5, 12, 4, 7, (3, 1), (2, 1), (1, 0), 1, 1),
     (1, 16, 4, 4, 33, 2, 2, 1, 1, 1),
     (0, 4, 5, 5, 4, 3, 1, 1, 1, 1),  # empty batch
+    # Groups of 2, 4, 8 and 16 channels in and out: the direct grouped kernel (symmetric
+    # weights), channel counts that leave lanes over, strides, dilation, 1-wide kernels.
+    (2, 16, 7, 9, 16, 3, 1, 1, 1, 8),
+    (1, 32, 6, 6, 32, 3, 2, 1, 1, 8),
+    (2, 24, 5, 6, 24, 3, 1, 1, 1, 3),
+    (1, 48, 7, 5, 48, 3, 1, 2, 2, 3),
+    (1, 20, 5, 5, 20, (1, 3), 1, (0, 1), 1, 5),
 ]
 
 
@@ -69,6 +76,28 @@ def test_conv2d_equals_requantized_float_conv(case, per_channel, in_zero_point):
         diff = np.abs(_ints(got) - _ints(want))
         assert diff.max(initial=0) <= 1
         assert (diff == 0).mean() > 0.99 if diff.size else True
+
+
+@pytest.mark.parametrize("group", [2, 4, 8, 16])
+def test_grouped_kernel_equals_the_gemm_route(group):
+    rng = np.random.default_rng(group)
+    c = 4 * group
+    qw = _quantized_weight(rng, (c, group, 3, 3), True)
+    b = ember.tensor(rng.standard_normal(c).astype(np.float32))
+    qx = ember.quantize_per_tensor(ember.tensor(rng.standard_normal((2, c, 9, 8))
+                                                .astype(np.float32)), 0.04, 77, ember.quint8)
+    direct = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], 4)
+    gemm = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], 4, "gemm")
+    assert gemm.kernel == "int8 GEMM"
+    # Groups of 16 take the direct kernel only with 16-lane vectors (AVX-512).
+    wide_lanes = ember.backends.cpu.get_cpu_capability().startswith("AVX512")
+    if group < 16 or wide_lanes:
+        assert direct.kernel == "int8 grouped" and f"groups of {group}" in direct.reason
+    else:
+        assert direct.kernel == "int8 GEMM"
+    for relu in (False, True):
+        np.testing.assert_array_equal(_ints(_Q.conv(qx, direct, 0.05, 60, relu)),
+                                      _ints(_Q.conv(qx, gemm, 0.05, 60, relu)))
 
 
 def test_conv_output_is_channels_last_and_takes_any_input_layout():
@@ -405,7 +434,8 @@ def test_int8_report_names_each_layers_kernel():
     report = {r["module"]: r for r in tq.int8_report(q)}
     assert report["1"]["compute"] == "int8" and report["1"]["reason"] == "int8 GEMM"
     assert report["2"]["reason"].startswith("depthwise")
-    assert report["3"]["compute"] == "int8" and report["3"]["reason"] == "int8 GEMM"
+    assert report["3"]["compute"] == "int8"
+    assert report["3"]["reason"] == "grouped: direct int8 kernel (groups of 2)"
     q[3].set_weight_bias(q[3].weight(), q[3].bias())  # packed again: still the measured choice
     forced = _Q.conv_prepack(q[3].weight(), q[3].bias(), [1, 1], [0, 0], [1, 1], 8, "float")
     q[3]._packed_params = forced
