@@ -145,24 +145,25 @@ struct DepthwiseArgs {
 using DepthwiseFn = void (*)(const DepthwiseArgs& args);
 EMBER_DECLARE_STUB(depthwise_u8_stub, DepthwiseFn);
 
-// A grouped convolution whose groups have `group` (2, 4, 8 or 16) input and as many output
-// channels, on a channels-last quint8 input, requantized like DepthwiseArgs. Each output lane
-// takes four input bytes of its group at a time (u8 x s8 dot products into int32, as the int8
-// GEMM), so no unfolded copy of the input is made.
+// A grouped convolution with `in_group` (at most 16) input and `out_group` output channels a
+// group, on a channels-last quint8 input, requantized like DepthwiseArgs: the narrow groups of
+// ResNeXt-style blocks (in_group == out_group) and, with one group, the stems of image models
+// (3 input channels). Each output lane takes four input bytes of its group at a time (u8 x s8
+// dot products into int32, as the int8 GEMM), so no unfolded copy of the input is made.
 struct GroupedConvArgs {
-  const uint8_t* x = nullptr;  // (n, h, w, c)
-  int64_t h = 0, w = 0, c = 0, oh = 0, ow = 0;
+  const uint8_t* x = nullptr;  // (n, h, w, c_in)
+  int64_t n = 0, h = 0, w = 0, c_in = 0, c_out = 0, oh = 0, ow = 0;
   int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
-  int64_t group = 4;
+  int64_t in_group = 4, out_group = 4;
   int32_t x_zero_point = 0;
-  const int8_t* weights = nullptr;  // (c, group, kh * kw): w - w_zp, the reference's layout
-  // (kh * kw, parts, c) dwords, parts = ceil(group / 4): byte s of dword (t, part, oc) is the
-  // weight of input channel ws + 4 * part + s for tap t, where ws is oc's group start rounded
-  // down to a multiple of 4 (0 for a channel outside oc's group).
+  const int8_t* weights = nullptr;  // (c_out, in_group, kh * kw): w - w_zp, the reference's
+  // (kh * kw, parts, c_out) dwords, parts = ceil(in_group / 4): byte s of dword (t, part, oc)
+  // is the weight of input channel ws + 4 * part + s for tap t (0 outside oc's group), where ws
+  // is oc's first input channel, rounded down to a multiple of 4 when in_group == out_group.
   const int32_t* packed = nullptr;
-  const int32_t* weight_sums = nullptr;  // c: the sum of (w - w_zp) over taps and inputs
-  const float* scales = nullptr;         // c: x_scale * w_scale[c]
-  const float* bias = nullptr;           // c (zeros when the module has none)
+  const int32_t* weight_sums = nullptr;  // c_out: the sum of (w - w_zp) over taps and inputs
+  const float* scales = nullptr;         // c_out: x_scale * w_scale[c]
+  const float* bias = nullptr;           // c_out (zeros when the module has none)
   bool relu = false;
   float out_inv_scale = 1.f;
   int32_t out_zero_point = 0;
@@ -188,9 +189,9 @@ void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
 void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
 void depthwise_u8_reference(const DepthwiseArgs& args);
 void grouped_conv_u8_reference(const GroupedConvArgs& args);
-// GroupedConvArgs' packed dwords and weight sums from w - w_zp as (c, group, taps) int8.
-void grouped_conv_pack(const int8_t* w, int64_t c, int64_t group, int64_t taps, int32_t* packed,
-                       int32_t* sums);
+// GroupedConvArgs' packed dwords and weight sums from w - w_zp as (c_out, in_group, taps) int8.
+void grouped_conv_pack(const int8_t* w, int64_t c_out, int64_t in_group, int64_t out_group,
+                       int64_t taps, int32_t* packed, int32_t* sums);
 
 }  // namespace native
 }  // namespace ember

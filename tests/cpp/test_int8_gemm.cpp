@@ -444,20 +444,31 @@ TEST_CASE("depthwise convolution equals the reference at every level", "[int8]")
 }
 
 // Groups of 2, 4, 8 and 16 (spread within a vector, or wider than a vector at the lower
-// levels), channel counts that leave lanes over, borders, strides, dilation, extreme zero points,
+// levels), stems (1 to 5 inputs, outputs in whole vectors or not: the scalar form), channel
+// counts that leave lanes over, borders, strides, dilation, extreme zero points, 7-bit inputs,
 // and work ranges cut mid-row and not a multiple of the pixel block.
 TEST_CASE("grouped convolution equals the reference at every level", "[int8]") {
   std::mt19937 rng(43);
   std::uniform_int_distribution<int> dx(0, 255), dw(-128, 127);
   const DepthwiseGeometry geometries[] = {{3, 1, 1, 1}, {3, 2, 1, 0}, {3, 1, 2, 2}, {1, 1, 1, 0}};
-  for (int64_t group : {2, 4, 8, 16}) {
-    for (int64_t groups : {1, 3, 4}) {
-      for (const DepthwiseGeometry& geo : geometries) {
+  struct Grouping {
+    int64_t in_group, out_group, groups;
+  };
+  const Grouping groupings[] = {{2, 2, 3},  {2, 2, 4},   {4, 4, 1},  {4, 4, 3},
+                                {8, 8, 3},  {16, 16, 4}, {3, 32, 1}, {1, 16, 1},
+                                {4, 48, 2}, {5, 16, 1},  {3, 20, 1}};
+  for (const Grouping& grouping : groupings) {
+    const int64_t group = grouping.in_group, groups = grouping.groups;
+    for (const DepthwiseGeometry& geo : geometries) {
+      {
         GroupedConvArgs p;
+        p.n = 2;
         p.h = 7;
         p.w = 9;
-        p.c = group * groups;
-        p.group = group;
+        p.c_in = group * groups;
+        p.c_out = grouping.out_group * groups;
+        p.in_group = group;
+        p.out_group = grouping.out_group;
         p.kernel[0] = p.kernel[1] = geo.kernel;
         p.stride[0] = p.stride[1] = geo.stride;
         p.padding[0] = p.padding[1] = geo.padding;
@@ -465,15 +476,16 @@ TEST_CASE("grouped convolution equals the reference at every level", "[int8]") {
         const int64_t extent = (geo.kernel - 1) * geo.dilation + 1;
         p.oh = (p.h + 2 * geo.padding - extent) / geo.stride + 1;
         p.ow = (p.w + 2 * geo.padding - extent) / geo.stride + 1;
-        const int64_t taps = geo.kernel * geo.kernel, c = p.c;
-        std::vector<uint8_t> x(2 * p.h * p.w * c);
+        const int64_t taps = geo.kernel * geo.kernel, c = p.c_out;
+        std::vector<uint8_t> x(2 * p.h * p.w * p.c_in);
         for (auto& v : x) v = static_cast<uint8_t>(dx(rng));
         std::vector<uint8_t> x7(x);  // 7-bit activations (reduce_range): the dot7 path
         for (auto& v : x7) v &= 127;
         std::vector<int8_t> weights(c * group * taps);
         for (auto& v : weights) v = static_cast<int8_t>(dw(rng));
         std::vector<int32_t> packed(taps * ((group + 3) / 4) * c), sums(c);
-        grouped_conv_pack(weights.data(), c, group, taps, packed.data(), sums.data());
+        grouped_conv_pack(weights.data(), c, group, grouping.out_group, taps, packed.data(),
+                          sums.data());
         std::vector<float> scales(c), bias(c);
         for (int64_t i = 0; i < c; ++i) {
           scales[i] = 0.0002f * (1 + i % 3) / static_cast<float>(taps * group);
@@ -499,9 +511,10 @@ TEST_CASE("grouped convolution equals the reference at every level", "[int8]") {
             p.r1 = rows;
             grouped_conv_u8_reference(p);
             for (CpuCapability level : levels()) {
-              INFO("level " << cpu_capability_name(level) << " group " << group << " groups "
-                            << groups << " kernel " << geo.kernel << " stride " << geo.stride
-                            << " x_zp " << x_zero_point << " relu " << relu);
+              INFO("level " << cpu_capability_name(level) << " in " << group << " out "
+                            << grouping.out_group << " groups " << groups << " kernel "
+                            << geo.kernel << " stride " << geo.stride << " x_zp " << x_zero_point
+                            << " relu " << relu);
               std::vector<uint8_t> got(rows * c, 3);
               p.out = got.data();
               const int64_t cuts[] = {0, 5, p.ow + 2, rows / 2 + 1, rows};

@@ -32,6 +32,14 @@ std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char
 // The input's integers as (N, H, W, C) contiguous uint8 (no copy when already channels-last);
 // a contiguous NCHW input by a plain transpose (the generic strided copy is several times
 // slower on bytes).
+// Pixels [p0, p1) of C channel planes (hw bytes apart) into channels-last pixels.
+template <int C>
+void interleave_pixels(const uint8_t* src, int64_t hw, uint8_t* dst, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
+    for (int ch = 0; ch < C; ++ch) dst[p * C + ch] = src[ch * hw + p];
+  }
+}
+
 Tensor channels_last_ints(const Tensor& x4) {
   const Tensor ints = quantized_storage_view(x4);
   const Tensor nhwc = permute(ints, {0, 2, 3, 1});
@@ -47,10 +55,27 @@ Tensor channels_last_ints(const Tensor& x4) {
                  for (int64_t b = b0; b < b1; ++b) {
                    const int64_t img = b / blocks, p0 = (b % blocks) * kBlock;
                    const int64_t p1 = std::min(hw, p0 + kBlock);
-                   for (int64_t ch = 0; ch < c; ++ch) {
-                     const uint8_t* s = src + (img * c + ch) * hw;
-                     uint8_t* d = dst + img * hw * c + ch;
-                     for (int64_t p = p0; p < p1; ++p) d[p * c] = s[p];
+                   const uint8_t* s = src + img * c * hw;
+                   uint8_t* d = dst + img * hw * c;
+                   switch (c) {  // image stems: a pixel's few channels unrolled
+                     case 1:
+                       std::memcpy(d + p0, s + p0, p1 - p0);
+                       break;
+                     case 2:
+                       interleave_pixels<2>(s, hw, d, p0, p1);
+                       break;
+                     case 3:
+                       interleave_pixels<3>(s, hw, d, p0, p1);
+                       break;
+                     case 4:
+                       interleave_pixels<4>(s, hw, d, p0, p1);
+                       break;
+                     default:
+                       for (int64_t ch = 0; ch < c; ++ch) {
+                         const uint8_t* plane = s + ch * hw + p0;
+                         uint8_t* column = d + p0 * c + ch;
+                         for (int64_t p = 0; p < p1 - p0; ++p, column += c) *column = plane[p];
+                       }
                    }
                  }
                });
@@ -253,7 +278,8 @@ void pack_grouped(const Tensor& qweight, const Quantizer& q, PackedConvWeight& p
   for (int64_t oc = 0; oc < c; ++oc) {
     p.channel_scales[oc] = static_cast<float>(q.scales()[q.per_channel() ? oc : 0]);
   }
-  grouped_conv_pack(w, c, group, taps, p.grouped_packed.data(), p.grouped_sums.data());
+  grouped_conv_pack(w, c, group, c / p.groups, taps, p.grouped_packed.data(),
+                    p.grouped_sums.data());
 }
 
 }  // namespace
@@ -303,13 +329,18 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
   if (cg == 1 && groups > 1) {
     p->kernel_kind = PackedConvWeight::Kernel::kDepthwise;
     p->reason = "depthwise: direct int8 kernel";
-  } else if (groups > 1 && cg == og && (cg == 2 || cg == 4 || cg == 8 || cg == 16) && taps <= 64 &&
-             weights_fit_int8(q) && (cg <= 8 || cpu_capability() >= CpuCapability::Avx512)) {
+  } else if (taps <= 64 && weights_fit_int8(q) && out_channels % 16 == 0 &&
+             ((cg == og && (cg == 2 || cg == 4 || cg == 8 || cg == 16) &&
+               (cg <= 8 || cpu_capability() >= CpuCapability::Avx512)) ||
+              (cg <= 4 && og % 16 == 0))) {
     // Narrow groups waste most of the GEMM's column panel and pay an unfolded copy of the input
     // per group; the direct kernel does neither. Groups of 16 need 16-lane vectors to beat the
-    // GEMM (measured: docs/design/quantization.md).
+    // GEMM. Stems (a few input channels) take it too: their unfolded rows are short copies.
+    // Output channels in whole 16-lane vectors: the kernel's lanes left over are scalar.
+    // (Measured: docs/design/quantization.md.)
     p->kernel_kind = PackedConvWeight::Kernel::kGrouped;
-    p->reason = "grouped: direct int8 kernel (groups of " + std::to_string(cg) + ")";
+    p->reason = groups == 1 ? "direct int8 kernel (" + std::to_string(cg) + " input channels)"
+                            : "grouped: direct int8 kernel (groups of " + std::to_string(cg) + ")";
   } else {
     p->reason = "int8 GEMM";
   }
@@ -470,9 +501,11 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
       }
       GroupedConvArgs a;
       a.x = xd;
+      a.n = g.n;
       a.h = g.h;
       a.w = g.w;
-      a.c = g.c;
+      a.c_in = g.c;
+      a.c_out = out_channels;
       a.oh = g.oh;
       a.ow = g.ow;
       for (int i = 0; i < 2; ++i) {
@@ -481,7 +514,8 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
         a.padding[i] = w.padding[i];
         a.dilation[i] = w.dilation[i];
       }
-      a.group = g.cg;
+      a.in_group = g.cg;
+      a.out_group = g.og;
       a.x_zero_point = params.zero_point;
       a.weights = w.grouped_weights.data();
       a.packed = w.grouped_packed.data();

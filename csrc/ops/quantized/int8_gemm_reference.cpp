@@ -109,24 +109,25 @@ void depthwise_u8_reference(const DepthwiseArgs& p) {
   }
 }
 
-void grouped_conv_pack(const int8_t* w, int64_t c, int64_t group, int64_t taps, int32_t* packed,
-                       int32_t* sums) {
-  const int64_t parts = (group + 3) / 4;
-  for (int64_t oc = 0; oc < c; ++oc) {
-    const int64_t group_start = oc / group * group, window = group_start / 4 * 4;
+void grouped_conv_pack(const int8_t* w, int64_t c_out, int64_t in_group, int64_t out_group,
+                       int64_t taps, int32_t* packed, int32_t* sums) {
+  const int64_t parts = (in_group + 3) / 4;
+  for (int64_t oc = 0; oc < c_out; ++oc) {
+    const int64_t start = oc / out_group * in_group;
+    const int64_t window = in_group == out_group ? start / 4 * 4 : start;
     sums[oc] = 0;
     for (int64_t t = 0; t < taps; ++t) {
       for (int64_t part = 0; part < parts; ++part) {
         uint8_t bytes[4] = {0, 0, 0, 0};
         for (int64_t s = 0; s < 4; ++s) {
-          const int64_t ci = window + 4 * part + s - group_start;
-          if (ci >= 0 && ci < group) {
-            const int8_t v = w[(oc * group + ci) * taps + t];
+          const int64_t ci = window + 4 * part + s - start;
+          if (ci >= 0 && ci < in_group) {
+            const int8_t v = w[(oc * in_group + ci) * taps + t];
             bytes[s] = static_cast<uint8_t>(v);
             sums[oc] += v;
           }
         }
-        std::memcpy(&packed[(t * parts + part) * c + oc], bytes, 4);
+        std::memcpy(&packed[(t * parts + part) * c_out + oc], bytes, 4);
       }
     }
   }
@@ -136,18 +137,18 @@ void grouped_conv_u8_reference(const GroupedConvArgs& p) {
   const int64_t taps = p.kernel[0] * p.kernel[1];
   for (int64_t r = p.r0; r < p.r1; ++r) {
     const int64_t ow = r % p.ow, oh = (r / p.ow) % p.oh, n = r / (p.ow * p.oh);
-    for (int64_t oc = 0; oc < p.c; ++oc) {
-      const int64_t group_start = oc / p.group * p.group;
+    for (int64_t oc = 0; oc < p.c_out; ++oc) {
+      const int64_t in_start = oc / p.out_group * p.in_group;
       int32_t acc = 0;
       for (int64_t i = 0; i < p.kernel[0]; ++i) {
         const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
         for (int64_t j = 0; j < p.kernel[1]; ++j) {
           const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
           if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-          const uint8_t* x = p.x + ((n * p.h + ih) * p.w + iw) * p.c + group_start;
-          for (int64_t ci = 0; ci < p.group; ++ci) {
+          const uint8_t* x = p.x + ((n * p.h + ih) * p.w + iw) * p.c_in + in_start;
+          for (int64_t ci = 0; ci < p.in_group; ++ci) {
             acc += (int32_t(x[ci]) - p.x_zero_point) *
-                   p.weights[(oc * p.group + ci) * taps + i * p.kernel[1] + j];
+                   p.weights[(oc * p.in_group + ci) * taps + i * p.kernel[1] + j];
           }
         }
       }

@@ -48,6 +48,10 @@ CASES = [
     (2, 24, 5, 6, 24, 3, 1, 1, 1, 3),
     (1, 48, 7, 5, 48, 3, 1, 2, 2, 3),
     (1, 20, 5, 5, 20, (1, 3), 1, (0, 1), 1, 5),
+    # Stems: a few input channels, outputs in whole vectors (the direct kernel too).
+    (2, 3, 15, 13, 32, 3, 2, 1, 1, 1),
+    (1, 1, 9, 9, 16, 5, 1, 2, 1, 1),
+    (1, 3, 16, 16, 32, 7, 2, 3, 1, 1),
 ]
 
 
@@ -81,13 +85,13 @@ def test_conv2d_equals_requantized_float_conv(case, per_channel, in_zero_point):
 @pytest.mark.parametrize("group", [2, 4, 8, 16])
 def test_grouped_kernel_equals_the_gemm_route(group):
     rng = np.random.default_rng(group)
-    c = 4 * group
+    c, groups = 32, 32 // group
     qw = _quantized_weight(rng, (c, group, 3, 3), True)
     b = ember.tensor(rng.standard_normal(c).astype(np.float32))
     qx = ember.quantize_per_tensor(ember.tensor(rng.standard_normal((2, c, 9, 8))
                                                 .astype(np.float32)), 0.04, 77, ember.quint8)
-    direct = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], 4)
-    gemm = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], 4, "gemm")
+    direct = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], groups)
+    gemm = _Q.conv_prepack(qw, b, [1, 1], [1, 1], [1, 1], groups, "gemm")
     assert gemm.kernel == "int8 GEMM"
     # Groups of 16 take the direct kernel only with 16-lane vectors (AVX-512).
     wide_lanes = ember.backends.cpu.get_cpu_capability().startswith("AVX512")

@@ -237,47 +237,51 @@ void depthwise(const DepthwiseArgs& p) {
   }
 }
 
-// ---- Grouped convolutions with small groups --------------------------------------------------
+// ---- Grouped convolutions with small groups, and stems -------------------------------------
 
 constexpr int kGroupedPixels = 4;  // output pixels sharing each weight load
 constexpr int kMaxGroupedTaps = 64;
 
-// Where each tap of output pixel (n, oh, ow) reads its channels-last input pixel, or `zp_row`
-// (x_zero_point bytes: (x - x_zp) * w = 0) for a tap in the padding.
+// The input pixel each tap of output pixel (n, oh, ow) reads (channels-last), `zp_row`
+// (x_zero_point bytes: (x - x_zp) * w = 0) for a tap in the padding, or `tail_pixel` (a copy
+// with room after it) for the input's last pixel, which a four-byte load may read past.
 inline void grouped_tap_rows(const GroupedConvArgs& p, int64_t n, int64_t oh, int64_t ow,
-                             const uint8_t* zp_row, const uint8_t** rows) {
+                             const uint8_t* zp_row, const uint8_t* last_pixel,
+                             const uint8_t* tail_pixel, const uint8_t** rows) {
   for (int64_t i = 0, t = 0; i < p.kernel[0]; ++i) {
     const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
     for (int64_t j = 0; j < p.kernel[1]; ++j, ++t) {
       const int64_t iw = ow * p.stride[1] - p.padding[1] + j * p.dilation[1];
-      rows[t] = ih < 0 || ih >= p.h || iw < 0 || iw >= p.w
-                    ? zp_row
-                    : p.x + ((n * p.h + ih) * p.w + iw) * p.c;
+      if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) {
+        rows[t] = zp_row;
+      } else {
+        const uint8_t* pixel = p.x + ((n * p.h + ih) * p.w + iw) * p.c_in;
+        rows[t] = pixel == last_pixel ? tail_pixel : pixel;
+      }
     }
   }
 }
 
-// Channel vector [c0, c0 + kLanes) of P output pixels whose tap rows are `rows[q]`. Each dot
-// product takes four input bytes per lane: for groups of at most kLanes channels they are
-// spread from the kLanes input bytes at c0 (the same channels as the outputs); wider groups
-// cover whole vectors, and every lane takes the same four bytes.
-template <int P, int H, bool kSevenBit>
+// Output channels [c0, c0 + kLanes) of P output pixels whose tap rows are `rows[q]`. Each dot
+// product takes four input bytes per lane. kSpread (groups of equal inputs and outputs, at most
+// kLanes): the bytes come from the kLanes input channels at c0, spread to their groups' lanes.
+// Otherwise the vector lies inside one group and every lane takes the same four bytes.
+template <int P, int H, bool kSevenBit, bool kSpread>
 inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const* rows,
                            const I* spread_index, int64_t c0, uint8_t* const* out) {
   const int64_t taps = p.kernel[0] * p.kernel[1];
-  const bool wide = p.group > kLanes;
-  const int64_t group_start = c0 / p.group * p.group;
+  const int64_t in_start = c0 / p.out_group * p.in_group;
   const I offset = Isa::mullo(Isa::load(p.weight_sums + c0), Isa::set1(-p.x_zero_point));
   I acc[P];
   for (auto& a : acc) a = offset;
   for (int64_t t = 0; t < taps; ++t) {
 #pragma GCC unroll 4
     for (int h = 0; h < H; ++h) {
-      const I w = Isa::load(p.packed + (t * H + h) * p.c + c0);
+      const I w = Isa::load(p.packed + (t * H + h) * p.c_out + c0);
 #pragma GCC unroll 4
       for (int q = 0; q < P; ++q) {
-        const I x = wide ? Isa::broadcast4(rows[q][t] + group_start + 4 * h)
-                         : Isa::spread(rows[q][t] + c0, spread_index[h]);
+        const I x = kSpread ? Isa::spread(rows[q][t] + c0, spread_index[h])
+                            : Isa::broadcast4(rows[q][t] + in_start + 4 * h);
         acc[q] = kSevenBit ? Isa::dot7(acc[q], x, w) : Isa::dot8(acc[q], x, w);
       }
     }
@@ -293,16 +297,16 @@ inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const
   }
 }
 
-// Channels [c_begin, c) of one output pixel one lane at a time: the same integer sums.
+// Output channels [c_begin, c_end) of one output pixel one lane at a time: the same integer sums.
 void grouped_scalar_channels(const GroupedConvArgs& p, const uint8_t* const* rows, int64_t c_begin,
-                             uint8_t* out) {
+                             int64_t c_end, uint8_t* out) {
   const int64_t taps = p.kernel[0] * p.kernel[1];
-  for (int64_t oc = c_begin; oc < p.c; ++oc) {
-    const int64_t group_start = oc / p.group * p.group;
+  for (int64_t oc = c_begin; oc < c_end; ++oc) {
+    const int64_t in_start = oc / p.out_group * p.in_group;
     int32_t acc = -p.x_zero_point * p.weight_sums[oc];
     for (int64_t t = 0; t < taps; ++t) {
-      for (int64_t ci = 0; ci < p.group; ++ci) {
-        acc += int32_t(rows[t][group_start + ci]) * p.weights[(oc * p.group + ci) * taps + t];
+      for (int64_t ci = 0; ci < p.in_group; ++ci) {
+        acc += int32_t(rows[t][in_start + ci]) * p.weights[(oc * p.in_group + ci) * taps + t];
       }
     }
     float y = static_cast<float>(acc) * p.scales[oc] + p.bias[oc];
@@ -312,44 +316,88 @@ void grouped_scalar_channels(const GroupedConvArgs& p, const uint8_t* const* row
   }
 }
 
-template <int H, bool kSevenBit>
+template <int H, bool kSevenBit, bool kSpread>
 void grouped_conv_parts(const GroupedConvArgs& p) {
-  const std::vector<uint8_t> zp_row(static_cast<size_t>(p.c + 64),
+  const std::vector<uint8_t> zp_row(static_cast<size_t>(p.c_in + 64),
                                     static_cast<uint8_t>(p.x_zero_point));
-  // Lane l of part h takes dword (l / group * group) / 4 + h of the kLanes input bytes.
+  std::vector<uint8_t> tail_pixel(static_cast<size_t>(p.c_in + 64), 0);
+  const uint8_t* last_pixel = p.x + (p.n * p.h * p.w - 1) * p.c_in;
+  std::copy(last_pixel, last_pixel + p.c_in, tail_pixel.begin());
+  // kSpread: lane l of part h takes dword (l / group * group) / 4 + h of the kLanes input bytes.
   I spread_index[H];
   for (int h = 0; h < H; ++h) {
     int32_t index[kLanes];
     for (int64_t l = 0; l < kLanes; ++l) {
-      index[l] = static_cast<int32_t>(l / p.group * p.group / 4 + h);
+      index[l] = kSpread ? static_cast<int32_t>(l / p.in_group * p.in_group / 4 + h) : 0;
     }
     spread_index[h] = Isa::load(index);
   }
+  // Each tap's offset from the input pixel under tap (0, 0), and whether an output pixel's taps
+  // all lie inside the input (then its tap rows are those offsets, no checks).
+  const int64_t taps = p.kernel[0] * p.kernel[1];
+  int64_t tap_offset[kMaxGroupedTaps];
+  for (int64_t i = 0, t = 0; i < p.kernel[0]; ++i) {
+    for (int64_t j = 0; j < p.kernel[1]; ++j, ++t) {
+      tap_offset[t] = (i * p.dilation[0] * p.w + j * p.dilation[1]) * p.c_in;
+    }
+  }
+  const auto inside = [&](int64_t o, int d, int64_t size) {
+    const int64_t first = o * p.stride[d] - p.padding[d];
+    return first >= 0 && first + (p.kernel[d] - 1) * p.dilation[d] < size;
+  };
   const uint8_t* rows[kGroupedPixels][kMaxGroupedTaps];
   const uint8_t* const* row_sets[kGroupedPixels];
   uint8_t* out[kGroupedPixels];
-  const int64_t vec_end = p.c / kLanes * kLanes;
+  const int64_t vec_end = p.c_out / kLanes * kLanes;
+  int64_t ow = p.r0 % p.ow - 1, oh = (p.r0 / p.ow) % p.oh, n = p.r0 / (p.ow * p.oh);
   for (int64_t r = p.r0; r < p.r1; r += kGroupedPixels) {
     const int64_t pixels = std::min<int64_t>(kGroupedPixels, p.r1 - r);
     for (int64_t q = 0; q < pixels; ++q) {
-      const int64_t pixel = r + q;
-      grouped_tap_rows(p, pixel / (p.ow * p.oh), (pixel / p.ow) % p.oh, pixel % p.ow, zp_row.data(),
-                       rows[q]);
+      if (++ow == p.ow) {  // (n, oh, ow) stepped along, no division
+        ow = 0;
+        if (++oh == p.oh) {
+          oh = 0;
+          ++n;
+        }
+      }
+      const uint8_t* base = p.x + ((n * p.h + oh * p.stride[0] - p.padding[0]) * p.w +
+                                   ow * p.stride[1] - p.padding[1]) *
+                                      p.c_in;
+      // The last tap has the largest offset: only it can be the input's last pixel.
+      if (inside(oh, 0, p.h) && inside(ow, 1, p.w) && base + tap_offset[taps - 1] != last_pixel) {
+        for (int64_t t = 0; t < taps; ++t) rows[q][t] = base + tap_offset[t];
+      } else {
+        grouped_tap_rows(p, n, oh, ow, zp_row.data(), last_pixel, tail_pixel.data(), rows[q]);
+      }
       row_sets[q] = rows[q];
-      out[q] = p.out + pixel * p.ldo;
+      out[q] = p.out + (r + q) * p.ldo;
     }
     for (int64_t c0 = 0; c0 < vec_end; c0 += kLanes) {
       if (pixels == kGroupedPixels) {
-        grouped_vector<kGroupedPixels, H, kSevenBit>(p, row_sets, spread_index, c0, out);
+        grouped_vector<kGroupedPixels, H, kSevenBit, kSpread>(p, row_sets, spread_index, c0, out);
       } else {
         for (int64_t q = 0; q < pixels; ++q) {
-          grouped_vector<1, H, kSevenBit>(p, row_sets + q, spread_index, c0, out + q);
+          grouped_vector<1, H, kSevenBit, kSpread>(p, row_sets + q, spread_index, c0, out + q);
         }
       }
     }
-    if (vec_end < p.c) {
-      for (int64_t q = 0; q < pixels; ++q) grouped_scalar_channels(p, rows[q], vec_end, out[q]);
+    if (vec_end < p.c_out) {
+      for (int64_t q = 0; q < pixels; ++q) {
+        grouped_scalar_channels(p, rows[q], vec_end, p.c_out, out[q]);
+      }
     }
+  }
+}
+
+// Every output pixel one lane at a time: geometries no vector form covers at this level.
+void grouped_conv_scalar(const GroupedConvArgs& p) {
+  const std::vector<uint8_t> zp_row(static_cast<size_t>(p.c_in + 64),
+                                    static_cast<uint8_t>(p.x_zero_point));
+  const uint8_t* rows[kMaxGroupedTaps];
+  for (int64_t r = p.r0; r < p.r1; ++r) {
+    grouped_tap_rows(p, r / (p.ow * p.oh), (r / p.ow) % p.oh, r % p.ow, zp_row.data(), nullptr,
+                     nullptr, rows);
+    grouped_scalar_channels(p, rows, 0, p.c_out, p.out + r * p.ldo);
   }
 }
 
@@ -364,8 +412,8 @@ bool grouped_input_is_7bit(const GroupedConvArgs& p) {
     const int64_t ih0 = std::max<int64_t>(0, oh0 * p.stride[0] - p.padding[0]);
     const int64_t ih1 = std::min(p.h, oh1 * p.stride[0] - p.padding[0] + extent);
     if (ih0 >= ih1) continue;
-    const uint8_t* x = p.x + (n * p.h + ih0) * p.w * p.c;
-    const int64_t bytes = (ih1 - ih0) * p.w * p.c;
+    const uint8_t* x = p.x + (n * p.h + ih0) * p.w * p.c_in;
+    const int64_t bytes = (ih1 - ih0) * p.w * p.c_in;
     __m128i largest = _mm_setzero_si128();
     int64_t e = 0;
     for (; e + 16 <= bytes; e += 16) {
@@ -379,22 +427,35 @@ bool grouped_input_is_7bit(const GroupedConvArgs& p) {
   return true;
 }
 
+template <int H>
+void grouped_conv_dispatch(const GroupedConvArgs& p, bool seven_bit, bool spread) {
+  if (spread) {
+    return seven_bit ? grouped_conv_parts<H, true, true>(p) : grouped_conv_parts<H, false, true>(p);
+  }
+  return seven_bit ? grouped_conv_parts<H, true, false>(p) : grouped_conv_parts<H, false, false>(p);
+}
+
 void grouped_conv(const GroupedConvArgs& p) {
-  EMBER_CHECK(p.kernel[0] * p.kernel[1] <= kMaxGroupedTaps && p.group >= 2 && p.group <= 16 &&
-                  (p.group & (p.group - 1)) == 0,
+  EMBER_CHECK(p.kernel[0] * p.kernel[1] <= kMaxGroupedTaps && p.in_group >= 1 && p.in_group <= 16 &&
+                  p.out_group >= 1,
               "[grouped_conv] unsupported geometry: ", p.kernel[0], "x", p.kernel[1],
-              " kernel, groups of ", p.group);
+              " kernel, groups of ", p.in_group, " inputs");
   if (p.r0 >= p.r1) return;
+  const bool spread = p.in_group == p.out_group && p.in_group <= kLanes &&
+                      kLanes % p.in_group == 0 && p.c_out == p.c_in;
+  if (!spread && p.out_group % kLanes != 0) return grouped_conv_scalar(p);
   // Without VNNI, the 7-bit product is one multiply-add pair instead of two (PyTorch's x86
   // qconfig keeps activations within 7 bits: reduce_range).
   const bool seven_bit = EMBER_CPU_LEVEL < 3 && grouped_input_is_7bit(p);
-  switch ((p.group + 3) / 4) {
+  switch ((p.in_group + 3) / 4) {
     case 1:
-      return seven_bit ? grouped_conv_parts<1, true>(p) : grouped_conv_parts<1, false>(p);
+      return grouped_conv_dispatch<1>(p, seven_bit, spread);
     case 2:
-      return seven_bit ? grouped_conv_parts<2, true>(p) : grouped_conv_parts<2, false>(p);
+      return grouped_conv_dispatch<2>(p, seven_bit, spread);
+    case 3:
+      return grouped_conv_dispatch<3>(p, seven_bit, spread);
     default:
-      return seven_bit ? grouped_conv_parts<4, true>(p) : grouped_conv_parts<4, false>(p);
+      return grouped_conv_dispatch<4>(p, seven_bit, spread);
   }
 }
 
