@@ -1,7 +1,9 @@
 """Static int8 quantization of a small CNN (issue 15): a CIFAR-shaped residual network (32x32
 RGB input; stem conv 3->32 + BN + ReLU, max pool, two residual blocks of 3x3 convs with a
-FloatFunctional add, a stride-2 conv 64->128, global average pool, Linear 128->10), fused,
-calibrated and converted with get_default_qconfig('x86'), at batch 1 and 32, against
+FloatFunctional add, a stride-2 conv 64->128, global average pool, Linear 128->10) or, with
+--model mobile, a MobileNetV2-shaped one (96x96 input, depthwise-separable inverted residuals;
+see build_mobile), fused, calibrated and converted with get_default_qconfig('x86'), at batch 1
+and 32, against
 
     ember_float   the same Ember model before quantization
     torch_int8    PyTorch's eager-mode static quantization of the same network and weights
@@ -14,12 +16,15 @@ int8, the share of test inputs whose arg-max class Ember int8 and PyTorch int8 a
 int8's largest difference from Ember float's logits, and the state_dict file sizes.
 
     python benchmarks/bench_quantized_cnn.py [--threads 1 2] [--repeat 5] [--target-s 0.2]
-        [--json benchmarks/results/quantized_cnn] [--shapes]
+        [--json benchmarks/results/quantized_cnn] [--model residual|mobile] [--shapes]
 
 With --shapes it times single convolution layers instead (stems, grouped and depthwise ones,
-1x1, batch 1 and 8): the int8 route Ember's packing picks ("auto"), each route forced (the int8
-GEMM or depthwise kernel; the float convolution of the dequantized operands, requantized) and
-the float convolution alone: the measurements behind the packing's choice.
+1x1, batch 1 and 8): the int8 route Ember's packing picks ("auto": the int8 GEMM, or a direct
+depthwise / grouped / stem kernel), the int8 GEMM forced ("gemm"), the float convolution of the
+dequantized operands, requantized ("float"), and the float convolution alone ("float_conv"):
+the measurements behind the packing's choice. Inputs are channels-last, as the previous
+quantized layer hands them over, except the stems' (3 channels), which take a QuantStub's
+NCHW output.
 
 Goal (issue 15): at least 2x Ember float on VNNI machines.
 """
@@ -89,7 +94,73 @@ FUSE = [["stem", "bn", "relu"], ["down", "bn_down", "relu_down"],
         ["block2.conv1", "block2.bn1", "block2.relu1"], ["block2.conv2", "block2.bn2"]]
 
 
-def child(threads, repeat, target_s, out_path):
+# MobileNetV2-style inverted residuals: (input, expansion, output, stride) per block.
+MOBILE_BLOCKS = ((32, 1, 16, 1), (16, 6, 24, 2), (24, 6, 24, 1), (24, 6, 32, 2), (32, 6, 32, 1))
+
+
+def build_mobile(lib, quant):
+    """A MobileNetV2-shaped network on 96x96 RGB input in `lib`: stem conv 3->32 stride 2,
+    inverted residual blocks (1x1 expansion, 3x3 depthwise, 1x1 projection, a FloatFunctional
+    add where shapes allow), 1x1 conv 32->128, global average pool, Linear 128->10. ReLU in place
+    of ReLU6, as PyTorch's quantizable MobileNetV2."""
+    nn = lib.nn
+    fq = lib.ao.nn.quantized
+
+    def conv_bn(cin, cout, k, stride=1, groups=1, relu=True):
+        layers = [nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False),
+                  nn.BatchNorm2d(cout)]
+        return nn.Sequential(*(layers + [nn.ReLU()] if relu else layers))
+
+    class InvertedResidual(nn.Module):
+        def __init__(self, cin, t, cout, stride):
+            super().__init__()
+            hidden = cin * t
+            layers = [conv_bn(cin, hidden, 1)] if t != 1 else []
+            layers += [conv_bn(hidden, hidden, 3, stride, hidden),
+                       conv_bn(hidden, cout, 1, relu=False)]
+            self.conv = nn.Sequential(*layers)
+            self.residual = stride == 1 and cin == cout
+            if self.residual:
+                self.skip = fq.FloatFunctional()
+
+        def forward(self, x):
+            y = self.conv(x)
+            return self.skip.add(x, y) if self.residual else y
+
+    class Mobile(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = quant.QuantStub()
+            self.stem = conv_bn(3, 32, 3, 2)
+            self.blocks = nn.Sequential(*(InvertedResidual(*b) for b in MOBILE_BLOCKS))
+            self.head = conv_bn(32, 128, 1)
+            self.gap = nn.AdaptiveAvgPool2d(1)
+            self.fc = nn.Linear(128, 10)
+            self.dequant = quant.DeQuantStub()
+
+        def forward(self, x):
+            x = self.head(self.blocks(self.stem(self.quant(x))))
+            return self.dequant(self.fc(lib.flatten(self.gap(x), 1)))
+
+    return Mobile()
+
+
+def mobile_fuse_list(net):
+    """[conv, bn(, relu)] name lists of every conv_bn Sequential of build_mobile's network."""
+    groups = []
+    for name, m in net.named_modules():
+        kids = [k for k, _ in m.named_children()]
+        if kids and kids[:2] == ["0", "1"] and type(m).__name__ == "Sequential" and \
+                type(getattr(m, "0")).__name__ == "Conv2d":
+            groups.append([f"{name}.{k}" for k in kids])
+    return groups
+
+
+MODELS = {"residual": (build, lambda net: FUSE, (3, 32, 32), "static CNN"),
+          "mobile": (build_mobile, mobile_fuse_list, (3, 96, 96), "mobile CNN")}
+
+
+def child(threads, repeat, target_s, out_path, model="residual"):
     import numpy as np
     import torch
 
@@ -102,7 +173,8 @@ def child(threads, repeat, target_s, out_path):
     ember.set_num_threads(threads)
     torch.backends.quantized.engine = "x86"
     torch.manual_seed(0)
-    tnet = build(torch, torch.ao.quantization).eval()
+    build_net, fuse_list, input_shape, title = MODELS[model]
+    tnet = build_net(torch, torch.ao.quantization).eval()
     with torch.no_grad():  # non-trivial batch norm statistics
         for m in tnet.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
@@ -110,15 +182,16 @@ def child(threads, repeat, target_s, out_path):
                 m.running_var.uniform_(0.5, 1.5)
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.1, 0.1)
-    enet = build(ember, ember.ao.quantization).eval()
+    enet = build_net(ember, ember.ao.quantization).eval()
     enet.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
                           for k, v in tnet.state_dict().items()})
     rng = np.random.default_rng(0)
-    calib = rng.standard_normal((64, 3, 32, 32)).astype(np.float32)
+    calib = rng.standard_normal((64, *input_shape)).astype(np.float32)
     tnet.qconfig = torch.ao.quantization.get_default_qconfig("x86")
-    tq = torch.ao.quantization.prepare(torch.ao.quantization.fuse_modules(tnet, FUSE))
+    fuse = fuse_list(tnet)
+    tq = torch.ao.quantization.prepare(torch.ao.quantization.fuse_modules(tnet, fuse))
     enet.qconfig = ember.ao.quantization.get_default_qconfig("x86")
-    eq = ember.ao.quantization.prepare(ember.ao.quantization.fuse_modules(enet, FUSE))
+    eq = ember.ao.quantization.prepare(ember.ao.quantization.fuse_modules(enet, fuse))
     with torch.no_grad(), ember.no_grad():
         tq(torch.from_numpy(calib))
         eq(ember.from_numpy(calib))
@@ -130,7 +203,7 @@ def child(threads, repeat, target_s, out_path):
         ember.save(sd, buf)
         sizes[name] = buf.tell()
     sizes["ratio"] = sizes["int8"] / sizes["float"]
-    test = rng.standard_normal((256, 3, 32, 32)).astype(np.float32)
+    test = rng.standard_normal((256, *input_shape)).astype(np.float32)
     with torch.no_grad(), ember.no_grad():
         e_int8 = eq(ember.from_numpy(test)).numpy()
         e_float = enet(ember.from_numpy(test)).numpy()
@@ -149,7 +222,7 @@ def child(threads, repeat, target_s, out_path):
                 for name, fn in fns.items():
                     times[name].append(timed_block(fn, target_s, 0.05 if threads > 1 else 0))
         med = {name: statistics.median(v) for name, v in times.items()}
-        row = {"name": f"static CNN batch {batch}", "threads": threads,
+        row = {"name": f"{title} batch {batch}", "threads": threads,
                "ms": {name: t * 1e3 for name, t in med.items()},
                "speedup_vs_ember_float": med["ember_float"] / med["ember_int8"],
                "ratio_vs_torch_int8": med["ember_int8"] / med["torch_int8"],
@@ -173,10 +246,13 @@ def child(threads, repeat, target_s, out_path):
 
 SHAPES = (  # N, C, H, W, C_out, kernel, stride, padding, groups
     (8, 64, 28, 28, 64, 3, 1, 1, 1), (8, 64, 28, 28, 64, 3, 1, 1, 4),
-    (8, 64, 28, 28, 64, 3, 1, 1, 16), (8, 64, 28, 28, 64, 3, 1, 1, 64),
-    (8, 32, 56, 56, 32, 3, 1, 1, 32), (8, 3, 112, 112, 32, 3, 2, 1, 1),
-    (8, 16, 56, 56, 16, 1, 1, 0, 1), (1, 64, 7, 7, 64, 3, 1, 1, 1),
-    (1, 32, 14, 14, 32, 3, 1, 1, 32), (1, 96, 28, 28, 96, 3, 1, 1, 96))
+    (8, 64, 28, 28, 64, 3, 1, 1, 16), (8, 128, 28, 28, 128, 3, 1, 1, 32),
+    (8, 64, 28, 28, 64, 3, 1, 1, 64), (8, 32, 56, 56, 32, 3, 1, 1, 32),
+    (8, 144, 56, 56, 144, 3, 2, 1, 144), (8, 3, 112, 112, 32, 3, 2, 1, 1),
+    (8, 3, 224, 224, 64, 7, 2, 3, 1), (8, 16, 56, 56, 16, 1, 1, 0, 1),
+    (8, 16, 56, 56, 16, 3, 1, 1, 1), (1, 64, 7, 7, 64, 3, 1, 1, 1),
+    (1, 32, 14, 14, 32, 3, 1, 1, 32), (1, 96, 28, 28, 96, 3, 1, 1, 96),
+    (1, 3, 224, 224, 32, 3, 2, 1, 1))
 
 
 def shapes_child(threads, repeat, target_s, out_path):
@@ -190,14 +266,16 @@ def shapes_child(threads, repeat, target_s, out_path):
     results = []
     for n, c, h, w, o, k, s, p, g in SHAPES:
         x = ember.randn(n, c, h, w)
-        # Channels-last, as the previous quantized layer hands it over.
-        qx = ember.quantize_per_tensor(x.permute(0, 2, 3, 1).contiguous(), 0.05, 0,
-                                       ember.quint8).permute(0, 3, 1, 2)
+        if c <= 4:  # a stem: a QuantStub's NCHW output
+            qx = ember.quantize_per_tensor(x, 0.05, 64, ember.quint8)
+        else:  # channels-last, as the previous quantized layer hands it over
+            qx = ember.quantize_per_tensor(x.permute(0, 2, 3, 1).contiguous(), 0.05, 0,
+                                           ember.quint8).permute(0, 3, 1, 2)
         qw = ember.quantize_per_channel(ember.randn(o, c // g, k, k),
                                         ember.full((o,), 0.01, dtype=ember.float64),
                                         ember.zeros(o, dtype=ember.int64), 0, ember.qint8)
         fns, kinds = {}, {}
-        for route in ("auto", "int8", "float"):
+        for route in ("auto", "gemm", "float"):
             packed = q_ops.conv_prepack(qw, ember.zeros(o), [s, s], [p, p], [1, 1], g, route)
             kinds[route] = packed.kernel
             fns[route] = (lambda packed=packed: q_ops.conv(qx, packed, 0.02, 0, True))
@@ -210,11 +288,11 @@ def shapes_child(threads, repeat, target_s, out_path):
                     times[name].append(timed_block(fn, target_s))
         med = {name: statistics.median(v) * 1e3 for name, v in times.items()}
         row = {"name": f"N{n} C{c} {h}x{w} -> {o}, k{k} s{s} g{g}", "threads": threads,
-               "ms": med, "auto_kernel": kinds["auto"], "int8_kernel": kinds["int8"],
+               "ms": med, "auto_kernel": kinds["auto"],
                "auto_speedup_vs_float_conv": med["float_conv"] / med["auto"]}
         results.append(row)
         print(f"  {row['name']:34s} [{threads} thr] auto ({kinds['auto']}) {med['auto']:.3f} ms"
-              f"  {kinds['int8']} {med['int8']:.3f}  float route {med['float']:.3f}  float conv"
+              f"  GEMM {med['gemm']:.3f}  float route {med['float']:.3f}  float conv"
               f" {med['float_conv']:.3f} ms  (x{row['auto_speedup_vs_float_conv']:.2f})",
               flush=True)
     if out_path:
@@ -231,17 +309,20 @@ def main():
     p.add_argument("--json", default=None, help="write results (.<threads>.json appended)")
     p.add_argument("--child", type=int, default=0)
     p.add_argument("--shapes", action="store_true", help="time single layers (see above)")
+    p.add_argument("--model", choices=sorted(MODELS), default="residual")
     args = p.parse_args()
     if args.child:
-        run = shapes_child if args.shapes else child
-        run(args.child, args.repeat, args.target_s, args.json)
+        if args.shapes:
+            shapes_child(args.child, args.repeat, args.target_s, args.json)
+        else:
+            child(args.child, args.repeat, args.target_s, args.json, args.model)
         return
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from common import run_per_thread_count
 
     child_args = ["--repeat", str(args.repeat), "--target-s", str(args.target_s)]
-    run_per_thread_count(__file__, args.threads, child_args + (["--shapes"] if args.shapes else []),
-                         args.json)
+    child_args += ["--shapes"] if args.shapes else ["--model", args.model]
+    run_per_thread_count(__file__, args.threads, child_args, args.json)
 
 
 if __name__ == "__main__":

@@ -275,14 +275,17 @@ inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const
   I acc[P];
   for (auto& a : acc) a = offset;
   for (int64_t t = 0; t < taps; ++t) {
+    I w[H];
 #pragma GCC unroll 4
-    for (int h = 0; h < H; ++h) {
-      const I w = Isa::load(p.packed + (t * H + h) * p.c_out + c0);
+    for (int h = 0; h < H; ++h) w[h] = Isa::load(p.packed + (t * H + h) * p.c_out + c0);
 #pragma GCC unroll 4
-      for (int q = 0; q < P; ++q) {
-        const I x = kSpread ? Isa::spread(rows[q][t] + c0, spread_index[h])
+    for (int q = 0; q < P; ++q) {
+      const I window = kSpread ? Isa::window(rows[q][t] + c0) : Isa::zero();
+#pragma GCC unroll 4
+      for (int h = 0; h < H; ++h) {
+        const I x = kSpread ? Isa::spread(window, spread_index[h])
                             : Isa::broadcast4(rows[q][t] + in_start + 4 * h);
-        acc[q] = kSevenBit ? Isa::dot7(acc[q], x, w) : Isa::dot8(acc[q], x, w);
+        acc[q] = kSevenBit ? Isa::dot7(acc[q], x, w[h]) : Isa::dot8(acc[q], x, w[h]);
       }
     }
   }

@@ -43,11 +43,11 @@ struct Isa {
     return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
   static I broadcast4(const uint8_t* p) { return _mm512_set1_epi32(load_u32(p)); }
-  // The kLanes / 4 dwords at p, dword idx[l] into lane l.
-  static I spread(const uint8_t* p, I idx) {
-    return _mm512_permutexvar_epi32(
-        idx, _mm512_zextsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  // spread(window(p), idx): the kLanes / 4 dwords at p, dword idx[l] into lane l.
+  static I window(const uint8_t* p) {
+    return _mm512_zextsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
+  static I spread(I window, I idx) { return _mm512_permutexvar_epi32(idx, window); }
   static I set1(int32_t v) { return _mm512_set1_epi32(v); }
   static I add(I a, I b) { return _mm512_add_epi32(a, b); }
   static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
@@ -136,10 +136,10 @@ struct Isa {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }
   static I broadcast4(const uint8_t* p) { return _mm256_set1_epi32(load_u32(p)); }
-  static I spread(const uint8_t* p, I idx) {
-    return _mm256_permutevar8x32_epi32(
-        _mm256_zextsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))), idx);
+  static I window(const uint8_t* p) {
+    return _mm256_zextsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   }
+  static I spread(I window, I idx) { return _mm256_permutevar8x32_epi32(window, idx); }
   static I set1(int32_t v) { return _mm256_set1_epi32(v); }
   static I add(I a, I b) { return _mm256_add_epi32(a, b); }
   static I sub(I a, I b) { return _mm256_sub_epi32(a, b); }
@@ -200,7 +200,8 @@ struct Isa {
   }
   static I broadcast4(const uint8_t* p) { return _mm_set1_epi32(load_u32(p)); }
   // One dword here: every index is 0.
-  static I spread(const uint8_t* p, I) { return _mm_set1_epi32(load_u32(p)); }
+  static I window(const uint8_t* p) { return _mm_set1_epi32(load_u32(p)); }
+  static I spread(I window, I) { return window; }
   static I set1(int32_t v) { return _mm_set1_epi32(v); }
   static I add(I a, I b) { return _mm_add_epi32(a, b); }
   static I sub(I a, I b) { return _mm_sub_epi32(a, b); }
