@@ -9,6 +9,9 @@ and 32, against
     torch_int8    PyTorch's eager-mode static quantization of the same network and weights
                   (its x86 engine)
     torch_float   PyTorch's float model
+    ort_int8      ONNX Runtime running the statically quantized ONNX export of the float
+                  PyTorch model (QDQ, per-channel weights, the same calibration inputs), when
+                  onnxruntime is installed
 
 timed alternately in one process (median of `--repeat` blocks of about `--target-s` each), at 1
 and 2 threads. Reports the times, Ember int8's speed-up over Ember float, its ratio to PyTorch
@@ -24,7 +27,8 @@ depthwise / grouped / stem kernel), the int8 GEMM forced ("gemm"), the float con
 dequantized operands, requantized ("float"), and the float convolution alone ("float_conv"):
 the measurements behind the packing's choice. Inputs are channels-last, as the previous
 quantized layer hands them over, except the stems' (3 channels), which take a QuantStub's
-NCHW output.
+NCHW output. All are 7-bit (0-127), as the x86 qconfig's reduce_range calibration makes
+activations.
 
 Goal (issue 15): at least 2x Ember float on VNNI machines.
 """
@@ -37,6 +41,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
@@ -160,6 +165,42 @@ MODELS = {"residual": (build, lambda net: FUSE, (3, 32, 32), "static CNN"),
           "mobile": (build_mobile, mobile_fuse_list, (3, 96, 96), "mobile CNN")}
 
 
+def ort_static_session(torch, tnet, input_shape, calib, batch, tmp):
+    """An ONNX Runtime session running the statically quantized (QDQ, per-channel weights,
+    calibrated on `calib`) ONNX export of the float network `tnet`, or None without
+    onnxruntime."""
+    try:
+        import onnxruntime as ort
+        from onnxruntime.quantization import (
+            CalibrationDataReader,
+            QuantFormat,
+            QuantType,
+            quantize_static,
+        )
+    except ImportError:
+        return None
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"x": calib[i:i + 8]} for i in range(0, len(calib), 8)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    path = os.path.join(tmp, f"cnn_{batch}.onnx")
+    qpath = path.replace(".onnx", ".int8.onnx")
+    torch.onnx.export(tnet, (torch.zeros(batch, *input_shape),), path, input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "n"}, "y": {0: "n"}},
+                      dynamo=False)
+    quantize_static(path, qpath, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
+    opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(qpath, opts, providers=["CPUExecutionProvider"])
+
+
 def child(threads, repeat, target_s, out_path, model="residual"):
     import numpy as np
     import torch
@@ -211,11 +252,14 @@ def child(threads, repeat, target_s, out_path, model="residual"):
     agree = float((e_int8.argmax(1) == t_int8.argmax(1)).mean())
     agree_float = float((e_int8.argmax(1) == e_float.argmax(1)).mean())
     results = []
+    ort = ort_static_session(torch, tnet, input_shape, calib, 1, tempfile.mkdtemp())
     for batch in BATCHES:
         x = test[:batch]
         ex, tx = ember.from_numpy(x), torch.from_numpy(x)
         fns = {"ember_int8": lambda: eq(ex), "ember_float": lambda: enet(ex),
                "torch_int8": lambda: tq(tx), "torch_float": lambda: tnet(tx)}
+        if ort is not None:
+            fns["ort_int8"] = lambda: ort.run(None, {"x": x})
         times = {name: [] for name in fns}
         with torch.no_grad(), ember.no_grad():
             for _ in range(repeat):
@@ -226,6 +270,7 @@ def child(threads, repeat, target_s, out_path, model="residual"):
                "ms": {name: t * 1e3 for name, t in med.items()},
                "speedup_vs_ember_float": med["ember_float"] / med["ember_int8"],
                "ratio_vs_torch_int8": med["ember_int8"] / med["torch_int8"],
+               "ratio_vs_ort_int8": med["ember_int8"] / med["ort_int8"] if ort else None,
                "argmax_agreement_vs_torch_int8": agree,
                "argmax_agreement_vs_ember_float": agree_float,
                "max_abs_diff_vs_ember_float": float(np.abs(e_int8 - e_float).max())}
@@ -233,7 +278,10 @@ def child(threads, repeat, target_s, out_path, model="residual"):
         print(f"  {row['name']:22s} [{threads} thr] int8 {med['ember_int8'] * 1e3:7.3f} ms  "
               f"float {med['ember_float'] * 1e3:7.3f} ms (speed-up "
               f"{row['speedup_vs_ember_float']:.2f})  torch int8 {med['torch_int8'] * 1e3:7.3f}"
-              f" ms (x{row['ratio_vs_torch_int8']:.2f})  torch float "
+              f" ms (x{row['ratio_vs_torch_int8']:.2f})"
+              + (f"  ORT int8 {med['ort_int8'] * 1e3:7.3f} ms (x{row['ratio_vs_ort_int8']:.2f})"
+                 if ort else "")
+              + "  torch float "
               f"{med['torch_float'] * 1e3:7.3f} ms  arg-max agreement: torch int8 {agree:.3f},"
               f" float {agree_float:.3f}", flush=True)
     print(f"  state_dict size: int8 {sizes['int8']} B / float {sizes['float']} B = "
@@ -266,8 +314,8 @@ def shapes_child(threads, repeat, target_s, out_path):
     results = []
     for n, c, h, w, o, k, s, p, g in SHAPES:
         x = ember.randn(n, c, h, w)
-        if c <= 4:  # a stem: a QuantStub's NCHW output
-            qx = ember.quantize_per_tensor(x, 0.05, 64, ember.quint8)
+        if c <= 4:  # a stem: a QuantStub's NCHW output, 7-bit as x86's reduce_range makes it
+            qx = ember.quantize_per_tensor(x.clamp(-3.2, 3.15), 0.05, 64, ember.quint8)
         else:  # channels-last, as the previous quantized layer hands it over
             qx = ember.quantize_per_tensor(x.permute(0, 2, 3, 1).contiguous(), 0.05, 0,
                                            ember.quint8).permute(0, 3, 1, 2)

@@ -35,18 +35,21 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("static CNN (network)", series(args.results, "quantized_cnn", "ember_int8",
-                                              "ember_float")),
+    residual = series(args.results, "quantized_cnn", "ember_int8", "ember_float")
+    mobile = series(args.results, "quantized_mobile", "ember_int8", "ember_float")
+    networks = {level: residual[level] + mobile.get(level, []) for level in residual}
+    panels = [("static CNN (residual, MobileNet-shaped)", networks),
               ("single conv layers", series(args.results, "quantized_conv_shapes", "auto",
                                             "float_conv")),
               ("EmbeddingBag", series(args.results, "quantized_embedding", "ember_q",
                                       "ember_float"))]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(12, 10))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(13, 11))
     for ax, (title, data) in zip(axes, panels):
         levels = list(data)
         width = 0.8 / max(1, len(levels))
         for i, level in enumerate(levels):
-            names = [n.replace("static CNN ", "").replace("EmbeddingBag ", "")
+            names = [n.replace("static CNN ", "residual ").replace("mobile CNN ", "mobile ")
+                     .replace("EmbeddingBag ", "")
                      .replace(", 512 bags of 40", "") for n, _ in data[level]]
             values = [v for _, v in data[level]]
             ax.bar([x + (i - (len(levels) - 1) / 2) * width for x in range(len(values))], values,

@@ -1,9 +1,20 @@
 """Normalisation functions (torch.nn.functional's): batch_norm, instance_norm, layer_norm,
-group_norm, rms_norm. Each is one C++ op with a fused backward (csrc/ops/nn/norm*.cpp)."""
+group_norm, rms_norm, each one C++ op with a fused backward (csrc/ops/nn/norm*.cpp), and
+local_response_norm, a composite of public ops as in PyTorch."""
 
 import ember
 
-__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"]
+from ._pooling import avg_pool2d
+from ._sampling import pad
+
+__all__ = [
+    "batch_norm",
+    "instance_norm",
+    "layer_norm",
+    "group_norm",
+    "rms_norm",
+    "local_response_norm",
+]
 
 
 def _verify_batch_size(size):
@@ -89,3 +100,24 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight over the trailing dims; eps=None is
     ember.finfo(input.dtype).eps."""
     return ember.rms_norm(input, normalized_shape, weight, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """AlexNet's local response normalisation of an (N, C, *) input across channels:
+    x / (k + alpha / size * sum of x^2 over `size` neighbouring channels) ** beta.
+
+    The window sum is an average pool over C, zero-padded as PyTorch does. PyTorch pools
+    4-D and wider inputs with avg_pool3d and a (size, 1, 1) kernel; flattening the trailing
+    dims into one and pooling with avg_pool2d and a (size, 1) kernel is the same computation.
+    """
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sizes = input.size()
+    div = input.mul(input).reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

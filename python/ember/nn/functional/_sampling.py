@@ -1,5 +1,5 @@
 """Padding and resampling functions of ember.nn.functional: pad, interpolate / upsample,
-pixel_shuffle / pixel_unshuffle.
+pixel_shuffle / pixel_unshuffle, channel_shuffle.
 
 interpolate is argument handling only (as in PyTorch, it is Python there too); the resampling
 itself is one C++ op per call with its own backward.
@@ -23,6 +23,7 @@ __all__ = [
     "upsample_bilinear",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "channel_shuffle",
 ]
 
 pad = _nn.pad
@@ -34,6 +35,35 @@ _LINEAR_MODES = {3: "linear", 4: "bilinear", 5: "trilinear"}
 
 def _is_integer(x):
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def channel_shuffle(input, groups):
+    """Interleaves the channels of an (N, C, *) input: C viewed as (groups, C / groups) and
+    transposed (ShuffleNet's mixing of grouped-convolution outputs). A reshape, so autograd
+    flows through it."""
+    if not _is_integer(groups):
+        raise TypeError(
+            "channel_shuffle(): argument 'groups' (position 2) must be int, not "
+            f"{type(groups).__name__}"
+        )
+    sizes = input.size()
+    if input.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(sizes)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    channels = sizes[1]
+    if channels % groups != 0:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {channels} channels and "
+            f"{groups} groups."
+        )
+    # The spatial extent is spelled out: -1 is ambiguous when the input is empty.
+    grouped = input.reshape(sizes[0], groups, channels // groups, math.prod(sizes[2:]))
+    return grouped.transpose(1, 2).reshape(sizes)
 
 
 def _cubic_aa_filter(x):

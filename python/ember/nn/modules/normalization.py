@@ -1,5 +1,5 @@
-"""BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm (``torch.nn.modules.batchnorm`` and
-``torch.nn.modules.normalization``)."""
+"""BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm
+(``torch.nn.modules.batchnorm`` and ``torch.nn.modules.normalization``)."""
 
 import numbers
 
@@ -11,7 +11,7 @@ from ember.nn.parameter import Parameter
 
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class _NormBase(Module):
@@ -137,6 +137,26 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class LocalResponseNorm(Module):
+    """Divides (N, C, *) input by (k + alpha / size * sum of x^2 over ``size`` neighbouring
+    channels) ** beta (AlexNet's normalisation across channels); no parameters."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
 class LayerNorm(Module):
