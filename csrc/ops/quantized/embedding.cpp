@@ -23,13 +23,24 @@ namespace {
 // max mode keeps the maximum.
 template <int kBits, bool kMax>
 inline void accumulate_row(const PackedEmbeddingWeight& w, int64_t row, float weight, float* acc) {
-  embedding_row_stub(Device(), w.data.data() + row * w.row_bytes, kBits, w.dim,
-                     w.scales[row] * weight, w.biases[row] * weight, acc, kMax);
+  embedding_row_stub(Device(), w.row(row) + PackedEmbeddingWeight::kRowHeader, kBits, w.dim,
+                     w.scale(row) * weight, w.bias(row) * weight, acc, kMax);
 }
 
+// The rows are random reads from a table larger than the caches: ask for lookup i's row (one or
+// two cache lines) some lookups before it is summed, so that several misses are in flight.
+constexpr int64_t kAhead = 8;
+inline void prefetch_row(const PackedEmbeddingWeight& w, int64_t row) {
+  const uint8_t* p = w.row(row);
+  for (int64_t line = 0; line < w.row_stride; line += 64) __builtin_prefetch(p + line);
+  __builtin_prefetch(p + w.row_stride - 1);  // a row may straddle one more line
+}
+
+// The bag of lookups [begin, end); lookups up to `prefetch_end` (the next bags') may be fetched.
 template <int kBits>
 void bag_rows(const PackedEmbeddingWeight& w, const int64_t* idx, int64_t begin, int64_t end,
-              const float* psw, BagMode mode, int64_t padding_idx, float* out) {
+              int64_t prefetch_end, const float* psw, BagMode mode, int64_t padding_idx,
+              float* out) {
   const int64_t dim = w.dim;
   if (mode == BagMode::Max) {
     std::fill(out, out + dim, -std::numeric_limits<float>::infinity());
@@ -37,19 +48,8 @@ void bag_rows(const PackedEmbeddingWeight& w, const int64_t* idx, int64_t begin,
     std::fill(out, out + dim, 0.f);
   }
   int64_t count = 0;
-  // The rows are random accesses into a table larger than the caches: fetch a few ahead.
-  constexpr int64_t kAhead = 8;
-  for (int64_t i = begin; i < std::min(end, begin + kAhead); ++i) {
-    __builtin_prefetch(w.data.data() + idx[i] * w.row_bytes);
-  }
   for (int64_t i = begin; i < end; ++i) {
-    if (i + kAhead < end) {
-      const uint8_t* ahead = w.data.data() + idx[i + kAhead] * w.row_bytes;
-      __builtin_prefetch(ahead);
-      if (w.row_bytes > 64) __builtin_prefetch(ahead + 64);
-      __builtin_prefetch(w.scales.data() + idx[i + kAhead]);
-      __builtin_prefetch(w.biases.data() + idx[i + kAhead]);
-    }
+    if (i + kAhead < prefetch_end) prefetch_row(w, idx[i + kAhead]);
     if (idx[i] == padding_idx) continue;
     ++count;
     if (mode == BagMode::Max) {
@@ -93,15 +93,15 @@ std::shared_ptr<PackedEmbeddingWeight> pack_embedding_weight(const Tensor& qweig
   p->dim = qweight.size(1);
   p->bits = qweight.dtype() == ScalarType::QUInt4x2 ? 4 : 8;
   p->row_bytes = p->bits == 8 ? p->dim : (p->dim + 1) / 2;
-  p->data.assign(static_cast<size_t>(p->rows * p->row_bytes), 0);
-  p->scales.resize(p->rows);
-  p->biases.resize(p->rows);
+  p->row_stride = PackedEmbeddingWeight::kRowHeader + p->row_bytes;
+  p->data.assign(static_cast<size_t>(p->rows * p->row_stride), 0);
   const Tensor values = contiguous(quantized_storage_view(qweight));
   const uint8_t* v = values.data<uint8_t>();
   for (int64_t r = 0; r < p->rows; ++r) {
     float scale = static_cast<float>(q.scales()[r]);
     float bias = static_cast<float>(-q.float_zero_points()[r] * q.scales()[r]);
-    uint8_t* dst = p->data.data() + r * p->row_bytes;
+    uint8_t* header = p->data.data() + r * p->row_stride;
+    uint8_t* dst = header + PackedEmbeddingWeight::kRowHeader;
     if (p->bits == 8) {
       std::memcpy(dst, v + r * p->dim, p->dim);
     } else {
@@ -111,8 +111,8 @@ std::shared_ptr<PackedEmbeddingWeight> pack_embedding_weight(const Tensor& qweig
         dst[d / 2] |= static_cast<uint8_t>(v[r * p->dim + d] << (4 * (d % 2)));
       }
     }
-    p->scales[r] = scale;
-    p->biases[r] = bias;
+    std::memcpy(header, &scale, sizeof(float));
+    std::memcpy(header + sizeof(float), &bias, sizeof(float));
   }
   return p;
 }
@@ -179,11 +179,17 @@ Tensor embedding_bag_quantized(const PackedEmbeddingWeight& w, const Tensor& ind
   const float* pw = psw.defined() ? psw.data<float>() : nullptr;
   float* o = out.data<float>();
   parallel_for(0, l.num_bags, 1, [&](int64_t b0, int64_t b1) {
+    int64_t prefetch_end = 0;  // bags lie in order: this range's lookups end with its last bag's
+    for (int64_t b = b0; b < b1; ++b) prefetch_end = std::max(prefetch_end, ends[b]);
+    for (int64_t i = starts[b0]; i < std::min(prefetch_end, starts[b0] + kAhead); ++i) {
+      prefetch_row(w, idx[i]);
+    }
     for (int64_t b = b0; b < b1; ++b) {
+      float* bag = o + b * w.dim;
       if (w.bits == 8) {
-        bag_rows<8>(w, idx, starts[b], ends[b], pw, args.mode, args.padding_idx, o + b * w.dim);
+        bag_rows<8>(w, idx, starts[b], ends[b], prefetch_end, pw, args.mode, args.padding_idx, bag);
       } else {
-        bag_rows<4>(w, idx, starts[b], ends[b], pw, args.mode, args.padding_idx, o + b * w.dim);
+        bag_rows<4>(w, idx, starts[b], ends[b], prefetch_end, pw, args.mode, args.padding_idx, bag);
       }
     }
   });

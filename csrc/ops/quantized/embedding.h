@@ -4,6 +4,7 @@
 // dequantized while it is gathered or summed into a bag. See docs/design/quantization.md.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -17,9 +18,24 @@ struct PackedEmbeddingWeight {
   Tensor weight;  // quint8 / quint4x2, per_channel_affine_float_qparams on axis 0: unpack()
   int64_t rows = 0, dim = 0;
   int bits = 8;
-  int64_t row_bytes = 0;      // dim, or (dim + 1) / 2 for 4 bits (two values a byte, low first)
-  std::vector<uint8_t> data;  // rows * row_bytes
-  std::vector<float> scales, biases;  // per row; 4-bit ones rounded to float16, as PyTorch's
+  int64_t row_bytes = 0;  // dim, or (dim + 1) / 2 for 4 bits (two values a byte, low first)
+  // Each row is its float scale and bias (4-bit ones rounded to float16, as PyTorch's) followed
+  // by its values, kRowHeader + row_bytes bytes: one lookup into a table larger than the caches
+  // then misses on one or two cache lines, not three (values, scales, biases apart).
+  static constexpr int64_t kRowHeader = 2 * sizeof(float);
+  int64_t row_stride = 0;
+  std::vector<uint8_t> data;  // rows * row_stride
+
+  const uint8_t* row(int64_t r) const { return data.data() + r * row_stride; }
+  float scale(int64_t r) const { return header(r, 0); }
+  float bias(int64_t r) const { return header(r, 1); }
+
+ private:
+  float header(int64_t r, int i) const {
+    float v;
+    std::memcpy(&v, row(r) + i * sizeof(float), sizeof(float));
+    return v;
+  }
 };
 
 // Packs a (rows, dim) quint8 or quint4x2 weight quantized per row with float zero points.

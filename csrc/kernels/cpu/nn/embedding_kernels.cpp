@@ -122,14 +122,25 @@ void embedding_bag_kernel(const Tensor& out, const Tensor& bag_size, const Tenso
     int64_t* mi = args.mode == BagMode::Max ? max_indices.data<int64_t>() : nullptr;
     const int64_t avg = std::max<int64_t>(idx.numel() / std::max<int64_t>(bags, 1), 1);
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(avg * dim, 1));
+    constexpr int64_t kPrefetchAhead = 8;
+    const int64_t row_bytes = cs == 1 ? dim * static_cast<int64_t>(sizeof(T)) : 0;
     parallel_for(0, bags, grain, [&](int64_t begin, int64_t end) {
       std::vector<A> acc(dim);
+      // Bags lie in order in ix: the lookups of this range end with its last bag's.
+      int64_t prefetch_end = 0;
+      for (int64_t b = begin; b < end; ++b) prefetch_end = std::max(prefetch_end, e[b]);
       for (int64_t b = begin; b < end; ++b) {
         std::fill(acc.begin(), acc.end(), A(0));
         int64_t count = 0;
         if (mi) std::fill(mi + b * dim, mi + (b + 1) * dim, int64_t(-1));
         for (int64_t k = s[b]; k < e[b]; ++k) {
           const int64_t i = ix[k];
+          // The rows are random reads from a table usually larger than the caches: ask for the
+          // row eight lookups ahead now, so that several misses are in flight at once.
+          if (k + kPrefetchAhead < prefetch_end) {  // into the next bags too
+            const char* ahead = reinterpret_cast<const char*>(w + ix[k + kPrefetchAhead] * rs);
+            for (int64_t line = 0; line < row_bytes; line += 64) __builtin_prefetch(ahead + line);
+          }
           if (i == args.padding_idx) continue;
           const T* row = w + i * rs;
           if (mi) {
@@ -143,7 +154,12 @@ void embedding_bag_kernel(const Tensor& out, const Tensor& bag_size, const Tenso
             }
           } else {
             const A scale = pw ? A(pw[k]) : A(1);
-            for (int64_t d = 0; d < dim; ++d) acc[d] += scale * A(row[d * cs]);
+            A* __restrict sum = acc.data();
+            if (cs == 1) {  // the usual contiguous row: a loop the compiler vectorises
+              for (int64_t d = 0; d < dim; ++d) sum[d] += scale * A(row[d]);
+            } else {
+              for (int64_t d = 0; d < dim; ++d) sum[d] += scale * A(row[d * cs]);
+            }
           }
           ++count;
         }

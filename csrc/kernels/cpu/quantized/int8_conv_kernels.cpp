@@ -242,12 +242,30 @@ void depthwise(const DepthwiseArgs& p) {
 constexpr int kGroupedPixels = 4;  // output pixels sharing each weight load
 constexpr int kMaxGroupedTaps = 64;
 
-// The input pixel each tap of output pixel (n, oh, ow) reads (channels-last), `zp_row`
-// (x_zero_point bytes: (x - x_zp) * w = 0) for a tap in the padding, or `tail_pixel` (a copy
-// with room after it) for the input's last pixel, which a four-byte load may read past.
+// The input's last pixels, copied with room after them: a four-byte load of a pixel with fewer
+// channels than it reads (a stem's 3) reaches into the next pixels, and past the input's end
+// for the last few.
+struct InputTail {
+  const uint8_t* start = nullptr;  // the first input pixel read through the copy
+  std::vector<uint8_t> copy;
+
+  explicit InputTail(const GroupedConvArgs& p) {
+    const int64_t pixels = p.n * p.h * p.w;
+    const int64_t tail_pixels = std::min<int64_t>(pixels, 16 / p.c_in + 1);  // 16: 4 dwords
+    start = p.x + (pixels - tail_pixels) * p.c_in;
+    copy.assign(static_cast<size_t>(tail_pixels * p.c_in + 64), 0);
+    std::copy(start, start + tail_pixels * p.c_in, copy.begin());
+  }
+  const uint8_t* map(const uint8_t* pixel) const {
+    return pixel >= start ? copy.data() + (pixel - start) : pixel;
+  }
+};
+
+// The input pixel each tap of output pixel (n, oh, ow) reads (channels-last), through the tail
+// copy for the last ones, or `zp_row` (x_zero_point bytes: (x - x_zp) * w = 0) for a tap in
+// the padding.
 inline void grouped_tap_rows(const GroupedConvArgs& p, int64_t n, int64_t oh, int64_t ow,
-                             const uint8_t* zp_row, const uint8_t* last_pixel,
-                             const uint8_t* tail_pixel, const uint8_t** rows) {
+                             const uint8_t* zp_row, const InputTail* tail, const uint8_t** rows) {
   for (int64_t i = 0, t = 0; i < p.kernel[0]; ++i) {
     const int64_t ih = oh * p.stride[0] - p.padding[0] + i * p.dilation[0];
     for (int64_t j = 0; j < p.kernel[1]; ++j, ++t) {
@@ -256,7 +274,7 @@ inline void grouped_tap_rows(const GroupedConvArgs& p, int64_t n, int64_t oh, in
         rows[t] = zp_row;
       } else {
         const uint8_t* pixel = p.x + ((n * p.h + ih) * p.w + iw) * p.c_in;
-        rows[t] = pixel == last_pixel ? tail_pixel : pixel;
+        rows[t] = tail ? tail->map(pixel) : pixel;
       }
     }
   }
@@ -323,9 +341,7 @@ template <int H, bool kSevenBit, bool kSpread>
 void grouped_conv_parts(const GroupedConvArgs& p) {
   const std::vector<uint8_t> zp_row(static_cast<size_t>(p.c_in + 64),
                                     static_cast<uint8_t>(p.x_zero_point));
-  std::vector<uint8_t> tail_pixel(static_cast<size_t>(p.c_in + 64), 0);
-  const uint8_t* last_pixel = p.x + (p.n * p.h * p.w - 1) * p.c_in;
-  std::copy(last_pixel, last_pixel + p.c_in, tail_pixel.begin());
+  const InputTail tail(p);
   // kSpread: lane l of part h takes dword (l / group * group) / 4 + h of the kLanes input bytes.
   I spread_index[H];
   for (int h = 0; h < H; ++h) {
@@ -366,11 +382,11 @@ void grouped_conv_parts(const GroupedConvArgs& p) {
       const uint8_t* base = p.x + ((n * p.h + oh * p.stride[0] - p.padding[0]) * p.w +
                                    ow * p.stride[1] - p.padding[1]) *
                                       p.c_in;
-      // The last tap has the largest offset: only it can be the input's last pixel.
-      if (inside(oh, 0, p.h) && inside(ow, 1, p.w) && base + tap_offset[taps - 1] != last_pixel) {
+      // The last tap has the largest offset: if it is before the tail, so are the others.
+      if (inside(oh, 0, p.h) && inside(ow, 1, p.w) && base + tap_offset[taps - 1] < tail.start) {
         for (int64_t t = 0; t < taps; ++t) rows[q][t] = base + tap_offset[t];
       } else {
-        grouped_tap_rows(p, n, oh, ow, zp_row.data(), last_pixel, tail_pixel.data(), rows[q]);
+        grouped_tap_rows(p, n, oh, ow, zp_row.data(), &tail, rows[q]);
       }
       row_sets[q] = rows[q];
       out[q] = p.out + (r + q) * p.ldo;
@@ -399,7 +415,7 @@ void grouped_conv_scalar(const GroupedConvArgs& p) {
   const uint8_t* rows[kMaxGroupedTaps];
   for (int64_t r = p.r0; r < p.r1; ++r) {
     grouped_tap_rows(p, r / (p.ow * p.oh), (r / p.ow) % p.oh, r % p.ow, zp_row.data(), nullptr,
-                     nullptr, rows);
+                     rows);
     grouped_scalar_channels(p, rows, 0, p.c_out, p.out + r * p.ldo);
   }
 }
