@@ -20,6 +20,7 @@
 // int32 sums exactly.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "dispatch/stub.h"
@@ -181,6 +182,27 @@ using EmbeddingRowFn = void (*)(const uint8_t* q, int bits, int64_t dim, float s
                                 float* acc, bool max);
 EMBER_DECLARE_STUB(embedding_row_stub, EmbeddingRowFn);
 
+// One bag of lookups [begin, end) into a per-row quantized table whose rows are `row_stride`
+// bytes apart, each a float scale and a float bias (`header` bytes) then its values (8-bit, or
+// 4-bit two a byte): out[d] = the sum over the bag of (q[d] * scale + bias) * weight (the
+// per-sample weight, or 1), or with `max` their maximum. Rows equal to padding_idx are skipped;
+// returns how many rows were taken (the caller makes an empty bag zeros and a mean of the sum).
+// Rows of lookups up to prefetch_end (later bags') are fetched ahead: the table is usually far
+// larger than the caches.
+struct EmbeddingBagArgs {
+  const uint8_t* table = nullptr;
+  int64_t row_stride = 0, header = 0, dim = 0;
+  int bits = 8;
+  const int64_t* idx = nullptr;
+  int64_t begin = 0, end = 0, prefetch_end = 0;
+  const float* per_sample_weights = nullptr;  // indexed like idx, or null
+  bool max = false;
+  std::optional<int64_t> padding_idx;
+  float* out = nullptr;  // dim floats
+};
+using EmbeddingBagRowsFn = int64_t (*)(const EmbeddingBagArgs& args);
+EMBER_DECLARE_STUB(embedding_bag_rows_stub, EmbeddingBagRowsFn);
+
 // The scalar reference twins: plain loops, the tests' oracle for every level's kernel.
 void int8_pack_weights_reference(const int8_t* w, int64_t n, int64_t k, int64_t ldw, int64_t panel,
                                  PackedInt8Weights& out);
@@ -189,6 +211,7 @@ void quantize_rows_u8_reference(const QuantizeRowsArgs& args);
 void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
 void depthwise_u8_reference(const DepthwiseArgs& args);
 void grouped_conv_u8_reference(const GroupedConvArgs& args);
+int64_t embedding_bag_rows_reference(const EmbeddingBagArgs& args);
 // GroupedConvArgs' packed dwords and weight sums from w - w_zp as (c_out, in_group, taps) int8.
 void grouped_conv_pack(const int8_t* w, int64_t c_out, int64_t in_group, int64_t out_group,
                        int64_t taps, int32_t* packed, int32_t* sums);

@@ -535,6 +535,67 @@ TEST_CASE("grouped convolution equals the reference at every level", "[int8]") {
   }
 }
 
+// Widths held in registers (1-8 vectors at every level) and not (the row-by-row form), 8 and 4
+// bits, sum (with and without per-sample weights) and max, a padding index, an empty bag, and
+// prefetches reaching into later bags.
+TEST_CASE("quantized embedding bags equal the reference at every level", "[int8]") {
+  std::mt19937 rng(47);
+  std::uniform_int_distribution<int> dq(0, 255);
+  std::uniform_real_distribution<float> df(-1.f, 1.f);
+  const int64_t rows = 50, header = 8;
+  for (int bits : {8, 4}) {
+    for (int64_t dim : {16, 32, 48, 64, 96, 128, 7, 40}) {
+      const int64_t row_bytes = bits == 8 ? dim : (dim + 1) / 2, stride = header + row_bytes;
+      std::vector<uint8_t> table(rows * stride);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float scale = 0.01f + 0.02f * std::abs(df(rng)), bias = df(rng);
+        std::memcpy(&table[r * stride], &scale, 4);
+        std::memcpy(&table[r * stride + 4], &bias, 4);
+        for (int64_t b = 0; b < row_bytes; ++b) table[r * stride + header + b] = uint8_t(dq(rng));
+      }
+      std::vector<int64_t> idx(30);
+      for (auto& i : idx) i = dq(rng) % rows;
+      std::vector<float> weights(idx.size());
+      for (auto& w : weights) w = df(rng);
+      const int64_t bags[][2] = {{0, 9}, {9, 9}, {9, 30}};
+      for (bool max : {false, true}) {
+        for (bool weighted : {false, true}) {
+          if (max && weighted) continue;
+          for (const auto& bag_range : bags) {
+            EmbeddingBagArgs p;
+            p.table = table.data();
+            p.row_stride = stride;
+            p.header = header;
+            p.dim = dim;
+            p.bits = bits;
+            p.idx = idx.data();
+            p.begin = bag_range[0];
+            p.end = bag_range[1];
+            p.prefetch_end = static_cast<int64_t>(idx.size());
+            p.per_sample_weights = weighted ? weights.data() : nullptr;
+            p.max = max;
+            p.padding_idx = idx[3];
+            std::vector<float> want(dim), got(dim, 5.f);
+            p.out = want.data();
+            const int64_t want_count = embedding_bag_rows_reference(p);
+            for (CpuCapability level : levels()) {
+              INFO("level " << cpu_capability_name(level) << " bits " << bits << " dim " << dim
+                            << " max " << max << " weighted " << weighted << " bag " << bag_range[0]
+                            << ".." << bag_range[1]);
+              p.out = got.data();
+              REQUIRE(embedding_bag_rows_stub.cpu_kernel_at(level)(p) == want_count);
+              if (want_count == 0) continue;  // the caller writes an empty bag's zeros
+              for (int64_t d = 0; d < dim; ++d) {
+                REQUIRE(std::abs(got[d] - want[d]) <= 1e-5f * (1.f + std::abs(want[d])));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("activation quantizer and min/max equal the reference at every level", "[int8]") {
   std::mt19937 rng(3);
   std::normal_distribution<float> d(0.f, 3.f);

@@ -27,45 +27,6 @@ inline void accumulate_row(const PackedEmbeddingWeight& w, int64_t row, float we
                      w.scale(row) * weight, w.bias(row) * weight, acc, kMax);
 }
 
-// The rows are random reads from a table larger than the caches: ask for lookup i's row (one or
-// two cache lines) some lookups before it is summed, so that several misses are in flight.
-constexpr int64_t kAhead = 8;
-inline void prefetch_row(const PackedEmbeddingWeight& w, int64_t row) {
-  const uint8_t* p = w.row(row);
-  for (int64_t line = 0; line < w.row_stride; line += 64) __builtin_prefetch(p + line);
-  __builtin_prefetch(p + w.row_stride - 1);  // a row may straddle one more line
-}
-
-// The bag of lookups [begin, end); lookups up to `prefetch_end` (the next bags') may be fetched.
-template <int kBits>
-void bag_rows(const PackedEmbeddingWeight& w, const int64_t* idx, int64_t begin, int64_t end,
-              int64_t prefetch_end, const float* psw, BagMode mode, int64_t padding_idx,
-              float* out) {
-  const int64_t dim = w.dim;
-  if (mode == BagMode::Max) {
-    std::fill(out, out + dim, -std::numeric_limits<float>::infinity());
-  } else {
-    std::fill(out, out + dim, 0.f);
-  }
-  int64_t count = 0;
-  for (int64_t i = begin; i < end; ++i) {
-    if (i + kAhead < prefetch_end) prefetch_row(w, idx[i + kAhead]);
-    if (idx[i] == padding_idx) continue;
-    ++count;
-    if (mode == BagMode::Max) {
-      accumulate_row<kBits, true>(w, idx[i], 1.f, out);
-    } else {
-      accumulate_row<kBits, false>(w, idx[i], psw ? psw[i] : 1.f, out);
-    }
-  }
-  if (count == 0) {
-    std::fill(out, out + dim, 0.f);  // an empty bag is zeros, in every mode
-  } else if (mode == BagMode::Mean) {
-    const float inv = 1.f / static_cast<float>(count);
-    for (int64_t d = 0; d < dim; ++d) out[d] *= inv;
-  }
-}
-
 // A float (rows, dim) stand-in with no memory (stride 0): the float embedding_bag checks take
 // shapes from it.
 Tensor shape_proxy(const PackedEmbeddingWeight& w) {
@@ -179,17 +140,28 @@ Tensor embedding_bag_quantized(const PackedEmbeddingWeight& w, const Tensor& ind
   const float* pw = psw.defined() ? psw.data<float>() : nullptr;
   float* o = out.data<float>();
   parallel_for(0, l.num_bags, 1, [&](int64_t b0, int64_t b1) {
-    int64_t prefetch_end = 0;  // bags lie in order: this range's lookups end with its last bag's
-    for (int64_t b = b0; b < b1; ++b) prefetch_end = std::max(prefetch_end, ends[b]);
-    for (int64_t i = starts[b0]; i < std::min(prefetch_end, starts[b0] + kAhead); ++i) {
-      prefetch_row(w, idx[i]);
-    }
+    EmbeddingBagArgs bag;
+    bag.table = w.data.data();
+    bag.row_stride = w.row_stride;
+    bag.header = PackedEmbeddingWeight::kRowHeader;
+    bag.dim = w.dim;
+    bag.bits = w.bits;
+    bag.idx = idx;
+    bag.per_sample_weights = pw;
+    bag.max = args.mode == BagMode::Max;
+    if (args.padding_idx >= 0) bag.padding_idx = args.padding_idx;
+    // Bags lie in order: this range's lookups end with its last bag's.
+    for (int64_t b = b0; b < b1; ++b) bag.prefetch_end = std::max(bag.prefetch_end, ends[b]);
     for (int64_t b = b0; b < b1; ++b) {
-      float* bag = o + b * w.dim;
-      if (w.bits == 8) {
-        bag_rows<8>(w, idx, starts[b], ends[b], prefetch_end, pw, args.mode, args.padding_idx, bag);
-      } else {
-        bag_rows<4>(w, idx, starts[b], ends[b], prefetch_end, pw, args.mode, args.padding_idx, bag);
+      bag.begin = starts[b];
+      bag.end = ends[b];
+      bag.out = o + b * w.dim;
+      const int64_t count = embedding_bag_rows_stub(Device(), bag);
+      if (count == 0) {
+        std::fill(bag.out, bag.out + w.dim, 0.f);  // an empty bag is zeros, in every mode
+      } else if (args.mode == BagMode::Mean) {
+        const float inv = 1.f / static_cast<float>(count);
+        for (int64_t d = 0; d < w.dim; ++d) bag.out[d] *= inv;
       }
     }
   });

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 #include "kernels/quantized_stubs.h"
@@ -158,6 +159,31 @@ void grouped_conv_u8_reference(const GroupedConvArgs& p) {
       p.out[r * p.ldo + oc] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
     }
   }
+}
+
+int64_t embedding_bag_rows_reference(const EmbeddingBagArgs& p) {
+  for (int64_t d = 0; d < p.dim; ++d) {
+    p.out[d] = p.max ? -std::numeric_limits<float>::infinity() : 0.f;
+  }
+  int64_t count = 0;
+  for (int64_t i = p.begin; i < p.end; ++i) {
+    if (p.padding_idx && p.idx[i] == *p.padding_idx) continue;
+    ++count;
+    const uint8_t* row = p.table + p.idx[i] * p.row_stride;
+    float scale, bias;
+    std::memcpy(&scale, row, sizeof(float));
+    std::memcpy(&bias, row + sizeof(float), sizeof(float));
+    const float weight = p.per_sample_weights ? p.per_sample_weights[i] : 1.f;
+    scale *= weight;
+    bias *= weight;
+    for (int64_t d = 0; d < p.dim; ++d) {
+      const uint8_t* q = row + p.header;
+      const int value = p.bits == 4 ? (q[d / 2] >> (4 * (d % 2))) & 0xF : q[d];
+      const float y = static_cast<float>(value) * scale + bias;
+      p.out[d] = p.max ? std::max(p.out[d], y) : p.out[d] + y;
+    }
+  }
+  return count;
 }
 
 }  // namespace native

@@ -337,6 +337,94 @@ void embedding_row(const uint8_t* q, int bits, int64_t dim, float scale, float b
   }
 }
 
+// A row's scale and bias (the per-sample weight folded in), and its lookup's prefetch.
+inline void row_terms(const EmbeddingBagArgs& p, const uint8_t* row, int64_t i, float* scale,
+                      float* bias) {
+  std::memcpy(scale, row, sizeof(float));
+  std::memcpy(bias, row + sizeof(float), sizeof(float));
+  if (p.per_sample_weights) {
+    *scale *= p.per_sample_weights[i];
+    *bias *= p.per_sample_weights[i];
+  }
+}
+
+inline void prefetch_lookup(const EmbeddingBagArgs& p, int64_t i) {
+  const uint8_t* row = p.table + p.idx[i] * p.row_stride;
+  for (int64_t line = 0; line < p.row_stride; line += 64) __builtin_prefetch(row + line);
+  __builtin_prefetch(row + p.row_stride - 1);  // a row may straddle one more line
+}
+
+constexpr int64_t kBagAhead = 8;  // lookups whose rows are in flight
+
+// dim == NV * kLanes: the bag's sums stay in NV registers; nothing but the rows is read.
+template <int NV, int kBits, bool kMax>
+int64_t bag_in_registers(const EmbeddingBagArgs& p) {
+  F acc[NV];
+  for (auto& a : acc) a = Isa::set1f(kMax ? -std::numeric_limits<float>::infinity() : 0.f);
+  int64_t count = 0;
+  for (int64_t i = p.begin; i < p.end; ++i) {
+    if (i + kBagAhead < p.prefetch_end) prefetch_lookup(p, i + kBagAhead);
+    if (p.padding_idx && p.idx[i] == *p.padding_idx) continue;
+    ++count;
+    const uint8_t* row = p.table + p.idx[i] * p.row_stride;
+    float scale, bias;
+    row_terms(p, row, i, &scale, &bias);
+    const F s = Isa::set1f(scale), b = Isa::set1f(bias);
+    const uint8_t* q = row + p.header;
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      const F values =
+          kBits == 4 ? Isa::load_u4f(q + v * kLanes / 2) : Isa::load_u8f(q + v * kLanes);
+      const F y = Isa::addf(Isa::mulf(values, s), b);
+      acc[v] = kMax ? Isa::maxf(acc[v], y) : Isa::addf(acc[v], y);
+    }
+  }
+  for (int v = 0; v < NV; ++v) Isa::storef(p.out + v * kLanes, acc[v]);
+  return count;
+}
+
+template <int NV>
+int64_t bag_in_registers(const EmbeddingBagArgs& p) {
+  if (p.bits == 4) {
+    return p.max ? bag_in_registers<NV, 4, true>(p) : bag_in_registers<NV, 4, false>(p);
+  }
+  return p.max ? bag_in_registers<NV, 8, true>(p) : bag_in_registers<NV, 8, false>(p);
+}
+
+int64_t embedding_bag_rows(const EmbeddingBagArgs& p) {
+  if (p.dim % kLanes == 0) {
+    switch (p.dim / kLanes) {
+      case 1:
+        return bag_in_registers<1>(p);
+      case 2:
+        return bag_in_registers<2>(p);
+      case 3:
+        return bag_in_registers<3>(p);
+      case 4:
+        return bag_in_registers<4>(p);
+      case 6:
+        return bag_in_registers<6>(p);
+      case 8:
+        return bag_in_registers<8>(p);
+      default:
+        break;
+    }
+  }
+  // Other widths: the sums in `out`, row by row.
+  std::fill(p.out, p.out + p.dim, p.max ? -std::numeric_limits<float>::infinity() : 0.f);
+  int64_t count = 0;
+  for (int64_t i = p.begin; i < p.end; ++i) {
+    if (i + kBagAhead < p.prefetch_end) prefetch_lookup(p, i + kBagAhead);
+    if (p.padding_idx && p.idx[i] == *p.padding_idx) continue;
+    ++count;
+    const uint8_t* row = p.table + p.idx[i] * p.row_stride;
+    float scale, bias;
+    row_terms(p, row, i, &scale, &bias);
+    embedding_row(row + p.header, p.bits, p.dim, scale, bias, p.out, p.max);
+  }
+  return count;
+}
+
 void min_max_rows(const float* x, int64_t m, int64_t k, int64_t ldx, float* min_out,
                   float* max_out) {
   F lo = Isa::set1f(std::numeric_limits<float>::infinity());
@@ -381,6 +469,7 @@ EMBER_REGISTER_KERNEL(quantize_rows_u8_stub, CPU, quantize_rows);
 EMBER_REGISTER_KERNEL(min_max_rows_stub, CPU, min_max_rows);
 EMBER_REGISTER_KERNEL(quantized_binary_u8_stub, CPU, quantized_binary);
 EMBER_REGISTER_KERNEL(embedding_row_stub, CPU, embedding_row);
+EMBER_REGISTER_KERNEL(embedding_bag_rows_stub, CPU, embedding_bag_rows);
 
 }  // namespace EMBER_CPU_NS
 }  // namespace native
