@@ -4,6 +4,7 @@
 #include "bindings/reduce_helpers.h"
 #include "ops/creation.h"
 #include "ops/quantized/conv.h"
+#include "ops/quantized/conv_transpose.h"
 #include "ops/quantized/elementwise.h"
 #include "ops/quantized/embedding.h"
 #include "ops/quantized/linear_dynamic.h"
@@ -313,6 +314,72 @@ void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) 
       py::arg("relu") = false,
       "quint8 y = requant(conv(dequant(x), dequant(w)) + bias) (quantized::conv2d); the result "
       "is channels-last in memory.");
+  // Transposed convolution: the state is (weight, bias, stride, padding, output_padding,
+  // dilation, groups), each geometry list as many values as spatial dims.
+  using native::PackedConvTransposeWeight;
+  auto conv_transpose_state = [](const PackedConvTransposeWeight& w) {
+    const int64_t first = w.spatial_dims == 1 ? 1 : 0;
+    const auto dims = [&](const std::array<int64_t, 2>& v) {
+      return std::vector<int64_t>(v.begin() + first, v.end());
+    };
+    return py::make_tuple(w.weight, w.bias.defined() ? py::cast(w.bias) : py::none(),
+                          dims(w.stride), dims(w.padding), dims(w.output_padding), dims(w.dilation),
+                          w.groups);
+  };
+  py::class_<PackedConvTransposeWeight, std::shared_ptr<PackedConvTransposeWeight>>(
+      q, "ConvTransposePackedParams")
+      .def("unpack",
+           [](const PackedConvTransposeWeight& w) {
+             return py::make_tuple(w.weight, w.bias.defined() ? py::cast(w.bias) : py::none());
+           })
+      .def("stride", [=](const PackedConvTransposeWeight& w) { return conv_transpose_state(w)[2]; })
+      .def("padding",
+           [=](const PackedConvTransposeWeight& w) { return conv_transpose_state(w)[3]; })
+      .def("output_padding",
+           [=](const PackedConvTransposeWeight& w) { return conv_transpose_state(w)[4]; })
+      .def("dilation",
+           [=](const PackedConvTransposeWeight& w) { return conv_transpose_state(w)[5]; })
+      .def("groups", [](const PackedConvTransposeWeight& w) { return w.groups; })
+      .def("transpose", [](const PackedConvTransposeWeight&) { return true; })
+      .def_property_readonly("kernel", [](const PackedConvTransposeWeight&) { return "int8 GEMM"; })
+      .def_property_readonly("reason",
+                             [](const PackedConvTransposeWeight&) {
+                               return "int8 GEMM, then the columns scattered (col2im)";
+                             })
+      .def(py::pickle(
+          [=](const PackedConvTransposeWeight& w) { return conv_transpose_state(w); },
+          [](const py::tuple& t) {
+            EMBER_CHECK(t.size() == 7, "[ConvTransposePackedParams] bad pickled state of ",
+                        t.size(), " fields");
+            return native::pack_conv_transpose_weight(
+                t[0].cast<Tensor>(), opt_tensor(t[1], "ConvTransposePackedParams", "bias"),
+                t[2].cast<std::vector<int64_t>>(), t[3].cast<std::vector<int64_t>>(),
+                t[4].cast<std::vector<int64_t>>(), t[5].cast<std::vector<int64_t>>(),
+                t[6].cast<int64_t>());
+          }));
+  q.def(
+      "conv_transpose_prepack",
+      [](const Tensor& qweight, py::handle bias, std::vector<int64_t> stride,
+         std::vector<int64_t> padding, std::vector<int64_t> output_padding,
+         std::vector<int64_t> dilation, int64_t groups) {
+        const Tensor b = opt_tensor(bias, "conv_transpose_prepack", "bias");
+        py::gil_scoped_release release;
+        return native::pack_conv_transpose_weight(qweight, b, stride, padding, output_padding,
+                                                  dilation, groups);
+      },
+      py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
+      py::arg("output_padding"), py::arg("dilation"), py::arg("groups"),
+      "Packs a per-tensor qint8 transposed-convolution weight (C_in, C_out / groups, *kernel) of "
+      "1 or 2 spatial dims (quantized::conv_transpose2d_prepack).");
+  q.def(
+      "conv_transpose",
+      [](const Tensor& x, const PackedConvTransposeWeight& w, double scale, int64_t zero_point) {
+        py::gil_scoped_release release;
+        return native::conv_transpose_quantized(x, w, scale, zero_point);
+      },
+      py::arg("input"), py::arg("packed"), py::arg("output_scale"), py::arg("output_zero_point"),
+      "quint8 y = requant(conv_transpose(dequant(x), dequant(w)) + bias) "
+      "(quantized::conv_transpose2d); the result is channels-last in memory.");
   for (const char* name : {"add", "add_relu", "mul", "mul_relu"}) {
     const bool relu = std::string(name).find("relu") != std::string::npos;
     const bool mul = name[0] == 'm';

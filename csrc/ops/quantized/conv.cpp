@@ -29,57 +29,12 @@ std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char
   return dims == 1 ? std::array<int64_t, 2>{fill, a} : std::array<int64_t, 2>{a, b};
 }
 
-// The input's integers as (N, H, W, C) contiguous uint8 (no copy when already channels-last);
-// a contiguous NCHW input by a plain transpose (the generic strided copy is several times
-// slower on bytes).
 // Pixels [p0, p1) of C channel planes (hw bytes apart) into channels-last pixels.
 template <int C>
 void interleave_pixels(const uint8_t* src, int64_t hw, uint8_t* dst, int64_t p0, int64_t p1) {
   for (int64_t p = p0; p < p1; ++p) {
     for (int ch = 0; ch < C; ++ch) dst[p * C + ch] = src[ch * hw + p];
   }
-}
-
-Tensor channels_last_ints(const Tensor& x4) {
-  const Tensor ints = quantized_storage_view(x4);
-  const Tensor nhwc = permute(ints, {0, 2, 3, 1});
-  if (nhwc.is_contiguous() || !ints.is_contiguous()) return contiguous(nhwc);
-  const int64_t n = ints.size(0), c = ints.size(1), hw = ints.size(2) * ints.size(3);
-  Tensor out = empty({n, ints.size(2), ints.size(3), c}, TensorOptions(ScalarType::UInt8));
-  const uint8_t* src = ints.data<uint8_t>();
-  uint8_t* dst = out.data<uint8_t>();
-  constexpr int64_t kBlock = 256;  // pixels per work item
-  const int64_t blocks = (hw + kBlock - 1) / kBlock;
-  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kBlock * c)),
-               [&](int64_t b0, int64_t b1) {
-                 for (int64_t b = b0; b < b1; ++b) {
-                   const int64_t img = b / blocks, p0 = (b % blocks) * kBlock;
-                   const int64_t p1 = std::min(hw, p0 + kBlock);
-                   const uint8_t* s = src + img * c * hw;
-                   uint8_t* d = dst + img * hw * c;
-                   switch (c) {  // image stems: a pixel's few channels unrolled
-                     case 1:
-                       std::memcpy(d + p0, s + p0, p1 - p0);
-                       break;
-                     case 2:
-                       interleave_pixels<2>(s, hw, d, p0, p1);
-                       break;
-                     case 3:
-                       interleave_pixels<3>(s, hw, d, p0, p1);
-                       break;
-                     case 4:
-                       interleave_pixels<4>(s, hw, d, p0, p1);
-                       break;
-                     default:
-                       for (int64_t ch = 0; ch < c; ++ch) {
-                         const uint8_t* plane = s + ch * hw + p0;
-                         uint8_t* column = d + p0 * c + ch;
-                         for (int64_t p = 0; p < p1 - p0; ++p, column += c) *column = plane[p];
-                       }
-                   }
-                 }
-               });
-  return out;
 }
 
 // float32 NCHW values of a per-tensor quantized (N, C, H, W) input: a channels-last one (what
@@ -283,6 +238,48 @@ void pack_grouped(const Tensor& qweight, const Quantizer& q, PackedConvWeight& p
 }
 
 }  // namespace
+
+Tensor channels_last_ints(const Tensor& x4) {
+  const Tensor ints = quantized_storage_view(x4);
+  const Tensor nhwc = permute(ints, {0, 2, 3, 1});
+  if (nhwc.is_contiguous() || !ints.is_contiguous()) return contiguous(nhwc);
+  const int64_t n = ints.size(0), c = ints.size(1), hw = ints.size(2) * ints.size(3);
+  Tensor out = empty({n, ints.size(2), ints.size(3), c}, TensorOptions(ScalarType::UInt8));
+  const uint8_t* src = ints.data<uint8_t>();
+  uint8_t* dst = out.data<uint8_t>();
+  constexpr int64_t kBlock = 256;  // pixels per work item
+  const int64_t blocks = (hw + kBlock - 1) / kBlock;
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kBlock * c)),
+               [&](int64_t b0, int64_t b1) {
+                 for (int64_t b = b0; b < b1; ++b) {
+                   const int64_t img = b / blocks, p0 = (b % blocks) * kBlock;
+                   const int64_t p1 = std::min(hw, p0 + kBlock);
+                   const uint8_t* s = src + img * c * hw;
+                   uint8_t* d = dst + img * hw * c;
+                   switch (c) {  // image stems: a pixel's few channels unrolled
+                     case 1:
+                       std::memcpy(d + p0, s + p0, p1 - p0);
+                       break;
+                     case 2:
+                       interleave_pixels<2>(s, hw, d, p0, p1);
+                       break;
+                     case 3:
+                       interleave_pixels<3>(s, hw, d, p0, p1);
+                       break;
+                     case 4:
+                       interleave_pixels<4>(s, hw, d, p0, p1);
+                       break;
+                     default:
+                       for (int64_t ch = 0; ch < c; ++ch) {
+                         const uint8_t* plane = s + ch * hw + p0;
+                         uint8_t* column = d + p0 * c + ch;
+                         for (int64_t p = 0; p < p1 - p0; ++p, column += c) *column = plane[p];
+                       }
+                   }
+                 }
+               });
+  return out;
+}
 
 std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const Tensor& bias,
                                                    IntArrayRef stride, IntArrayRef padding,

@@ -47,6 +47,11 @@ struct PackedConvWeight {
   Tensor float_weight;
 };
 
+// The integers of a per-tensor quantized (N, C, H, W) input as (N, H, W, C) contiguous uint8:
+// no copy when it is channels-last already, else one transpose (the generic strided copy is
+// several times slower on bytes).
+Tensor channels_last_ints(const Tensor& x4);
+
 // Packs a qint8 weight (per tensor, or per channel along axis 0) with its bias and geometry;
 // stride, padding and dilation hold one value per spatial dim (1 or 2 of them). `kernel`:
 // "auto" (the measured choice), or "int8" / "float" to force one (benchmarks, experiments).

@@ -101,15 +101,32 @@ class QConfigMapping:
         return mapping
 
 
+def _with_transposed_convs_per_tensor(mapping, qconfig):
+    """PyTorch's default mappings give transposed convolutions the global qconfig's activation
+    observer with a per-tensor symmetric weight observer (they take no per-channel weights)."""
+    from ember import nn
+
+    from .observer import default_weight_observer
+    from .qconfig import QConfig
+
+    transposed = QConfig(activation=qconfig.activation, weight=default_weight_observer)
+    for module_type in (nn.ConvTranspose1d, nn.ConvTranspose2d):
+        mapping.set_object_type(module_type, transposed)
+    return mapping
+
+
 def get_default_qconfig_mapping(backend="x86", version=0):
-    """The global post-training qconfig of ``backend``, with PyTorch's fixed-parameter
-    qconfigs for its sigmoid-like activations left to the observers prepare() attaches."""
+    """The global post-training qconfig of ``backend`` (transposed convolutions with per-tensor
+    weights), with PyTorch's fixed-parameter qconfigs for its sigmoid-like activations left to
+    the observers prepare() attaches."""
     from .qconfig import get_default_qconfig
 
-    return QConfigMapping().set_global(get_default_qconfig(backend, version))
+    qconfig = get_default_qconfig(backend, version)
+    return _with_transposed_convs_per_tensor(QConfigMapping().set_global(qconfig), qconfig)
 
 
 def get_default_qat_qconfig_mapping(backend="x86", version=1):
     from .qconfig import get_default_qat_qconfig
 
-    return QConfigMapping().set_global(get_default_qat_qconfig(backend, version))
+    qconfig = get_default_qat_qconfig(backend, version)
+    return QConfigMapping().set_global(qconfig)

@@ -67,7 +67,8 @@ def get_default_static_quant_module_mappings():
 
     mapping = {
         QuantStub: nnq.Quantize, DeQuantStub: nnq.DeQuantize, nn.Linear: nnq.Linear,
-        nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6,
+        nn.Conv1d: nnq.Conv1d, nn.Conv2d: nnq.Conv2d, nn.ConvTranspose1d: nnq.ConvTranspose1d,
+        nn.ConvTranspose2d: nnq.ConvTranspose2d, nn.ReLU: nnq.ReLU, nn.ReLU6: nnq.ReLU6,
         nn.BatchNorm2d: nnq.BatchNorm2d, nn.Dropout: nnq.Dropout, nn.ELU: nnq.ELU,
         nn.GroupNorm: nnq.GroupNorm, nn.Hardswish: nnq.Hardswish, nn.LayerNorm: nnq.LayerNorm,
         nn.LeakyReLU: nnq.LeakyReLU, nn.Sigmoid: nnq.Sigmoid, nn.Softmax: nnq.Softmax,
@@ -118,6 +119,18 @@ def get_default_dynamic_quant_module_mappings():
             nn.EmbeddingBag: nnq.EmbeddingBag}
 
 
+def _check_qconfig(qconfig, module):
+    """PyTorch's rule: transposed convolutions take per-tensor weights only."""
+    if qconfig is None or not isinstance(module, (nn.ConvTranspose1d, nn.ConvTranspose2d)):
+        return
+    qscheme = getattr(qconfig.weight(), "qscheme", None)
+    if qscheme in (ember.per_channel_symmetric, ember.per_channel_affine):
+        raise AssertionError(
+            f"{type(module).__name__}: per-channel weight observers are not supported for "
+            "transposed convolution (nor by PyTorch): give it a qconfig with a per-tensor "
+            "weight observer (default_weight_observer), as get_default_qconfig_mapping() does")
+
+
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None):
     """Sets ``qconfig`` on every submodule: its own ``qconfig`` attribute if it has one, else the
     entry for its qualified name, else for its exact type, else its parent's. ``qconfig_dict``
@@ -135,6 +148,7 @@ def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=Non
             qconfig = qconfig_dict.get(type(m), parent_qconfig)
             qconfig = qconfig_dict.get(prefix, qconfig)
         qconfig = getattr(m, "qconfig", qconfig)  # a module's own qconfig wins, as PyTorch
+        _check_qconfig(qconfig, m)
         m.qconfig = qconfig
         for name, child in m.named_children():
             visit(child, qconfig, prefix + "." + name if prefix else name)

@@ -7,6 +7,8 @@ from .modules import (
     BatchNorm3d,
     Conv1d,
     Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
     DeQuantize,
     Dropout,
     Embedding,
@@ -31,7 +33,8 @@ from .modules import (
     Softmax,
 )
 
-__all__ = ["BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "DeQuantize", "Dropout", "ELU",
+__all__ = ["BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "ConvTranspose1d",
+           "ConvTranspose2d", "DeQuantize", "Dropout", "ELU",
            "Embedding", "EmbeddingBag", "EmbeddingPackedParams", "FXFloatFunctional",
            "FloatFunctional", "GroupNorm", "Hardswish", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "LayerNorm", "LeakyReLU", "Linear", "LinearPackedParams",

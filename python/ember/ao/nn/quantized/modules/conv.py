@@ -1,5 +1,6 @@
-"""Statically quantized convolutions (``torch.ao.nn.quantized.Conv1d`` / ``Conv2d``) with
-PyTorch's state_dict layout: ``weight`` (qint8), ``bias`` (float), ``scale``, ``zero_point``.
+"""Statically quantized convolutions (``torch.ao.nn.quantized.Conv1d`` / ``Conv2d`` /
+``ConvTranspose1d`` / ``ConvTranspose2d``) with PyTorch's state_dict layout: ``weight`` (qint8),
+``bias`` (float), ``scale``, ``zero_point``.
 The int8 GEMM behind them unfolds the input channels-last and requantizes in its epilogue
 (docs/design/quantization.md); their outputs are channels-last in memory, as PyTorch's."""
 
@@ -7,7 +8,7 @@ import ember
 from ember import nn
 from ember.nn.modules.utils import _pair, _single
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _Q = ember._C._quantized
 _SUPPORTED_PADDING = {"zeros", "reflect"}
@@ -183,3 +184,119 @@ class Conv2d(_ConvNd):
 
     _NAME = "QuantizedConv2d"
     _FLOAT_MODULE = (nn.Conv2d,)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Transposed convolution: weight (C_in, C_out / groups, *kernel) quantized per tensor (as
+    PyTorch, which refuses per-channel weights here), computed as the int8 GEMM of each input
+    pixel with the weight and the columns scattered into exact integer sums."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"'padding_mode' {padding_mode} is not supported by quantized "
+                             "transposed convolution: only 'zeros'")
+        nn.Module.__init__(self)
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = self._expand(kernel_size)
+        self.stride = self._expand(stride)
+        self.padding = self._expand(padding)
+        self.dilation = self._expand(dilation)
+        self.transposed = True
+        self.output_padding = self._expand(output_padding)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        ints = ember.zeros((in_channels, out_channels // groups, *self.kernel_size),
+                           dtype=ember.int8)
+        qweight = ember._make_per_tensor_quantized_tensor(ints, 1.0, 0)
+        self.set_weight_bias(qweight, ember.zeros(out_channels) if bias else None)
+        self.scale = 1.0
+        self.zero_point = 0
+
+    def set_weight_bias(self, w, b):
+        if b is not None and b.dtype != ember.float32:
+            b = b.float()
+        self._packed_params = _Q.conv_transpose_prepack(
+            w, b, list(self.stride), list(self.padding), list(self.output_padding),
+            list(self.dilation), self.groups)
+
+    def extra_repr(self):
+        s = super().extra_repr()
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        return s
+
+    def _conv(self, input, relu):
+        if not isinstance(input, ember.Tensor) or not input.is_quantized:
+            raise TypeError(f"{self._get_name()}: expected a quantized (quint8) input, got "
+                            f"{getattr(input, 'dtype', type(input).__name__)}: put a QuantStub "
+                            "before it")
+        return _Q.conv_transpose(input, self._packed_params, float(self.scale),
+                                 int(self.zero_point))
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise ValueError(f"{self._get_name()}: output_size is not supported by quantized "
+                             "transposed convolution (nor by PyTorch's): set output_padding "
+                             "when constructing the module instead")
+        return self._conv(input, False)
+
+    @classmethod
+    def from_float(cls, mod, use_precomputed_fake_quant=False):
+        """A statically quantized copy of a float transposed convolution that went through
+        prepare() and calibration (a per-tensor weight observer)."""
+        from ember.ao.quantization.utils import quantize_weight
+
+        qconfig = getattr(mod, "qconfig", None)
+        if qconfig is None:
+            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no qconfig: run "
+                               "ember.ao.quantization.prepare() on the model first")
+        activation_post_process = getattr(mod, "activation_post_process", None)
+        if activation_post_process is None:
+            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no output "
+                               "observer (activation_post_process): run prepare() and "
+                               "calibrate first")
+        weight_observer = qconfig.weight()
+        weight_observer(mod.weight)
+        qweight = quantize_weight(mod.weight.detach().float(), weight_observer)
+        qconv = cls(mod.in_channels, mod.out_channels, mod.kernel_size, mod.stride, mod.padding,
+                    mod.output_padding, mod.groups, mod.bias is not None, mod.dilation,
+                    mod.padding_mode)
+        qconv.set_weight_bias(qweight, mod.bias.detach() if mod.bias is not None else None)
+        scale, zero_point = activation_post_process.calculate_qparams()
+        qconv.scale = float(scale)
+        qconv.zero_point = int(zero_point)
+        return qconv
+
+    @classmethod
+    def from_reference(cls, ref_qconv, output_scale, output_zero_point):
+        qconv = cls(ref_qconv.in_channels, ref_qconv.out_channels, ref_qconv.kernel_size,
+                    ref_qconv.stride, ref_qconv.padding, ref_qconv.output_padding,
+                    ref_qconv.groups, ref_qconv.bias is not None, ref_qconv.dilation,
+                    ref_qconv.padding_mode)
+        qconv.set_weight_bias(ref_qconv.get_quantized_weight(), ref_qconv.bias)
+        qconv.scale = float(output_scale)
+        qconv.zero_point = int(output_zero_point)
+        return qconv
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """int8 1-D transposed convolution: quint8 (N, C, L) in, quint8 out."""
+
+    _NAME = "QuantizedConvTranspose1d"
+    _FLOAT_MODULE = (nn.ConvTranspose1d,)
+    _expand = staticmethod(_single)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """int8 2-D transposed convolution: quint8 (N, C, H, W) in, quint8 out (channels-last
+    memory)."""
+
+    _NAME = "QuantizedConvTranspose2d"
+    _FLOAT_MODULE = (nn.ConvTranspose2d,)
