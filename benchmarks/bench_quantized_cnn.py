@@ -25,7 +25,8 @@ With --shapes it times single convolution layers instead (stems, grouped and dep
 1x1, batch 1 and 8): the int8 route Ember's packing picks ("auto": the int8 GEMM, or a direct
 depthwise / grouped / stem kernel), the int8 GEMM forced ("gemm"), the float convolution of the
 dequantized operands, requantized ("float"), and the float convolution alone ("float_conv"):
-the measurements behind the packing's choice. Inputs are channels-last, as the previous
+the measurements behind the packing's choice; then transposed convolutions (decoder
+upsampling), int8 against float. Inputs are channels-last, as the previous
 quantized layer hands them over, except the stems' (3 channels), which take a QuantStub's
 NCHW output. All are 7-bit (0-127), as the x86 qconfig's reduce_range calibration makes
 activations.
@@ -303,6 +304,11 @@ SHAPES = (  # N, C, H, W, C_out, kernel, stride, padding, groups
     (1, 3, 224, 224, 32, 3, 2, 1, 1))
 
 
+TRANSPOSED_SHAPES = (  # N, C_in, H = W, C_out, kernel, stride, padding, output_padding
+    (8, 64, 28, 32, 4, 2, 1, 0), (8, 128, 14, 64, 4, 2, 1, 0), (8, 32, 56, 16, 3, 2, 1, 1),
+    (1, 256, 7, 128, 4, 2, 1, 0))
+
+
 def shapes_child(threads, repeat, target_s, out_path):
     import ember
 
@@ -342,6 +348,29 @@ def shapes_child(threads, repeat, target_s, out_path):
         print(f"  {row['name']:34s} [{threads} thr] auto ({kinds['auto']}) {med['auto']:.3f} ms"
               f"  GEMM {med['gemm']:.3f}  float route {med['float']:.3f}  float conv"
               f" {med['float_conv']:.3f} ms  (x{row['auto_speedup_vs_float_conv']:.2f})",
+              flush=True)
+    for n, c, h, o, k, s, p, op in TRANSPOSED_SHAPES:  # int8 GEMM + col2im against float
+        qx = ember.quantize_per_tensor(ember.randn(n, h, h, c), 0.05, 0,
+                                       ember.quint8).permute(0, 3, 1, 2)
+        qw = ember.quantize_per_tensor(ember.randn(c, o, k, k) * 0.1, 0.01, 0, ember.qint8)
+        packed = q_ops.conv_transpose_prepack(qw, ember.zeros(o), [s, s], [p, p], [op, op],
+                                              [1, 1], 1)
+        fx, fw = ember.randn(n, c, h, h), ember.randn(c, o, k, k)
+        fns = {"auto": lambda packed=packed, qx=qx: q_ops.conv_transpose(qx, packed, 0.02, 0),
+               "float_conv": lambda fx=fx, fw=fw, s=s, p=p, op=op:
+               ember.nn.functional.conv_transpose2d(fx, fw, None, s, p, op)}
+        times = {name: [] for name in fns}
+        with ember.no_grad():
+            for _ in range(repeat):
+                for name, fn in fns.items():
+                    times[name].append(timed_block(fn, target_s))
+        med = {name: statistics.median(v) * 1e3 for name, v in times.items()}
+        row = {"name": f"N{n} C{c} {h}x{h} -> {o}, transposed k{k} s{s}", "threads": threads,
+               "ms": med, "auto_kernel": packed.kernel,
+               "auto_speedup_vs_float_conv": med["float_conv"] / med["auto"]}
+        results.append(row)
+        print(f"  {row['name']:34s} [{threads} thr] int8 {med['auto']:.3f} ms  float conv "
+              f"{med['float_conv']:.3f} ms  (x{row['auto_speedup_vs_float_conv']:.2f})",
               flush=True)
     if out_path:
         with open(out_path, "w") as f:

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/shape.h"
+#include "kernels/quantized_stubs.h"
 #include "ops/conversion.h"
 #include "ops/creation.h"
 #include "ops/quantized/conv.h"
@@ -196,20 +197,32 @@ Tensor conv_transpose_quantized(const Tensor& q_input, const PackedConvTranspose
         }
       }
     }
-    // y = sum * x_scale * w_scale + bias, requantized as quantize_per_tensor does.
+    // y = sum * x_scale * w_scale + bias (into the sums' memory, as floats), then requantized
+    // as quantize_per_tensor does, by the SIMD quantizer of the CPU level.
     const float scale = static_cast<float>(iq.scale()) * static_cast<float>(w.weight_scale);
-    const float inv = 1.f / static_cast<float>(out_scale);
     const float* bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
-    parallel_for(
-        0, n * oh * ow, std::max<int64_t>(1, kGrainSize / co), [&](int64_t p0, int64_t p1) {
-          for (int64_t p = p0; p < p1; ++p) {
-            for (int64_t k = 0; k < co; ++k) {
-              const float y = static_cast<float>(sums[p * co + k]) * scale + (bias ? bias[k] : 0.f);
-              const float q = std::nearbyint(y * inv) + static_cast<float>(out_zero_point);
-              result_data[p * co + k] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
-            }
-          }
-        });
+    const int64_t pixels = n * oh * ow;
+    std::vector<float> real(static_cast<size_t>(pixels * co));
+    parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / co), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const double* __restrict sum = sums.data() + p * co;
+        float* __restrict y = real.data() + p * co;
+        for (int64_t k = 0; k < co; ++k) {
+          y[k] = static_cast<float>(sum[k]) * scale + (bias ? bias[k] : 0.f);
+        }
+      }
+    });
+    QuantizeRowsArgs qa;
+    qa.x = real.data();
+    qa.m = pixels;
+    qa.k = co;
+    qa.ldx = co;
+    qa.inv_scale = 1.f / static_cast<float>(out_scale);
+    qa.zero_point = static_cast<int32_t>(out_zero_point);
+    qa.qmax = 255;
+    qa.a = result_data;
+    qa.lda = co;
+    quantize_rows_u8_stub(Device(), qa);
   }
   Tensor y = permute(result, {0, 3, 1, 2});
   if (dims == 1) y = select(y, 2, 0);
