@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "api/conversion.h"
+#include "api/memory_format.h"
 #include "api/views.h"
 #include "bindings/factory_args.h"
 #include "core/shape.h"
@@ -21,8 +22,16 @@ struct ToArgs {
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
   bool copy = false;
-  bool preserve = true;
+  native::MemoryFormat format = native::MemoryFormat::Preserve;
 };
+
+// A conversion's result laid out in a channels-last format when one was asked for.
+Tensor converted(const Tensor& t, native::MemoryFormat format) {
+  return format == native::MemoryFormat::ChannelsLast ||
+                 format == native::MemoryFormat::ChannelsLast3d
+             ? contiguous_as(t, format)
+             : t;
+}
 
 [[noreturn]] void throw_to_signature(const py::args& args) {
   throw py::type_error(str_cat(
@@ -88,7 +97,7 @@ ToArgs parse_to(const py::args& args, const py::kwargs& kw) {
       } else if (key == "copy") {
         r.copy = PyObject_IsTrue(v.ptr());
       } else if (key == "memory_format") {
-        r.preserve = parse_preserve_format(v, "to");
+        r.format = parse_memory_format(v, "to");
       } else if (key != "non_blocking") {
         throw py::type_error(str_cat("to() got an unexpected keyword argument '", key, "'"));
       }
@@ -228,8 +237,10 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
   cls.def("to", [](const Tensor& self, py::args args, py::kwargs kw) {
     ToArgs a = parse_to(args, kw);
     if (a.device && a.device->is_cpu()) a.device->index = -1;
-    return tensor_to(self, a.dtype.value_or(self.dtype()), a.device.value_or(self.device()), a.copy,
-                     a.preserve);
+    return converted(
+        tensor_to(self, a.dtype.value_or(self.dtype()), a.device.value_or(self.device()), a.copy,
+                  a.format == native::MemoryFormat::Preserve),
+        a.format);
   });
   const std::pair<const char*, ScalarType> shorthands[] = {
       {"float", ScalarType::Float32},    {"double", ScalarType::Float64},
@@ -244,16 +255,20 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
     cls.def(
         name,
         [dt, op](const Tensor& self, py::object memory_format) {
-          return tensor_to(self, dt, self.device(), false,
-                           parse_preserve_format(memory_format, op));
+          const native::MemoryFormat format = parse_memory_format(memory_format, op);
+          return converted(
+              tensor_to(self, dt, self.device(), false, format == native::MemoryFormat::Preserve),
+              format);
         },
         py::kw_only(), py::arg("memory_format") = py::none());
   }
   cls.def(
       "cpu",
       [](const Tensor& self, py::object memory_format) {
-        return tensor_to(self, self.dtype(), Device(), false,
-                         parse_preserve_format(memory_format, "cpu"));
+        const native::MemoryFormat format = parse_memory_format(memory_format, "cpu");
+        return converted(tensor_to(self, self.dtype(), Device(), false,
+                                   format == native::MemoryFormat::Preserve),
+                         format);
       },
       py::kw_only(), py::arg("memory_format") = py::none());
   cls.def(

@@ -165,8 +165,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         [name, fill](const Tensor& t, py::object dtype, py::object device, py::object requires_grad,
                      py::object, py::object memory_format, py::object) {
           RequiresGradRequest requires_grad_request(requires_grad, name);
-          Tensor out = empty_like(t, like_options(t, dtype, device, name),
-                                  parse_preserve_format(memory_format, name));
+          Tensor out = native::empty_like_as(t, like_options(t, dtype, device, name),
+                                             parse_memory_format(memory_format, name));
           return fill ? fill(out) : out;
         },
         py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
@@ -183,8 +183,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
          py::object requires_grad, py::object, py::object memory_format, py::object) {
         RequiresGradRequest requires_grad_request(requires_grad, "full_like");
         const Scalar v = parse_number(fill_value, "full_like", "fill_value");
-        Tensor out = empty_like(t, like_options(t, dtype, device, "full_like"),
-                                parse_preserve_format(memory_format, "full_like"));
+        Tensor out = native::empty_like_as(t, like_options(t, dtype, device, "full_like"),
+                                           parse_memory_format(memory_format, "full_like"));
         return fill_(out, v);
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),

@@ -74,8 +74,8 @@ void init_dtypes(py::module_& m) {
   py::implicitly_convertible<py::str, Device>();
 
   // ember.memory_format objects: preserve_format keeps a dense input's strides (the default of
-  // *_like, to() and clone()), contiguous_format asks for row-major; the channels-last formats
-  // exist so that code naming them imports, and ops reject them until a kernel needs them.
+  // *_like, to() and clone()), contiguous_format asks for row-major, channels_last (4-D) and
+  // channels_last_3d (5-D) for the channels innermost (ops/memory_format.h).
   struct MemoryFormat {
     const char* name;
   };

@@ -55,8 +55,9 @@ void apply_pending_requires_grad(const Tensor& t) {
   autograd::set_requires_grad(t, true, op);
 }
 
-bool parse_preserve_format(py::handle memory_format, const char* op) {
-  if (memory_format.is_none()) return true;
+native::MemoryFormat parse_memory_format(py::handle memory_format, const char* op,
+                                         native::MemoryFormat if_none) {
+  if (memory_format.is_none()) return if_none;
   static const py::handle memory_format_type =
       py::object(py::module_::import("ember._C").attr("memory_format")).release();
   if (!py::isinstance(memory_format, memory_format_type)) {
@@ -65,9 +66,10 @@ bool parse_preserve_format(py::handle memory_format, const char* op) {
                                  Py_TYPE(memory_format.ptr())->tp_name));
   }
   const std::string name = py::str(memory_format).cast<std::string>();
-  if (name == "ember.preserve_format") return true;
-  if (name == "ember.contiguous_format") return false;
-  EMBER_THROW(NotImplementedError, "[", op, "] memory_format=", name, " is not supported");
+  if (name == "ember.preserve_format") return native::MemoryFormat::Preserve;
+  if (name == "ember.contiguous_format") return native::MemoryFormat::Contiguous;
+  if (name == "ember.channels_last") return native::MemoryFormat::ChannelsLast;
+  return native::MemoryFormat::ChannelsLast3d;
 }
 
 Generator* parse_generator(py::handle generator, const char* op) {

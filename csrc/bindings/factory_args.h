@@ -7,6 +7,7 @@
 #include "api/creation.h"
 #include "bindings/pybind_ember.h"
 #include "core/generator.h"
+#include "ops/memory_format.h"
 
 namespace ember {
 
@@ -30,7 +31,10 @@ class RequiresGradRequest {
 };
 
 // memory_format=None / ember.preserve_format -> true; ember.contiguous_format -> false.
-bool parse_preserve_format(py::handle memory_format, const char* op);
+// An ember.memory_format argument; None gives `if_none`.
+native::MemoryFormat parse_memory_format(
+    py::handle memory_format, const char* op,
+    native::MemoryFormat if_none = native::MemoryFormat::Preserve);
 
 // generator=None -> nullptr (the default generator); else an ember.Generator.
 Generator* parse_generator(py::handle generator, const char* op);

@@ -191,7 +191,7 @@ void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     TensorOptions o = parse_options(f.dtype, f.device, op);
     if (o.dtype == ScalarType::Undefined) o.dtype = t.dtype();
     if (f.device.is_none()) o.device = t.device();
-    return empty_like(t, o, parse_preserve_format(f.memory_format, op));
+    return native::empty_like_as(t, o, parse_memory_format(f.memory_format, op));
   };
   m.def(
       "rand_like",

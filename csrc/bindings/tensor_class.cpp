@@ -3,10 +3,12 @@
 #include "api/creation.h"
 #include "api/views.h"
 #include "autograd/variable.h"
+#include "bindings/factory_args.h"
 #include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "bindings/size_object.h"
 #include "core/shape.h"
+#include "ops/memory_format.h"
 
 namespace ember {
 
@@ -114,7 +116,12 @@ void init_tensor_class(py::module_& m) {
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
       .def(
-          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+          "is_contiguous",
+          [](const Tensor& t, py::object memory_format) {
+            return native::is_contiguous_as(t,
+                                            parse_memory_format(memory_format, "is_contiguous",
+                                                                native::MemoryFormat::Contiguous));
+          },
           py::arg("memory_format") = py::none())
       .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
       .def("is_complex", [](const Tensor& t) { return t.is_complex(); })

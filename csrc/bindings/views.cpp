@@ -1,8 +1,11 @@
 // View ops and copies: view, reshape, transpose, permute, expand, squeeze, ... contiguous, clone.
 #include "api/views.h"
+#include "api/memory_format.h"
+#include "bindings/factory_args.h"
 #include "bindings/fastcall.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
+#include "ops/memory_format.h"
 
 namespace ember {
 
@@ -142,11 +145,23 @@ void init_views(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
       "_to_dtype", [](const Tensor& t, ScalarType dt, bool copy) { return to_dtype(t, dt, copy); },
       py::arg("dtype"), py::arg("copy") = false);
   cls.def(
-      "contiguous", [](const Tensor& t, py::object) { return contiguous(t); },
+      "contiguous",
+      [](const Tensor& t, py::object memory_format) {
+        return contiguous_as(
+            t, parse_memory_format(memory_format, "contiguous", native::MemoryFormat::Contiguous));
+      },
       py::arg("memory_format") = py::none());
   cls.def(
-      "clone", [](const Tensor& t, py::object) { return clone(t); }, py::kw_only(),
-      py::arg("memory_format") = py::none());
+      "clone",
+      [](const Tensor& t, py::object memory_format) {
+        // Always a copy; laid out in the format asked for (preserve: t's dense strides).
+        const native::MemoryFormat format = parse_memory_format(memory_format, "clone");
+        if (format == native::MemoryFormat::Preserve || native::is_contiguous_as(t, format)) {
+          return clone(t);
+        }
+        return contiguous_as(t, format);
+      },
+      py::kw_only(), py::arg("memory_format") = py::none());
   m.def(
       "clone", [](const Tensor& t, py::object) { return clone(t); }, py::arg("input"),
       py::kw_only(), py::arg("memory_format") = py::none());

@@ -376,8 +376,11 @@ def test_like_and_new_factories():
     assert base.new_full((2,), 1.5).tolist() == [1, 1]
     assert base.new_empty(4).dtype is ember.int32
     assert base.new_empty_strided((2,), (2,)).stride() == (2,)
-    with pytest.raises(NotImplementedError, match="channels_last"):
+    # channels_last needs a 4-D tensor (RuntimeError, as PyTorch); 4-D ones get NHWC strides.
+    with pytest.raises(RuntimeError, match="rank 4"):
         ember.zeros_like(t, memory_format=ember.channels_last)
+    nhwc = ember.zeros_like(ember.ones(2, 3, 4, 5), memory_format=ember.channels_last)
+    assert nhwc.stride() == (60, 1, 15, 3) and float(nhwc.abs().sum()) == 0
 
 
 def test_empty_strided():

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -144,22 +145,34 @@ Tensor conv_transpose_quantized(const Tensor& q_input, const PackedConvTranspose
   Tensor result = empty_per_tensor_quantized({n, oh, ow, co}, ScalarType::QUInt8, out_scale,
                                              out_zero_point, kOp);
   uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
-  const int64_t rows = n * h * wd;
   if (n > 0 && co > 0) {
     // Exact integer sums per output element (double holds them exactly), then one requantize.
-    std::vector<double> sums(static_cast<size_t>(n * oh * ow * co), 0.0);
-    if (rows > 0 && cg > 0) {
-      const Tensor xs = channels_last_ints(x);
-      const uint8_t* xd = xs.data<uint8_t>();
-      const int64_t lda = int8_gemm_padded_k(cg), cols = taps * og;
-      QuantParams params;  // scale 1: the GEMM's float output is the exact integer sum
-      params.zero_point = static_cast<int32_t>(iq.zero_point());
-      // Input rows a block at a time, so the columns (cols floats a row) stay a few MB.
-      const int64_t block = std::max<int64_t>(64, (int64_t{1} << 20) / std::max<int64_t>(cols, 1));
-      std::vector<float> columns(static_cast<size_t>(std::min(block, rows) * cols));
+    // Each image's sums are zeroed by the thread that first scatters into them.
+    const int64_t image_sums = oh * ow * co, image_rows = h * wd;
+    std::unique_ptr<double[]> sums(new double[static_cast<size_t>(n * image_sums)]);
+    const Tensor xs = channels_last_ints(x);
+    const uint8_t* xd = xs.data<uint8_t>();
+    const int64_t lda = int8_gemm_padded_k(cg), cols = taps * og;
+    QuantParams params;  // scale 1: the GEMM's float output is the exact integer sum
+    params.zero_point = static_cast<int32_t>(iq.zero_point());
+    // Input rows a block at a time so the columns (cols floats an input pixel) stay a few MB:
+    // whole images when they fit, scattered in parallel (no two threads write one image), else
+    // parts of one image.
+    constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats
+    const int64_t image_cols = std::max<int64_t>(cols * image_rows, 1);
+    const int64_t block_rows =
+        image_cols <= kColumnBudget
+            ? std::min(n, kColumnBudget / image_cols) * image_rows
+            : std::max<int64_t>(1, kColumnBudget / std::max<int64_t>(cols, 1));
+    const int64_t rows = n * image_rows;
+    std::unique_ptr<float[]> columns(
+        new float[static_cast<size_t>(std::max<int64_t>(std::min(block_rows, rows), 1) * cols)]);
+    for (int64_t r0 = 0; r0 < std::max<int64_t>(rows, n); r0 += std::max<int64_t>(block_rows, 1)) {
+      const int64_t r1 = std::min(rows, r0 + block_rows);
+      const int64_t b_first = image_rows ? r0 / image_rows : r0;
+      const int64_t b_last = image_rows ? (r1 + image_rows - 1) / image_rows : r0 + 1;
       for (int64_t g = 0; g < w.groups; ++g) {
-        for (int64_t r0 = 0; r0 < rows; r0 += block) {
-          const int64_t r1 = std::min(rows, r0 + block);
+        if (r1 > r0 && cg > 0) {
           const GroupRows shifted{xd + r0 * c, c, g * cg, cg};
           Int8Activations a;
           a.m = r1 - r0;
@@ -172,29 +185,39 @@ Tensor conv_transpose_quantized(const Tensor& q_input, const PackedConvTranspose
             a.fill_context = &shifted;
           }
           Int8Output o;
-          o.f32 = columns.data();
+          o.f32 = columns.get();
           o.ldo = cols;
           int8_linear_gemm(a, *w.group_weights[g], o);
-          // col2im: input pixel (b, ih, iw), tap (i, j) adds to output pixel
-          // (ih * s - p + i * d, iw * s - p + j * d); images are independent.
-          parallel_for(0, n, 1, [&](int64_t b0, int64_t b1) {
-            for (int64_t r = std::max(r0, b0 * h * wd); r < std::min(r1, b1 * h * wd); ++r) {
-              const int64_t b = r / (h * wd), ih = (r / wd) % h, iw = r % wd;
-              const float* col = columns.data() + (r - r0) * cols;
+        }
+        // col2im: input pixel (b, ih, iw), tap (i, j) adds to output pixel
+        // (ih * s - p + i * d, iw * s - p + j * d).
+        parallel_for(b_first, b_last, 1, [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b) {
+            double* image = sums.get() + b * image_sums;
+            // Zeroed by the block holding the image's first row, before any sum lands.
+            if (g == 0 && (image_rows == 0 || r0 <= b * image_rows)) {
+              std::fill(image, image + image_sums, 0.0);
+            }
+            if (cg == 0) continue;
+            const int64_t first = std::max(r0, b * image_rows);
+            const int64_t last = std::min(r1, (b + 1) * image_rows);
+            for (int64_t r = first; r < last; ++r) {
+              const int64_t ih = (r / wd) % h, iw = r % wd;
+              const float* col = columns.get() + (r - r0) * cols;
               for (int64_t i = 0; i < w.kernel[0]; ++i) {
                 const int64_t y = ih * w.stride[0] - w.padding[0] + i * w.dilation[0];
                 if (y < 0 || y >= oh) continue;
                 for (int64_t j = 0; j < w.kernel[1]; ++j) {
                   const int64_t xo = iw * w.stride[1] - w.padding[1] + j * w.dilation[1];
                   if (xo < 0 || xo >= ow) continue;
-                  double* dst = sums.data() + ((b * oh + y) * ow + xo) * co + g * og;
-                  const float* src = col + (i * w.kernel[1] + j) * og;
+                  double* __restrict dst = image + (y * ow + xo) * co + g * og;
+                  const float* __restrict src = col + (i * w.kernel[1] + j) * og;
                   for (int64_t k = 0; k < og; ++k) dst[k] += src[k];
                 }
               }
             }
-          });
-        }
+          }
+        });
       }
     }
     // y = sum * x_scale * w_scale + bias (into the sums' memory, as floats), then requantized
@@ -202,27 +225,31 @@ Tensor conv_transpose_quantized(const Tensor& q_input, const PackedConvTranspose
     const float scale = static_cast<float>(iq.scale()) * static_cast<float>(w.weight_scale);
     const float* bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
     const int64_t pixels = n * oh * ow;
-    std::vector<float> real(static_cast<size_t>(pixels * co));
-    parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / co), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const double* __restrict sum = sums.data() + p * co;
-        float* __restrict y = real.data() + p * co;
-        for (int64_t k = 0; k < co; ++k) {
-          y[k] = static_cast<float>(sum[k]) * scale + (bias ? bias[k] : 0.f);
+    constexpr int64_t kChunk = 256;  // output pixels converted into a small float buffer
+    parallel_for(0, (pixels + kChunk - 1) / kChunk, 1, [&](int64_t c0, int64_t c1) {
+      std::vector<float> real(static_cast<size_t>(kChunk * co));
+      for (int64_t chunk = c0; chunk < c1; ++chunk) {
+        const int64_t p0 = chunk * kChunk, p1 = std::min(pixels, p0 + kChunk);
+        for (int64_t p = p0; p < p1; ++p) {
+          const double* __restrict sum = sums.get() + p * co;
+          float* __restrict y = real.data() + (p - p0) * co;
+          for (int64_t k = 0; k < co; ++k) {
+            y[k] = static_cast<float>(sum[k]) * scale + (bias ? bias[k] : 0.f);
+          }
         }
+        QuantizeRowsArgs qa;
+        qa.x = real.data();
+        qa.m = p1 - p0;
+        qa.k = co;
+        qa.ldx = co;
+        qa.inv_scale = 1.f / static_cast<float>(out_scale);
+        qa.zero_point = static_cast<int32_t>(out_zero_point);
+        qa.qmax = 255;
+        qa.a = result_data + p0 * co;
+        qa.lda = co;
+        quantize_rows_u8_stub(Device(), qa);
       }
     });
-    QuantizeRowsArgs qa;
-    qa.x = real.data();
-    qa.m = pixels;
-    qa.k = co;
-    qa.ldx = co;
-    qa.inv_scale = 1.f / static_cast<float>(out_scale);
-    qa.zero_point = static_cast<int32_t>(out_zero_point);
-    qa.qmax = 255;
-    qa.a = result_data;
-    qa.lda = co;
-    quantize_rows_u8_stub(Device(), qa);
   }
   Tensor y = permute(result, {0, 3, 1, 2});
   if (dims == 1) y = select(y, 2, 0);

@@ -365,7 +365,7 @@ class Module(_StateDictMixin):
         """Moves / casts parameters and buffers: ``to(device)``, ``to(dtype)``,
         ``to(device, dtype)``, ``to(tensor)``. Only floating point or complex dtypes are
         accepted, and only floating point / complex tensors change dtype."""
-        device, dtype, non_blocking, _memory_format = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError(
@@ -384,9 +384,12 @@ class Module(_StateDictMixin):
             target = dtype if (t.is_floating_point() or t.is_complex()) else None
             if target is None:
                 target = t.dtype
+            # A memory format applies to the 4-D / 5-D tensors (conv weights), as PyTorch's.
+            layout = {"memory_format": memory_format} if memory_format is not None and \
+                t.dim() in (4, 5) else {}
             if device is None:
-                return t.to(dtype=target, non_blocking=non_blocking)
-            return t.to(device=device, dtype=target, non_blocking=non_blocking)
+                return t.to(dtype=target, non_blocking=non_blocking, **layout)
+            return t.to(device=device, dtype=target, non_blocking=non_blocking, **layout)
 
         return self._apply(convert)
 
