@@ -79,7 +79,7 @@ ToArgs parse_to(const py::args& args, const py::kwargs& kw) {
   // Trailing positionals: non_blocking, copy.
   const size_t rest = args.size() - i;
   if (rest > 2) throw_to_signature(args);
-  if (rest == 2) r.copy = PyObject_IsTrue(args[i + 1].ptr());
+  if (rest == 2) r.copy = py_truthy(args[i + 1]);
   if (kw) {
     for (auto item : kw) {
       const std::string key = item.first.cast<std::string>();
@@ -95,7 +95,7 @@ ToArgs parse_to(const py::args& args, const py::kwargs& kw) {
         if (r.device && !v.is_none()) throw_to_signature(args);
         if (!v.is_none()) r.device = parse_device(v, "to");
       } else if (key == "copy") {
-        r.copy = PyObject_IsTrue(v.ptr());
+        r.copy = py_truthy(v);
       } else if (key == "memory_format") {
         r.format = parse_memory_format(v, "to");
       } else if (key != "non_blocking") {

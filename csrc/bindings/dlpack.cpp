@@ -257,7 +257,7 @@ void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
           py::tuple v = max_version;
           versioned = v[0].cast<int>() >= 1;
         }
-        const bool force_copy = !copy.is_none() && PyObject_IsTrue(copy.ptr());
+        const bool force_copy = !copy.is_none() && py_truthy(copy);
         return export_capsule(self, versioned, force_copy);
       },
       py::arg("stream") = py::none(), py::kw_only(), py::arg("max_version") = py::none(),

@@ -35,7 +35,7 @@ TensorOptions parse_options(py::handle dtype, py::handle device, const char* op)
 // does on return. An exception cancels it.
 RequiresGradRequest::RequiresGradRequest(py::handle requires_grad, const char* op)
     : op_(op),
-      on_(!requires_grad.is_none() && PyObject_IsTrue(requires_grad.ptr())),
+      on_(!requires_grad.is_none() && py_truthy(requires_grad)),
       uncaught_(std::uncaught_exceptions()) {
   if (on_) pending_requires_grad() = op_;
 }

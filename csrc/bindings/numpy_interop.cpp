@@ -181,8 +181,8 @@ void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& c
       "__array__",
       [](py::object self, py::object dtype, py::object copy) -> py::object {
         py::array arr = tensor_to_numpy(self, false);
-        const bool force_copy = !copy.is_none() && PyObject_IsTrue(copy.ptr());
-        const bool no_copy = !copy.is_none() && !PyObject_IsTrue(copy.ptr());
+        const bool force_copy = !copy.is_none() && py_truthy(copy);
+        const bool no_copy = !copy.is_none() && !py_truthy(copy);
         if (!dtype.is_none()) {
           py::dtype want = py::dtype::from_args(dtype);
           if (!want.equal(arr.dtype())) {

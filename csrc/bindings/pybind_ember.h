@@ -57,6 +57,14 @@ class type_caster<long> {
 }  // namespace pybind11::detail
 
 namespace ember {
+
+// Python truthiness that raises what __bool__ raised (PyObject_IsTrue returns -1 and leaves the
+// error set, which pybind11 would later report as a SystemError).
+inline bool py_truthy(pybind11::handle h) {
+  const int truth = PyObject_IsTrue(h.ptr());
+  if (truth < 0) throw pybind11::error_already_set();
+  return truth != 0;
+}
 namespace py = pybind11;
 
 using TensorImplPtr = intrusive_ptr<TensorImpl>;

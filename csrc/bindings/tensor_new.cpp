@@ -348,7 +348,7 @@ void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         TensorOptions o = parse_options(dtype_h, device_h, op);
         const std::optional<ScalarType> dtype = optional_dtype(o);
         const std::optional<bool> copy =
-            copy_h.is_none() ? std::nullopt : std::optional<bool>(PyObject_IsTrue(copy_h.ptr()));
+            copy_h.is_none() ? std::nullopt : std::optional<bool>(py_truthy(copy_h));
         Tensor t;
         if (is_tensor(obj)) {
           t = obj.cast<Tensor>();

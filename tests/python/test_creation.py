@@ -567,3 +567,16 @@ def test_requires_grad_argument():
         ember.zeros(2, dtype=ember.int64, requires_grad=True)
     # A failed request leaves nothing behind for the next factory.
     assert not ember.zeros(2).requires_grad
+
+
+def test_a_bool_argument_whose_truth_raises_is_reported_not_a_system_error():
+    # numpy's ValueError from __bool__ surfaces as itself (it used to leak out as SystemError).
+    ambiguous = np.array([1.0, 2.0])
+    for make in (lambda: ember.zeros(2, requires_grad=ambiguous),
+                 lambda: ember.eye(2, requires_grad=ambiguous),
+                 lambda: ember.empty_like(ember.ones(2), requires_grad=ambiguous),
+                 lambda: ember.ones(2).new_empty_strided((2,), (1,), requires_grad=ambiguous),
+                 lambda: ember.ones(2).to(ember.float64, copy=ambiguous)):
+        with pytest.raises(ValueError, match="ambiguous"):
+            make()
+    assert ember.zeros(2, requires_grad=np.True_).requires_grad
