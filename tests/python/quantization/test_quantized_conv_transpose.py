@@ -34,6 +34,7 @@ CASES = [
     (1, 16, 7, 7, 16, 4, 2, 1, 0, 1, 4),
     (1, 3, 1, 1, 5, 3, 3, 0, 2, 1, 1),  # one input pixel
     (0, 4, 3, 3, 4, 3, 1, 1, 0, 1, 1),  # empty batch
+    (1, 4096, 1, 2, 2, 4, 1, 0, 0, 1, 1),  # deep: columns beyond float's exact range
 ]
 
 
