@@ -21,12 +21,20 @@ namespace {
 constexpr const char* kPrepack = "quantized::conv_prepack";
 constexpr const char* kConv = "quantized::conv";
 
-// Per-spatial-dim arguments as two entries; a 1-D convolution is a 2-D one of height 1.
 std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char* name) {
-  EMBER_CHECK_T(ValueError, static_cast<int64_t>(v.size()) == dims || v.size() == 1, "[", kPrepack,
-                "] ", name, " needs 1 or ", dims, " values, got ", v.size());
-  const int64_t a = v[0], b = v.size() == 1 ? v[0] : v[v.size() - 1];
-  return dims == 1 ? std::array<int64_t, 2>{fill, a} : std::array<int64_t, 2>{a, b};
+  return spatial_pair(v, dims, fill, kPrepack, name);
+}
+
+// Per output channel: x_scale * w_scale[c] and the bias (0 without one), for the direct kernels.
+void channel_terms(const PackedConvWeight& w, float x_scale, std::vector<float>& scales,
+                   std::vector<float>& bias) {
+  const int64_t channels = static_cast<int64_t>(w.channel_scales.size());
+  scales.resize(channels);
+  bias.assign(channels, 0.f);
+  for (int64_t c = 0; c < channels; ++c) {
+    scales[c] = x_scale * w.channel_scales[c];
+    if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
+  }
 }
 
 // Pixels [p0, p1) of C channel planes (hw bytes apart) into channels-last pixels.
@@ -159,11 +167,8 @@ void depthwise_rows(const uint8_t* x, const Geometry& g, const PackedConvWeight&
   const int64_t oc_n = w.weight.size(0), mult = oc_n / g.c;
   std::vector<int32_t> acc(oc_n);
   std::vector<int32_t> centered(g.c);
-  std::vector<float> real(kBlock * oc_n), scale(oc_n), bias(oc_n, 0.f);
-  for (int64_t c = 0; c < oc_n; ++c) {
-    scale[c] = x_scale * w.channel_scales[c];
-    if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
-  }
+  std::vector<float> real(kBlock * oc_n), scale, bias;
+  channel_terms(w, x_scale, scale, bias);
   // The requantization: the activation quantizer of the CPU level (quantize_per_tensor's
   // rounding), a block of output pixels at a time.
   QuantizeRowsArgs requant;
@@ -238,6 +243,14 @@ void pack_grouped(const Tensor& qweight, const Quantizer& q, PackedConvWeight& p
 }
 
 }  // namespace
+
+std::array<int64_t, 2> spatial_pair(IntArrayRef v, int64_t dims, int64_t fill, const char* op,
+                                    const char* name) {
+  EMBER_CHECK_T(ValueError, static_cast<int64_t>(v.size()) == dims || v.size() == 1, "[", op, "] ",
+                name, " needs 1 or ", dims, " values, got ", v.size());
+  const int64_t a = v[0], b = v.size() == 1 ? v[0] : v[v.size() - 1];
+  return dims == 1 ? std::array<int64_t, 2>{fill, a} : std::array<int64_t, 2>{a, b};
+}
 
 Tensor channels_last_ints(const Tensor& x4) {
   const Tensor ints = quantized_storage_view(x4);
@@ -491,11 +504,8 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
     const bool pointwise = g.taps == 1 && w.groups == 1 && lda == g.c && w.stride[0] == 1 &&
                            w.stride[1] == 1 && w.padding[0] == 0 && w.padding[1] == 0;
     if (w.kernel_kind == PackedConvWeight::Kernel::kGrouped) {
-      std::vector<float> scales(out_channels), bias(out_channels, 0.f);
-      for (int64_t c = 0; c < out_channels; ++c) {
-        scales[c] = params.scale * w.channel_scales[c];
-        if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
-      }
+      std::vector<float> scales, bias;
+      channel_terms(w, params.scale, scales, bias);
       GroupedConvArgs a;
       a.x = xd;
       a.n = g.n;
@@ -533,11 +543,8 @@ Tensor conv_quantized(const Tensor& q_input, const PackedConvWeight& w, double o
                    });
     } else if (w.kernel_kind == PackedConvWeight::Kernel::kDepthwise && out_channels == g.c) {
       // The SIMD kernel of the CPU level (channel multiplier 1, the common case).
-      std::vector<float> scales(out_channels), bias(out_channels, 0.f);
-      for (int64_t c = 0; c < out_channels; ++c) {
-        scales[c] = params.scale * w.channel_scales[c];
-        if (w.bias.defined()) bias[c] = w.bias.data<float>()[c];
-      }
+      std::vector<float> scales, bias;
+      channel_terms(w, params.scale, scales, bias);
       DepthwiseArgs d;
       d.x = xd;
       d.h = g.h;

@@ -47,6 +47,11 @@ struct PackedConvWeight {
   Tensor float_weight;
 };
 
+// A per-spatial-dim argument (1 value, or one per dim) as two entries: a 1-D convolution is a
+// 2-D one of height 1, whose first entry is `fill`. ValueError naming `op` otherwise.
+std::array<int64_t, 2> spatial_pair(IntArrayRef v, int64_t dims, int64_t fill, const char* op,
+                                    const char* name);
+
 // The integers of a per-tensor quantized (N, C, H, W) input as (N, H, W, C) contiguous uint8:
 // no copy when it is channels-last already, else one transpose (the generic strided copy is
 // several times slower on bytes).

@@ -23,10 +23,7 @@ constexpr const char* kPrepack = "quantized::conv_transpose_prepack";
 constexpr const char* kOp = "quantized::conv_transpose";
 
 std::array<int64_t, 2> two(IntArrayRef v, int64_t dims, int64_t fill, const char* name) {
-  EMBER_CHECK_T(ValueError, static_cast<int64_t>(v.size()) == dims || v.size() == 1, "[", kPrepack,
-                "] ", name, " needs 1 or ", dims, " values, got ", v.size());
-  const int64_t a = v[0], b = v.size() == 1 ? v[0] : v[v.size() - 1];
-  return dims == 1 ? std::array<int64_t, 2>{fill, a} : std::array<int64_t, 2>{a, b};
+  return spatial_pair(v, dims, fill, kPrepack, name);
 }
 
 // Rows [i0, i1) of one group's GEMM input: each input pixel's channels of the group, zero-padded

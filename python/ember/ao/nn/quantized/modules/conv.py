@@ -14,6 +14,30 @@ _Q = ember._C._quantized
 _SUPPORTED_PADDING = {"zeros", "reflect"}
 
 
+def _observed(cls, mod, conv):
+    """(qint8 weight, output scale, output zero point) of a prepared, calibrated float
+    convolution `conv` (inside `mod` when fused): its QAT weight fake-quant or a fresh weight
+    observer of its qconfig, and its output observer's parameters."""
+    from ember.ao.quantization.utils import quantize_weight
+
+    qconfig = getattr(mod, "qconfig", None) or getattr(conv, "qconfig", None)
+    if qconfig is None:
+        raise RuntimeError(f"{cls.__name__}.from_float: the float module has no qconfig: run "
+                           "ember.ao.quantization.prepare() on the model first")
+    activation_post_process = getattr(mod, "activation_post_process", None)
+    if activation_post_process is None:
+        raise RuntimeError(f"{cls.__name__}.from_float: the float module has no output "
+                           "observer (activation_post_process): run prepare() and "
+                           "calibrate first")
+    weight_observer = getattr(conv, "weight_fake_quant", None)
+    if weight_observer is None:
+        weight_observer = qconfig.weight()
+        weight_observer(conv.weight)
+    qweight = quantize_weight(conv.weight.detach().float(), weight_observer)
+    scale, zero_point = activation_post_process.calculate_qparams()
+    return qweight, float(scale), int(zero_point)
+
+
 class _ConvNd(nn.Module):
     _version = 3
     _NAME = ""
@@ -134,30 +158,13 @@ class _ConvNd(nn.Module):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """A statically quantized copy of a float (or QAT, or fused-with-ReLU) convolution that
         went through prepare() and calibration."""
-        from ember.ao.quantization.utils import quantize_weight
-
         conv = mod[0] if isinstance(mod, nn.Sequential) else mod
-        qconfig = getattr(mod, "qconfig", None) or getattr(conv, "qconfig", None)
-        if qconfig is None:
-            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no qconfig: run "
-                               "ember.ao.quantization.prepare() on the model first")
-        activation_post_process = getattr(mod, "activation_post_process", None)
-        if activation_post_process is None:
-            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no output "
-                               "observer (activation_post_process): run prepare() and "
-                               "calibrate first")
-        weight_observer = getattr(conv, "weight_fake_quant", None)
-        if weight_observer is None:
-            weight_observer = qconfig.weight()
-            weight_observer(conv.weight)
-        qweight = quantize_weight(conv.weight.detach().float(), weight_observer)
+        qweight, scale, zero_point = _observed(cls, mod, conv)
         qconv = cls(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride,
                     conv.padding, conv.dilation, conv.groups, conv.bias is not None,
                     conv.padding_mode)
         qconv.set_weight_bias(qweight, conv.bias.detach() if conv.bias is not None else None)
-        scale, zero_point = activation_post_process.calculate_qparams()
-        qconv.scale = float(scale)
-        qconv.zero_point = int(zero_point)
+        qconv.scale, qconv.zero_point = scale, zero_point
         return qconv
 
     @classmethod
@@ -251,27 +258,12 @@ class _ConvTransposeNd(_ConvNd):
     def from_float(cls, mod, use_precomputed_fake_quant=False):
         """A statically quantized copy of a float transposed convolution that went through
         prepare() and calibration (a per-tensor weight observer)."""
-        from ember.ao.quantization.utils import quantize_weight
-
-        qconfig = getattr(mod, "qconfig", None)
-        if qconfig is None:
-            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no qconfig: run "
-                               "ember.ao.quantization.prepare() on the model first")
-        activation_post_process = getattr(mod, "activation_post_process", None)
-        if activation_post_process is None:
-            raise RuntimeError(f"{cls.__name__}.from_float: the float module has no output "
-                               "observer (activation_post_process): run prepare() and "
-                               "calibrate first")
-        weight_observer = qconfig.weight()
-        weight_observer(mod.weight)
-        qweight = quantize_weight(mod.weight.detach().float(), weight_observer)
+        qweight, scale, zero_point = _observed(cls, mod, mod)
         qconv = cls(mod.in_channels, mod.out_channels, mod.kernel_size, mod.stride, mod.padding,
                     mod.output_padding, mod.groups, mod.bias is not None, mod.dilation,
                     mod.padding_mode)
         qconv.set_weight_bias(qweight, mod.bias.detach() if mod.bias is not None else None)
-        scale, zero_point = activation_post_process.calculate_qparams()
-        qconv.scale = float(scale)
-        qconv.zero_point = int(zero_point)
+        qconv.scale, qconv.zero_point = scale, zero_point
         return qconv
 
     @classmethod
