@@ -340,6 +340,7 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
     p->kernel_kind = PackedConvWeight::Kernel::kDepthwise;
     p->reason = "depthwise: direct int8 kernel";
   } else if (taps <= 64 && weights_fit_int8(q) && out_channels % 16 == 0 &&
+             !(groups == 1 && taps == 1) &&
              ((cg == og && (cg == 2 || cg == 4 || cg == 8 || cg == 16) &&
                (cg <= 8 || cpu_capability() >= CpuCapability::Avx512)) ||
               (cg <= 4 && og % 16 == 0))) {
@@ -347,6 +348,7 @@ std::shared_ptr<PackedConvWeight> pack_conv_weight(const Tensor& qweight, const 
     // per group; the direct kernel does neither. Groups of 16 need 16-lane vectors to beat the
     // GEMM. Stems (a few input channels) take it too: their unfolded rows are short copies.
     // Output channels in whole 16-lane vectors: the kernel's lanes left over are scalar.
+    // A dense 1x1 layer stays on the GEMM, which reads its input in place.
     // (Measured: docs/design/quantization.md.)
     p->kernel_kind = PackedConvWeight::Kernel::kGrouped;
     p->reason = groups == 1 ? "direct int8 kernel (" + std::to_string(cg) + " input channels)"

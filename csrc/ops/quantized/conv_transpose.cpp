@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -40,6 +42,202 @@ void fill_group_rows(const void* context, int64_t i0, int64_t i1, uint8_t* a, in
     std::memcpy(row, g.x + r * g.c + g.group_start, g.width);
     std::memset(row + g.width, 0, lda - g.width);
   }
+}
+
+// Along one axis of a transposed convolution: for each output position o, the (tap k, input
+// position i) pairs with o = i * stride - padding + k * dilation, i inside the input.
+struct AxisTaps {
+  std::vector<int64_t> begin;  // pairs of o: [begin[o], begin[o + 1])
+  std::vector<int64_t> tap, input;
+
+  AxisTaps(int64_t out, int64_t in, int64_t kernel, int64_t stride, int64_t padding,
+           int64_t dilation) {
+    begin.reserve(static_cast<size_t>(out + 1));
+    for (int64_t o = 0; o < out; ++o) {
+      begin.push_back(static_cast<int64_t>(tap.size()));
+      for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t t = o + padding - k * dilation;
+        if (t < 0 || t % stride != 0 || t / stride >= in) continue;
+        tap.push_back(k);
+        input.push_back(t / stride);
+      }
+    }
+    begin.push_back(static_cast<int64_t>(tap.size()));
+  }
+  int64_t max_count() const {
+    int64_t most = 0;
+    for (size_t o = 0; o + 1 < begin.size(); ++o) most = std::max(most, begin[o + 1] - begin[o]);
+    return most;
+  }
+};
+
+struct TransposedGeometry {
+  const PackedConvTransposeWeight& w;
+  int64_t n, c, h, wd, oh, ow;
+  int64_t co, cg, og, taps, cols;  // cols: one group's GEMM columns (taps x og)
+  AxisTaps rows, cols_of_x;
+
+  TransposedGeometry(const PackedConvTransposeWeight& w_, int64_t n_, int64_t c_, int64_t h_,
+                     int64_t wd_, int64_t oh_, int64_t ow_)
+      : w(w_),
+        n(n_),
+        c(c_),
+        h(h_),
+        wd(wd_),
+        oh(oh_),
+        ow(ow_),
+        co(w_.out_channels),
+        cg(c_ / w_.groups),
+        og(w_.out_channels / w_.groups),
+        taps(w_.kernel[0] * w_.kernel[1]),
+        cols(taps * og),
+        rows(oh_, h_, w_.kernel[0], w_.stride[0], w_.padding[0], w_.dilation[0]),
+        cols_of_x(ow_, wd_, w_.kernel[1], w_.stride[1], w_.padding[1], w_.dilation[1]) {}
+};
+
+// out[k] = scale * sum over the taps of tap[offset + k] + bias[k], k < count, summed in T. Float
+// sums run 16 channels at a time in four SSE registers (the baseline this file is built for);
+// doubles, needed only for wide groups, one channel at a time.
+template <typename T>
+void sum_taps(const std::vector<const float*>& taps, int64_t offset, int64_t count, float scale,
+              const float* bias, float* __restrict out) {
+  int64_t k = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    using V = float __attribute__((vector_size(16)));
+    const auto load = [](const float* p) {
+      V v;
+      std::memcpy(&v, p, sizeof(V));
+      return v;
+    };
+    for (; k + 16 <= count; k += 16) {
+      V s0 = {}, s1 = {}, s2 = {}, s3 = {};
+      for (const float* tap : taps) {
+        const float* src = tap + offset + k;
+        s0 += load(src);
+        s1 += load(src + 4);
+        s2 += load(src + 8);
+        s3 += load(src + 12);
+      }
+      const V sums[4] = {s0, s1, s2, s3};
+      for (int part = 0; part < 4; ++part) {
+        const V y = sums[part] * scale + (bias ? load(bias + k + 4 * part) : V{});
+        std::memcpy(out + k + 4 * part, &y, sizeof(V));
+      }
+    }
+  }
+  for (; k < count; ++k) {
+    T sum = 0;
+    for (const float* tap : taps) sum += static_cast<T>(tap[offset + k]);
+    out[k] = static_cast<float>(sum) * scale + (bias ? bias[k] : 0.f);
+  }
+}
+
+// The output rows [y0, y1) of image b. The int8 GEMM gives, for every input pixel of the input
+// rows those output rows read, each tap's contribution to og output channels per group (exact
+// integers: the weight is packed with scale 1). Each output pixel then sums the contributions
+// that reach it (a gather: no scatter into a zeroed buffer, each output written once), in T
+// (float where every sum stays exact, else double), and each output row is scaled, biased and
+// requantized by the SIMD quantizer of the CPU level.
+template <typename T>
+void gather_band(const TransposedGeometry& g, const uint8_t* xd, int32_t x_zero_point, float scale,
+                 double out_scale, int64_t out_zero_point, int64_t b, int64_t y0, int64_t y1,
+                 std::vector<float>& columns, uint8_t* result_data) {
+  const PackedConvTransposeWeight& w = g.w;
+  const int64_t ldc = w.groups * g.cols;  // one input pixel's columns, all groups
+  int64_t lo = g.h, hi = -1;              // the input rows the band reads
+  for (int64_t y = y0; y < y1; ++y) {
+    for (int64_t e = g.rows.begin[y]; e < g.rows.begin[y + 1]; ++e) {
+      lo = std::min(lo, g.rows.input[e]);
+      hi = std::max(hi, g.rows.input[e]);
+    }
+  }
+  if (hi >= lo && g.cg > 0 && g.wd > 0) {
+    const int64_t m = (hi - lo + 1) * g.wd, first_pixel = (b * g.h + lo) * g.wd;
+    columns.resize(static_cast<size_t>(m * ldc));
+    const int64_t lda = int8_gemm_padded_k(g.cg);
+    for (int64_t group = 0; group < w.groups; ++group) {
+      const GroupRows shifted{xd + first_pixel * g.c, g.c, group * g.cg, g.cg};
+      Int8Activations a;
+      a.m = m;
+      a.lda = lda;
+      a.params.zero_point = x_zero_point;  // scale 1: the float output is the integer sum
+      if (w.groups == 1 && lda == g.c) {
+        a.a = xd + first_pixel * g.c;  // the channels-last rows are the GEMM's input as they are
+      } else {
+        a.fill = fill_group_rows;
+        a.fill_context = &shifted;
+      }
+      Int8Output o;
+      o.f32 = columns.data() + group * g.cols;
+      o.ldo = ldc;
+      int8_linear_gemm(a, *w.group_weights[group], o);
+    }
+  }
+  const float* bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
+  // In parallel when the bands themselves are not (one image, few bands).
+  parallel_for(y0, y1, 1, [&](int64_t r0, int64_t r1) {
+    std::vector<const float*> taps;
+    std::vector<float> real(static_cast<size_t>(g.ow * g.co));
+    for (int64_t y = r0; y < r1; ++y) {
+      for (int64_t x = 0; x < g.ow; ++x) {
+        // The contributions reaching (y, x): one pointer per (row tap, column tap), at group 0.
+        taps.clear();
+        for (int64_t er = g.rows.begin[y]; er < g.rows.begin[y + 1]; ++er) {
+          const float* row = columns.data() + (g.rows.input[er] - lo) * g.wd * ldc +
+                             g.rows.tap[er] * w.kernel[1] * g.og;
+          for (int64_t ec = g.cols_of_x.begin[x]; ec < g.cols_of_x.begin[x + 1]; ++ec) {
+            taps.push_back(row + g.cols_of_x.input[ec] * ldc + g.cols_of_x.tap[ec] * g.og);
+          }
+        }
+        float* __restrict out = real.data() + x * g.co;
+        for (int64_t group = 0; group < w.groups; ++group) {
+          sum_taps<T>(taps, group * g.cols, g.og, scale, bias ? bias + group * g.og : nullptr,
+                      out + group * g.og);
+        }
+      }
+      QuantizeRowsArgs qa;
+      qa.x = real.data();
+      qa.m = g.ow;
+      qa.k = g.co;
+      qa.ldx = g.co;
+      qa.inv_scale = 1.f / static_cast<float>(out_scale);
+      qa.zero_point = static_cast<int32_t>(out_zero_point);
+      qa.qmax = 255;
+      qa.a = result_data + (b * g.oh + y) * g.ow * g.co;
+      qa.lda = g.co;
+      quantize_rows_u8_stub(Device(), qa);
+    }
+  });
+}
+
+// Every image's output rows in bands, in parallel: a band's GEMM columns stay about 256 KB (in
+// cache for the gather); input rows shared by two bands are multiplied twice.
+template <typename T>
+void gather_bands(const TransposedGeometry& g, const uint8_t* xd, const Quantizer& iq,
+                  double out_scale, int64_t out_zero_point, uint8_t* result_data) {
+  const PackedConvTransposeWeight& w = g.w;
+  constexpr int64_t kColumnBudget = int64_t{1} << 16;  // floats
+  const int64_t row_floats = std::max<int64_t>(g.wd * w.groups * g.cols, 1);
+  // At least eight input rows per row of halo (input rows two bands share), so the repeated
+  // GEMM rows stay under an eighth; more when the columns still fit the budget (about L2).
+  const int64_t halo = ((w.kernel[0] - 1) * w.dilation[0] + w.stride[0] - 1) / w.stride[0];
+  const int64_t in_rows = std::max<int64_t>({1, kColumnBudget / row_floats, 8 * halo});
+  int64_t band = std::max<int64_t>(1, in_rows * w.stride[0]);
+  const int64_t bands = (g.oh + band - 1) / band;
+  const float scale = static_cast<float>(iq.scale()) * static_cast<float>(w.weight_scale);
+  const int32_t x_zero_point = static_cast<int32_t>(iq.zero_point());
+  // Bands in parallel when there are enough of them; else one after another, each with its GEMM
+  // and gather parallel inside.
+  const int64_t units = g.n * bands;
+  const int64_t grain = units >= 2 * get_num_threads() ? 1 : units;
+  parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
+    std::vector<float> columns;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t b = u / bands, y0 = (u % bands) * band, y1 = std::min(g.oh, y0 + band);
+      gather_band<T>(g, xd, x_zero_point, scale, out_scale, out_zero_point, b, y0, y1, columns,
+                     result_data);
+    }
+  });
 }
 
 }  // namespace
@@ -138,115 +336,22 @@ Tensor conv_transpose_quantized(const Tensor& q_input, const PackedConvTranspose
                 " gives an empty output (size ", out[d], ") for this kernel, stride and padding");
   }
   const int64_t oh = out[0], ow = out[1], co = w.out_channels;
-  const int64_t cg = c / w.groups, og = co / w.groups, taps = w.kernel[0] * w.kernel[1];
+  const int64_t cg = c / w.groups;
   Tensor result = empty_per_tensor_quantized({n, oh, ow, co}, ScalarType::QUInt8, out_scale,
                                              out_zero_point, kOp);
   uint8_t* result_data = quantized_storage_view(result).data<uint8_t>();
   if (n > 0 && co > 0) {
-    // Exact integer sums per output element (double holds them exactly), then one requantize.
-    // Each image's sums are zeroed by the thread that first scatters into them.
-    const int64_t image_sums = oh * ow * co, image_rows = h * wd;
-    std::unique_ptr<double[]> sums(new double[static_cast<size_t>(n * image_sums)]);
     const Tensor xs = channels_last_ints(x);
-    const uint8_t* xd = xs.data<uint8_t>();
-    const int64_t lda = int8_gemm_padded_k(cg), cols = taps * og;
-    QuantParams params;  // scale 1: the GEMM's float output is the exact integer sum
-    params.zero_point = static_cast<int32_t>(iq.zero_point());
-    // Input rows a block at a time so the columns (cols floats an input pixel) stay a few MB:
-    // whole images when they fit, scattered in parallel (no two threads write one image), else
-    // parts of one image.
-    constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats
-    const int64_t image_cols = std::max<int64_t>(cols * image_rows, 1);
-    const int64_t block_rows =
-        image_cols <= kColumnBudget
-            ? std::min(n, kColumnBudget / image_cols) * image_rows
-            : std::max<int64_t>(1, kColumnBudget / std::max<int64_t>(cols, 1));
-    const int64_t rows = n * image_rows;
-    std::unique_ptr<float[]> columns(
-        new float[static_cast<size_t>(std::max<int64_t>(std::min(block_rows, rows), 1) * cols)]);
-    for (int64_t r0 = 0; r0 < std::max<int64_t>(rows, n); r0 += std::max<int64_t>(block_rows, 1)) {
-      const int64_t r1 = std::min(rows, r0 + block_rows);
-      const int64_t b_first = image_rows ? r0 / image_rows : r0;
-      const int64_t b_last = image_rows ? (r1 + image_rows - 1) / image_rows : r0 + 1;
-      for (int64_t g = 0; g < w.groups; ++g) {
-        if (r1 > r0 && cg > 0) {
-          const GroupRows shifted{xd + r0 * c, c, g * cg, cg};
-          Int8Activations a;
-          a.m = r1 - r0;
-          a.lda = lda;
-          a.params = params;
-          if (w.groups == 1 && lda == c) {
-            a.a = xd + r0 * c;  // the channels-last rows are the GEMM's input as they are
-          } else {
-            a.fill = fill_group_rows;
-            a.fill_context = &shifted;
-          }
-          Int8Output o;
-          o.f32 = columns.get();
-          o.ldo = cols;
-          int8_linear_gemm(a, *w.group_weights[g], o);
-        }
-        // col2im: input pixel (b, ih, iw), tap (i, j) adds to output pixel
-        // (ih * s - p + i * d, iw * s - p + j * d).
-        parallel_for(b_first, b_last, 1, [&](int64_t b0, int64_t b1) {
-          for (int64_t b = b0; b < b1; ++b) {
-            double* image = sums.get() + b * image_sums;
-            // Zeroed by the block holding the image's first row, before any sum lands.
-            if (g == 0 && (image_rows == 0 || r0 <= b * image_rows)) {
-              std::fill(image, image + image_sums, 0.0);
-            }
-            if (cg == 0) continue;
-            const int64_t first = std::max(r0, b * image_rows);
-            const int64_t last = std::min(r1, (b + 1) * image_rows);
-            for (int64_t r = first; r < last; ++r) {
-              const int64_t ih = (r / wd) % h, iw = r % wd;
-              const float* col = columns.get() + (r - r0) * cols;
-              for (int64_t i = 0; i < w.kernel[0]; ++i) {
-                const int64_t y = ih * w.stride[0] - w.padding[0] + i * w.dilation[0];
-                if (y < 0 || y >= oh) continue;
-                for (int64_t j = 0; j < w.kernel[1]; ++j) {
-                  const int64_t xo = iw * w.stride[1] - w.padding[1] + j * w.dilation[1];
-                  if (xo < 0 || xo >= ow) continue;
-                  double* __restrict dst = image + (y * ow + xo) * co + g * og;
-                  const float* __restrict src = col + (i * w.kernel[1] + j) * og;
-                  for (int64_t k = 0; k < og; ++k) dst[k] += src[k];
-                }
-              }
-            }
-          }
-        });
-      }
+    const TransposedGeometry geo{w, n, c, h, wd, oh, ow};
+    const int64_t max_overlap = geo.rows.max_count() * geo.cols_of_x.max_count();
+    // Float sums are exact when no sum can pass 2^24: each product is at most 255 * 255 in
+    // magnitude (both zero points subtracted), an output sums max_overlap taps of cg of them.
+    const bool float_exact = max_overlap * std::max<int64_t>(cg, 1) * 255 * 255 <= (1 << 24);
+    if (float_exact) {
+      gather_bands<float>(geo, xs.data<uint8_t>(), iq, out_scale, out_zero_point, result_data);
+    } else {
+      gather_bands<double>(geo, xs.data<uint8_t>(), iq, out_scale, out_zero_point, result_data);
     }
-    // y = sum * x_scale * w_scale + bias (into the sums' memory, as floats), then requantized
-    // as quantize_per_tensor does, by the SIMD quantizer of the CPU level.
-    const float scale = static_cast<float>(iq.scale()) * static_cast<float>(w.weight_scale);
-    const float* bias = w.bias.defined() ? w.bias.data<float>() : nullptr;
-    const int64_t pixels = n * oh * ow;
-    constexpr int64_t kChunk = 256;  // output pixels converted into a small float buffer
-    parallel_for(0, (pixels + kChunk - 1) / kChunk, 1, [&](int64_t c0, int64_t c1) {
-      std::vector<float> real(static_cast<size_t>(kChunk * co));
-      for (int64_t chunk = c0; chunk < c1; ++chunk) {
-        const int64_t p0 = chunk * kChunk, p1 = std::min(pixels, p0 + kChunk);
-        for (int64_t p = p0; p < p1; ++p) {
-          const double* __restrict sum = sums.get() + p * co;
-          float* __restrict y = real.data() + (p - p0) * co;
-          for (int64_t k = 0; k < co; ++k) {
-            y[k] = static_cast<float>(sum[k]) * scale + (bias ? bias[k] : 0.f);
-          }
-        }
-        QuantizeRowsArgs qa;
-        qa.x = real.data();
-        qa.m = p1 - p0;
-        qa.k = co;
-        qa.ldx = co;
-        qa.inv_scale = 1.f / static_cast<float>(out_scale);
-        qa.zero_point = static_cast<int32_t>(out_zero_point);
-        qa.qmax = 255;
-        qa.a = result_data + p0 * co;
-        qa.lda = co;
-        quantize_rows_u8_stub(Device(), qa);
-      }
-    });
   }
   Tensor y = permute(result, {0, 3, 1, 2});
   if (dims == 1) y = select(y, 2, 0);

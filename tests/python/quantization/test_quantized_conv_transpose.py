@@ -35,6 +35,11 @@ CASES = [
     (1, 3, 1, 1, 5, 3, 3, 0, 2, 1, 1),  # one input pixel
     (0, 4, 3, 3, 4, 3, 1, 1, 0, 1, 1),  # empty batch
     (1, 4096, 1, 2, 2, 4, 1, 0, 0, 1, 1),  # deep: columns beyond float's exact range
+    # Tall outputs, computed in bands of output rows (each band multiplies the input rows it
+    # reads): one image in two bands, several images in several, and strided, dilated groups.
+    (1, 4, 40, 40, 8, 3, 2, 1, 1, 1, 1),
+    (3, 4, 64, 64, 16, 5, 2, 2, 0, 1, 1),
+    (2, 8, 48, 20, 8, 3, 3, 1, 2, 2, 2),
 ]
 
 

@@ -280,41 +280,62 @@ inline void grouped_tap_rows(const GroupedConvArgs& p, int64_t n, int64_t oh, in
   }
 }
 
-// Output channels [c0, c0 + kLanes) of P output pixels whose tap rows are `rows[q]`. Each dot
+// Output channels [c0, c0 + C kLanes) of P output pixels whose tap rows are `rows[q]`. Each dot
 // product takes four input bytes per lane. kSpread (groups of equal inputs and outputs, at most
-// kLanes): the bytes come from the kLanes input channels at c0, spread to their groups' lanes.
-// Otherwise the vector lies inside one group and every lane takes the same four bytes.
-template <int P, int H, bool kSevenBit, bool kSpread>
+// kLanes; C == 1): the bytes come from the kLanes input channels at c0, spread to their groups'
+// lanes. Otherwise the C vectors lie inside one group and every lane takes the same four bytes,
+// loaded once for the C vectors (stems: without VNNI the product is the bottleneck, and the
+// repeated loads and broadcasts were a third of it).
+template <int P, int C, int H, bool kSevenBit, bool kSpread>
 inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const* rows,
                            const I* spread_index, int64_t c0, uint8_t* const* out) {
+  static_assert(!kSpread || C == 1, "spread vectors take their own input channels");
   const int64_t taps = p.kernel[0] * p.kernel[1];
   const int64_t in_start = c0 / p.out_group * p.in_group;
-  const I offset = Isa::mullo(Isa::load(p.weight_sums + c0), Isa::set1(-p.x_zero_point));
-  I acc[P];
-  for (auto& a : acc) a = offset;
+  const I neg_zp = Isa::set1(-p.x_zero_point);
+  I acc[P][C];
+#pragma GCC unroll 2
+  for (int c = 0; c < C; ++c) {
+    const I offset = Isa::mullo(Isa::load(p.weight_sums + c0 + c * kLanes), neg_zp);
+    for (int q = 0; q < P; ++q) acc[q][c] = offset;
+  }
   for (int64_t t = 0; t < taps; ++t) {
-    I w[H];
+    I w[H][C];
 #pragma GCC unroll 4
-    for (int h = 0; h < H; ++h) w[h] = Isa::load(p.packed + (t * H + h) * p.c_out + c0);
+    for (int h = 0; h < H; ++h) {
+#pragma GCC unroll 2
+      for (int c = 0; c < C; ++c) {
+        w[h][c] = Isa::load(p.packed + (t * H + h) * p.c_out + c0 + c * kLanes);
+      }
+    }
 #pragma GCC unroll 4
     for (int q = 0; q < P; ++q) {
-      const I window = kSpread ? Isa::window(rows[q][t] + c0) : Isa::zero();
+      const uint8_t* row = rows[q][t];
+      const I window = kSpread ? Isa::window(row + c0) : Isa::zero();
 #pragma GCC unroll 4
       for (int h = 0; h < H; ++h) {
         const I x = kSpread ? Isa::spread(window, spread_index[h])
-                            : Isa::broadcast4(rows[q][t] + in_start + 4 * h);
-        acc[q] = kSevenBit ? Isa::dot7(acc[q], x, w[h]) : Isa::dot8(acc[q], x, w[h]);
+                            : Isa::broadcast4(row + in_start + 4 * h);
+#pragma GCC unroll 2
+        for (int c = 0; c < C; ++c) {
+          acc[q][c] =
+              kSevenBit ? Isa::dot7(acc[q][c], x, w[h][c]) : Isa::dot8(acc[q][c], x, w[h][c]);
+        }
       }
     }
   }
   const F zero = Isa::set1f(0.f), inv = Isa::set1f(p.out_inv_scale),
           zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
-  const F scale = Isa::loadf(p.scales + c0), bias = Isa::loadf(p.bias + c0);
+#pragma GCC unroll 2
+  for (int c = 0; c < C; ++c) {
+    const F scale = Isa::loadf(p.scales + c0 + c * kLanes),
+            bias = Isa::loadf(p.bias + c0 + c * kLanes);
 #pragma GCC unroll 4
-  for (int q = 0; q < P; ++q) {
-    F y = Isa::addf(Isa::mulf(Isa::to_float(acc[q]), scale), bias);
-    if (p.relu) y = Isa::maxf(y, zero);
-    Isa::store_u8(out[q] + c0, Isa::mulf(y, inv), zp, qmax);
+    for (int q = 0; q < P; ++q) {
+      F y = Isa::addf(Isa::mulf(Isa::to_float(acc[q][c]), scale), bias);
+      if (p.relu) y = Isa::maxf(y, zero);
+      Isa::store_u8(out[q] + c0 + c * kLanes, Isa::mulf(y, inv), zp, qmax);
+    }
   }
 }
 
@@ -368,6 +389,8 @@ void grouped_conv_parts(const GroupedConvArgs& p) {
   const uint8_t* const* row_sets[kGroupedPixels];
   uint8_t* out[kGroupedPixels];
   const int64_t vec_end = p.c_out / kLanes * kLanes;
+  // Pairs of vectors need both inside one group: groups of whole pairs.
+  const bool paired = !kSpread && H == 1 && p.out_group % (2 * kLanes) == 0;
   int64_t ow = p.r0 % p.ow - 1, oh = (p.r0 / p.ow) % p.oh, n = p.r0 / (p.ow * p.oh);
   for (int64_t r = p.r0; r < p.r1; r += kGroupedPixels) {
     const int64_t pixels = std::min<int64_t>(kGroupedPixels, p.r1 - r);
@@ -391,12 +414,26 @@ void grouped_conv_parts(const GroupedConvArgs& p) {
       row_sets[q] = rows[q];
       out[q] = p.out + (r + q) * p.ldo;
     }
-    for (int64_t c0 = 0; c0 < vec_end; c0 += kLanes) {
+    int64_t c0 = 0;
+    if (paired) {  // two vectors of one group at a time
+      for (; c0 + 2 * kLanes <= vec_end; c0 += 2 * kLanes) {
+        if (pixels == kGroupedPixels) {
+          grouped_vector<kGroupedPixels, 2, H, kSevenBit, false>(p, row_sets, spread_index, c0,
+                                                                 out);
+        } else {
+          for (int64_t q = 0; q < pixels; ++q) {
+            grouped_vector<1, 2, H, kSevenBit, false>(p, row_sets + q, spread_index, c0, out + q);
+          }
+        }
+      }
+    }
+    for (; c0 < vec_end; c0 += kLanes) {
       if (pixels == kGroupedPixels) {
-        grouped_vector<kGroupedPixels, H, kSevenBit, kSpread>(p, row_sets, spread_index, c0, out);
+        grouped_vector<kGroupedPixels, 1, H, kSevenBit, kSpread>(p, row_sets, spread_index, c0,
+                                                                 out);
       } else {
         for (int64_t q = 0; q < pixels; ++q) {
-          grouped_vector<1, H, kSevenBit, kSpread>(p, row_sets + q, spread_index, c0, out + q);
+          grouped_vector<1, 1, H, kSevenBit, kSpread>(p, row_sets + q, spread_index, c0, out + q);
         }
       }
     }

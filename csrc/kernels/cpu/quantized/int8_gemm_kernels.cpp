@@ -63,15 +63,15 @@ ColumnTerms column_terms(const Int8GemmArgs& p) {
   return t;
 }
 
-// out[r][0 .. kPanel) for R rows (rows `ldo` apart) from the tile's sums c, columns j0...:
-// floats, or when kRequant bytes (out points at uint8_t then).
-template <int R, bool kRequant>
+// out[r][0 .. kHalves * kLanes) for R rows (rows `ldo` apart) from the tile's sums c, columns
+// j0...: floats, or when kRequant bytes (out points at uint8_t then).
+template <int R, int kHalves, bool kRequant>
 inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
                         int64_t j0, void* out, int64_t ldo) {
   const F zero = Isa::set1f(0.f);
   const F inv = Isa::set1f(p.out_inv_scale), zp = Isa::set1f(float(p.out_zero_point)),
           qmax = Isa::set1f(255.f);
-  for (int h = 0; h < 2; ++h) {
+  for (int h = 0; h < kHalves; ++h) {
     const int64_t j = j0 + h * kLanes;
     const I offset = Isa::load(t.offset.data() + j);
     const F scale = Isa::loadf(t.scale.data() + j), bias = Isa::loadf(t.bias.data() + j);
@@ -91,8 +91,10 @@ inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& 
   }
 }
 
-// R rows x one panel: rows i0.. of a against the panel starting at column j0.
-template <int R, bool kSevenBit>
+// R rows x one panel: rows i0.. of a against the panel starting at column j0. kHalves == 1 when
+// the panel holds at most kLanes real columns (a narrow last panel, or a GEMM of <= kLanes
+// columns, as thin convolutions have): the empty half is neither multiplied nor stored.
+template <int R, bool kSevenBit, int kHalves = 2>
 __attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
                                     int64_t j0) {
   const PackedInt8Weights& w = *p.w;
@@ -102,56 +104,57 @@ __attribute__((noinline)) void tile(const Int8GemmArgs& p, const ColumnTerms& t,
   I c[R][2];
   for (auto& row : c) row[0] = row[1] = Isa::zero();
   for (int64_t g = 0; g < groups; ++g) {
-    const I b0 = Isa::load(panel + g * 4 * kPanel),
-            b1 = Isa::load(panel + g * 4 * kPanel + 4 * kLanes);
+    const I b0 = Isa::load(panel + g * 4 * kPanel);
+    const I b1 = kHalves == 2 ? Isa::load(panel + g * 4 * kPanel + 4 * kLanes) : b0;
     for (int r = 0; r < R; ++r) {
       const I x = Isa::broadcast4(a + r * p.lda + 4 * g);
       if constexpr (kSevenBit) {
         c[r][0] = Isa::dot7(c[r][0], x, b0);
-        c[r][1] = Isa::dot7(c[r][1], x, b1);
+        if constexpr (kHalves == 2) c[r][1] = Isa::dot7(c[r][1], x, b1);
       } else {
         c[r][0] = Isa::dot8(c[r][0], x, b0);
-        c[r][1] = Isa::dot8(c[r][1], x, b1);
+        if constexpr (kHalves == 2) c[r][1] = Isa::dot8(c[r][1], x, b1);
       }
     }
   }
-  const int64_t cols = std::min<int64_t>(kPanel, w.n - j0);
+  constexpr int64_t kWidth = kHalves * kLanes;
+  const int64_t cols = std::min<int64_t>(kWidth, w.n - j0);
   if (p.raw) {
     int32_t buf[R][kPanel];
     for (int r = 0; r < R; ++r) {
       Isa::store(buf[r], c[r][0]);
-      Isa::store(buf[r] + kLanes, c[r][1]);
+      if constexpr (kHalves == 2) Isa::store(buf[r] + kLanes, c[r][1]);
       std::memcpy(p.raw + (i0 + r) * p.ldo + j0, buf[r], sizeof(int32_t) * cols);
     }
     return;
   }
   if (p.out_u8) {
-    if (cols == kPanel) {
-      finish_tile<R, true>(c, p, t, i0, j0, p.out_u8 + i0 * p.ldo + j0, p.ldo);
+    if (cols == kWidth) {
+      finish_tile<R, kHalves, true>(c, p, t, i0, j0, p.out_u8 + i0 * p.ldo + j0, p.ldo);
     } else {
-      uint8_t buf[R][kPanel];
-      finish_tile<R, true>(c, p, t, i0, j0, buf[0], kPanel);
+      uint8_t buf[R][kWidth];
+      finish_tile<R, kHalves, true>(c, p, t, i0, j0, buf[0], kWidth);
       for (int r = 0; r < R; ++r) std::memcpy(p.out_u8 + (i0 + r) * p.ldo + j0, buf[r], cols);
     }
-  } else if (cols == kPanel) {
-    finish_tile<R, false>(c, p, t, i0, j0, p.out + i0 * p.ldo + j0, p.ldo);
+  } else if (cols == kWidth) {
+    finish_tile<R, kHalves, false>(c, p, t, i0, j0, p.out + i0 * p.ldo + j0, p.ldo);
   } else {  // the last panel: through a buffer, keeping the columns past n unwritten
-    float buf[R][kPanel];
-    finish_tile<R, false>(c, p, t, i0, j0, buf[0], kPanel);
+    float buf[R][kWidth];
+    finish_tile<R, kHalves, false>(c, p, t, i0, j0, buf[0], kWidth);
     for (int r = 0; r < R; ++r)
       std::memcpy(p.out + (i0 + r) * p.ldo + j0, buf[r], sizeof(float) * cols);
   }
 }
 
 // Rows [i0, i1) of one panel, in tiles of Isa::kRows and one tile of the remainder's height.
-template <bool kSevenBit, int H = Isa::kRows - 1>
+template <bool kSevenBit, int kHalves, int H = Isa::kRows - 1>
 inline void remainder_tile(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i, int64_t left,
                            int64_t j0) {
   if constexpr (H > 0) {
     if (left == H) {
-      tile<H, kSevenBit>(p, t, i, j0);
+      tile<H, kSevenBit, kHalves>(p, t, i, j0);
     } else {
-      remainder_tile<kSevenBit, H - 1>(p, t, i, left, j0);
+      remainder_tile<kSevenBit, kHalves, H - 1>(p, t, i, left, j0);
     }
   }
 }
@@ -178,9 +181,9 @@ constexpr int64_t kMaxTiles = (kRowBlock + Isa::kRows - 1) / Isa::kRows;
 
 // Rows [i0, i1) (at most kRowBlock) of one panel. For 8-bit activations, `fits` (from
 // tiles_fit_7bit, or null to compute here) picks the product tile by tile.
-template <bool kSevenBit>
-void row_block(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0, int64_t i1, int64_t j0,
-               const bool* fits = nullptr) {
+template <bool kSevenBit, int kHalves>
+void row_block_of(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0, int64_t i1, int64_t j0,
+                  const bool* fits) {
   constexpr int R = Isa::kRows;
   bool local[kMaxTiles];
   if (!kSevenBit && kCheckTiles && !fits) {
@@ -190,15 +193,25 @@ void row_block(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0, int64_t 
   int64_t i = i0, n_tile = 0;
   for (; i + R <= i1; i += R, ++n_tile) {
     if (!kSevenBit && kCheckTiles && fits[n_tile]) {
-      tile<R, true>(p, t, i, j0);
+      tile<R, true, kHalves>(p, t, i, j0);
     } else {
-      tile<R, kSevenBit>(p, t, i, j0);
+      tile<R, kSevenBit, kHalves>(p, t, i, j0);
     }
   }
   if (!kSevenBit && kCheckTiles && i < i1 && fits[n_tile]) {
-    remainder_tile<true>(p, t, i, i1 - i, j0);
+    remainder_tile<true, kHalves>(p, t, i, i1 - i, j0);
   } else {
-    remainder_tile<kSevenBit>(p, t, i, i1 - i, j0);
+    remainder_tile<kSevenBit, kHalves>(p, t, i, i1 - i, j0);
+  }
+}
+
+template <bool kSevenBit>
+void row_block(const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0, int64_t i1, int64_t j0,
+               const bool* fits = nullptr) {
+  if (p.w->n - j0 <= kLanes) {
+    row_block_of<kSevenBit, 1>(p, t, i0, i1, j0, fits);
+  } else {
+    row_block_of<kSevenBit, 2>(p, t, i0, i1, j0, fits);
   }
 }
 
@@ -247,6 +260,23 @@ void gemm(const Int8GemmArgs& p) {
                  });
     return;
   }
+  // Which tiles of rows take the 7-bit product: found once for every panel.
+  constexpr int64_t kTilesPerBlock = kRowBlock / Isa::kRows;
+  static_assert(kRowBlock % Isa::kRows == 0, "row blocks of whole tiles");
+  std::vector<uint8_t> fits;
+  if (!p.a_7bit && kCheckTiles && panels > 1) {
+    fits.resize(static_cast<size_t>(row_blocks * kTilesPerBlock));
+    parallel_for(0, row_blocks, std::max<int64_t>(1, kGrainSize / (kRowBlock * w.k + 1)),
+                 [&](int64_t b0, int64_t b1) {
+                   bool block_fits[kMaxTiles];
+                   for (int64_t rb = b0; rb < b1; ++rb) {
+                     const int64_t i0 = rb * kRowBlock, i1 = std::min(p.m, i0 + kRowBlock);
+                     tiles_fit_7bit(p, i0, i1, block_fits);
+                     std::copy(block_fits, block_fits + kTilesPerBlock,
+                               fits.begin() + rb * kTilesPerBlock);
+                   }
+                 });
+  }
   const int64_t unit_cost = std::min(p.m, kRowBlock) * kPanel * w.k_padded;
   parallel_for(0, panels * row_blocks, std::max<int64_t>(1, kGrainSize * 4 / unit_cost),
                [&](int64_t u0, int64_t u1) {
@@ -255,8 +285,13 @@ void gemm(const Int8GemmArgs& p) {
                    const int64_t i0 = rb * kRowBlock, i1 = std::min(p.m, i0 + kRowBlock);
                    if (p.a_7bit) {
                      row_block<true>(p, t, i0, i1, j0);
-                   } else {
+                   } else if (fits.empty()) {
                      row_block<false>(p, t, i0, i1, j0);
+                   } else {
+                     bool block_fits[kMaxTiles];
+                     std::copy(fits.begin() + rb * kTilesPerBlock,
+                               fits.begin() + (rb + 1) * kTilesPerBlock, block_fits);
+                     row_block<false>(p, t, i0, i1, j0, block_fits);
                    }
                  }
                });
