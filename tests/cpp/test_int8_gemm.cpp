@@ -257,6 +257,58 @@ TEST_CASE("int8 GEMM requantizing epilogue at every level", "[int8]") {
   }
 }
 
+// The integer requantization (saturating packs) against the reference's float clamp where
+// values leave int16 and int32: huge, infinite and NaN biases, odd and even widths (a row's two
+// vectors, and two rows' one vector), each zero point's extremes.
+TEST_CASE("int8 GEMM requantization saturates huge, infinite and NaN values", "[int8]") {
+  const float specials[] = {1e30f, -1e30f, INFINITY, -INFINITY, NAN, 4e4f, -4e4f, 1e9f, -1e9f};
+  for (int64_t n : {16, 24, 40}) {
+    const Problem p = make_problem(13, n, 21, 255, 5, false);
+    std::vector<float> scales(p.n, 0.003f), bias(p.n);
+    for (int64_t j = 0; j < p.n; ++j) bias[j] = j % 2 ? specials[j / 2 % 9] : 0.1f * j;
+    for (int32_t zero_point : {0, 128, 255}) {
+      for (bool relu : {false, true}) {
+        Int8GemmArgs g;
+        g.a = p.a.data();
+        g.m = p.m;
+        g.lda = p.lda;
+        g.a_scale = 0.01f;
+        g.a_zero_point = 3;
+        g.w_scales = scales.data();
+        g.bias = bias.data();
+        g.relu = relu;
+        g.ldo = p.n;
+        g.out_inv_scale = 1.f / 0.05f;
+        g.out_zero_point = zero_point;
+        PackedInt8Weights ref_packed;
+        int8_pack_weights_reference(p.w.data(), p.n, p.k, p.k, 8, ref_packed);
+        g.w = &ref_packed;
+        std::vector<uint8_t> want(p.m * p.n);
+        g.out_u8 = want.data();
+        int8_gemm_reference(g, p.w.data(), p.k);
+        for (CpuCapability level : levels()) {
+          PackedInt8Weights packed;
+          int8_pack_weights_stub.cpu_kernel_at(level)(p.w.data(), p.n, p.k, p.k, packed);
+          std::vector<uint8_t> got(p.m * p.n, 7);
+          g.w = &packed;
+          g.out_u8 = got.data();
+          int8_gemm_stub.cpu_kernel_at(level)(g);
+          INFO("level " << cpu_capability_name(level) << " n " << n << " zp " << zero_point
+                        << " relu " << relu);
+          for (size_t i = 0; i < got.size(); ++i) {
+            const float b = bias[i % p.n];
+            if (std::isnan(b)) {  // NaN stores 0, or under ReLU (max(NaN, 0) = 0) the zero point
+              REQUIRE(int(got[i]) == (relu ? zero_point : 0));
+            } else {
+              REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("int8 GEMM with rows made on the fly equals the reference at every level", "[int8]") {
   // Several row blocks and a partial one; weight zero points make the kernel sum each block.
   const Problem p = make_problem(203, 40, 45, 255, 11, false);

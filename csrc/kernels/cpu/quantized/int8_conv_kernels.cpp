@@ -324,17 +324,38 @@ inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const
       }
     }
   }
-  const F zero = Isa::set1f(0.f), inv = Isa::set1f(p.out_inv_scale),
-          zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
+  const F inv = Isa::set1f(p.out_inv_scale);
+  F x[P][C];  // y / out_scale, y = sum * scale + bias
 #pragma GCC unroll 2
   for (int c = 0; c < C; ++c) {
     const F scale = Isa::loadf(p.scales + c0 + c * kLanes),
             bias = Isa::loadf(p.bias + c0 + c * kLanes);
 #pragma GCC unroll 4
     for (int q = 0; q < P; ++q) {
-      F y = Isa::addf(Isa::mulf(Isa::to_float(acc[q][c]), scale), bias);
-      if (p.relu) y = Isa::maxf(y, zero);
-      Isa::store_u8(out[q] + c0 + c * kLanes, Isa::mulf(y, inv), zp, qmax);
+      x[q][c] = Isa::mulf(Isa::addf(Isa::mulf(Isa::to_float(acc[q][c]), scale), bias), inv);
+    }
+  }
+  // Requantized two vectors at a time: a pixel's two, or two pixels' one.
+  if constexpr (C == 2) {
+#pragma GCC unroll 4
+    for (int q = 0; q < P; ++q) {
+      Isa::store_u8_pair(out[q] + c0, out[q] + c0 + kLanes, x[q][0], x[q][1], p.out_zero_point,
+                         p.relu);
+    }
+  } else if constexpr (P % 2 == 0) {
+#pragma GCC unroll 4
+    for (int q = 0; q < P; q += 2) {
+      Isa::store_u8_pair(out[q] + c0, out[q + 1] + c0, x[q][0], x[q + 1][0], p.out_zero_point,
+                         p.relu);
+    }
+  } else {
+    const F zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f),
+            zero = Isa::set1f(0.f);
+    for (int q = 0; q < P; ++q) {
+      for (int c = 0; c < C; ++c) {
+        Isa::store_u8(out[q] + c0 + c * kLanes, p.relu ? Isa::maxf(x[q][c], zero) : x[q][c], zp,
+                      qmax);
+      }
     }
   }
 }

@@ -64,13 +64,14 @@ ColumnTerms column_terms(const Int8GemmArgs& p) {
 }
 
 // out[r][0 .. kHalves * kLanes) for R rows (rows `ldo` apart) from the tile's sums c, columns
-// j0...: floats, or when kRequant bytes (out points at uint8_t then).
+// j0...: floats, or when kRequant bytes (out points at uint8_t then), requantized two vectors
+// at a time (a row's two halves, or two rows' one).
 template <int R, int kHalves, bool kRequant>
 inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& t, int64_t i0,
                         int64_t j0, void* out, int64_t ldo) {
   const F zero = Isa::set1f(0.f);
-  const F inv = Isa::set1f(p.out_inv_scale), zp = Isa::set1f(float(p.out_zero_point)),
-          qmax = Isa::set1f(255.f);
+  const F inv = Isa::set1f(p.out_inv_scale);
+  F x[R][2];  // kRequant: y / out_scale
   for (int h = 0; h < kHalves; ++h) {
     const int64_t j = j0 + h * kLanes;
     const I offset = Isa::load(t.offset.data() + j);
@@ -80,12 +81,30 @@ inline void finish_tile(I (&c)[R][2], const Int8GemmArgs& p, const ColumnTerms& 
       I v = Isa::sub(c[r][h], offset);
       if (!t.w_zp.empty()) v = Isa::sub(v, Isa::mullo(w_zp, Isa::set1(p.a_row_sums[i0 + r])));
       F y = Isa::addf(Isa::mulf(Isa::to_float(v), scale), bias);
-      if (p.relu) y = Isa::maxf(y, zero);
       if constexpr (kRequant) {
-        Isa::store_u8(static_cast<uint8_t*>(out) + r * ldo + h * kLanes, Isa::mulf(y, inv), zp,
-                      qmax);
+        x[r][h] = Isa::mulf(y, inv);  // ReLU: the requantization's floor
       } else {
+        if (p.relu) y = Isa::maxf(y, zero);
         Isa::storef(static_cast<float*>(out) + r * ldo + h * kLanes, y);
+      }
+    }
+  }
+  if constexpr (kRequant) {
+    uint8_t* o = static_cast<uint8_t*>(out);
+    if constexpr (kHalves == 2) {
+      for (int r = 0; r < R; ++r) {
+        Isa::store_u8_pair(o + r * ldo, o + r * ldo + kLanes, x[r][0], x[r][1], p.out_zero_point,
+                           p.relu);
+      }
+    } else {
+      for (int r = 0; r + 1 < R; r += 2) {
+        Isa::store_u8_pair(o + r * ldo, o + (r + 1) * ldo, x[r][0], x[r + 1][0], p.out_zero_point,
+                           p.relu);
+      }
+      if constexpr (R % 2 == 1) {
+        const F zp = Isa::set1f(float(p.out_zero_point)), qmax = Isa::set1f(255.f);
+        const F last = x[R - 1][0];
+        Isa::store_u8(o + (R - 1) * ldo, p.relu ? Isa::maxf(last, zero) : last, zp, qmax);
       }
     }
   }

@@ -104,8 +104,6 @@ struct Isa {
   static bool any_nan(F v) {
     return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0;
   }
-  // clamp(nearbyint(x) + zp, 0, qmax) of kLanes floats (NaN -> 0) stored as bytes. Rounding
-  // before adding the zero point, as PyTorch: the sum of two integers is exact.
   // kLanes bytes widened to floats.
   static F load_u8f(const uint8_t* p) {
     return _mm512_cvtepi32_ps(
@@ -118,10 +116,26 @@ struct Isa {
   static F load_u4f(const uint8_t* p) {
     return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(unpack_nibbles(p, kLanes / 2)));
   }
+  // clamp(nearbyint(x) + zp, 0, qmax) of kLanes floats (NaN -> 0) stored as bytes. Rounding
+  // before adding the zero point, as PyTorch: the sum of two integers is exact.
   static void store_u8(uint8_t* p, F x, F zp, F qmax) {
     const F r = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const F c = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), _mm512_setzero_ps()), qmax);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(c)));
+  }
+  // store_u8 of two vectors with qmax 255, to pa and pb, in integer arithmetic: the conversion
+  // rounds to nearest even (nearbyint; NaN, kept by the min's operand order, converts to
+  // INT32_MIN and stores 0), the zero point is added and the clamp saturates. With relu the
+  // floor is the zero point: quantizing max(y, 0).
+  static void store_u8_pair(uint8_t* pa, uint8_t* pb, F xa, F xb, int32_t zp, bool relu) {
+    const F big = _mm512_set1_ps(65536.f);  // beyond 255 - zp, inside int32
+    const I z = _mm512_set1_epi32(zp), floor = relu ? z : _mm512_setzero_si512();
+    const I qa =
+        _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(_mm512_min_ps(big, xa)), z), floor);
+    const I qb =
+        _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(_mm512_min_ps(big, xb)), z), floor);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pa), _mm512_cvtusepi32_epi8(qa));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pb), _mm512_cvtusepi32_epi8(qb));
   }
 };
 #elif EMBER_CPU_LEVEL == 1
@@ -186,6 +200,25 @@ struct Isa {
     const __m128i lo = _mm256_castsi256_si128(bytes), hi = _mm256_extracti128_si256(bytes, 1);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_unpacklo_epi32(lo, hi));
   }
+  // store_u8 of two vectors with qmax 255, to pa and pb, in integer arithmetic: the conversion
+  // rounds to nearest even (nearbyint; NaN, kept by the min's operand order, converts to
+  // INT32_MIN and stores 0), the saturating packs clamp, the zero point is added in between.
+  // With relu the floor is the zero point: quantizing max(y, 0). Half the instructions of two
+  // store_u8.
+  static void store_u8_pair(uint8_t* pa, uint8_t* pb, F xa, F xb, int32_t zp, bool relu) {
+    const F big = _mm256_set1_ps(65536.f);  // saturates to 32767, inside int32
+    const __m256i z = _mm256_set1_epi16(static_cast<int16_t>(zp));
+    const __m256i ia = _mm256_cvtps_epi32(_mm256_min_ps(big, xa));
+    const __m256i ib = _mm256_cvtps_epi32(_mm256_min_ps(big, xb));
+    // int16 lanes a0-3 b0-3 | a4-7 b4-7, then bytes in the same order in each 128-bit half.
+    __m256i s = _mm256_adds_epi16(_mm256_packs_epi32(ia, ib), z);
+    if (relu) s = _mm256_max_epi16(s, z);
+    const __m256i bytes = _mm256_packus_epi16(s, s);
+    const __m128i ordered = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0)));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(pa), ordered);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(pb), _mm_unpackhi_epi64(ordered, ordered));
+  }
 };
 #else
 struct Isa {
@@ -244,6 +277,19 @@ struct Isa {
         _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
     const int32_t v = _mm_cvtsi128_si32(bytes);
     std::memcpy(p, &v, 4);
+  }
+  // As the 256-bit level's: two vectors requantized in integer arithmetic.
+  static void store_u8_pair(uint8_t* pa, uint8_t* pb, F xa, F xb, int32_t zp, bool relu) {
+    const F big = _mm_set1_ps(65536.f);
+    const __m128i z = _mm_set1_epi16(static_cast<int16_t>(zp));
+    __m128i s = _mm_adds_epi16(
+        _mm_packs_epi32(_mm_cvtps_epi32(_mm_min_ps(big, xa)), _mm_cvtps_epi32(_mm_min_ps(big, xb))),
+        z);
+    if (relu) s = _mm_max_epi16(s, z);
+    const __m128i bytes = _mm_packus_epi16(s, s);
+    const int32_t va = _mm_cvtsi128_si32(bytes), vb = _mm_extract_epi32(bytes, 1);
+    std::memcpy(pa, &va, 4);
+    std::memcpy(pb, &vb, 4);
   }
 };
 #endif
