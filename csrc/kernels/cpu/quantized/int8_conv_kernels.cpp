@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
@@ -286,9 +287,22 @@ inline void grouped_tap_rows(const GroupedConvArgs& p, int64_t n, int64_t oh, in
 // lanes. Otherwise the C vectors lie inside one group and every lane takes the same four bytes,
 // loaded once for the C vectors (stems: without VNNI the product is the bottleneck, and the
 // repeated loads and broadcasts were a third of it).
-template <int P, int C, int H, bool kSevenBit, bool kSpread>
-inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const* rows,
-                           const I* spread_index, int64_t c0, uint8_t* const* out) {
+// Where tap t of pixel q reads: its own list of tap rows (pixels near the border, whose padding
+// taps read a zero-point row), or for interior pixels their first input byte plus the tap's
+// fixed offset (one offset load per tap for all the pixels, instead of a pointer per pixel).
+struct TapRows {
+  const uint8_t* const* const* rows;
+  const uint8_t* at(int q, int64_t t) const { return rows[q][t]; }
+};
+struct InteriorRows {
+  const uint8_t* const* bases;
+  const int64_t* offsets;
+  const uint8_t* at(int q, int64_t t) const { return bases[q] + offsets[t]; }
+};
+
+template <int P, int C, int H, bool kSevenBit, bool kSpread, typename Rows>
+inline void grouped_vector(const GroupedConvArgs& p, const Rows& rows, const I* spread_index,
+                           int64_t c0, uint8_t* const* out) {
   static_assert(!kSpread || C == 1, "spread vectors take their own input channels");
   const int64_t taps = p.kernel[0] * p.kernel[1];
   const int64_t in_start = c0 / p.out_group * p.in_group;
@@ -310,7 +324,7 @@ inline void grouped_vector(const GroupedConvArgs& p, const uint8_t* const* const
     }
 #pragma GCC unroll 4
     for (int q = 0; q < P; ++q) {
-      const uint8_t* row = rows[q][t];
+      const uint8_t* row = rows.at(q, t);
       const I window = kSpread ? Isa::window(row + c0) : Isa::zero();
 #pragma GCC unroll 4
       for (int h = 0; h < H; ++h) {
@@ -413,8 +427,24 @@ void grouped_conv_parts(const GroupedConvArgs& p) {
   // Pairs of vectors need both inside one group: groups of whole pairs.
   const bool paired = !kSpread && H == 1 && p.out_group % (2 * kLanes) == 0;
   int64_t ow = p.r0 % p.ow - 1, oh = (p.r0 / p.ow) % p.oh, n = p.r0 / (p.ow * p.oh);
+  const uint8_t* bases[kGroupedPixels];
+  bool has_rows[kGroupedPixels];
+  // The vector channels of a batch of pixels, P at a time, with either tap source.
+  const auto run = [&](const auto& source, uint8_t* const* outs, auto pixel_count) {
+    constexpr int P = decltype(pixel_count)::value;
+    int64_t c0 = 0;
+    if (paired) {  // two vectors of one group at a time
+      for (; c0 + 2 * kLanes <= vec_end; c0 += 2 * kLanes) {
+        grouped_vector<P, 2, H, kSevenBit, false>(p, source, spread_index, c0, outs);
+      }
+    }
+    for (; c0 < vec_end; c0 += kLanes) {
+      grouped_vector<P, 1, H, kSevenBit, kSpread>(p, source, spread_index, c0, outs);
+    }
+  };
   for (int64_t r = p.r0; r < p.r1; r += kGroupedPixels) {
     const int64_t pixels = std::min<int64_t>(kGroupedPixels, p.r1 - r);
+    bool interior = pixels == kGroupedPixels;
     for (int64_t q = 0; q < pixels; ++q) {
       if (++ow == p.ow) {  // (n, oh, ow) stepped along, no division
         ow = 0;
@@ -427,35 +457,30 @@ void grouped_conv_parts(const GroupedConvArgs& p) {
                                    ow * p.stride[1] - p.padding[1]) *
                                       p.c_in;
       // The last tap has the largest offset: if it is before the tail, so are the others.
-      if (inside(oh, 0, p.h) && inside(ow, 1, p.w) && base + tap_offset[taps - 1] < tail.start) {
-        for (int64_t t = 0; t < taps; ++t) rows[q][t] = base + tap_offset[t];
-      } else {
+      bases[q] = base;
+      has_rows[q] = false;
+      if (!(inside(oh, 0, p.h) && inside(ow, 1, p.w) && base + tap_offset[taps - 1] < tail.start)) {
         grouped_tap_rows(p, n, oh, ow, zp_row.data(), &tail, rows[q]);
+        has_rows[q] = true;
+        interior = false;
       }
-      row_sets[q] = rows[q];
       out[q] = p.out + (r + q) * p.ldo;
     }
-    int64_t c0 = 0;
-    if (paired) {  // two vectors of one group at a time
-      for (; c0 + 2 * kLanes <= vec_end; c0 += 2 * kLanes) {
-        if (pixels == kGroupedPixels) {
-          grouped_vector<kGroupedPixels, 2, H, kSevenBit, false>(p, row_sets, spread_index, c0,
-                                                                 out);
-        } else {
-          for (int64_t q = 0; q < pixels; ++q) {
-            grouped_vector<1, 2, H, kSevenBit, false>(p, row_sets + q, spread_index, c0, out + q);
-          }
+    if (!interior || vec_end < p.c_out) {  // tap rows wanted: fill the interior pixels' too
+      for (int64_t q = 0; q < pixels; ++q) {
+        if (!has_rows[q]) {
+          for (int64_t t = 0; t < taps; ++t) rows[q][t] = bases[q] + tap_offset[t];
         }
+        row_sets[q] = rows[q];
       }
     }
-    for (; c0 < vec_end; c0 += kLanes) {
-      if (pixels == kGroupedPixels) {
-        grouped_vector<kGroupedPixels, 1, H, kSevenBit, kSpread>(p, row_sets, spread_index, c0,
-                                                                 out);
-      } else {
-        for (int64_t q = 0; q < pixels; ++q) {
-          grouped_vector<1, 1, H, kSevenBit, kSpread>(p, row_sets + q, spread_index, c0, out + q);
-        }
+    if (interior) {
+      run(InteriorRows{bases, tap_offset}, out, std::integral_constant<int, kGroupedPixels>());
+    } else if (pixels == kGroupedPixels) {
+      run(TapRows{row_sets}, out, std::integral_constant<int, kGroupedPixels>());
+    } else {
+      for (int64_t q = 0; q < pixels; ++q) {
+        run(TapRows{row_sets + q}, out + q, std::integral_constant<int, 1>());
       }
     }
     if (vec_end < p.c_out) {
