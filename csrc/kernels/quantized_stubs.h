@@ -175,6 +175,24 @@ struct GroupedConvArgs {
 using GroupedConvFn = void (*)(const GroupedConvArgs& args);
 EMBER_DECLARE_STUB(grouped_conv_u8_stub, GroupedConvFn);
 
+// A row of a quantized transposed convolution's output, one group's channels, from the GEMM
+// contributions that reach each pixel (ops/quantized/conv_transpose.cpp): for pixel x,
+// out[x * ldo + k] = requantize(scale * sum of taps[e][offset + k] over e in [tap_begin[x],
+// tap_begin[x + 1]) + bias[k]) for k < channels, as quantize_rows_u8 requantizes.
+struct TapSumsArgs {
+  const float* const* taps = nullptr;
+  const int64_t* tap_begin = nullptr;  // pixels + 1 entries
+  int64_t pixels = 0, channels = 0, offset = 0;
+  float scale = 1.f;
+  const float* bias = nullptr;  // channels, or null
+  float inv_scale = 1.f;
+  int32_t zero_point = 0;
+  uint8_t* out = nullptr;
+  int64_t ldo = 0;
+};
+using TapSumsFn = void (*)(const TapSumsArgs& args);
+EMBER_DECLARE_STUB(tap_sums_u8_stub, TapSumsFn);
+
 // One row of a per-row quantized embedding table into an accumulator: acc[d] += q[d] * scale +
 // bias (or acc[d] = max(acc[d], that) when `max`), q 8-bit values or 4-bit ones packed two a
 // byte (the even element low). The scale and bias already carry any per-sample weight.
@@ -212,6 +230,7 @@ void quantized_binary_u8_reference(const QuantizedBinaryArgs& args);
 void depthwise_u8_reference(const DepthwiseArgs& args);
 void grouped_conv_u8_reference(const GroupedConvArgs& args);
 int64_t embedding_bag_rows_reference(const EmbeddingBagArgs& args);
+void tap_sums_u8_reference(const TapSumsArgs& args);
 // GroupedConvArgs' packed dwords and weight sums from w - w_zp as (c_out, in_group, taps) int8.
 void grouped_conv_pack(const int8_t* w, int64_t c_out, int64_t in_group, int64_t out_group,
                        int64_t taps, int32_t* packed, int32_t* sums);

@@ -309,6 +309,57 @@ TEST_CASE("int8 GEMM requantization saturates huge, infinite and NaN values", "[
   }
 }
 
+// A transposed convolution's output row from its gathered contributions: 0-9 taps a pixel,
+// channel counts around the vector widths (tails), a group offset, with and without bias, and
+// sums whose requantization clamps at both ends.
+TEST_CASE("transposed convolution tap sums equal the reference at every level", "[int8]") {
+  std::mt19937 rng(47);
+  std::uniform_int_distribution<int> dv(-3000, 3000), dcount(0, 9);
+  int clamped_low = 0, clamped_high = 0;
+  for (int64_t channels : {1, 7, 8, 16, 17, 33, 64}) {
+    const int64_t offset = 5, pixels = 11, stride = offset + channels + 3;
+    std::vector<float> columns(40 * stride);
+    for (auto& v : columns) v = static_cast<float>(dv(rng));
+    std::vector<const float*> taps;
+    std::vector<int64_t> begin{0};
+    for (int64_t x = 0; x < pixels; ++x) {
+      for (int n = dcount(rng); n > 0; --n) taps.push_back(&columns[(rng() % 40) * stride]);
+      begin.push_back(static_cast<int64_t>(taps.size()));
+    }
+    std::vector<float> bias(channels);
+    for (int64_t k = 0; k < channels; ++k) bias[k] = 0.5f * static_cast<float>(k % 7) - 1.5f;
+    for (bool with_bias : {true, false}) {
+      TapSumsArgs p;
+      p.taps = taps.data();
+      p.tap_begin = begin.data();
+      p.pixels = pixels;
+      p.channels = channels;
+      p.offset = offset;
+      p.scale = 0.0007f;
+      p.bias = with_bias ? bias.data() : nullptr;
+      p.inv_scale = 1.f / 0.02f;
+      p.zero_point = 90;
+      p.ldo = channels + 2;
+      std::vector<uint8_t> want(pixels * p.ldo, 5);
+      p.out = want.data();
+      tap_sums_u8_reference(p);
+      for (uint8_t v : want) clamped_low += v == 0, clamped_high += v == 255;
+      for (CpuCapability level : levels()) {
+        INFO("level " << cpu_capability_name(level) << " channels " << channels << " bias "
+                      << with_bias);
+        std::vector<uint8_t> got(pixels * p.ldo, 5);
+        p.out = got.data();
+        tap_sums_u8_stub.cpu_kernel_at(level)(p);
+        for (size_t i = 0; i < got.size(); ++i) {  // one step: a fused multiply-add may round
+          REQUIRE(std::abs(int(got[i]) - int(want[i])) <= 1);
+        }
+      }
+    }
+  }
+  CHECK(clamped_low > 0);
+  CHECK(clamped_high > 0);
+}
+
 TEST_CASE("int8 GEMM with rows made on the fly equals the reference at every level", "[int8]") {
   // Several row blocks and a partial one; weight zero points make the kernel sum each block.
   const Problem p = make_problem(203, 40, 45, 255, 11, false);

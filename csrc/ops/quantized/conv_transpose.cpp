@@ -95,49 +95,12 @@ struct TransposedGeometry {
         cols_of_x(ow_, wd_, w_.kernel[1], w_.stride[1], w_.padding[1], w_.dilation[1]) {}
 };
 
-// out[k] = scale * sum over the taps of tap[offset + k] + bias[k], k < count, summed in T. Float
-// sums run 16 channels at a time in four SSE registers (the baseline this file is built for);
-// doubles, needed only for wide groups, one channel at a time.
-template <typename T>
-void sum_taps(const std::vector<const float*>& taps, int64_t offset, int64_t count, float scale,
-              const float* bias, float* __restrict out) {
-  int64_t k = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    using V = float __attribute__((vector_size(16)));
-    const auto load = [](const float* p) {
-      V v;
-      std::memcpy(&v, p, sizeof(V));
-      return v;
-    };
-    for (; k + 16 <= count; k += 16) {
-      V s0 = {}, s1 = {}, s2 = {}, s3 = {};
-      for (const float* tap : taps) {
-        const float* src = tap + offset + k;
-        s0 += load(src);
-        s1 += load(src + 4);
-        s2 += load(src + 8);
-        s3 += load(src + 12);
-      }
-      const V sums[4] = {s0, s1, s2, s3};
-      for (int part = 0; part < 4; ++part) {
-        const V y = sums[part] * scale + (bias ? load(bias + k + 4 * part) : V{});
-        std::memcpy(out + k + 4 * part, &y, sizeof(V));
-      }
-    }
-  }
-  for (; k < count; ++k) {
-    T sum = 0;
-    for (const float* tap : taps) sum += static_cast<T>(tap[offset + k]);
-    out[k] = static_cast<float>(sum) * scale + (bias ? bias[k] : 0.f);
-  }
-}
-
 // The output rows [y0, y1) of image b. The int8 GEMM gives, for every input pixel of the input
 // rows those output rows read, each tap's contribution to og output channels per group (exact
 // integers: the weight is packed with scale 1). Each output pixel then sums the contributions
-// that reach it (a gather: no scatter into a zeroed buffer, each output written once), in T
-// (float where every sum stays exact, else double), and each output row is scaled, biased and
-// requantized by the SIMD quantizer of the CPU level.
+// that reach it (a gather: no scatter into a zeroed buffer, each output written once), in T:
+// float where every sum stays exact, summed, scaled, biased and requantized by the CPU level's
+// SIMD kernel (tap_sums_u8); else double, in a plain loop before the SIMD requantizer.
 template <typename T>
 void gather_band(const TransposedGeometry& g, const uint8_t* xd, int32_t x_zero_point, float scale,
                  double out_scale, int64_t out_zero_point, int64_t b, int64_t y0, int64_t y1,
@@ -177,11 +140,14 @@ void gather_band(const TransposedGeometry& g, const uint8_t* xd, int32_t x_zero_
   // In parallel when the bands themselves are not (one image, few bands).
   parallel_for(y0, y1, 1, [&](int64_t r0, int64_t r1) {
     std::vector<const float*> taps;
-    std::vector<float> real(static_cast<size_t>(g.ow * g.co));
+    std::vector<int64_t> tap_begin(static_cast<size_t>(g.ow + 1));
+    std::vector<float> real;
     for (int64_t y = r0; y < r1; ++y) {
+      // The contributions reaching each (y, x): one pointer per (row tap, column tap), at
+      // group 0's columns.
+      taps.clear();
       for (int64_t x = 0; x < g.ow; ++x) {
-        // The contributions reaching (y, x): one pointer per (row tap, column tap), at group 0.
-        taps.clear();
+        tap_begin[x] = static_cast<int64_t>(taps.size());
         for (int64_t er = g.rows.begin[y]; er < g.rows.begin[y + 1]; ++er) {
           const float* row = columns.data() + (g.rows.input[er] - lo) * g.wd * ldc +
                              g.rows.tap[er] * w.kernel[1] * g.og;
@@ -189,23 +155,52 @@ void gather_band(const TransposedGeometry& g, const uint8_t* xd, int32_t x_zero_
             taps.push_back(row + g.cols_of_x.input[ec] * ldc + g.cols_of_x.tap[ec] * g.og);
           }
         }
-        float* __restrict out = real.data() + x * g.co;
-        for (int64_t group = 0; group < w.groups; ++group) {
-          sum_taps<T>(taps, group * g.cols, g.og, scale, bias ? bias + group * g.og : nullptr,
-                      out + group * g.og);
-        }
       }
-      QuantizeRowsArgs qa;
-      qa.x = real.data();
-      qa.m = g.ow;
-      qa.k = g.co;
-      qa.ldx = g.co;
-      qa.inv_scale = 1.f / static_cast<float>(out_scale);
-      qa.zero_point = static_cast<int32_t>(out_zero_point);
-      qa.qmax = 255;
-      qa.a = result_data + (b * g.oh + y) * g.ow * g.co;
-      qa.lda = g.co;
-      quantize_rows_u8_stub(Device(), qa);
+      tap_begin[g.ow] = static_cast<int64_t>(taps.size());
+      uint8_t* out_row = result_data + (b * g.oh + y) * g.ow * g.co;
+      if constexpr (std::is_same_v<T, float>) {  // summed and requantized by the SIMD kernel
+        for (int64_t group = 0; group < w.groups; ++group) {
+          TapSumsArgs ts;
+          ts.taps = taps.data();
+          ts.tap_begin = tap_begin.data();
+          ts.pixels = g.ow;
+          ts.channels = g.og;
+          ts.offset = group * g.cols;
+          ts.scale = scale;
+          ts.bias = bias ? bias + group * g.og : nullptr;
+          ts.inv_scale = 1.f / static_cast<float>(out_scale);
+          ts.zero_point = static_cast<int32_t>(out_zero_point);
+          ts.out = out_row + group * g.og;
+          ts.ldo = g.co;
+          tap_sums_u8_stub(Device(), ts);
+        }
+      } else {  // exact sums of wide groups in double, then the SIMD requantizer
+        real.resize(static_cast<size_t>(g.ow * g.co));
+        for (int64_t x = 0; x < g.ow; ++x) {
+          for (int64_t group = 0; group < w.groups; ++group) {
+            for (int64_t k = 0; k < g.og; ++k) {
+              double sum = 0;
+              for (int64_t e = tap_begin[x]; e < tap_begin[x + 1]; ++e) {
+                sum += taps[e][group * g.cols + k];
+              }
+              const int64_t channel = group * g.og + k;
+              real[x * g.co + channel] =
+                  static_cast<float>(sum) * scale + (bias ? bias[channel] : 0.f);
+            }
+          }
+        }
+        QuantizeRowsArgs qa;
+        qa.x = real.data();
+        qa.m = g.ow;
+        qa.k = g.co;
+        qa.ldx = g.co;
+        qa.inv_scale = 1.f / static_cast<float>(out_scale);
+        qa.zero_point = static_cast<int32_t>(out_zero_point);
+        qa.qmax = 255;
+        qa.a = out_row;
+        qa.lda = g.co;
+        quantize_rows_u8_stub(Device(), qa);
+      }
     }
   });
 }

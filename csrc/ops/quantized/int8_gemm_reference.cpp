@@ -134,6 +134,18 @@ void grouped_conv_pack(const int8_t* w, int64_t c_out, int64_t in_group, int64_t
   }
 }
 
+void tap_sums_u8_reference(const TapSumsArgs& p) {
+  for (int64_t x = 0; x < p.pixels; ++x) {
+    for (int64_t k = 0; k < p.channels; ++k) {
+      float sum = 0.f;
+      for (int64_t e = p.tap_begin[x]; e < p.tap_begin[x + 1]; ++e) sum += p.taps[e][p.offset + k];
+      const float y = sum * p.scale + (p.bias ? p.bias[k] : 0.f);
+      const float q = std::nearbyint(y * p.inv_scale) + float(p.zero_point);
+      p.out[x * p.ldo + k] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+    }
+  }
+}
+
 void grouped_conv_u8_reference(const GroupedConvArgs& p) {
   const int64_t taps = p.kernel[0] * p.kernel[1];
   for (int64_t r = p.r0; r < p.r1; ++r) {

@@ -25,6 +25,7 @@ EMBER_DEFINE_STUB(min_max_rows_stub, MinMaxRowsFn);
 EMBER_DEFINE_STUB(quantized_binary_u8_stub, QuantizedBinaryFn);
 EMBER_DEFINE_STUB(depthwise_u8_stub, DepthwiseFn);
 EMBER_DEFINE_STUB(grouped_conv_u8_stub, GroupedConvFn);
+EMBER_DEFINE_STUB(tap_sums_u8_stub, TapSumsFn);
 EMBER_DEFINE_STUB(embedding_row_stub, EmbeddingRowFn);
 EMBER_DEFINE_STUB(embedding_bag_rows_stub, EmbeddingBagRowsFn);
 

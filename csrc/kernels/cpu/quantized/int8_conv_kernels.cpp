@@ -561,9 +561,48 @@ void grouped_conv(const GroupedConvArgs& p) {
   }
 }
 
+// ---- Transposed convolution: the gathered contributions of one output row ------------------
+
+void tap_sums(const TapSumsArgs& p) {
+  const F inv = Isa::set1f(p.inv_scale), zp = Isa::set1f(float(p.zero_point)),
+          qmax = Isa::set1f(255.f), scale = Isa::set1f(p.scale);
+  for (int64_t x = 0; x < p.pixels; ++x) {
+    const float* const* taps = p.taps + p.tap_begin[x];
+    const int64_t count = p.tap_begin[x + 1] - p.tap_begin[x];
+    uint8_t* out = p.out + x * p.ldo;
+    int64_t k = 0;
+    for (; k + 2 * kLanes <= p.channels; k += 2 * kLanes) {  // two vectors: two add chains
+      F s0 = Isa::set1f(0.f), s1 = Isa::set1f(0.f);
+      for (int64_t e = 0; e < count; ++e) {
+        s0 = Isa::addf(s0, Isa::loadf(taps[e] + p.offset + k));
+        s1 = Isa::addf(s1, Isa::loadf(taps[e] + p.offset + k + kLanes));
+      }
+      const F b0 = p.bias ? Isa::loadf(p.bias + k) : Isa::set1f(0.f);
+      const F b1 = p.bias ? Isa::loadf(p.bias + k + kLanes) : Isa::set1f(0.f);
+      Isa::store_u8(out + k, Isa::mulf(Isa::addf(Isa::mulf(s0, scale), b0), inv), zp, qmax);
+      Isa::store_u8(out + k + kLanes, Isa::mulf(Isa::addf(Isa::mulf(s1, scale), b1), inv), zp,
+                    qmax);
+    }
+    for (; k + kLanes <= p.channels; k += kLanes) {
+      F s0 = Isa::set1f(0.f);
+      for (int64_t e = 0; e < count; ++e) s0 = Isa::addf(s0, Isa::loadf(taps[e] + p.offset + k));
+      const F b0 = p.bias ? Isa::loadf(p.bias + k) : Isa::set1f(0.f);
+      Isa::store_u8(out + k, Isa::mulf(Isa::addf(Isa::mulf(s0, scale), b0), inv), zp, qmax);
+    }
+    for (; k < p.channels; ++k) {  // the channels past the last whole vector
+      float sum = 0.f;
+      for (int64_t e = 0; e < count; ++e) sum += taps[e][p.offset + k];
+      const float y = sum * p.scale + (p.bias ? p.bias[k] : 0.f);
+      const float q = std::nearbyint(y * p.inv_scale) + float(p.zero_point);
+      out[k] = static_cast<uint8_t>(q > 0.f ? std::min(q, 255.f) : 0.f);
+    }
+  }
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(depthwise_u8_stub, CPU, depthwise);
+EMBER_REGISTER_KERNEL(tap_sums_u8_stub, CPU, tap_sums);
 EMBER_REGISTER_KERNEL(grouped_conv_u8_stub, CPU, grouped_conv);
 
 }  // namespace EMBER_CPU_NS
