@@ -45,6 +45,22 @@ struct GemmEpilogue {
 using GemmEpilogueFn = void (*)(const GemmParams& p, const GemmEpilogue& e);
 EMBER_DECLARE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 
+// float32 matrix-vector products, the GEMMs with m == 1 or n == 1 whose matrix operand is
+// contiguous along k (a Linear at batch 1, mv): y[i * incy] = alpha * sum_k a[i * lda + k] *
+// x[k] (+ beta * y[i * incy] when beta != 0; beta == 0 never reads y) for i < rows. x is
+// contiguous. One kernel per CPU level: a GEMM library's blocking buys nothing here, the work
+// is one pass over the matrix (oneDNN's took twice the memory-bound time at AVX-512).
+struct GemvArgs {
+  const float* a = nullptr;
+  int64_t rows = 0, k = 0, lda = 0;
+  const float* x = nullptr;
+  float* y = nullptr;
+  int64_t incy = 1;
+  float alpha = 1.f, beta = 0.f;
+};
+using GemvFn = void (*)(const GemvArgs& args);
+EMBER_DECLARE_STUB(gemv_f32_stub, GemvFn);
+
 // out (0-d, the inputs' dtype) = sum_i f(x[i]) * y[i] with f = conj when conj_x.
 using DotFn = void (*)(void* out, ScalarType dtype, int64_t n, const void* x, int64_t incx,
                        const void* y, int64_t incy, bool conj_x);

@@ -19,6 +19,7 @@ namespace native {
 EMBER_DEFINE_STUB(gemm_stub, GemmFn);
 EMBER_DEFINE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 EMBER_DEFINE_STUB(dot_stub, DotFn);
+EMBER_DEFINE_STUB(gemv_f32_stub, GemvFn);
 
 // ----- shared plumbing ----------------------------------------------------------------------
 

@@ -12,8 +12,10 @@
 #include "api/gemm.h"
 #include "api/shape_util.h"
 #include "api/sort.h"
+#include "core/cpu_capability.h"
 #include "core/parallel.h"
 #include "kernels/cpu/convert.h"
+#include "kernels/gemm_stubs.h"
 
 using namespace ember;
 using namespace ember::native;  // the kernels and stubs under test
@@ -117,6 +119,77 @@ TEST_CASE("beta zero never reads C", "[gemm]") {
   p.c.data = cf.data();
   gemm_stub(Device(), p);
   CHECK(cf[0] == 11.0f);
+}
+
+// The float32 GEMV kernel at every CPU level: row counts around its 4-row blocks, k around the
+// vector widths (tails), a padded lda, y strided, beta 0 (y never read) and not; then gemm_stub
+// routing m == 1 and n == 1 products, with a strided x, to it.
+TEST_CASE("float32 matrix-vector products at every level", "[gemm]") {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (int l = 0; l <= static_cast<int>(max_cpu_capability()); ++l) {
+    const auto level = static_cast<CpuCapability>(l);
+    for (int64_t rows : {1, 3, 4, 5, 9}) {
+      for (int64_t k : {1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 70}) {
+        const int64_t lda = k + 3, incy = 2;
+        std::vector<float> a(rows * lda), x(k), y(rows * incy);
+        for (auto& v : a) v = dist(gen);
+        for (auto& v : x) v = dist(gen);
+        for (float beta : {0.f, 0.5f}) {
+          for (auto& v : y) v = beta == 0.f ? std::nanf("") : dist(gen);
+          std::vector<float> old(y);
+          GemvArgs g;
+          g.a = a.data();
+          g.rows = rows;
+          g.k = k;
+          g.lda = lda;
+          g.x = x.data();
+          g.y = y.data();
+          g.incy = incy;
+          g.alpha = 1.5f;
+          g.beta = beta;
+          gemv_f32_stub.cpu_kernel_at(level)(g);
+          for (int64_t i = 0; i < rows; ++i) {
+            double dot = 0;
+            for (int64_t e = 0; e < k; ++e) dot += double(a[i * lda + e]) * x[e];
+            const double want = 1.5 * dot + (beta == 0.f ? 0.0 : beta * double(old[i * incy]));
+            INFO("level " << cpu_capability_name(level) << " rows " << rows << " k " << k
+                          << " beta " << beta << " row " << i);
+            CHECK(std::abs(y[i * incy] - want) <= 1e-5 * (1 + k));
+            CHECK(std::isnan(y[i * incy + 1]) == (beta == 0.f));  // the gaps untouched
+          }
+        }
+      }
+    }
+  }
+  // Through gemm_stub: x (1 x k, strided) @ B with B's columns contiguous, and A @ x (k x 1).
+  const int64_t m = 6, k = 19;
+  std::vector<float> a(m * k), xs(2 * k), c(m, 0.f);
+  for (auto& v : a) v = dist(gen);
+  for (auto& v : xs) v = dist(gen);
+  for (bool row_vector : {true, false}) {
+    GemmParams p;
+    p.dtype = ScalarType::Float32;
+    if (row_vector) {  // (1 x k) @ (k x m), B = a^T
+      p.m = 1;
+      p.n = m;
+      p.k = k;
+      p.a = {xs.data(), 0, 2 * k, 2};
+      p.b = {a.data(), 0, 1, k};
+      p.c = {c.data(), 0, m, 1};
+    } else {  // (m x k) @ (k x 1)
+      p.m = m;
+      p.n = 1;
+      p.k = k;
+      p.a = {a.data(), 0, k, 1};
+      p.b = {xs.data(), 0, 2, 1};
+      p.c = {c.data(), 0, 1, 1};
+    }
+    std::vector<std::complex<double>> want(m);
+    reference_gemm<float>(p, want);
+    gemm_stub(Device(), p);
+    for (int64_t i = 0; i < m; ++i) CHECK(std::abs(c[i] - want[i].real()) <= 1e-5);
+  }
 }
 
 TEST_CASE("dot and vdot", "[gemm]") {

@@ -63,6 +63,45 @@ void gemm_through_float32(const GemmParams& p) {
                });
 }
 
+// A float32 matrix-vector product (m == 1 or n == 1, the matrix operand contiguous along k) by
+// the CPU level's GEMV kernel; false for other shapes and layouts.
+bool float32_gemv(const GemmParams& p) {
+  if (p.batch != 1) return false;
+  GemvArgs g;
+  const float* x = nullptr;
+  int64_t incx = 1;
+  if (p.m == 1 && p.b.row_stride == 1) {  // x (1 x k) @ B: B's columns are the rows
+    g.a = static_cast<const float*>(p.b.data);
+    g.rows = p.n;
+    g.lda = p.b.col_stride;
+    x = static_cast<const float*>(p.a.data);
+    incx = p.a.col_stride;
+    g.incy = p.c.col_stride;
+  } else if (p.n == 1 && p.a.col_stride == 1) {  // A @ x (k x 1)
+    g.a = static_cast<const float*>(p.a.data);
+    g.rows = p.m;
+    g.lda = p.a.row_stride;
+    x = static_cast<const float*>(p.b.data);
+    incx = p.b.row_stride;
+    g.incy = p.c.row_stride;
+  } else {
+    return false;
+  }
+  std::vector<float> packed_x;
+  if (incx != 1) {
+    packed_x.resize(static_cast<size_t>(p.k));
+    for (int64_t e = 0; e < p.k; ++e) packed_x[e] = x[e * incx];
+    x = packed_x.data();
+  }
+  g.k = p.k;
+  g.x = x;
+  g.y = static_cast<float*>(p.c.data);
+  g.alpha = static_cast<float>(p.alpha.to_double());
+  g.beta = static_cast<float>(p.beta.to_double());
+  gemv_f32_stub(Device(), g);
+  return true;
+}
+
 void gemm_kernel(const GemmParams& p) {
   switch (p.dtype) {
     case ScalarType::BFloat16:
@@ -73,6 +112,7 @@ void gemm_kernel(const GemmParams& p) {
     case ScalarType::Float16:
       return gemm_through_float32<Half>(p);
     case ScalarType::Float32:
+      if (float32_gemv(p)) return;
       if (onednn_gemm(p)) return;
       return blocked_gemm(p);
     case ScalarType::Float64:

@@ -11,6 +11,7 @@ set(EMBER_SIMD_KERNEL_SOURCES
   conj_copy_kernel.cpp
   copy_kernel.cpp
   fill_kernel.cpp
+  gemv_kernels.cpp
   logical_bitwise_kernels.cpp
   optim_kernels.cpp
   pow_kernels.cpp
