@@ -287,7 +287,7 @@ void gemm(const Int8GemmArgs& p) {
     fits.resize(static_cast<size_t>(row_blocks * kTilesPerBlock));
     parallel_for(0, row_blocks, std::max<int64_t>(1, kGrainSize / (kRowBlock * w.k + 1)),
                  [&](int64_t b0, int64_t b1) {
-                   bool block_fits[kMaxTiles];
+                   bool block_fits[kMaxTiles] = {};  // a short last block fills fewer
                    for (int64_t rb = b0; rb < b1; ++rb) {
                      const int64_t i0 = rb * kRowBlock, i1 = std::min(p.m, i0 + kRowBlock);
                      tiles_fit_7bit(p, i0, i1, block_fits);
@@ -307,7 +307,7 @@ void gemm(const Int8GemmArgs& p) {
                    } else if (fits.empty()) {
                      row_block<false>(p, t, i0, i1, j0);
                    } else {
-                     bool block_fits[kMaxTiles];
+                     bool block_fits[kMaxTiles] = {};  // a short last block fills fewer
                      std::copy(fits.begin() + rb * kTilesPerBlock,
                                fits.begin() + (rb + 1) * kTilesPerBlock, block_fits);
                      row_block<false>(p, t, i0, i1, j0, block_fits);
