@@ -216,36 +216,109 @@ _ALLOWED = {
 }
 
 
+def _torch_global(module, name):
+    """The Ember object for a global that torch.save's pickles name for tensors, storages,
+    sizes, devices and dtypes, or None."""
+    if (module, name) in _ALLOWED:
+        return _ALLOWED[(module, name)]
+    if module == "torch" and name in _STORAGE_DTYPES:
+        return _StorageType(name, _STORAGE_DTYPES[name])
+    if module == "torch" and name in _DTYPES:
+        return _DTYPES[name]
+    return None
+
+
+def _python3_name(module, name):
+    # Protocol 2 pickles name Python 2 modules (__builtin__.set); map them as pickle does.
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+def _persistent_storage(load_storage, pid):
+    if (not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage"
+            or not isinstance(pid[1], _StorageType) or not isinstance(pid[2], str)
+            or not isinstance(pid[3], str)):
+        raise pickle.UnpicklingError(f"[load] unsupported persistent id {str(pid)[:100]}")
+    _, storage_type, key, location, numel = pid
+    return load_storage(storage_type.dtype, key, location, _check_int(numel, "numel"))
+
+
 class _RestrictedUnpickler(pickle.Unpickler):
-    """See Note [Restricted unpickler]."""
+    """See Note [Restricted unpickler]; also the caller's allow-list (Note [Safe globals] in
+    serialization.py)."""
+
+    def __init__(self, file, load_storage):
+        super().__init__(file, encoding="utf-8")
+        self.load_storage = load_storage
+        from .serialization import _safe_globals_by_name
+
+        self.user_globals = _safe_globals_by_name()
+
+    def find_class(self, module, name):
+        module, name = _python3_name(module, name)
+        found = _torch_global(module, name)
+        if found is not None:
+            return found
+        if (module, name) in self.user_globals:
+            return self.user_globals[(module, name)]
+        short = name.rpartition(".")[2]
+        raise pickle.UnpicklingError(
+            f"[load] Weights only load failed: unsupported global {module}.{name}: it is not an "
+            "allowed global by default (ember.load with weights_only=True rebuilds tensors and "
+            "plain containers only). If you trust this class or function, allow it with "
+            f"`ember.serialization.add_safe_globals([{short}])` or the "
+            f"`ember.serialization.safe_globals([{short}])` context manager. If you trust the "
+            "whole file, load it with weights_only=False, which can run arbitrary code from it."
+        )
+
+    def persistent_load(self, pid):
+        return _persistent_storage(self.load_storage, pid)
+
+
+class _FullUnpickler(pickle.Unpickler):
+    """weights_only=False: any global, as pickle itself; torch's tensor, storage and dtype
+    globals as above, and other ``torch.*`` globals as Ember's namesakes (torch.nn.Linear
+    loads as ember.nn.Linear, whose instances have the same attributes)."""
 
     def __init__(self, file, load_storage):
         super().__init__(file, encoding="utf-8")
         self.load_storage = load_storage
 
     def find_class(self, module, name):
-        # Protocol 2 pickles name Python 2 modules (__builtin__.set); map them as pickle does.
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        if (module, name) in _ALLOWED:
-            return _ALLOWED[(module, name)]
-        if module == "torch" and name in _STORAGE_DTYPES:
-            return _StorageType(name, _STORAGE_DTYPES[name])
-        if module == "torch" and name in _DTYPES:
-            return _DTYPES[name]
-        raise pickle.UnpicklingError(
-            f"[load] refusing to load the global {module}.{name}: ember.load only rebuilds "
-            "tensors and plain containers (no code runs from the file)"
-        )
+        module, name = _python3_name(module, name)
+        found = _torch_global(module, name)
+        if found is not None:
+            return found
+        if module == "torch" or module.startswith("torch."):
+            return _ember_namesake(module, name)
+        return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if (not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage"
-                or not isinstance(pid[1], _StorageType) or not isinstance(pid[2], str)
-                or not isinstance(pid[3], str)):
-            raise pickle.UnpicklingError(f"[load] unsupported persistent id {str(pid)[:100]}")
-        _, storage_type, key, location, numel = pid
-        return self.load_storage(storage_type.dtype, key, location, _check_int(numel, "numel"))
+        return _persistent_storage(self.load_storage, pid)
+
+
+def _ember_namesake(module, name):
+    """Ember's object for torch's ``module.name``: the same path under ember, else the nearest
+    enclosing package that has the name (torch.optim.adam.Adam -> ember.optim.Adam)."""
+    import importlib
+
+    parts = ["ember", *module.split(".")[1:]]
+    while parts:
+        try:
+            obj = importlib.import_module(".".join(parts))
+        except ImportError:
+            parts.pop()
+            continue
+        for attr in name.split("."):
+            obj = getattr(obj, attr, None)
+            if obj is None:
+                break
+        if obj is not None:
+            return obj
+        parts.pop()
+    raise pickle.UnpicklingError(f"[load] the file needs {module}.{name}, which ember does not "
+                                 "provide")
 
 
 def _find_prefix(archive, source):
@@ -321,21 +394,22 @@ _CORRUPT_MEMBER_ERRORS = (
 )
 
 
-def load_torch_zip(handle, source, restore):
+def load_torch_zip(handle, source, restore, weights_only=True):
     """Loads a torch.save zip archive from the open binary file ``handle``; ``restore``
-    applies map_location to each storage (see serialization._make_restore)."""
+    applies map_location to each storage (see serialization._make_restore). weights_only=False
+    unpickles fully (_FullUnpickler)."""
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
         raise _error(f"corrupt or truncated zip archive ({e})", source) from None
     with archive:
         try:
-            return _load_archive(archive, handle, source, restore)
+            return _load_archive(archive, handle, source, restore, weights_only)
         except _CORRUPT_MEMBER_ERRORS as e:
             raise _error(f"corrupt zip archive ({type(e).__name__}: {e})", source) from None
 
 
-def _load_archive(archive, handle, source, restore):
+def _load_archive(archive, handle, source, restore, weights_only=True):
     prefix = _find_prefix(archive, source)
     byteorder = "little"
     if prefix + "byteorder" in archive.namelist():
@@ -377,7 +451,8 @@ def _load_archive(archive, handle, source, restore):
         return loaded
 
     data = _read_record(archive, prefix + "data.pkl", source)
-    unpickler = _RestrictedUnpickler(io.BytesIO(data), load_storage)
+    unpickler_class = _RestrictedUnpickler if weights_only else _FullUnpickler
+    unpickler = unpickler_class(io.BytesIO(data), load_storage)
     try:
         return unpickler.load()
     except _RestoreError as e:

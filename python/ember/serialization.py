@@ -42,6 +42,7 @@ import math
 import os
 import struct
 import sys
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -50,7 +51,8 @@ import ember
 
 from . import _C
 
-__all__ = ["load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
+           "save"]
 
 # safetensors' own limit on the header, which also bounds what a corrupt length can make us
 # allocate.
@@ -700,6 +702,91 @@ def _make_restore(map_location):
                     f"got {type(map_location).__name__}")
 
 
+# --- the weights-only allow-list -------------------------------------------------------------
+#
+# Note [Safe globals]: a PyTorch checkpoint's pickle names the globals it calls. With
+# weights_only=True (the default) only tensors, containers and the entries of this list may be
+# named: a class or function the caller trusts, or a pair (object, "module.name") when the file
+# names it differently. The list is process-wide, as PyTorch's, behind a lock.
+
+_safe_globals_lock = threading.Lock()
+_safe_globals = []
+
+
+def _check_safe_global(entry):
+    if isinstance(entry, tuple):
+        if (len(entry) != 2 or not isinstance(entry[1], str) or "." not in entry[1]
+                or not callable(entry[0])):
+            raise TypeError("[add_safe_globals] a tuple entry must be (class or function, "
+                            f"'module.name'), got {entry!r}")
+        return entry
+    if not callable(entry) or not hasattr(entry, "__module__") or not hasattr(entry,
+                                                                               "__qualname__"):
+        raise TypeError("[add_safe_globals] expected classes or functions (or (object, "
+                        f"'module.name') pairs), got {type(entry).__name__}")
+    return entry
+
+
+def add_safe_globals(safe_globals):
+    """Marks the given classes or functions (or ``(object, "module.name")`` pairs) as safe for
+    ``load(..., weights_only=True)``: a checkpoint's pickle may then name them. Only add what
+    you trust: loading calls them with arguments from the file."""
+    if not isinstance(safe_globals, (list, tuple)):
+        raise TypeError("[add_safe_globals] expected a list of classes or functions, got "
+                        f"{type(safe_globals).__name__}")
+    checked = [_check_safe_global(e) for e in safe_globals]
+    with _safe_globals_lock:
+        _safe_globals.extend(checked)
+
+
+def get_safe_globals():
+    """The classes and functions added by :func:`add_safe_globals`, in order."""
+    with _safe_globals_lock:
+        return list(_safe_globals)
+
+
+def clear_safe_globals():
+    """Empties the list of :func:`add_safe_globals`."""
+    with _safe_globals_lock:
+        _safe_globals.clear()
+
+
+class safe_globals:
+    """Context manager: the given globals are safe (as :func:`add_safe_globals`) inside the
+    ``with`` block, and the list is restored on leaving it."""
+
+    def __init__(self, safe_globals):
+        if not isinstance(safe_globals, (list, tuple)):
+            raise TypeError("[safe_globals] expected a list of classes or functions, got "
+                            f"{type(safe_globals).__name__}")
+        self._globals = [_check_safe_global(e) for e in safe_globals]
+        self._saved = None
+
+    def __enter__(self):
+        with _safe_globals_lock:
+            self._saved = list(_safe_globals)
+            _safe_globals.extend(self._globals)
+        return self
+
+    def __exit__(self, *exc):
+        with _safe_globals_lock:
+            _safe_globals[:] = self._saved
+        return False
+
+
+def _safe_globals_by_name():
+    """{(module, qualified name): object} of the allow-list."""
+    out = {}
+    for entry in get_safe_globals():
+        if isinstance(entry, tuple):
+            obj, full = entry
+            module, _, name = full.rpartition(".")
+        else:
+            obj, module, name = entry, entry.__module__, entry.__qualname__
+        out[(module, name)] = obj
+    return out
+
+
 # --- ember.load -----------------------------------------------------------------------------
 
 
@@ -710,27 +797,35 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     ``f`` is a path or a readable binary file. ``map_location`` is accepted as in torch.load
     (a device, its name, a dict or a callable); Ember's tensors live on the CPU, so a location
-    other than the CPU raises. Loading never runs code from the file, whatever
-    ``weights_only`` says: PyTorch files go through an unpickler that only rebuilds tensors and
-    plain containers. The tensors own their memory (``mmap`` is accepted and ignored).
-    A truncated or corrupt file raises RuntimeError naming the problem."""
+    other than the CPU raises. The tensors own their memory (``mmap`` is accepted and
+    ignored). A truncated or corrupt file raises RuntimeError naming the problem.
+
+    ``weights_only=True`` (the default, as PyTorch 2.6+): a PyTorch file's pickle may only
+    rebuild tensors, plain containers, dtypes, devices and the globals of the allow-list
+    (:func:`add_safe_globals`, :func:`safe_globals`); no code runs from the file.
+    ``weights_only=False`` unpickles the file fully, whole modules and optimizers included
+    (PyTorch's ``torch.*`` classes load as Ember's): **unpickling can run arbitrary code from
+    the file**, so pass it only for files you trust. Ember's own files hold no pickle."""
     if pickle_module is not None:
-        raise RuntimeError("[load] pickle_module is not supported: ember.load never unpickles "
-                           "arbitrary objects")
+        raise RuntimeError("[load] pickle_module is not supported: pass weights_only=False to "
+                           "unpickle a trusted file fully")
+    if weights_only is None:
+        weights_only = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") in ("0", "")
+    weights_only = bool(weights_only)
     restore = _make_restore(map_location)
     if isinstance(f, (str, os.PathLike)):
         source = os.fspath(f)
         with open(source, "rb") as handle:
-            return _load_from(handle, source, restore)
+            return _load_from(handle, source, restore, weights_only)
     if not hasattr(f, "read"):
         raise TypeError(f"[load] expected a path or a binary file object, got {type(f).__name__}")
     seekable = getattr(f, "seekable", None)
     if seekable is None or not seekable() or not hasattr(f, "readinto"):
         f = io.BytesIO(f.read())
-    return _load_from(f, getattr(f, "name", None), restore)
+    return _load_from(f, getattr(f, "name", None), restore, weights_only)
 
 
-def _load_from(handle, source, restore):
+def _load_from(handle, source, restore, weights_only=True):
     start = handle.tell() if hasattr(handle, "tell") else 0
     if start:
         # A file object positioned after other data: read from there on.
@@ -740,7 +835,7 @@ def _load_from(handle, source, restore):
     if head[:2] == b"PK":
         from . import _torch_pickle
 
-        return _torch_pickle.load_torch_zip(handle, source, restore)
+        return _torch_pickle.load_torch_zip(handle, source, restore, weights_only)
     if head[:13] == _LEGACY_TORCH_MAGIC:
         raise _op_error("this is a PyTorch file in the legacy (pre-1.6, non-zip) format, which "
                         "ember cannot read: load it with torch and save it again with a current "

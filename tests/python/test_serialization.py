@@ -2,6 +2,8 @@
 PyTorch .pt files (a committed fixture, and files torch writes at test time where installed),
 and corrupt, truncated and malicious files."""
 
+import collections
+import dataclasses
 import io
 import json
 import math
@@ -9,6 +11,8 @@ import os
 import pickle
 import random
 import struct
+import sys
+import types
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -515,7 +519,7 @@ def test_malicious_pickle_is_rejected(tmp_path):
     for payload in [_Evil(marker), {"ok": 1, "bad": [_Evil(marker)]}]:
         path = tmp_path / "evil.pt"
         _write_torch_zip(path, pickle.dumps(payload, protocol=2), {})
-        with pytest.raises(pickle.UnpicklingError, match=r"refusing to load the global "
+        with pytest.raises(pickle.UnpicklingError, match=r"unsupported global "
                                                          r"(posix|os)\.system"):
             ember.load(path)
     assert not marker.exists()
@@ -532,6 +536,127 @@ def test_malicious_pickle_is_rejected(tmp_path):
                            b"zlibq\x00\x86R.", {})
     with pytest.raises(pickle.UnpicklingError, match="latin1 text only"):
         ember.load(path)
+
+
+# --- the weights-only allow-list and weights_only=False ----------------------------------------
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+    y: list
+
+
+def _point_file(tmp_path, obj=None, protocol=2):
+    path = tmp_path / "point.pt"
+    _write_torch_zip(path, pickle.dumps(obj or {"p": _Point(1, [2, 3])}, protocol=protocol), {})
+    return path
+
+
+@pytest.fixture
+def clean_safe_globals():
+    saved = ember.serialization.get_safe_globals()
+    ember.serialization.clear_safe_globals()
+    yield
+    ember.serialization.clear_safe_globals()
+    ember.serialization.add_safe_globals(saved)
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_safe_globals_allow_trusted_classes(tmp_path, clean_safe_globals, protocol):
+    path = _point_file(tmp_path, protocol=protocol)
+    with pytest.raises(pickle.UnpicklingError) as info:
+        ember.load(path)
+    message = str(info.value)
+    assert f"{__name__}._Point" in message
+    assert "add_safe_globals([_Point])" in message and "safe_globals([_Point])" in message
+    assert "weights_only=False" in message
+    with ember.serialization.safe_globals([_Point]):
+        assert ember.serialization.get_safe_globals() == [_Point]
+        assert ember.load(path) == {"p": _Point(1, [2, 3])}
+    assert ember.serialization.get_safe_globals() == []  # restored on leaving
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        ember.load(path)
+    ember.serialization.add_safe_globals([_Point])
+    assert ember.load(path, weights_only=True)["p"] == _Point(1, [2, 3])
+    ember.serialization.clear_safe_globals()
+    assert ember.serialization.get_safe_globals() == []
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        ember.load(path)
+
+
+def test_safe_globals_under_another_name(tmp_path, clean_safe_globals):
+    # A class the file names by a module path that does not exist here.
+    module = types.ModuleType("elsewhere_models")
+    Point = type("Point", (), {"__module__": "elsewhere_models"})  # noqa: N806
+    module.Point = Point
+    sys.modules["elsewhere_models"] = module
+    try:
+        obj = Point()
+        obj.value = 7
+        data = pickle.dumps(obj, protocol=2)
+    finally:
+        del sys.modules["elsewhere_models"]
+    path = tmp_path / "renamed.pt"
+    _write_torch_zip(path, data, {})
+    with pytest.raises(pickle.UnpicklingError, match="elsewhere_models.Point"):
+        ember.load(path)
+    with ember.serialization.safe_globals([(_Point, "elsewhere_models.Point")]):
+        loaded = ember.load(path)
+    assert type(loaded) is _Point and loaded.value == 7
+
+
+def test_safe_globals_argument_checks(clean_safe_globals):
+    with pytest.raises(TypeError, match="expected a list"):
+        ember.serialization.add_safe_globals(_Point)
+    with pytest.raises(TypeError, match="classes or functions"):
+        ember.serialization.add_safe_globals([3])
+    with pytest.raises(TypeError, match="module.name"):
+        ember.serialization.add_safe_globals([(_Point, "nodot")])
+    with pytest.raises(TypeError, match="expected a list"):
+        ember.serialization.safe_globals("x")
+    assert ember.serialization.get_safe_globals() == []
+
+
+def test_weights_only_false_unpickles_fully(tmp_path, clean_safe_globals, monkeypatch):
+    path = _point_file(tmp_path, {"p": _Point(4, [5]), "c": collections.Counter("aab")})
+    loaded = ember.load(path, weights_only=False)
+    assert loaded == {"p": _Point(4, [5]), "c": collections.Counter("aab")}
+    # PyTorch's switch for the default: TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 means weights_only
+    # False when the caller does not say.
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    assert ember.load(path)["p"] == _Point(4, [5])
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0")
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        ember.load(path)
+    # torch.* globals Ember does not provide name themselves.
+    missing = tmp_path / "missing.pt"
+    _write_torch_zip(missing, b"\x80\x02ctorch.nonexistent\nThing\nq\x00.", {})
+    with pytest.raises(pickle.UnpicklingError, match="torch.nonexistent.Thing"):
+        ember.load(missing, weights_only=False)
+
+
+def test_torch_whole_model_loads_with_weights_only_false(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.LayerNorm(8),
+                              torch.nn.Linear(8, 3))
+    path = tmp_path / "whole.pt"
+    torch.save(net, path)
+    with pytest.raises(pickle.UnpicklingError, match="add_safe_globals"):
+        ember.load(path)
+    mine = ember.load(path, weights_only=False)
+    assert isinstance(mine, ember.nn.Sequential) and isinstance(mine[0], ember.nn.Linear)
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    got = mine(ember.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    torch.save({"model": net.state_dict(), "opt": opt}, tmp_path / "ckpt.pt")
+    ckpt = ember.load(tmp_path / "ckpt.pt", weights_only=False)
+    assert type(ckpt["opt"]).__name__ == "SGD"
+    assert ckpt["opt"].param_groups[0]["momentum"] == 0.9
 
 
 def test_legacy_and_foreign_formats(tmp_path):
