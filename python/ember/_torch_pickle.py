@@ -41,13 +41,22 @@ _STORAGE_DTYPES = {
     "ComplexFloatStorage": ember.complex64,
     "ComplexDoubleStorage": ember.complex128,
     "UntypedStorage": ember.uint8,
+    # Quantized tensors' integers (torch._utils._rebuild_qtensor).
+    "QInt8Storage": ember.int8,
+    "QUInt8Storage": ember.uint8,
+    "QInt32Storage": ember.int32,
 }
+_QUANTIZED_BY_INTS = {ember.int8: ember.qint8, ember.uint8: ember.quint8,
+                      ember.int32: ember.qint32}
+_QSCHEMES = {q.name: q for q in (ember.per_tensor_affine, ember.per_channel_affine,
+                                 ember.per_channel_affine_float_qparams)}
 
 _DTYPES = {
     name: getattr(ember, name)
     for name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
                  "float32", "float64", "complex64", "complex128", "half", "float", "double",
-                 "short", "int", "long", "cfloat", "cdouble")
+                 "short", "int", "long", "cfloat", "cdouble", "qint8", "quint8", "qint32",
+                 "quint4x2")
 }
 
 # A compressed record may expand at most this much (torch.save stores records uncompressed;
@@ -140,6 +149,81 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     return _apply_metadata(t, metadata)
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, requires_grad,
+                     backward_hooks):
+    """torch's quantized tensor: its integers in the storage, the scheme's parameters."""
+    ints = _rebuild_tensor(storage, storage_offset, size, stride)
+    if ints.dtype not in _QUANTIZED_BY_INTS:
+        raise pickle.UnpicklingError("[load] a quantized tensor needs a QInt8, QUInt8 or QInt32 "
+                                     "storage")
+    if not isinstance(quantizer_params, tuple) or not quantizer_params:
+        raise pickle.UnpicklingError("[load] malformed quantizer parameters")
+    scheme = quantizer_params[0]
+    try:
+        if scheme is ember.per_tensor_affine and len(quantizer_params) == 3:
+            _, scale, zero_point = quantizer_params
+            q = ember._make_per_tensor_quantized_tensor(ints, float(scale),
+                                                        _check_int(zero_point, "zero_point"))
+        elif scheme is ember.per_channel_affine and len(quantizer_params) == 4:
+            _, scales, zero_points, axis = quantizer_params
+            if not isinstance(scales, ember.Tensor) or not isinstance(zero_points, ember.Tensor):
+                raise pickle.UnpicklingError("[load] per-channel scales and zero points must be "
+                                             "tensors")
+            q = ember._make_per_channel_quantized_tensor(ints, scales.double().tolist(),
+                                                         zero_points.long().tolist(),
+                                                         _check_int(axis, "axis"))
+        else:
+            raise pickle.UnpicklingError(f"[load] unsupported quantization scheme {scheme!r}")
+    except (ValueError, TypeError, RuntimeError, IndexError) as e:
+        raise pickle.UnpicklingError(f"[load] bad quantized tensor: {e}") from None
+    if q.dtype != _QUANTIZED_BY_INTS[ints.dtype]:
+        raise pickle.UnpicklingError("[load] quantized tensor and storage types differ")
+    return q
+
+
+def _rebuild_packed_qtensor(ints, dtype, scheme, scales, zero_points, axis, shape):
+    """Ember's quantized layouts torch's rebuild does not describe (quint4x2's packed
+    integers, float zero points): see Note [Torch zip writer] in _torch_save.py."""
+    if (not isinstance(ints, ember.Tensor) or dtype not in ("quint8", "quint4x2", "qint8")
+            or scheme not in _QSCHEMES or not isinstance(scales, ember.Tensor)
+            or not isinstance(zero_points, ember.Tensor)):
+        raise pickle.UnpicklingError("[load] malformed packed quantized tensor")
+    try:
+        return _C._quantized._make_quantized(
+            ints, getattr(ember, dtype), scheme, scales.double().tolist(),
+            zero_points.double().tolist(), _check_int(axis, "axis"),
+            list(_check_int_tuple(shape, "shape")))
+    except (ValueError, TypeError, RuntimeError, IndexError) as e:
+        raise pickle.UnpicklingError(f"[load] bad packed quantized tensor: {e}") from None
+
+
+def _rebuild_numpy(data, dtype, shape):
+    """A NumPy array (or scalar, for shape None) of a plain dtype from its C-order bytes,
+    as Ember's writer stores them (see _torch_save.py)."""
+    import numpy as np
+
+    if not isinstance(data, bytes) or not isinstance(dtype, str) or len(dtype) > 16:
+        raise pickle.UnpicklingError("[load] malformed NumPy array record")
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        raise pickle.UnpicklingError(f"[load] unknown NumPy dtype {dtype!r}") from None
+    if np_dtype.fields is not None or np_dtype.subdtype is not None or (
+            np_dtype.kind not in "biufcSU?"):
+        raise pickle.UnpicklingError(f"[load] NumPy arrays of dtype {dtype!r} are not rebuilt")
+    dims = () if shape is None else _check_int_tuple(shape, "NumPy shape")
+    count = 1
+    for d in dims:
+        if d < 0:
+            raise pickle.UnpicklingError("[load] negative NumPy dimension")
+        count *= d
+    if count * np_dtype.itemsize != len(data):
+        raise pickle.UnpicklingError(f"[load] NumPy array of shape {dims} and dtype {dtype} "
+                                     f"needs {count * np_dtype.itemsize} bytes, got {len(data)}")
+    array = np.frombuffer(data, dtype=np_dtype).reshape(dims).copy()
+    return array[()] if shape is None else array
+
+
 def _make_parameter(data, requires_grad):
     if not isinstance(data, ember.Tensor):
         raise pickle.UnpicklingError("[load] a Parameter must wrap a tensor")
@@ -204,6 +288,9 @@ _ALLOWED = {
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+    ("torch._utils", "_rebuild_qtensor"): _rebuild_qtensor,
+    ("ember._torch_pickle", "_rebuild_packed_qtensor"): _rebuild_packed_qtensor,
+    ("ember._torch_pickle", "_rebuild_numpy"): _rebuild_numpy,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
     ("torch", "Size"): _size,
     ("torch", "device"): _device,
@@ -225,6 +312,8 @@ def _torch_global(module, name):
         return _StorageType(name, _STORAGE_DTYPES[name])
     if module == "torch" and name in _DTYPES:
         return _DTYPES[name]
+    if module == "torch" and name in _QSCHEMES:
+        return _QSCHEMES[name]
     return None
 
 
@@ -389,8 +478,11 @@ def _read_record_into(archive, handle, info, buffer, source):
 # What zipfile raises on a corrupt member: bad headers, truncation, and each decompressor's own
 # error (deflate: zlib.error, LZMA: LZMAError, bzip2: OSError; an unknown method:
 # NotImplementedError).
+# A corrupt central directory can also send a seek to a negative offset (ValueError) or cut a
+# header short (struct.error).
 _CORRUPT_MEMBER_ERRORS = (
-    zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError, OSError, NotImplementedError
+    zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError, OSError, NotImplementedError,
+    ValueError, struct.error
 )
 
 

@@ -1,7 +1,11 @@
-"""ember.save / ember.load, as torch.save / torch.load, without pickle.
+"""ember.save / ember.load, as torch.save / torch.load.
 
-Note [Save format]: ``ember.save`` writes a safetensors file, readable by the ``safetensors``
-package (``safetensors.numpy.load_file`` gives the tensors as a flat dict):
+``ember.save`` writes PyTorch's zip format by default (Note [Torch zip writer] in
+_torch_save.py); this module also has the safetensors format and ``ember.load``'s dispatch.
+
+Note [Save format]: ``ember.save(..., format="safetensors")`` writes a safetensors file,
+readable by the ``safetensors`` package (``safetensors.numpy.load_file`` gives the tensors as a
+flat dict):
 
 - 8 bytes: little-endian u64 N, the header's length;
 - N bytes: a JSON object, ``name -> {"dtype", "shape", "data_offsets": [begin, end]}`` per
@@ -30,10 +34,10 @@ memory again). safetensors has no complex128: such a tensor is stored as an ``F6
 shape ``(*shape, 2)`` (real and imaginary parts, as ``view_as_real`` gives) and its descriptor
 says ``"complex128"``; complex64 uses safetensors' ``C64``.
 
-Loading never runs code from the file: the structure is plain JSON, and PyTorch ``.pt`` files
-go through the restricted unpickler of ``_torch_pickle``. A file without ember's metadata (one
-written by the ``safetensors`` package) loads as a flat dict of tensors.
-"""
+Loading a safetensors file never runs code from it: the structure is plain JSON. Zip (``.pt``)
+files go through the restricted unpickler of ``_torch_pickle`` unless the caller passes
+weights_only=False. A safetensors file without ember's metadata (one written by the
+``safetensors`` package) loads as a flat dict of tensors."""
 
 import base64
 import io
@@ -321,11 +325,39 @@ def _serialize_header(entries, metadata):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
-    """Saves ``obj`` (tensors, and dicts / lists / tuples of tensors and plain Python values,
-    e.g. a ``state_dict``) to ``f``, a path or a writable binary file, in the safetensors
-    format (see Note [Save format]). The pickle arguments of ``torch.save`` are accepted and
-    ignored: nothing is pickled."""
+         _disable_byteorder_record=False, *, format=None):
+    """Saves ``obj`` to ``f``, a path or a writable binary file.
+
+    By default in PyTorch's zip checkpoint format (Note [Torch zip writer] in
+    ``_torch_save.py``): anything picklable (tensors, state_dicts, whole modules, optimizers,
+    NumPy arrays, dataclasses, nested containers), tensors stored raw with their sharing kept;
+    ``torch.load`` reads it. ``format="safetensors"``, or a path ending in ``.safetensors``,
+    writes the safetensors format instead (Note [Save format]: tensors and plain values only,
+    no pickle). ``ember.load`` tells the two apart by their first bytes."""
+    if format is None:
+        is_path = isinstance(f, (str, os.PathLike))
+        format = ("safetensors" if is_path and os.fspath(f).endswith(".safetensors")
+                  else "torch")
+    if format not in ("torch", "safetensors"):
+        raise ValueError(f"[save] format must be 'torch' or 'safetensors', got {format!r}")
+    if format == "safetensors":
+        return _save_safetensors(obj, f)
+    if pickle_module is not None:
+        raise RuntimeError("[save] pickle_module is not supported: Ember's writer pickles with "
+                           "its own pickler, which gives tensors torch's names")
+    if not _use_new_zipfile_serialization:
+        raise ValueError("[save] the legacy (pre-1.6, non-zip) torch.save format is not "
+                         "written by ember: leave _use_new_zipfile_serialization=True")
+    from ._torch_save import archive_name, save_torch_zip
+
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as out:
+            save_torch_zip(obj, out, archive_name(f), pickle_protocol)
+    else:
+        save_torch_zip(obj, f, "archive", pickle_protocol)
+
+
+def _save_safetensors(obj, f):
     saver = _Saver()
     structure = saver.encode(obj, "")
     entries = _plan_entries(saver)

@@ -6,8 +6,9 @@ arbitrary bytes must return or raise an ordinary exception, never crash, hang or
 
 libFuzzer's own flags pass through (``-max_len``, ``-timeout``, ``-dict``, a corpus directory).
 The seeds are valid files of both formats Ember reads, built at start: a safetensors file that
-``ember.save`` wrote, and a PyTorch zip checkpoint (a pickle of plain data and one tensor
-storage), so that mutations start from inputs that reach deep into the parsers. Any exception
+``ember.save`` wrote, a PyTorch zip checkpoint (a pickle of plain data and one tensor
+storage) and Ember's own zip checkpoint (views, a parameter, a quantized tensor, a NumPy
+array), so that mutations start from inputs that reach deep into the parsers. Any exception
 of a class in ``EXPECTED`` is a clean refusal; anything else (a Python error that escapes, such
 as AttributeError, or a signal) is a finding that libFuzzer reports with its input saved.
 """
@@ -22,6 +23,7 @@ import tempfile
 import zipfile
 
 import atheris
+import numpy as np
 
 import ember  # noqa: E402
 
@@ -49,7 +51,19 @@ EXPECTED = (
 
 def safetensors_seed() -> bytes:
     buf = io.BytesIO()
-    ember.save({"w": ember.arange(12.0).reshape(3, 4), "step": 3, "b": ember.ones(2)}, buf)
+    ember.save({"w": ember.arange(12.0).reshape(3, 4), "step": 3, "b": ember.ones(2)}, buf,
+               format="safetensors")
+    return buf.getvalue()
+
+
+def ember_zip_seed() -> bytes:
+    """What ember.save writes by default: PyTorch's zip format, with a view, a parameter, a
+    quantized tensor and a NumPy array."""
+    buf = io.BytesIO()
+    w = ember.arange(12.0).reshape(3, 4)
+    ember.save({"w": w, "t": w.t(), "p": ember.nn.Parameter(ember.ones(2)),
+                "q": ember.quantize_per_tensor(ember.ones(3), 0.5, 2, ember.quint8),
+                "n": np.arange(3), "step": 3}, buf)
     return buf.getvalue()
 
 
@@ -106,7 +120,7 @@ def test_one_input(data: bytes) -> None:
 
 
 def main(argv: list[str]) -> None:
-    seeds = [safetensors_seed(), torch_zip_seed()]
+    seeds = [safetensors_seed(), torch_zip_seed(), ember_zip_seed()]
     for seed in seeds:  # the seeds themselves must load
         ember.load(io.BytesIO(seed))
     # libFuzzer reads its starting corpus from a directory; one is given unless the caller

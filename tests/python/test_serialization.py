@@ -51,16 +51,19 @@ def make(dtype, shape=(2, 3)):
     return (ember.arange(n).reshape(shape) - (0 if dtype == ember.uint8 else n // 2)).to(dtype)
 
 
-def roundtrip(obj, **load_kwargs):
+FORMATS = ("torch", "safetensors")
+
+
+def roundtrip(obj, fmt="torch", **load_kwargs):
     buffer = io.BytesIO()
-    ember.save(obj, buffer)
+    ember.save(obj, buffer, format=fmt)
     buffer.seek(0)
     return ember.load(buffer, **load_kwargs)
 
 
-def saved_bytes(obj):
+def saved_bytes(obj, fmt="safetensors"):
     buffer = io.BytesIO()
-    ember.save(obj, buffer)
+    ember.save(obj, buffer, format=fmt)
     return buffer.getvalue()
 
 
@@ -91,7 +94,8 @@ def test_roundtrip_every_dtype(dtype):
         assert values(back[k]) == values(cases[k])
 
 
-def test_roundtrip_nested_structures_and_plain_values():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_roundtrip_nested_structures_and_plain_values(fmt):
     t = ember.arange(4).float()
     obj = {
         "state": OrderedDict([("w", t), ("b", ember.zeros(2))]),
@@ -110,7 +114,7 @@ def test_roundtrip_nested_structures_and_plain_values():
         "empty": {},
         "unicode": "żółw ✓",
     }
-    back = roundtrip(obj)
+    back = roundtrip(obj, fmt)
     assert type(back["state"]) is OrderedDict and list(back["state"]) == ["w", "b"]
     assert back["state"]["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
     assert back["list"][:5] == [1, 2.5, True, None, "s"]
@@ -136,7 +140,8 @@ def test_roundtrip_top_level_values():
     assert roundtrip(5) == 5 and roundtrip("x") == "x" and roundtrip(None) is None
 
 
-def test_non_contiguous_tensors():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_non_contiguous_tensors(fmt):
     def base():  # a fresh storage per case: views of one storage would stay views
         return ember.arange(24, dtype=ember.float64).reshape(4, 6)
 
@@ -146,18 +151,23 @@ def test_non_contiguous_tensors():
         "expanded": ember.arange(3).reshape(3, 1).expand(3, 4),
         "offset": base()[2],
     }
-    back = roundtrip(cases)
+    back = roundtrip(cases, fmt)
     for k, v in cases.items():
         assert values(back[k]) == values(v), k
-        assert back[k].is_contiguous()
+        if fmt == "safetensors":  # C order, the tensor's own bytes only
+            assert back[k].is_contiguous()
+        else:  # torch's format: the whole storage, the same strides and offset
+            assert back[k].stride() == v.stride() and back[k].storage_offset() == \
+                v.storage_offset(), k
 
 
-def test_shared_storage_and_identity():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_shared_storage_and_identity(fmt):
     base = ember.arange(12, dtype=ember.float32)
     view = base[2:8].view(2, 3)
     tied = ember.ones(3)
     obj = {"base": base, "view": view, "tied_a": tied, "tied_b": tied, "t": base.view(3, 4).t()}
-    back = roundtrip(obj)
+    back = roundtrip(obj, fmt)
     assert back["tied_a"] is back["tied_b"]
     assert values(back["view"]) == values(view) and values(back["t"]) == values(obj["t"])
     back["base"][3] = 100.0  # the views share memory again
@@ -168,18 +178,22 @@ def test_shared_storage_and_identity():
     assert set(header) == {"__metadata__", "base", "tied_a"}
     # Views with no base among them: one byte span, views over it.
     views = {"a": base[0:4], "b": base[3:9]}
-    back = roundtrip(views)
+    back = roundtrip(views, fmt)
     back["a"][3] = -1.0
     assert back["b"][0].item() == -1.0 and back["b"].tolist()[1:] == [4.0, 5.0, 6.0, 7.0, 8.0]
 
 
 def test_shared_storage_across_dtypes_and_complex():
     z = make(ember.complex128, (3,))
-    back = roundtrip({"z": z, "z_again": z})
-    assert back["z"] is back["z_again"] and values(back["z"]) == values(z)
+    for fmt in FORMATS:
+        back = roundtrip({"z": z, "z_again": z}, fmt)
+        assert back["z"] is back["z_again"] and values(back["z"]) == values(z)
     real = ember._C._rebuild_tensor(z.untyped_storage(), ember.float64, (3, 2), (2, 1), 0)
-    back = roundtrip({"z": z, "real": real})
+    back = roundtrip({"z": z, "real": real}, "safetensors")
     assert values(back["real"]) == values(real) and values(back["z"]) == values(z)
+    # torch's format types each storage once, and torch.save refuses this too.
+    with pytest.raises(RuntimeError, match="view the same data as different types"):
+        roundtrip({"z": z, "real": real}, "torch")
 
 
 def test_requires_grad_and_detached_values():
@@ -213,19 +227,105 @@ def test_loaded_tensors_own_their_memory(tmp_path):
     assert w[999].item() == 1000.0
 
 
-def test_save_rejects_arbitrary_objects():
+def test_safetensors_rejects_arbitrary_objects():
     class Thing:
         pass
 
+    def save(obj):
+        ember.save(obj, io.BytesIO(), format="safetensors")
+
     with pytest.raises(TypeError, match=r"\[save\] cannot save an object of type .*Thing "
                                         r"\(at model.layer\)"):
-        ember.save({"model": {"layer": Thing()}}, io.BytesIO())
+        save({"model": {"layer": Thing()}})
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="contains itself"):
-        ember.save(loop, io.BytesIO())
+        save(loop)
     with pytest.raises(TypeError, match="unsupported dict key type"):
-        ember.save({ember.ones(1): 1}, io.BytesIO())
+        save({ember.ones(1): 1})
+
+
+def test_torch_format_saves_what_pickle_can(tmp_path, clean_safe_globals):
+    class Local:
+        pass
+
+    with pytest.raises((pickle.PicklingError, AttributeError)):  # as torch.save, via pickle
+        ember.save({"x": Local()}, io.BytesIO())
+    loop = []
+    loop.append(loop)
+    back = roundtrip(loop)
+    assert back[0] is back
+    obj = {"p": _Point(1, [ember.ones(2)]), "arr": np.arange(6.0).reshape(2, 3).T,
+           "i8": np.array([-1, 2], dtype=np.int8), "s": np.array(["ab", "c"]),
+           "b": np.bool_(True), "model": ember.nn.Linear(2, 3)}
+    path = tmp_path / "any.pt"
+    ember.save(obj, path)
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        ember.load(path)  # weights_only=True: the dataclass and the module are not allowed
+    back = ember.load(path, weights_only=False)
+    assert back["p"].x == 1 and back["p"].y[0].tolist() == [1.0, 1.0]
+    np.testing.assert_array_equal(back["arr"], obj["arr"])
+    assert back["i8"].dtype == np.int8 and back["s"].tolist() == ["ab", "c"]
+    assert back["b"] is np.True_ or back["b"] == True  # noqa: E712
+    assert isinstance(back["model"], ember.nn.Linear)
+    np.testing.assert_array_equal(back["model"].weight.detach().numpy(),
+                                  obj["model"].weight.detach().numpy())
+    # NumPy arrays of plain dtypes load with weights_only=True; object arrays are pickled by
+    # NumPy itself and need weights_only=False.
+    ember.save({"arr": np.arange(3, dtype=np.float16)}, path)
+    assert ember.load(path)["arr"].dtype == np.float16
+    ember.save({"objs": np.array([1, "x"], dtype=object)}, path)
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        ember.load(path)
+    assert ember.load(path, weights_only=False)["objs"].tolist() == [1, "x"]
+
+
+def test_torch_format_layout_and_format_choice(tmp_path):
+    t = ember.arange(10, dtype=ember.float32)
+    ember.save({"t": t, "v": t[2:5]}, tmp_path / "model.pth")
+    with zipfile.ZipFile(tmp_path / "model.pth") as z:
+        names = z.namelist()
+        assert names == ["model/data.pkl", "model/byteorder", "model/data/0", "model/version"]
+        info = z.getinfo("model/data/0")
+        assert info.compress_type == zipfile.ZIP_STORED and info.file_size == 40
+    raw = (tmp_path / "model.pth").read_bytes()
+    assert raw.find(struct.pack("<10f", *range(10))) % 64 == 0  # aligned, as torch.save's
+    ember.save({"t": t}, tmp_path / "w.safetensors")
+    assert (tmp_path / "w.safetensors").read_bytes()[8:9] == b"{"
+    for f in ("model.pth", "w.safetensors"):
+        assert ember.load(tmp_path / f)["t"].tolist() == t.tolist()
+    with pytest.raises(ValueError, match="format must be"):
+        ember.save(t, io.BytesIO(), format="npz")
+    with pytest.raises(ValueError, match="legacy"):
+        ember.save(t, io.BytesIO(), _use_new_zipfile_serialization=False)
+
+
+def test_torch_reads_ember_files(tmp_path):
+    torch = pytest.importorskip("torch")
+    q = ember.quantize_per_channel(make(ember.float32, (2, 3)), ember.tensor(
+        [0.1, 0.2], dtype=ember.float64), ember.tensor([0, 1]), 0, ember.qint8)
+    w = make(ember.float32, (3, 4))
+    obj = {"w": w, "t": w.t(), "p": ember.nn.Parameter(ember.ones(2)), "h": make(ember.bfloat16),
+           "q": q, "qt": ember.quantize_per_tensor(make(ember.float32), 0.5, 3, ember.quint8),
+           "size": ember.Size([1, 2]), "dtype": ember.float16, "n": [1, {"a": 2.5}]}
+    path = tmp_path / "ember.pt"
+    ember.save(obj, path)
+    for mmap in (False, True):
+        back = torch.load(path, mmap=mmap)  # torch's own weights_only default
+        assert back["t"].untyped_storage().data_ptr() == back["w"].untyped_storage().data_ptr()
+        np.testing.assert_array_equal(back["t"].numpy(), w.t().numpy())
+        assert isinstance(back["p"], torch.nn.Parameter) and back["p"].requires_grad
+        assert back["h"].dtype == torch.bfloat16
+        np.testing.assert_array_equal(back["q"].int_repr().numpy(), q.int_repr().numpy())
+        assert back["q"].qscheme() == torch.per_channel_affine
+        assert back["q"].q_per_channel_axis() == 0
+        assert back["qt"].q_scale() == 0.5 and back["qt"].q_zero_point() == 3
+        assert back["size"] == torch.Size([1, 2]) and back["dtype"] == torch.float16
+        assert back["n"] == [1, {"a": 2.5}]
+    # And Ember reads torch's rewrite of it.
+    torch.save(back, tmp_path / "again.pt")
+    again = ember.load(tmp_path / "again.pt")
+    np.testing.assert_array_equal(again["q"].int_repr().numpy(), q.int_repr().numpy())
 
 
 def test_map_location():
@@ -810,6 +910,24 @@ def test_corrupt_ember_metadata():
 def with_meta_raw(structure_text, entry, payload):
     meta = {"format": "pt", "ember.structure": structure_text, "ember.tensors": "[]"}
     return with_header({"__metadata__": meta, "x": entry}, payload)
+
+
+def test_random_corruption_of_torch_format_never_crashes():
+    q = ember.quantize_per_tensor(make(ember.float32), 0.5, 3, ember.quint8)
+    data = saved_bytes({"w": make(ember.float64, (3, 3)), "q": q, "n": np.arange(3),
+                        "v": [make(ember.int8, (5,)), 2.5]}, fmt="torch")
+    rng = random.Random(1)
+    for _ in range(300):
+        corrupt = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+        try:
+            load_bytes(bytes(corrupt))
+        except LOAD_ERRORS:
+            pass
+    for cut in range(0, len(data), max(1, len(data) // 50)):
+        with pytest.raises(LOAD_ERRORS):
+            load_bytes(data[:cut])
 
 
 def test_random_corruption_never_crashes():

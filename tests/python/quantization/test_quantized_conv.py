@@ -333,14 +333,17 @@ def test_static_cnn_on_digits_keeps_its_accuracy(digits):
     assert digits.accuracy(q, images) >= float_acc - 0.01
     # Smaller on disk: this tiny model's per-tensor metadata (biases, per-channel scales and
     # pickling) weighs more than a large one's, where the ratio nears 0.25 (bench_quantized).
+    # PyTorch's zip format adds about 200 bytes a record (zip headers, 64-byte alignment), and
+    # the quantized state_dict has more records (each layer's scale and zero point).
     import io
 
-    sizes = []
-    for m in (model, q):
-        buf = io.BytesIO()
-        ember.save(m.state_dict(), buf)
-        sizes.append(buf.tell())
-    assert sizes[1] < 0.4 * sizes[0]
+    for fmt, bound in (("safetensors", 0.4), ("torch", 0.45)):
+        sizes = []
+        for m in (model, q):
+            buf = io.BytesIO()
+            ember.save(m.state_dict(), buf, format=fmt)
+            sizes.append(buf.tell())
+        assert sizes[1] < bound * sizes[0], (fmt, sizes)
 
 
 def test_qat_cnn_on_digits_converts_to_what_it_simulated(digits):
