@@ -16,6 +16,7 @@ import _compat_pickle
 import collections
 import io
 import lzma
+import os
 import pickle
 import struct
 import sys
@@ -486,7 +487,26 @@ _CORRUPT_MEMBER_ERRORS = (
 )
 
 
-def load_torch_zip(handle, source, restore, weights_only=True):
+def _mapped_record(handle, path, info, nbytes, source):
+    """The stored record ``info`` as a uint8 tensor over a copy-on-write mapping of the file
+    (mmap=True: nothing is read until used, and writes to the tensors stay in memory, as
+    torch.load(mmap=True)'s MAP_PRIVATE mapping)."""
+    import numpy as np
+
+    handle.seek(info.header_offset)
+    local = handle.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise _error(f"corrupt zip archive: bad local header for record {info.filename}", source)
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    start = info.header_offset + 30 + name_len + extra_len
+    size = os.fstat(handle.fileno()).st_size
+    if start + nbytes > size:
+        raise _error(f"the file is truncated inside record {info.filename}", source)
+    mapped = np.memmap(path, dtype=np.uint8, mode="c", offset=start, shape=(nbytes,))
+    return ember.from_numpy(mapped)
+
+
+def load_torch_zip(handle, source, restore, weights_only=True, mmap=False):
     """Loads a torch.save zip archive from the open binary file ``handle``; ``restore``
     applies map_location to each storage (see serialization._make_restore). weights_only=False
     unpickles fully (_FullUnpickler)."""
@@ -496,12 +516,13 @@ def load_torch_zip(handle, source, restore, weights_only=True):
         raise _error(f"corrupt or truncated zip archive ({e})", source) from None
     with archive:
         try:
-            return _load_archive(archive, handle, source, restore, weights_only)
+            return _load_archive(archive, handle, source, restore, weights_only,
+                                 source if mmap else None)
         except _CORRUPT_MEMBER_ERRORS as e:
             raise _error(f"corrupt zip archive ({type(e).__name__}: {e})", source) from None
 
 
-def _load_archive(archive, handle, source, restore, weights_only=True):
+def _load_archive(archive, handle, source, restore, weights_only=True, mmap_path=None):
     prefix = _find_prefix(archive, source)
     byteorder = "little"
     if prefix + "byteorder" in archive.namelist():
@@ -528,12 +549,17 @@ def _load_archive(archive, handle, source, restore, weights_only=True):
             raise _error(f"storage {key} should hold {numel} elements of {dtype} ({nbytes} "
                          f"bytes) but its record has {info.file_size} bytes", source)
         _check_record_size(info, source)
-        raw = ember.empty((nbytes,), dtype=ember.uint8)
-        if nbytes:
-            _read_record_into(archive, handle, info, memoryview(raw.numpy()), source)
-            if byteorder == "big" and item > 1:
-                unit = item // 2 if dtype.is_complex else item
-                raw.numpy().view(f"<u{unit}").byteswap(inplace=True)
+        raw = None
+        if (mmap_path is not None and nbytes and info.compress_type == zipfile.ZIP_STORED
+                and not info.flag_bits & 0x1 and (byteorder == "little" or item == 1)):
+            raw = _mapped_record(handle, mmap_path, info, nbytes, source)
+        if raw is None:  # read into memory of its own (compressed, byte-swapped, or no mmap)
+            raw = ember.empty((nbytes,), dtype=ember.uint8)
+            if nbytes:
+                _read_record_into(archive, handle, info, memoryview(raw.numpy()), source)
+                if byteorder == "big" and item > 1:
+                    unit = item // 2 if dtype.is_complex else item
+                    raw.numpy().view(f"<u{unit}").byteswap(inplace=True)
         try:
             storage = restore(raw.untyped_storage(), location)
         except Exception as e:

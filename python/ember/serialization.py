@@ -829,8 +829,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     ``f`` is a path or a readable binary file. ``map_location`` is accepted as in torch.load
     (a device, its name, a dict or a callable); Ember's tensors live on the CPU, so a location
-    other than the CPU raises. The tensors own their memory (``mmap`` is accepted and
-    ignored). A truncated or corrupt file raises RuntimeError naming the problem.
+    other than the CPU raises. A truncated or corrupt file raises RuntimeError naming the
+    problem.
+
+    ``mmap=True`` (``f`` a path to a PyTorch zip file) maps each stored storage record from the
+    file copy-on-write instead of reading it: loading costs no reads, pages come in when used,
+    and writes to the tensors stay in memory. Otherwise the tensors own their memory.
 
     ``weights_only=True`` (the default, as PyTorch 2.6+): a PyTorch file's pickle may only
     rebuild tensors, plain containers, dtypes, devices and the globals of the allow-list
@@ -848,7 +852,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if isinstance(f, (str, os.PathLike)):
         source = os.fspath(f)
         with open(source, "rb") as handle:
-            return _load_from(handle, source, restore, weights_only)
+            return _load_from(handle, source, restore, weights_only, bool(mmap))
+    if mmap:
+        raise ValueError("[load] mmap=True needs a path (a file name), not a file object, as "
+                         "torch.load does")
     if not hasattr(f, "read"):
         raise TypeError(f"[load] expected a path or a binary file object, got {type(f).__name__}")
     seekable = getattr(f, "seekable", None)
@@ -857,7 +864,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     return _load_from(f, getattr(f, "name", None), restore, weights_only)
 
 
-def _load_from(handle, source, restore, weights_only=True):
+def _load_from(handle, source, restore, weights_only=True, mmap=False):
     start = handle.tell() if hasattr(handle, "tell") else 0
     if start:
         # A file object positioned after other data: read from there on.
@@ -867,7 +874,8 @@ def _load_from(handle, source, restore, weights_only=True):
     if head[:2] == b"PK":
         from . import _torch_pickle
 
-        return _torch_pickle.load_torch_zip(handle, source, restore, weights_only)
+        return _torch_pickle.load_torch_zip(handle, source, restore, weights_only,
+                                            mmap and start == 0)
     if head[:13] == _LEGACY_TORCH_MAGIC:
         raise _op_error("this is a PyTorch file in the legacy (pre-1.6, non-zip) format, which "
                         "ember cannot read: load it with torch and save it again with a current "

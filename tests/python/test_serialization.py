@@ -353,12 +353,31 @@ def _cuda_device_ok():
     return not ember.cuda.is_available()
 
 
-def test_weights_only_and_mmap_accepted():
+def test_weights_only_and_mmap(tmp_path):
     sd = {"w": ember.ones(2)}
     assert roundtrip(sd, weights_only=True)["w"].tolist() == [1.0, 1.0]
-    assert roundtrip(sd, weights_only=False, mmap=True)["w"].tolist() == [1.0, 1.0]
+    assert roundtrip(sd, weights_only=False)["w"].tolist() == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="pickle_module is not supported"):
         roundtrip(sd, pickle_module=pickle)
+    with pytest.raises(ValueError, match="mmap=True needs a path"):
+        roundtrip(sd, mmap=True)
+    # mmap=True maps the stored records copy-on-write: the file is mapped while the tensors
+    # live, views share their mapping, and writes stay in memory.
+    w = ember.arange(4096, dtype=ember.float32).reshape(64, 64)
+    path = tmp_path / "mapped.pt"
+    ember.save({"w": w, "t": w.t(), "b": ember.arange(3, dtype=ember.bfloat16)}, path)
+    before = path.read_bytes()
+    back = ember.load(path, mmap=True)
+    with open("/proc/self/maps") as maps:
+        assert str(path) in maps.read()
+    assert values(back["w"]) == values(w) and values(back["t"]) == values(w.t())
+    assert back["b"].tolist() == [0.0, 1.0, 2.0]
+    back["w"][0, 1] = -5.0
+    assert back["t"][1, 0].item() == -5.0
+    assert path.read_bytes() == before
+    # safetensors files are read as usual.
+    ember.save({"w": w}, tmp_path / "w.safetensors")
+    assert values(ember.load(tmp_path / "w.safetensors", mmap=True)["w"]) == values(w)
 
 
 def test_file_layout_follows_safetensors():
