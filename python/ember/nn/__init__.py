@@ -20,9 +20,11 @@ from ember.nn.modules.module import (  # noqa: F401
 )
 
 from ember.nn.modules._fastpath import why_not_fastpath  # noqa: E402
+from ember.nn import parallel  # noqa: E402,F401
+from ember.nn.parallel import DataParallel  # noqa: E402
 
 __all__ = ["Parameter", "Buffer", "functional", "init", "utils", "why_not_fastpath",
-           *_modules_all]
+           "DataParallel", "parallel", *_modules_all]
 
 
 # PyTorch's deprecated-but-working ``torch.nn.quantized``, ``torch.nn.intrinsic`` and
