@@ -334,13 +334,23 @@ def _persistent_storage(load_storage, pid):
     return load_storage(storage_type.dtype, key, location, _check_int(numel, "numel"))
 
 
-class _RestrictedUnpickler(pickle.Unpickler):
-    """See Note [Restricted unpickler]; also the caller's allow-list (Note [Safe globals] in
-    serialization.py)."""
+class _StorageUnpickler(pickle.Unpickler):
+    """What both unpicklers share: storages come from the archive's records."""
 
     def __init__(self, file, load_storage):
         super().__init__(file, encoding="utf-8")
         self.load_storage = load_storage
+
+    def persistent_load(self, pid):
+        return _persistent_storage(self.load_storage, pid)
+
+
+class _RestrictedUnpickler(_StorageUnpickler):
+    """See Note [Restricted unpickler]; also the caller's allow-list (Note [Safe globals] in
+    serialization.py)."""
+
+    def __init__(self, file, load_storage):
+        super().__init__(file, load_storage)
         from .serialization import _safe_globals_by_name
 
         self.user_globals = _safe_globals_by_name()
@@ -362,18 +372,11 @@ class _RestrictedUnpickler(pickle.Unpickler):
             "whole file, load it with weights_only=False, which can run arbitrary code from it."
         )
 
-    def persistent_load(self, pid):
-        return _persistent_storage(self.load_storage, pid)
 
-
-class _FullUnpickler(pickle.Unpickler):
+class _FullUnpickler(_StorageUnpickler):
     """weights_only=False: any global, as pickle itself; torch's tensor, storage and dtype
     globals as above, and other ``torch.*`` globals as Ember's namesakes (torch.nn.Linear
     loads as ember.nn.Linear, whose instances have the same attributes)."""
-
-    def __init__(self, file, load_storage):
-        super().__init__(file, encoding="utf-8")
-        self.load_storage = load_storage
 
     def find_class(self, module, name):
         module, name = _python3_name(module, name)
@@ -383,9 +386,6 @@ class _FullUnpickler(pickle.Unpickler):
         if module == "torch" or module.startswith("torch."):
             return _ember_namesake(module, name)
         return super().find_class(module, name)
-
-    def persistent_load(self, pid):
-        return _persistent_storage(self.load_storage, pid)
 
 
 def _ember_namesake(module, name):
@@ -444,6 +444,17 @@ def _read_record(archive, name, source):
         return record.read()
 
 
+def _record_data_offset(handle, info, source):
+    """Where the data of the stored record ``info`` starts in the file: after its local header,
+    whose name and extra field lengths may differ from the central directory's."""
+    handle.seek(info.header_offset)
+    local = handle.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise _error(f"corrupt zip archive: bad local header for record {info.filename}", source)
+    name_len, extra_len = struct.unpack("<HH", local[26:30])
+    return info.header_offset + 30 + name_len + extra_len
+
+
 def _read_record_into(archive, handle, info, buffer, source):
     """Reads record ``info`` into ``buffer`` (its exact size) and checks its CRC-32.
 
@@ -460,12 +471,7 @@ def _read_record_into(archive, handle, info, buffer, source):
                 done += got
             record.read(1)  # reaching the end makes zipfile check the CRC
         return
-    handle.seek(info.header_offset)
-    local = handle.read(30)
-    if len(local) != 30 or local[:4] != b"PK\x03\x04":
-        raise _error(f"corrupt zip archive: bad local header for record {info.filename}", source)
-    name_len, extra_len = struct.unpack("<HH", local[26:30])
-    handle.seek(info.header_offset + 30 + name_len + extra_len)
+    handle.seek(_record_data_offset(handle, info, source))
     done = 0
     while done < len(buffer):
         got = handle.readinto(buffer[done:])
@@ -493,12 +499,7 @@ def _mapped_record(handle, path, info, nbytes, source):
     torch.load(mmap=True)'s MAP_PRIVATE mapping)."""
     import numpy as np
 
-    handle.seek(info.header_offset)
-    local = handle.read(30)
-    if len(local) != 30 or local[:4] != b"PK\x03\x04":
-        raise _error(f"corrupt zip archive: bad local header for record {info.filename}", source)
-    name_len, extra_len = struct.unpack("<HH", local[26:30])
-    start = info.header_offset + 30 + name_len + extra_len
+    start = _record_data_offset(handle, info, source)
     size = os.fstat(handle.fileno()).st_size
     if start + nbytes > size:
         raise _error(f"the file is truncated inside record {info.filename}", source)

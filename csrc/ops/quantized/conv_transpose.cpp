@@ -217,7 +217,7 @@ void gather_bands(const TransposedGeometry& g, const uint8_t* xd, const Quantize
   // GEMM rows stay under an eighth; more when the columns still fit the budget (about L2).
   const int64_t halo = ((w.kernel[0] - 1) * w.dilation[0] + w.stride[0] - 1) / w.stride[0];
   const int64_t in_rows = std::max<int64_t>({1, kColumnBudget / row_floats, 8 * halo});
-  int64_t band = std::max<int64_t>(1, in_rows * w.stride[0]);
+  const int64_t band = std::max<int64_t>(1, in_rows * w.stride[0]);
   const int64_t bands = (g.oh + band - 1) / band;
   const float scale = static_cast<float>(iq.scale()) * static_cast<float>(w.weight_scale);
   const int32_t x_zero_point = static_cast<int32_t>(iq.zero_point());
