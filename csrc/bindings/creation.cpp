@@ -5,6 +5,7 @@
 #include "api/views.h"
 #include "bindings/factory_args.h"
 #include "bindings/fastcall.h"
+#include "bindings/op_observer.h"
 
 namespace ember {
 
@@ -54,7 +55,7 @@ PyObject* fast_factory(PyObject* module, PyObject* const* args, Py_ssize_t nargs
                        PyObject* kwnames) {
   return fastcall::guarded([&]() -> PyObject* {
     DimVector shape;
-    if (!kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape)) {
+    if (!observer::installed() && !kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape)) {
       return fastcall::wrap(Make(shape, TensorOptions()));
     }
     return PyObject_Vectorcall(*General, args, nargs, kwnames);

@@ -3,6 +3,7 @@
 #include "api/creation.h"
 #include "bindings/elementwise_bindings.h"
 #include "bindings/fastcall.h"
+#include "bindings/op_observer.h"
 
 namespace ember {
 
@@ -78,6 +79,8 @@ template <BinaryOp Op, const Dunders* D>
 PyObject* fast_binary(PyObject* a, PyObject* b) {
   return fastcall::guarded([&]() -> PyObject* {
     Tensor x, y;
+    // While observed (observer.h), the dunders (observed pybind11 methods) take every call.
+    if (observer::installed()) return binary_fallback(a, b, D->op, D->rop);
     Operand ra = operand(a, x), rb = operand(b, y);
     if (ra == Operand::kOk && rb == Operand::kOk) {
       int64_t work = x.numel() > y.numel() ? x.numel() : y.numel();
@@ -91,7 +94,7 @@ template <BinaryOp Op, const Dunders* D>
 PyObject* fast_inplace(PyObject* a, PyObject* b) {
   return fastcall::guarded([&]() -> PyObject* {
     Tensor x, y;
-    if (fastcall::unwrap(a, x) && operand(b, y) == Operand::kOk) {
+    if (!observer::installed() && fastcall::unwrap(a, x) && operand(b, y) == Operand::kOk) {
       with_gil_released_if(x.numel(), [&] { return Op(x, y, x); });
       Py_INCREF(a);
       return a;

@@ -3,6 +3,7 @@
 #include "api/indexing.h"
 #include "api/views.h"
 #include "bindings/fastcall.h"
+#include "bindings/op_observer.h"
 #include "bindings/pybind_ember.h"
 #include "core/factory.h"
 
@@ -152,7 +153,8 @@ bool has_tensor_index(const std::vector<TensorIndex>& index) {
 PyObject* fast_subscript(PyObject* self, PyObject* index) {
   return fastcall::guarded([&]() -> PyObject* {
     Tensor t;
-    if (PyLong_CheckExact(index) && fastcall::unwrap(self, t)) {
+    // While observed (observer.h), every index takes the observed __getitem__.
+    if (!observer::installed() && PyLong_CheckExact(index) && fastcall::unwrap(self, t)) {
       int overflow = 0;
       long long i = PyLong_AsLongLongAndOverflow(index, &overflow);
       if (!overflow && t.dim() > 0) {

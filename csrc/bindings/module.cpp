@@ -1,4 +1,5 @@
 // The ember._C extension module: a list of init_* calls, one per binding file.
+#include "bindings/op_observer.h"
 #include "bindings/pybind_ember.h"
 
 PYBIND11_MODULE(_C, m) {
@@ -44,4 +45,5 @@ PYBIND11_MODULE(_C, m) {
   // Visits every binding (and the pybind11 fallbacks of the hand-written entry points,
   // bindings/fastcall.h), so after them all.
   ember::make_bool_arguments_strict(m, cls);
+  ember::observer::init_observer(m, cls);  // last: it observes every function defined above
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "bindings/fastcall.h"
+#include "bindings/op_observer.h"
 #include "bindings/reduce_helpers.h"
 
 namespace ember {
@@ -59,7 +60,7 @@ PyObject* g_sum_general = nullptr;
 PyObject* fast_sum(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return fastcall::guarded([&]() -> PyObject* {
     Tensor t;
-    if (nargs == 0 && !kwnames && fastcall::unwrap(self, t)) {
+    if (!observer::installed() && nargs == 0 && !kwnames && fastcall::unwrap(self, t)) {
       return fastcall::wrap(with_gil_released_if(t.numel(), [&] { return sum(t); }));
     }
     return fastcall::call_method_fallback(g_sum_general, self, args, nargs, kwnames);

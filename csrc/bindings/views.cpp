@@ -3,6 +3,7 @@
 #include "api/memory_format.h"
 #include "bindings/factory_args.h"
 #include "bindings/fastcall.h"
+#include "bindings/op_observer.h"
 #include "bindings/pybind_ember.h"
 #include "core/shape.h"
 #include "ops/memory_format.h"
@@ -22,7 +23,7 @@ PyObject* fast_view(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   return fastcall::guarded([&]() -> PyObject* {
     Tensor t;
     DimVector shape;
-    if (!kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape) &&
+    if (!observer::installed() && !kwnames && nargs > 0 && fastcall::int_args(args, nargs, shape) &&
         fastcall::unwrap(self, t)) {
       return fastcall::wrap(view(t, shape));
     }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/profiler.h"
 
 namespace ember {
 
@@ -172,12 +173,14 @@ void* cpu_alloc(size_t nbytes, const char* op) {
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
   }
   g_count.fetch_add(1, std::memory_order_relaxed);
+  if (profiler::memory_enabled()) profiler::record_memory(static_cast<int64_t>(nbytes));
   return p;
 }
 
 void cpu_free(void* ptr, size_t nbytes) noexcept {
   if (!ptr) return;
   g_current.fetch_sub(static_cast<int64_t>(nbytes));
+  if (profiler::memory_enabled()) profiler::record_memory(-static_cast<int64_t>(nbytes));
   SizeTier tier = SizeTier::kSmall;
   const size_t rounded = rounded_size(nbytes, tier);
   BlockCache* cache = cache_for(tier);

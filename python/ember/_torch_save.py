@@ -10,6 +10,10 @@ Note [Torch zip writer]: the archive is what ``torch.save`` writes (PyTorch >= 1
 - ``<name>/data/<key>``: each storage's bytes, stored (not compressed), 64-byte aligned;
 - ``<name>/byteorder`` ("little") and ``<name>/version`` ("3").
 
+The archive is written by ``_zip_writer.write_stored_zip``, which checksums the records on a
+thread pool while the calling thread writes the ones before them: Python's ``zipfile`` runs the
+CRC pass and the write pass of each record one after the other.
+
 Ember's objects are written under PyTorch's names (``ember.Size`` as ``torch.Size``, dtypes as
 ``torch.float32``, ...), so that ``torch.load`` rebuilds them as its own. Tensors that share a
 storage share one record and load as views again; the same tensor twice loads as one object.
@@ -24,14 +28,13 @@ import collections
 import io
 import os
 import pickle
-import struct
-import zipfile
 
 import numpy as np
 
 import ember
 
 from . import _C
+from ._zip_writer import write_stored_zip
 
 # Storage classes by dtype, as torch names them in the persistent ids.
 _STORAGE_NAMES = {
@@ -194,17 +197,6 @@ def _record_bytes(record):
     return memoryview(raw.numpy())
 
 
-def _aligned_info(name, offset):
-    """A ZipInfo for a stored record whose data will start at a multiple of _ALIGNMENT when
-    its local header is written at ``offset`` (padding in an extra field, as torch.save's)."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    start = offset + 30 + len(name.encode("utf-8")) + 4
-    pad = (-start) % _ALIGNMENT
-    info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad  # id "FB", as PyTorch's writer
-    return info
-
-
 def save_torch_zip(obj, out, name, protocol=2):
     """Writes ``obj`` to the binary file ``out`` as torch.save would, records under ``name``/."""
     if not isinstance(protocol, int) or not 2 <= protocol <= pickle.HIGHEST_PROTOCOL:
@@ -213,16 +205,12 @@ def save_torch_zip(obj, out, name, protocol=2):
     buffer = io.BytesIO()
     pickler = _Pickler(buffer, protocol)
     pickler.dump(obj)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-        def write(record_name, data):
-            offset = archive.fp.tell() if hasattr(archive.fp, "tell") else 0
-            archive.writestr(_aligned_info(f"{name}/{record_name}", offset), data)
-
-        write("data.pkl", buffer.getvalue())
-        write("byteorder", b"little")
-        for record in sorted(pickler.records.values(), key=lambda r: int(r.key)):
-            write(f"data/{record.key}", _record_bytes(record))
-        write("version", b"3\n")
+    records = [(f"{name}/data.pkl", buffer.getvalue()), (f"{name}/byteorder", b"little")]
+    for record in sorted(pickler.records.values(), key=lambda r: int(r.key)):
+        records.append((f"{name}/data/{record.key}", _record_bytes(record)))
+    records.append((f"{name}/version", b"3\n"))
+    # CRC-32s on worker threads while earlier records are written (Note [Torch zip writer]).
+    write_stored_zip(out, records, alignment=_ALIGNMENT)
 
 
 def archive_name(f):

@@ -79,6 +79,8 @@ def _common_reason(module, src, params) -> str:
         return f"input not batched; expected src.dim() of 3 but got {src.dim()}"
     if module.training:
         return "training is enabled"
+    if ember.onnx.is_in_onnx_export():
+        return "exporting to ONNX (the export traces the reference path's ops)"
     if ember.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in params)):
         return ("grad is enabled and at least one of query or the input/output projection "
                 "weights or biases requires_grad")
