@@ -45,5 +45,6 @@ PYBIND11_MODULE(_C, m) {
   // Visits every binding (and the pybind11 fallbacks of the hand-written entry points,
   // bindings/fastcall.h), so after them all.
   ember::make_bool_arguments_strict(m, cls);
+  ember::add_numpy_argument_aliases(m, cls);
   ember::observer::init_observer(m, cls);  // last: it observes every function defined above
 }

@@ -6,6 +6,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "bindings/binding_walk.h"
 #include "bindings/fastcall.h"
 #include "core/profiler.h"
 
@@ -75,19 +76,10 @@ std::string pytorch_op_name(const std::string& name) {
   return "aten::" + base + (inplace ? "_" : "");
 }
 
-// The records of a pybind11 function object (an overload chain), or none.
-Record* records_of(py::handle fn) {
-  py::handle func = py::detail::get_function(fn);
-  if (!func || !PyCFunction_Check(func.ptr())) return nullptr;
-  py::handle self = PyCFunction_GET_SELF(func.ptr());
-  if (!self) return nullptr;
-  return py::detail::function_record_ptr_from_PyObject(self.ptr());
-}
-
 py::handle observed_impl(py::detail::function_call& call);
 
 void observe(py::handle fn, const std::string& name) {
-  for (Record* rec = records_of(fn); rec != nullptr; rec = rec->next) {
+  for (Record* rec = function_records(fn); rec != nullptr; rec = rec->next) {
     if (rec->impl == &observed_impl) continue;
     auto it = entries().find(rec);
     if (it == entries().end()) {
@@ -98,36 +90,12 @@ void observe(py::handle fn, const std::string& name) {
   }
 }
 
-void observe_scope(py::handle scope, int depth) {
-  py::object members = scope.attr("__dict__").attr("items")();
-  for (py::handle item : members) {
-    auto pair = py::reinterpret_borrow<py::tuple>(item);
-    const std::string name = py::str(pair[0]);
-    py::object value = pair[1];
-    if (PyModule_Check(value.ptr())) {
-      const std::string module_name = py::str(value.attr("__name__"));
-      // Not the profiler's own functions: their calls are not the program's.
-      if (depth < 3 && module_name.rfind("ember._C", 0) == 0 && module_name != "ember._C._profiler")
-        observe_scope(value, depth + 1);
-      continue;
-    }
-    if (PyObject_TypeCheck(value.ptr(), &PyProperty_Type)) {
-      // Tensor.T, .mT, .real, ...: ops too.
-      observe(value.attr("fget"), name);
-      continue;
-    }
-    observe(value, name);
-  }
-}
-
 void install() {
   if (detail::g_installed.load()) return;
-  observe_scope(g_module, 0);
-  observe_scope(g_tensor_class, 3);
-  for (PyObject* fallback : fastcall::fallbacks()) {
-    Record* rec = records_of(fallback);
-    if (rec != nullptr) observe(fallback, rec->name ? rec->name : "");
-  }
+  // Not the profiler's own functions: their calls are not the program's.
+  for_each_binding(g_module, g_tensor_class,
+                   [](const BindingVisit& v) { observe(v.function, v.name); },
+                   {"ember._C._profiler"});
   detail::g_installed.store(true);
 }
 
@@ -307,7 +275,10 @@ void init_observer(py::module_& m, py::handle tensor_class) {
   p.def(
       "_push_range",
       [](std::string name) {
-        return profiler::begin_range(std::move(name), profiler::EventKind::kUser);
+        const int64_t handle = profiler::begin_range(std::move(name), profiler::EventKind::kUser);
+        profiler::Event* event = handle >= 0 ? profiler::open_event() : nullptr;
+        if (event != nullptr && profiler::config().with_stack) event->stack = python_stack();
+        return handle;
       },
       py::arg("name"));
   p.def(

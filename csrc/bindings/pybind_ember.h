@@ -248,6 +248,8 @@ void init_linalg_spectral(py::module_& m, py::class_<TensorImpl, TensorImplPtr>&
 void init_autocast(py::module_& m);
 // After every binding: bool arguments accept only True/False and NumPy bools (strict_bool_args).
 void make_bool_arguments_strict(py::module_& m, py::handle tensor_class);
+// NumPy keyword names (axis=, keepdims=, x=, ...) as PyTorch accepts them (numpy_arg_aliases.cpp).
+void add_numpy_argument_aliases(py::module_& m, py::handle tensor_class);
 py::dtype numpy_dtype_for(ScalarType t);
 std::optional<ScalarType> scalar_type_from_numpy(const py::dtype& dt);
 // A tensor sharing a NumPy array's memory (ember.from_numpy).

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bindings/fastcall.h"
+#include "bindings/binding_walk.h"
 #include "bindings/pybind_ember.h"
 
 namespace ember {
@@ -51,12 +51,7 @@ std::vector<std::string> parameter_types(const char* signature) {
 }
 
 void make_strict(py::handle fn) {
-  py::handle func = py::detail::get_function(fn);
-  if (!func || !PyCFunction_Check(func.ptr())) return;
-  py::handle self = PyCFunction_GET_SELF(func.ptr());
-  if (!self) return;
-  for (py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self.ptr());
-       rec != nullptr; rec = rec->next) {
+  for (py::detail::function_record* rec = function_records(fn); rec != nullptr; rec = rec->next) {
     const std::vector<std::string> types = parameter_types(rec->signature);
     // Only fully annotated functions: their argument records line up with the parameters.
     if (types.size() != rec->args.size() || types.size() != rec->nargs) continue;
@@ -66,26 +61,10 @@ void make_strict(py::handle fn) {
   }
 }
 
-void make_strict_in(py::handle scope, const std::string& prefix, int depth) {
-  // A class's __dict__ is a mappingproxy, so go through items() rather than the dict API.
-  py::object members = scope.attr("__dict__").attr("items")();
-  for (py::handle item : members) {
-    py::object value = py::reinterpret_borrow<py::tuple>(item)[1];
-    if (PyModule_Check(value.ptr())) {
-      const std::string name = py::str(value.attr("__name__"));
-      if (depth < 3 && name.rfind(prefix, 0) == 0) make_strict_in(value, prefix, depth + 1);
-      continue;
-    }
-    make_strict(value);
-  }
-}
-
 }  // namespace
 
 void make_bool_arguments_strict(py::module_& m, py::handle tensor_class) {
-  make_strict_in(m, "ember._C", 0);
-  make_strict_in(tensor_class, "ember._C", 3);
-  for (PyObject* fallback : fastcall::fallbacks()) make_strict(fallback);
+  for_each_binding(m, tensor_class, [](const BindingVisit& v) { make_strict(v.function); });
 }
 
 }  // namespace ember

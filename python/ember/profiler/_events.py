@@ -305,6 +305,9 @@ class EventList(list):
 
         def line(cells):
             first = cells[0].ljust(widths[0])
+            if stack_n:  # the source column reads left to right
+                middle = "".join(c.rjust(w) for c, w in zip(cells[1:-1], widths[1:-1]))
+                return first + middle + "  " + cells[-1]
             rest = "".join(c.rjust(w) for c, w in zip(cells[1:], widths[1:]))
             return first + rest
 
