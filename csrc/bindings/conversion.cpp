@@ -292,6 +292,10 @@ void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls)
         if (dtype.is_none())
           return py::str(str_cat("ember.", legacy_type_name(self.dtype()), "Tensor"));
         std::optional<ScalarType> t = try_parse_dtype(dtype);
+        // A legacy type class (ember.LongTensor): its dtype.
+        if (!t && PyType_Check(dtype.ptr()) && py::hasattr(dtype, "dtype")) {
+          t = try_parse_dtype(dtype.attr("dtype"));
+        }
         if (!t && PyUnicode_Check(dtype.ptr())) {
           t = parse_legacy_type_name(dtype.cast<std::string>());
           EMBER_CHECK_T(ValueError, t.has_value(), "[type] invalid type: '",

@@ -67,7 +67,19 @@ from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules 
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401
-from . import onnx, profiler  # noqa: E402,F401
+from . import hub, onnx, profiler  # noqa: E402,F401
+from ._legacy_types import (  # noqa: E402,F401
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401
 from . import cpu  # noqa: E402,F401  (after amp: ember.cpu.amp subclasses ember.amp's names)
 from .amp.autocast_mode import (  # noqa: E402,F401

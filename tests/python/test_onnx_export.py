@@ -253,3 +253,67 @@ def test_is_in_onnx_export_and_bad_arguments():
         ember.onnx.export(M(), ember.ones(2), io.BytesIO(), opset_version=5)
     with pytest.raises(ValueError, match="input_names"):
         ember.onnx.export(M(), ember.ones(2), io.BytesIO(), input_names=["a", "b"])
+
+
+class OpsetSweep(nn.Module):
+    """Ops whose ONNX form changed between opsets 9 and 18."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 8, 3, padding=1)
+        self.shuffle = nn.PixelShuffle(2)
+        self.norm = nn.LayerNorm(6)
+
+    def forward(self, x):
+        y = self.shuffle(self.conv(x))  # (N, 2, 8, 8)
+        y = F.pad(y, (1, 1, 0, 2))  # (N, 2, 10, 10)
+        y = F.interpolate(y, scale_factor=2, mode="nearest")[:, :, :6, 1:7]
+        y = y.softmax(dim=1).clamp(0.1, 0.9) + F.hardswish(y)
+        a, b = ember.split(y, [1, 1], dim=1)
+        z = (a.squeeze(1) * b.squeeze(1)).unsqueeze(1).sum(dim=2)  # (N, 1, 6)
+        z = z / (y.mean(dim=(1, 2, 3), keepdim=True).squeeze(1) + 1)
+        return self.norm(z).flatten(1), (y >= 0.5).float().amax(dim=1)
+
+
+@pytest.mark.parametrize("opset", [9, 10, 11, 12, 13, 17, 18, 21])
+def test_opset_versions(opset):
+    _run(OpsetSweep(), [ember.randn(3, 2, 4, 4)], opset=opset, tol=1e-4)
+    _run(OpsetSweep(), [ember.randn(3, 2, 4, 4)], opset=opset, tol=1e-4, dynamic_batch=True,
+         other_batch=[ember.randn(5, 2, 4, 4)])
+
+
+def test_lstm_options_and_dynamic_sequence():
+    model = nn.LSTM(4, 5, num_layers=2, bidirectional=True)
+    x = ember.randn(7, 3, 4)  # (seq, batch, features)
+    h0, c0 = ember.randn(4, 3, 5), ember.randn(4, 3, 5)
+
+    class WithState(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = model
+
+        def forward(self, x, h, c):
+            out, (h_n, c_n) = self.rnn(x, (h, c))
+            return out, h_n, c_n
+
+    names = ["x", "h", "c"]
+    dynamic = {"x": {0: "seq", 1: "batch"}, "h": {1: "batch"}, "c": {1: "batch"},
+               "out0": {0: "seq", 1: "batch"}, "out1": {1: "batch"}, "out2": {1: "batch"}}
+    buf = io.BytesIO()
+    wrapped = WithState().eval()
+    ember.onnx.export(wrapped, (x, h0, c0), buf, input_names=names,
+                      output_names=["out0", "out1", "out2"], dynamic_axes=dynamic)
+    assert "LSTM" in {n.op_type for n in onnx.load_from_string(buf.getvalue()).graph.node}
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    for seq, batch in ((7, 3), (2, 6)):
+        args = [ember.randn(seq, batch, 4), ember.randn(4, batch, 5), ember.randn(4, batch, 5)]
+        with ember.no_grad():
+            expected = wrapped(*args)
+        got = session.run(None, {n: a.numpy() for n, a in zip(names, args)})
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_gru_without_bias_and_unbatched_rnn():
+    _run(nn.GRU(3, 4, bias=False, batch_first=True), [ember.randn(2, 5, 3)], tol=1e-5)
+    _run(nn.RNN(3, 4, nonlinearity="relu"), [ember.randn(5, 3)], tol=1e-5)

@@ -367,7 +367,9 @@ def _upsample(c):
         c.out(g.node(op, [tensor_name(g, x), scales_name], mode="nearest"))
         return
     kwargs = {"cubic_coeff_a": -0.75} if onnx_mode == "cubic" else {}
-    c.out(g.node("Resize", [tensor_name(g, x), "", g.constant(np.asarray(scales, np.float32))],
+    # roi: optional from opset 13, an (unused) empty tensor before.
+    roi = "" if g.opset >= 13 else g.constant(np.zeros(0, np.float32), "roi")
+    c.out(g.node("Resize", [tensor_name(g, x), roi, g.constant(np.asarray(scales, np.float32))],
                  mode=onnx_mode, coordinate_transformation_mode=transform, nearest_mode=nearest,
                  **kwargs))
 

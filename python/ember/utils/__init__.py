@@ -4,8 +4,9 @@ from . import data, dlpack  # noqa: F401
 
 
 def __getattr__(name):
-    # ember.utils.benchmark is imported on first use, keeping it out of `import ember`.
-    if name == "benchmark":
+    # ember.utils.benchmark and model_zoo are imported on first use, keeping them out of
+    # `import ember`.
+    if name in ("benchmark", "model_zoo"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
