@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_set>
@@ -276,10 +277,13 @@ void Engine::evaluate(const std::shared_ptr<GraphTask>& task, NodeTask& nt) {
   if (!fn->post_hooks().empty()) grad_outputs_copy = inputs;
   variable_list outputs;
   {
-    // PyTorch's event name for a node, so that profiles read the same (one load when off).
-    profiler::Range range(
-        profiler::enabled() ? "autograd::engine::evaluate_function: " + fn->name() : std::string(),
-        profiler::EventKind::kBackward);
+    // PyTorch's event name for a node, so that profiles read the same; nothing is built
+    // while no profile runs.
+    std::optional<profiler::Range> range;
+    if (profiler::enabled()) {
+      range.emplace("autograd::engine::evaluate_function: " + fn->name(),
+                    profiler::EventKind::kBackward);
+    }
     AutoGradMode mode(task->create_graph);
     outputs = fn->apply(std::move(inputs));
   }

@@ -32,23 +32,44 @@ bool takes(const py::detail::function_record* rec, const char* name) {
   return false;
 }
 
+// Whether a keyword could be an alias: compared by length first, since the usual keywords
+// (dim, keepdim, dtype, out) never match and most calls must pay next to nothing here.
+bool may_be_alias(PyObject* key) {
+  if (!PyUnicode_Check(key)) return false;
+  const Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+  if (n != 1 && n != 2 && n != 4 && n != 8) return false;
+  for (const Alias& a : kAliases) {
+    if (PyUnicode_CompareWithASCIIString(key, a.alias) == 0) return true;
+  }
+  return false;
+}
+
 // kwargs with the aliases this function does not take renamed (a new dict), or nullptr when
-// nothing needs renaming.
+// nothing needs renaming (or on error, with the error set).
 PyObject* renamed_kwargs(PyObject* self, PyObject* kwargs) {
+  bool any = false;
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  while (!any && PyDict_Next(kwargs, &pos, &key, &value)) any = may_be_alias(key);
+  if (!any) return nullptr;
   PyObject* renamed = nullptr;
   const py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self);
   for (const Alias& a : kAliases) {
-    PyObject* value = PyDict_GetItemString(kwargs, a.alias);  // borrowed
-    if (value == nullptr || PyDict_GetItemString(kwargs, a.canonical) != nullptr) continue;
+    PyObject* alias_value = PyDict_GetItemString(kwargs, a.alias);  // borrowed
+    if (alias_value == nullptr || PyDict_GetItemString(kwargs, a.canonical) != nullptr) continue;
     if (rec == nullptr || takes(rec, a.alias) || !takes(rec, a.canonical)) continue;
     if (renamed == nullptr) {
       renamed = PyDict_Copy(kwargs);
       if (renamed == nullptr) return nullptr;
     }
-    Py_INCREF(value);
-    PyDict_DelItemString(renamed, a.alias);
-    PyDict_SetItemString(renamed, a.canonical, value);
-    Py_DECREF(value);
+    Py_INCREF(alias_value);
+    const bool ok = PyDict_DelItemString(renamed, a.alias) == 0 &&
+                    PyDict_SetItemString(renamed, a.canonical, alias_value) == 0;
+    Py_DECREF(alias_value);
+    if (!ok) {
+      Py_DECREF(renamed);
+      return nullptr;
+    }
   }
   return renamed;
 }

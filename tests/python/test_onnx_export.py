@@ -317,3 +317,70 @@ def test_lstm_options_and_dynamic_sequence():
 def test_gru_without_bias_and_unbatched_rnn():
     _run(nn.GRU(3, 4, bias=False, batch_first=True), [ember.randn(2, 5, 3)], tol=1e-5)
     _run(nn.RNN(3, 4, nonlinearity="relu"), [ember.randn(5, 3)], tol=1e-5)
+
+
+class FullTransformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = nn.Transformer(16, 4, 2, 2, 32, batch_first=True, norm_first=True)
+
+    def forward(self, src, tgt, pad):
+        mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+        return self.t(src, tgt, tgt_mask=mask, src_key_padding_mask=pad,
+                      memory_key_padding_mask=pad)
+
+
+def test_transformer_with_masks_and_dynamic_batch_and_sequence():
+    pad = ember.zeros(3, 7, dtype=ember.bool)
+    pad[0, 5:] = True
+    inputs = [ember.randn(3, 7, 16), ember.randn(3, 5, 16), pad]
+    names = ["src", "tgt", "pad"]
+    dynamic = {"src": {0: "b", 1: "s"}, "tgt": {0: "b", 1: "t"}, "pad": {0: "b", 1: "s"},
+               "out": {0: "b", 1: "t"}}
+    model = FullTransformer().eval()
+    buf = io.BytesIO()
+    ember.onnx.export(model, tuple(inputs), buf, input_names=names, output_names=["out"],
+                      dynamic_axes=dynamic)
+    onnx.checker.check_model(onnx.load_from_string(buf.getvalue()), full_check=True)
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    other_pad = ember.zeros(2, 9, dtype=ember.bool)
+    other_pad[1, 6:] = True
+    for args in (inputs, [ember.randn(2, 9, 16), ember.randn(2, 4, 16), other_pad]):
+        with ember.no_grad():
+            expected = model(*args)
+        got = session.run(None, {n: a.numpy() for n, a in zip(names, args)})[0]
+        assert got.shape == tuple(expected.shape)
+        # The decoder masks the padded memory, so the fastpath's zeros there (where the graph,
+        # the reference path, keeps values) do not reach the output.
+        np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_encoder_graph_is_the_reference_path():
+    layer = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, activation="gelu", bias=False)
+    encoder = nn.TransformerEncoder(layer, 2).eval()
+    x = ember.randn(3, 7, 16)
+    pad = ember.zeros(3, 7, dtype=ember.bool)
+    pad[0, 5:] = True
+
+    class Enc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = encoder
+
+        def forward(self, x, pad):
+            return self.e(x, src_key_padding_mask=pad)
+
+    buf = io.BytesIO()
+    ember.onnx.export(Enc(), (x, pad), buf, input_names=["x", "pad"],
+                      dynamic_axes={"x": {0: "b", 1: "s"}, "pad": {0: "b", 1: "s"}})
+    got = ort.InferenceSession(buf.getvalue()).run(None, {"x": x.numpy(), "pad": pad.numpy()})[0]
+    with ember.no_grad():
+        fast = encoder(x, src_key_padding_mask=pad)  # the fastpath: zeros where padded
+        ember.backends.mha.set_fastpath_enabled(False)
+        try:
+            reference = encoder(x, src_key_padding_mask=pad)
+        finally:
+            ember.backends.mha.set_fastpath_enabled(True)
+    np.testing.assert_allclose(got, reference.numpy(), rtol=1e-4, atol=1e-5)
+    keep = ~pad.numpy()
+    np.testing.assert_allclose(got[keep], fast.numpy()[keep], rtol=1e-4, atol=1e-5)

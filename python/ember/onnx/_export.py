@@ -219,8 +219,11 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
             graph.dynamic_sizes.add(size)
             graph.dynamic_sources.setdefault(size, (name, int(axis)))
 
-    was_training = getattr(model, "training", False)
-    if isinstance(model, ember.nn.Module) and training != TrainingMode.PRESERVE:
+    # Each module's own mode is restored afterwards (PyTorch restores the top module's on the
+    # whole tree, which would flip an eval submodule of a training wrapper).
+    modes = [(m, m.training) for m in model.modules()] if isinstance(model, ember.nn.Module) \
+        else []
+    if modes and training != TrainingMode.PRESERVE:
         model.eval()
     _state.exporting = True
     try:
@@ -252,8 +255,8 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
                 "(control flow depends on the batch size); export it without dynamic_axes")
     finally:
         _state.exporting = False
-        if isinstance(model, ember.nn.Module) and was_training:
-            model.train()
+        for module, mode in modes:
+            module.training = mode
 
     results = _flatten(outputs, [])
     output_names = list(output_names or [])

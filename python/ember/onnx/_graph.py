@@ -141,6 +141,20 @@ class Graph:
     def has_probe(self):
         return bool(self.probe_shapes)
 
+    def dynamic_dim(self, now, probed):
+        """A 1-element int64 value holding a size that is ``now`` in the trace and ``probed``
+        in the probe run, read from the shape of the latest traced tensor that has it (graph
+        inputs included); None when no traced tensor has such an axis."""
+        for value, tensor in reversed(list(self._values.values())):
+            probe = self.probe_shapes.get(id(tensor))
+            if probe is None:
+                continue
+            for axis, (a, b) in enumerate(zip(tensor.shape, probe)):
+                if a == now and b == probed:
+                    shape = self.node("Shape", [value.name])
+                    return self.slice(shape, [axis], [axis + 1], [0])
+        return None
+
     # -- opset-dependent forms ------------------------------------------------------------
     def require(self, opset, what):
         if self.opset < opset:

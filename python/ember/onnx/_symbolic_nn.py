@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 import ember
-from ember.onnx._symbolic import _tuple, operand, register, tensor_name
+from ember.onnx._symbolic import INT64_MAX, _tuple, operand, register, tensor_name
 
 
 def _optional(g, t):
@@ -264,7 +264,17 @@ def _attention(g, q, k, v, mask, is_causal, scale):
     kt = g.node("Transpose", [tensor_name(g, k)], perm=perm)
     scores = g.node("MatMul", [g.node("Mul", [tensor_name(g, q), g.scalar(scale, dtype)]), kt])
     length, source = q.shape[-2], k.shape[-2]
-    if is_causal:
+    if is_causal and g.opset >= 11:
+        # Built from the scores' shape, so that dynamic sequence lengths stay dynamic:
+        # position i masks the keys j > i.
+        shape = g.node("Shape", [scores])
+        zero, one = g.constant(np.asarray(0, np.int64)), g.constant(np.asarray(1, np.int64))
+        rows = g.node("Range", [zero, g.squeeze(g.slice(shape, [-2], [-1], [0]), [0]), one])
+        cols = g.node("Range", [zero, g.squeeze(g.slice(shape, [-1], [INT64_MAX], [0]), [0]),
+                                one])
+        above = g.node("Greater", [g.unsqueeze(cols, [0]), g.unsqueeze(rows, [1])])
+        scores = g.node("Where", [above, g.scalar(-np.inf, dtype), scores])
+    elif is_causal:
         causal = np.triu(np.full((length, source), -np.inf), 1).astype(
             np.float32 if dtype == ember.float32 else np.float64)
         scores = g.node("Add", [scores, g.constant(causal, "causal_mask")])

@@ -29,12 +29,11 @@ def reshape_target(g, x, target, result):
                 out[i] = 0
             else:
                 rest.append(i)
-        if len(rest) > 1:
-            raise UnsupportedOperatorError(
-                f"onnx.export: reshape of {list(x.shape)} to {target}: sizes {rest} all follow "
-                "dynamic axes; reshape in two steps, or export without those dynamic_axes")
-        if rest:
+        if len(rest) == 1:
             out[rest[0]] = -1
+        elif rest:
+            # Several sizes follow dynamic axes: each is read from the input's shape.
+            return _shape_from_input(g, x, in_probe, target, out_probe, out)
         return out
     out = list(target)
     accounted = []
@@ -54,6 +53,50 @@ def reshape_target(g, x, target, result):
     return out
 
 
+def _dim_from_input(g, x, in_probe, now, probed):
+    """A 1-element int64 value equal to a product of consecutive dims of x's shape that is
+    ``now`` in the trace and ``probed`` in the probe run, or None."""
+    shape = g.node("Shape", [g.value(x).name])
+    rank = x.dim()
+    # A product of consecutive axes (a merge), or one divided by a static factor (a split).
+    for divided in (False, True):
+        for i in range(rank):
+            for j in range(i + 1, rank + 1):
+                a = int(np.prod(x.shape[i:j]))
+                b = int(np.prod(in_probe[i:j]))
+                if divided:
+                    if not (now and probed and a % now == 0 and b % probed == 0 and
+                            a // now == b // probed and a // now > 1):
+                        continue
+                elif a != now or b != probed:
+                    continue
+                piece = g.slice(shape, [i], [j], [0])
+                if j > i + 1:
+                    piece = g.reduce("ReduceProd", piece, [0], True)
+                if divided:
+                    piece = g.node("Div", [piece, g.ints([a // now])])
+                return piece
+    return None
+
+
+def _shape_from_input(g, x, in_probe, target, out_probe, out):
+    """A shape value for Reshape whose dynamic sizes are computed from x's shape; returns it
+    as a value name (str) instead of a list."""
+    parts = []
+    for i, (now, probed) in enumerate(zip(target, out_probe)):
+        if out[i] == 0 or now == probed:
+            parts.append(g.ints([out[i]]))
+            continue
+        piece = _dim_from_input(g, x, in_probe, now, probed) or g.dynamic_dim(now, probed)
+        if piece is None:
+            raise UnsupportedOperatorError(
+                f"onnx.export: reshape of {list(x.shape)} to {target}: size {now} follows a "
+                "dynamic axis but is no product (or quotient) of the input's axes; reshape in two "
+                "steps")
+        parts.append(piece)
+    return g.node("Concat", parts, axis=0)
+
+
 def _reshape(c, target):
     g = c.g
     x = c.arg(0)
@@ -62,7 +105,8 @@ def _reshape(c, target):
         c.out(v.name)
         return
     shape = reshape_target(g, x, target, c.result)
-    c.out(g.node("Reshape", [v.name, g.ints(shape)]))
+    shape_name = shape if isinstance(shape, str) else g.ints(shape)
+    c.out(g.node("Reshape", [v.name, shape_name]))
 
 
 @register("view", "reshape", "flatten", "unflatten", "reshape_as", "view_as", "ravel",
@@ -142,16 +186,26 @@ def _expand(c):
     in_probe = [1] * pad + list(g.probe_shape(x))
     out_probe = list(g.current_probe.get(id(c.result), out_shape))
     shape = []
+    computed = False
     for i, (now, probed) in enumerate(zip(out_shape, out_probe)):
         if in_shape[i] == now and in_probe[i] == probed:
             shape.append(1)  # the input's own size (dynamic or not) is kept
         elif now == probed:
             shape.append(now)
-        else:
-            raise UnsupportedOperatorError(
-                f"onnx.export: expand of {list(x.shape)} to {out_shape} broadcasts a size-1 "
-                "axis to a dynamic size; export without that dynamic axis")
-    c.out(g.node("Expand", [tensor_name(g, x), g.ints(shape)]))
+        else:  # a size-1 axis broadcast to a dynamic size: read it from a tensor that has it
+            piece = g.dynamic_dim(now, probed)
+            if piece is None:
+                raise UnsupportedOperatorError(
+                    f"onnx.export: expand of {list(x.shape)} to {out_shape}: size {now} follows "
+                    "a dynamic axis that no traced tensor has; export without that axis dynamic")
+            shape.append(piece)
+            computed = True
+    if computed:
+        parts = [p if isinstance(p, str) else g.ints([p]) for p in shape]
+        shape_name = g.node("Concat", parts, axis=0)
+    else:
+        shape_name = g.ints(shape)
+    c.out(g.node("Expand", [tensor_name(g, x), shape_name]))
 
 
 @register("repeat")
@@ -358,13 +412,15 @@ def factory(g, op, args, names, result):
         if not dynamic:
             parts.append(g.ints([d]))
             continue
-        if d not in g.dynamic_sources:
+        piece = g.dynamic_dim(d, probe[i]) if probe is not None else None
+        if piece is None and d in g.dynamic_sources:
+            input_name, axis = g.dynamic_sources[d]
+            piece = g.slice(g.node("Shape", [input_name]), [axis], [axis + 1], [0])
+        if piece is None:
             raise UnsupportedOperatorError(
                 f"onnx.export: {op}{tuple(result.shape)}: size {d} follows a dynamic axis but "
-                "is no input's axis size; pass the size through a tensor op (zeros_like, ...)")
-        input_name, axis = g.dynamic_sources[d]
-        shape = g.node("Shape", [input_name])
-        parts.append(g.node("Gather", [shape, g.ints([axis])], axis=0))
+                "no traced tensor has it; pass the size through a tensor op (zeros_like, ...)")
+        parts.append(piece)
     shape = g.node("Concat", parts, axis=0) if len(parts) > 1 else parts[0]
     value = FACTORIES[op]
     if value is None:
@@ -409,6 +465,20 @@ register("mean", "nanmean")(_reduce("ReduceMean"))
 register("amax")(_reduce("ReduceMax"))
 register("amin")(_reduce("ReduceMin"))
 register("logsumexp")(_reduce("ReduceLogSumExp"))
+
+
+@register("all", "any")
+def _all_any(c):
+    """all/any as a min/max of the values as 0/1 (Reduce* have no bool form)."""
+    x, dim = c.arg(0), c.arg(1, "dim")
+    keepdim = bool(c.arg(2, "keepdim", False))
+    g = c.g
+    as_int = g.node("Cast", [tensor_name(g, x)], to=6)  # int32
+    as_bool = g.node("Cast", [as_int], to=9)  # nonzero -> True
+    as_int = g.node("Cast", [as_bool], to=6)
+    axes = None if dim is None else _dims(dim, max(x.dim(), 1))
+    reduced = g.reduce("ReduceMin" if c.op == "all" else "ReduceMax", as_int, axes, keepdim)
+    c.out(g.node("Cast", [reduced], to=9))
 
 
 @register("prod")
