@@ -6,7 +6,7 @@ profile runs); what remains is one relaxed load in the fast paths, the engine an
 That residue is measured build against build (benchmarks/compare_builds.py bench_overhead) and
 reported in docs/performance.md; this file gives the cost per recorded event.
 
-    PYTHONPATH=build/python python benchmarks/bench_profiler.py
+    PYTHONPATH=build/python python benchmarks/bench_profiler.py [--json out.json]
 """
 
 from __future__ import annotations
@@ -61,4 +61,16 @@ def run(threads=(1,), repeat=15):
 
 
 if __name__ == "__main__":
-    run()
+    import argparse
+    import json
+
+    from common import environment
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json", help="write the results here")
+    options = parser.parse_args()
+    out = run()
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump({"environment": environment(), "results": [r.as_dict() for r in out]}, f,
+                      indent=1)
