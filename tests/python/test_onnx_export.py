@@ -384,3 +384,35 @@ def test_encoder_graph_is_the_reference_path():
     np.testing.assert_allclose(got, reference.numpy(), rtol=1e-4, atol=1e-5)
     keep = ~pad.numpy()
     np.testing.assert_allclose(got[keep], fast.numpy()[keep], rtol=1e-4, atol=1e-5)
+
+
+def test_without_a_file_returns_a_program(tmp_path):
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh()).eval()
+    x = ember.randn(2, 4)
+    program = ember.onnx.export(model, (x,), dynamo=True)
+    assert isinstance(program, ember.onnx.ONNXProgram)
+    with ember.no_grad():
+        expected = model(x)
+    np.testing.assert_allclose(program(x)[0].numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
+    program.optimize()
+    path = tmp_path / "m.onnx"
+    program.save(str(path))
+    onnx.checker.check_model(onnx.load(str(path)))
+    assert "Gemm" in _ops(program.model_proto)
+
+
+def test_control_flow_only_nodes_are_dropped():
+    class M(nn.Module):
+        def forward(self, x):
+            if bool((x > 100).any()):  # decides control flow only
+                return x * 0
+            return x + 1
+
+    proto = onnx.load_from_string(_export_bytes(M(), (ember.randn(3),)))
+    assert _ops(proto) == {"Add", "Identity"}
+
+
+def _export_bytes(model, args):
+    buf = io.BytesIO()
+    ember.onnx.export(model, args, buf)
+    return buf.getvalue()

@@ -12,9 +12,11 @@ from enum import Enum
 
 from ember.onnx import errors
 from ember.onnx._export import export, is_in_onnx_export
+from ember.onnx._program import ONNXProgram
 from ember.onnx.errors import OnnxExporterError, UnsupportedOperatorError
 
 __all__ = [
+    "ONNXProgram",
     "OnnxExporterError",
     "OperatorExportTypes",
     "TrainingMode",

@@ -174,7 +174,8 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
            export_modules_as_functions=False, autograd_inlining=True, external_data=True,
            report=False, verify=False, optimize=False, **_unused):
     """Traces ``model(*args, **kwargs)`` and writes its ONNX graph to ``f`` (a path or a binary
-    file object). Returns None, as PyTorch's TorchScript-based exporter."""
+    file object) and returns None, as PyTorch's TorchScript-based exporter; without ``f``,
+    returns an ``ONNXProgram`` (``save``, ``model_proto``, callable), as its dynamo exporter."""
     try:
         import onnx
         from onnx import helper, numpy_helper
@@ -186,8 +187,6 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
     if not MIN_OPSET <= opset <= MAX_OPSET:
         raise ValueError(f"onnx.export: opset_version {opset} is not supported; use "
                          f"{MIN_OPSET}..{MAX_OPSET}")
-    if f is None:
-        raise ValueError("onnx.export: f (a path or a binary file) is required")
     if training not in (None, TrainingMode.EVAL, TrainingMode.PRESERVE):
         raise ValueError("onnx.export: training=TrainingMode.TRAINING is not supported; export "
                          "in eval mode")
@@ -274,6 +273,7 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
         shape = [dynamic.get(i, int(s)) for i, s in enumerate(tensor.shape)]
         return helper.make_tensor_value_info(name, onnx_type(tensor.dtype), shape)
 
+    graph.remove_dead_nodes(output_names)
     has_dynamic = bool(graph.dynamic_sizes)
     graph_inputs = [value_info(n, t, dynamic_axes.get(n, {})) for t, n in zip(inputs, input_names)]
     graph_outputs = [value_info(n, t, dynamic_axes.get(n, None if has_dynamic else {}))
@@ -295,6 +295,10 @@ def export(model, args=(), f=None, *, kwargs=None, export_params=True, verbose=N
         onnx.checker.check_model(model_proto)
     except onnx.checker.ValidationError as e:
         raise OnnxExporterError(f"onnx.export: the exported graph fails onnx.checker: {e}") from e
+    if f is None:  # PyTorch's dynamo=True form: the program, to save or run
+        from ember.onnx._program import ONNXProgram
+
+        return ONNXProgram(model_proto, input_names[: len(inputs)], output_names)
     data = model_proto.SerializeToString()
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as out:

@@ -120,6 +120,18 @@ class Graph:
                                            name=self.fresh(op_type + "_node"), **attributes))
         return names[0] if len(names) == 1 else names
 
+    def remove_dead_nodes(self, outputs):
+        """Drops the nodes (and initializers) no graph output depends on: ops the program ran
+        only to decide its control flow (a mask compared with a causal one, a size check)."""
+        needed = set(outputs)
+        kept = []
+        for node in reversed(self.nodes):
+            if any(o in needed for o in node.output):
+                kept.append(node)
+                needed.update(i for i in node.input if i)
+        self.nodes = kept[::-1]
+        self.initializers = {k: v for k, v in self.initializers.items() if k in needed}
+
     def cast(self, name, from_dtype, to_dtype):
         if dtype_name(from_dtype) == dtype_name(to_dtype):
             return name
