@@ -15,6 +15,15 @@ def _optional(g, t):
     return tensor_name(g, t) if t is not None else ""
 
 
+def _affine(g, weight, bias, shape, dtype):
+    """The scale and shift values of a normalization: its weight and bias, or ones and zeros
+    of ``shape`` where it has none."""
+    np_dtype = np.float32 if dtype == ember.float32 else np.float64
+    scale = tensor_name(g, weight) if weight is not None else g.constant(np.ones(shape, np_dtype))
+    shift = tensor_name(g, bias) if bias is not None else g.constant(np.zeros(shape, np_dtype))
+    return scale, shift
+
+
 def _conv_pads(c, padding, kernel, dilation, spatial):
     if isinstance(padding, str):
         if padding == "valid":
@@ -154,11 +163,7 @@ def _batch_norm(c):
     if training or mean is None:
         c.fail("in training mode (batch statistics): export the model in eval mode")
     g = c.g
-    channels = x.shape[1]
-    np_dtype = np.float32 if x.dtype == ember.float32 else np.float64
-    scale = tensor_name(g, weight) if weight is not None else g.constant(
-        np.ones(channels, np_dtype))
-    shift = tensor_name(g, bias) if bias is not None else g.constant(np.zeros(channels, np_dtype))
+    scale, shift = _affine(g, weight, bias, [x.shape[1]], x.dtype)
     name = tensor_name(g, x)
     if x.dim() == 2:  # (N, C): BatchNormalization wants spatial dims
         name = g.unsqueeze(name, [2])
@@ -229,11 +234,7 @@ def _instance_norm(c):
     if not use_input_stats:
         c.fail("with running statistics (track_running_stats in eval) has no ONNX form here")
     g = c.g
-    channels = x.shape[1]
-    np_dtype = np.float32 if x.dtype == ember.float32 else np.float64
-    scale = tensor_name(g, weight) if weight is not None else g.constant(
-        np.ones(channels, np_dtype))
-    shift = tensor_name(g, bias) if bias is not None else g.constant(np.zeros(channels, np_dtype))
+    scale, shift = _affine(g, weight, bias, [x.shape[1]], x.dtype)
     c.out(g.node("InstanceNormalization", [tensor_name(g, x), scale, shift], epsilon=eps))
 
 
