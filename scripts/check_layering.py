@@ -3,8 +3,10 @@
 
 The layers of csrc/, lowest first (docs/design/architecture.md explains each):
 
-    tables < core < dispatch < kernels < ops < autograd = api < bindings
+    tables < core < dispatch < kernels < ops = data < autograd = api < bindings
 
+``data/`` (tar shards and field decoders for ember.data) needs only ``core/``'s errors; it sits
+beside ``ops/`` so nothing below it can reach it.
 ``tables/`` holds the op tables (X-macro rows, ``*.def``): plain data that includes nothing
 and that every layer may read. A file may include headers of its own layer and of the layers
 below. ``autograd/`` (the engine) and ``api/`` (the public ops that record) are one layer: the
@@ -30,6 +32,7 @@ RANK = {
     "dispatch": 1,
     "kernels": 2,
     "ops": 3,
+    "data": 3,
     "autograd": 4,
     "api": 4,
     "bindings": 5,
