@@ -21,13 +21,15 @@ py::handle& shard_error_class() {
   return cls;
 }
 
-// A sample as WebDataset gives it: {"__key__": str, "__url__": str, extension: bytes, ...}.
-py::dict sample_dict(const Sample& sample, const py::object& url) {
+// A sample as WebDataset gives it: {"__key__": str, "__url__": str, extension: bytes, ...}, and
+// "__local_path__" for shards read from local files.
+py::dict sample_dict(const Sample& sample, const py::object& url, const py::object& local_path) {
   py::dict d;
   d["__key__"] = py::reinterpret_steal<py::object>(
       PyUnicode_DecodeUTF8(sample.key.data(), static_cast<Py_ssize_t>(sample.key.size()),
                            "surrogateescape"));
   d["__url__"] = url;
+  if (!local_path.is_none()) d["__local_path__"] = local_path;
   for (const auto& [extension, bytes] : sample.fields) {
     py::object value = py::reinterpret_steal<py::object>(
         PyBytes_FromStringAndSize(bytes.data(), static_cast<Py_ssize_t>(bytes.size())));
@@ -40,6 +42,11 @@ py::dict sample_dict(const Sample& sample, const py::object& url) {
 class ShardReader {
  public:
   explicit ShardReader(const std::string& url) : url_object_(py::str(url)) {
+    if (url.rfind("pipe:", 0) != 0 && url.rfind("http://", 0) != 0 &&
+        url.rfind("https://", 0) != 0) {
+      const size_t skip = url.rfind("file://", 0) == 0 ? 7 : url.rfind("file:", 0) == 0 ? 5 : 0;
+      local_path_ = py::str(url.substr(skip));
+    }
     py::gil_scoped_release nogil;  // a pipe: command starts, an HTTP transfer connects
     reader_ = std::make_unique<SampleReader>(data::open_source(url));
   }
@@ -63,7 +70,7 @@ class ShardReader {
       }
     }
     py::list out(samples.size());
-    for (size_t i = 0; i < samples.size(); ++i) out[i] = sample_dict(samples[i], url_object_);
+    for (size_t i = 0; i < samples.size(); ++i) out[i] = sample_dict(samples[i], url_object_, local_path_);
     return out;
   }
 
@@ -83,7 +90,7 @@ class ShardReader {
       py::gil_scoped_release nogil;
       sample = reader().read_at(offset, length);
     }
-    return sample_dict(sample, url_object_);
+    return sample_dict(sample, url_object_, local_path_);
   }
 
   // (keys, starts, lengths) of the samples from here to the end: an index.
@@ -124,6 +131,7 @@ class ShardReader {
     return *reader_;
   }
   py::object url_object_;
+  py::object local_path_ = py::none();
   std::unique_ptr<SampleReader> reader_;
   std::exception_ptr deferred_;
 };
