@@ -184,7 +184,7 @@ class ImageHandler:
         if kind == "torch":
             if array.ndim == 3:
                 array = array.transpose(2, 0, 1)
-            return _as_tensor(np.ascontiguousarray(array))
+            return _as_tensor(np.array(array, order="C"))  # a writable copy
         return array
 
 
