@@ -19,18 +19,49 @@ Beyond WebDataset:
 See docs/design/data-pipeline.md.
 """
 
-from ._decode import (IMAGE_EXTENSIONS, Continue, Decoder, DecodingError, basichandlers, gzfilter,
-                      handle_extension, imagehandler, imagespecs)
+from ._decode import (
+                      IMAGE_EXTENSIONS,
+                      Continue,
+                      Decoder,
+                      DecodingError,
+                      basichandlers,
+                      gzfilter,
+                      handle_extension,
+                      imagehandler,
+                      imagespecs,
+)
 from ._functional import ResampledShards, SimpleShardList, tarfile_samples, tarfile_to_samples
-from ._handlers import (SkipReport, ignore_and_continue, ignore_and_stop, report,
-                        reraise_exception, warn_and_continue, warn_and_stop)
+from ._handlers import (
+                      SkipReport,
+                      ignore_and_continue,
+                      ignore_and_stop,
+                      report,
+                      reraise_exception,
+                      warn_and_continue,
+                      warn_and_stop,
+)
 from ._index import INDEX_SUFFIX, ShardedDataset, ShardIndex, index_shards, load_index
 from ._pipeline import DataPipeline, FluidInterface, WebDataset, WebLoader
 from ._plan import Piece, plan
 from ._source import ShardError, single_node_only, split_by_node, split_by_worker
-from ._stages import (batched, decode, default_collation_fn, getfirst, listed, map, map_dict,
-                      map_tuple, pipelinefilter, rename, select, shuffle, slice, to_tuple,
-                      unbatched, unlisted)
+from ._stages import (
+                      batched,
+                      decode,
+                      default_collation_fn,
+                      getfirst,
+                      listed,
+                      map,
+                      map_dict,
+                      map_tuple,
+                      pipelinefilter,
+                      rename,
+                      select,
+                      shuffle,
+                      slice,
+                      to_tuple,
+                      unbatched,
+                      unlisted,
+)
 from ._urls import braceexpand, expand_urls
 from ._writer import ShardWriter, TarWriter
 

@@ -513,7 +513,8 @@ class WebLoader(DataPipeline):
             out[w] = {"snapshot": snap, "count": p["count"]}
         return {"version": 1, "webloader": True, "epoch": self._epoch_now,
                 "num_workers": self.num_workers, "workers": out,
-                "next_worker": 0 if self._last_worker is None else (self._last_worker + 1) % workers}
+                "next_worker": (0 if self._last_worker is None
+                                else (self._last_worker + 1) % workers)}
 
     def load_state_dict(self, state):
         if not state.get("webloader"):

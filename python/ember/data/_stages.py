@@ -384,14 +384,16 @@ def _combine(values, combine_tensors=True, combine_scalars=True):
         if combine_tensors:
             shapes = {tuple(x.shape) for x in values}
             if len(shapes) != 1:
-                raise ValueError(f"batched: all shapes must be equal to stack tensors, got {shapes}")
+                raise ValueError(f"batched: all shapes must be equal to stack tensors, got "
+                                 f"{shapes}")
             return ember.stack(list(values))
         return list(values)
     if isinstance(first, np.ndarray):
         if combine_tensors:
             shapes = {x.shape for x in values}
             if len(shapes) != 1:
-                raise ValueError(f"batched: all shapes must be equal to stack arrays, got {shapes}")
+                raise ValueError(f"batched: all shapes must be equal to stack arrays, got "
+                                 f"{shapes}")
             return np.array(list(values))
         return list(values)
     return list(values)
