@@ -218,7 +218,11 @@ py::object decode_jpeg(const py::bytes& blob, const std::string& mode, bool as_f
 void init_data(py::module_& m) {
   py::module_ d = m.def_submodule("_data", "tar shards and field decoders behind ember.data");
   shard_error_class() = [&] {
-    PyObject* cls = PyErr_NewException("ember.data.ShardError", PyExc_RuntimeError, nullptr);
+    // An OSError (what a missing or unreadable file raises in the webdataset package) and a
+    // tarfile.ReadError (what it raises for a damaged archive), so existing handlers catch it.
+    py::object read_error = py::module_::import("tarfile").attr("ReadError");
+    py::tuple bases = py::make_tuple(py::handle(PyExc_OSError), read_error);
+    PyObject* cls = PyErr_NewException("ember.data.ShardError", bases.ptr(), nullptr);
     if (cls == nullptr) throw py::error_already_set();
     d.attr("ShardError") = py::handle(cls);
     return py::handle(cls);

@@ -221,7 +221,9 @@ bool TarReader::next_header(TarEntry& entry) {
       if (std::memcmp(h + 257, "ustar\0", 6) == 0 && h[345] != '\0')
         e.name = field_string(h + 345, 155) + "/" + e.name;
     }
-    if (is_regular(e.type) && !e.name.empty() && e.name.back() == '/') e.type = '5';
+    // Old (V7) archives mark directories as type '\0' with a trailing slash; a type '0' member
+    // so named is still a file whose data must be skipped (as tarfile and GNU tar do).
+    if (e.type == '\0' && !e.name.empty() && e.name.back() == '/') e.type = '5';
     // Links, directories and devices carry no data whatever their size field says.
     if (e.type >= '1' && e.type <= '6') {
       e.size = 0;
@@ -354,6 +356,12 @@ Sample SampleReader::read_at(int64_t offset, int64_t length) {
     sample.end = pending_.end;
     has_pending_ = false;
   } while (sample.end < offset + length && next_member() && pending_key_ == sample.key);
+  // A length that ends inside the sample (a member of the same key follows) is stale too.
+  if (sample.end == offset + length && !has_pending_ && next_member() &&
+      pending_key_ == sample.key)
+    throw ShardError(tar_.url(), offset,
+                     str_cat("the index says sample '", sample.key, "' is ", length,
+                             " bytes long, the shard has more of it (stale index?)"));
   if (sample.end != offset + length)
     throw ShardError(tar_.url(), offset,
                      str_cat("the index says sample '", sample.key, "' is ", length,

@@ -70,7 +70,9 @@ std::string tar_file_header(const std::string& name, int64_t size, int64_t mtime
     // Split at a '/' so that the prefix fits 155 bytes and the rest 100.
     for (size_t slash = name.find('/'); slash != std::string::npos;
          slash = name.find('/', slash + 1)) {
-      if (slash <= 155 && name.size() - slash - 1 <= 100 && slash + 1 < name.size()) {
+      // A split at index 0 would lose an absolute name's leading '/'.
+      if (slash >= 1 && slash <= 155 && name.size() - slash - 1 <= 100 &&
+          slash + 1 < name.size()) {
         prefix = name.substr(0, slash);
         short_name = name.substr(slash + 1);
         fits = true;

@@ -45,22 +45,26 @@ from ._pipeline import DataPipeline, FluidInterface, WebDataset, WebLoader
 from ._plan import Piece, plan
 from ._source import ShardError, single_node_only, split_by_node, split_by_worker
 from ._stages import (
-                      batched,
-                      decode,
-                      default_collation_fn,
-                      getfirst,
-                      listed,
-                      map,
-                      map_dict,
-                      map_tuple,
-                      pipelinefilter,
-                      rename,
-                      select,
-                      shuffle,
-                      slice,
-                      to_tuple,
-                      unbatched,
-                      unlisted,
+    batched,
+    decode,
+    default_collation_fn,
+    extract_keys,
+    getfirst,
+    listed,
+    map,
+    map_dict,
+    map_tuple,
+    non_empty,
+    pipelinefilter,
+    rename,
+    rename_keys,
+    rsample,
+    select,
+    shuffle,
+    slice,
+    to_tuple,
+    unbatched,
+    unlisted,
 )
 from ._urls import braceexpand, expand_urls
 from ._writer import ShardWriter, TarWriter
@@ -75,5 +79,24 @@ __all__ = [
     "ignore_and_stop", "warn_and_stop", "SkipReport", "report", "batched", "unbatched",
     "listed", "unlisted", "shuffle", "map", "map_dict", "map_tuple", "select", "to_tuple",
     "rename", "slice", "decode", "getfirst", "default_collation_fn", "pipelinefilter",
-    "braceexpand", "expand_urls", "Piece", "plan",
+    "braceexpand", "expand_urls", "Piece", "plan", "rsample", "extract_keys", "rename_keys",
+    "non_empty",
 ]
+
+
+def _register_with_torch():
+    """When PyTorch is loaded too, its DataLoader sees Ember's iterable datasets (these
+    pipelines) as iterable datasets: a program that swapped only its webdataset import for
+    ember.data keeps working with torch.utils.data.DataLoader (workers split as with Ember's)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    torch_iterable = getattr(getattr(getattr(torch, "utils", None), "data", None),
+                             "IterableDataset", None)
+    if torch_iterable is not None and hasattr(torch_iterable, "register"):
+        from ..utils.data import IterableDataset
+
+        torch_iterable.register(IterableDataset)
+
+
+_register_with_torch()

@@ -5,6 +5,7 @@ shards); WebDataset(...) gives the exact sample-level split."""
 
 from __future__ import annotations
 
+import random
 import sys
 
 from .. import _C
@@ -18,25 +19,20 @@ __all__ = ["SimpleShardList", "ResampledShards", "tarfile_to_samples", "tarfile_
 
 
 class SimpleShardList(IterableDataset):
-    """Yields ``{"url": url}`` for each shard, shuffled per epoch when ``seed`` is given."""
+    """Yields ``{"url": url}`` for each shard; with ``seed``, in the order
+    ``random.Random(seed).shuffle`` gives (WebDataset's, the same every epoch)."""
 
     def __init__(self, urls, seed=None):
         self.urls = expand_urls(urls)
         self.seed = seed
-        self.epoch = -1
 
     def __len__(self):
         return len(self.urls)
 
-    def set_epoch(self, epoch):
-        self.epoch = int(epoch) - 1
-
     def __iter__(self):
-        self.epoch += 1
         urls = list(self.urls)
         if self.seed is not None:
-            order = rng_for(self.seed, self.epoch, 0x5A4D).permutation(len(urls))
-            urls = [urls[i] for i in order]
+            random.Random(self.seed).shuffle(urls)
         for url in urls:
             yield {"url": url}
 
@@ -108,9 +104,12 @@ def _samples(src, handler=reraise_exception, select_files=None, rename_files=Non
             break
 
 
+def tarfile_samples(src, handler=reraise_exception, select_files=None, rename_files=None):
+    """Samples of the shards named by ``src`` (``{"url": ...}`` items or URL strings): the
+    stage itself, as WebDataset's ``tarfile_samples``."""
+    return _samples(src, handler, select_files, rename_files)
+
+
 def tarfile_to_samples(handler=reraise_exception, select_files=None, rename_files=None):
-    """The stage that turns ``{"url": ...}`` items (or URL strings) into samples."""
+    """The stage (curried form) that turns ``{"url": ...}`` items into samples."""
     return lambda src: _samples(src, handler, select_files, rename_files)
-
-
-tarfile_samples = tarfile_to_samples

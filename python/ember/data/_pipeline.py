@@ -80,6 +80,15 @@ class FluidInterface:
     def rename(self, **kw):
         return self.compose(_stages.rename(**kw))
 
+    def rsample(self, p=0.5):
+        return self.compose(_stages.rsample(p))
+
+    def extract_keys(self, *args, **kw):
+        return self.compose(_stages.extract_keys(*args, **kw))
+
+    def rename_keys(self, *args, **kw):
+        return self.compose(_stages.rename_keys(*args, **kw))
+
 
 class _Run:
     """One live iteration: the chain of stage iterators and what it has emitted."""
@@ -88,6 +97,7 @@ class _Run:
         self.pipeline = pipeline
         self.start_epoch = start_epoch
         self.emitted = 0
+        self._emitted_at_start = 0
         self.chain = []
         pipeline._build_chain(start_epoch, self)
 
@@ -95,9 +105,28 @@ class _Run:
         return self
 
     def __next__(self):
-        item = next(self.chain[-1])
-        self.emitted += 1
-        return item
+        while True:
+            try:
+                item = next(self.chain[-1])
+            except StopIteration:
+                # A foreign source under repeat()/with_epoch(): the next epoch, rebuilt.
+                if not self._next_repetition():
+                    raise
+                continue
+            self.emitted += 1
+            return item
+
+    def _next_repetition(self) -> bool:
+        pipeline = self.pipeline
+        if isinstance(pipeline.pipeline[0], ShardSource):
+            return False  # the source repeats epochs itself
+        self.repetition = getattr(self, "repetition", 0) + 1
+        if self.repetition >= pipeline.repetitions or self.emitted == self._emitted_at_start:
+            return False  # done, or an empty epoch (repeating it would loop forever)
+        self._emitted_at_start = self.emitted
+        self.chain = []
+        pipeline._build_chain(self.start_epoch + self.repetition, self)
+        return True
 
     def exact(self) -> bool:
         for it in self.chain:
@@ -261,17 +290,10 @@ class DataPipeline(IterableDataset, FluidInterface):
             return
         run, _ = self._new_run()
         self._live = run
-        if isinstance(self.pipeline[0], ShardSource) or self.repetitions == 1:
-            try:
-                yield from run
-            finally:
-                run.close()
-            return
-        for repetition in range(self.repetitions):  # a foreign source, repeated
-            if repetition:
-                run = _Run(self, run.start_epoch + 1)
-                self._live = run
+        try:
             yield from run
+        finally:
+            run.close()
 
     def __iter__(self):
         return self.iterator()
@@ -310,6 +332,16 @@ class DataPipeline(IterableDataset, FluidInterface):
             if run is not None:
                 run.close()
         self._live = self._stream = None
+
+    def stage(self, i):
+        """The i-th element of the pipeline (0 is the source)."""
+        return self.pipeline[i]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 _DEFAULT = object()

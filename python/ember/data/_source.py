@@ -5,6 +5,7 @@ piece), is the resumable state of the whole stream (see _pipeline.py, Note [Pipe
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 
 from .. import _C
@@ -17,9 +18,9 @@ __all__ = ["ShardError", "split_by_node", "split_by_worker", "single_node_only",
 
 ShardError = _C._data.ShardError
 ShardError.__module__ = "ember.data"
-ShardError.__doc__ = ("A shard that cannot be opened or read, or is not a valid tar archive. "
-                      "``url`` and ``offset`` (the byte offset of the bad header or entry) say "
-                      "where.")
+ShardError.__doc__ = ("A shard that cannot be opened or read, or is not a valid tar archive: an "
+                      "OSError and a tarfile.ReadError. ``url`` and ``offset`` (the byte offset "
+                      "of the bad header or entry) say where.")
 
 _READ_BATCH = 64
 
@@ -54,6 +55,8 @@ def worker_and_workers():
     from ..utils.data import get_worker_info
 
     info = get_worker_info()
+    if info is None and "torch" in sys.modules:  # iterated by torch's DataLoader
+        info = sys.modules["torch"].utils.data.get_worker_info()
     if info is None:
         return 0, 1
     rotation = getattr(info.dataset, "_ember_worker_rotation", 0)

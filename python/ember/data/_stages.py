@@ -20,7 +20,8 @@ import numpy as np
 from ._handlers import reraise_exception
 
 __all__ = ["Stage", "map", "select", "to_tuple", "map_dict", "map_tuple", "rename", "decode",
-           "slice", "shuffle", "batched", "unbatched", "listed", "unlisted",
+           "slice", "shuffle", "batched", "unbatched", "listed", "unlisted", "rsample",
+           "extract_keys", "rename_keys", "non_empty",
            "default_collation_fn", "getfirst", "pipelinefilter"]
 
 
@@ -470,8 +471,9 @@ class _UnbatchedIter:
     preserves_position = False
     exact_state = True
 
-    def __init__(self, upstream):
+    def __init__(self, upstream, columns=True):
         self.upstream = upstream
+        self.columns = columns
         self.pending = []
 
     def __iter__(self):
@@ -480,8 +482,10 @@ class _UnbatchedIter:
     def __next__(self):
         while not self.pending:
             batch = next(self.upstream)
-            if isinstance(batch, tuple):
-                n = len(batch[0])
+            if not self.columns:
+                self.pending = list(batch)
+            elif isinstance(batch, (tuple, list)):
+                n = len(batch[0]) if len(batch) else 0
                 self.pending = [tuple(field[i] for field in batch) for i in range(n)]
             elif isinstance(batch, dict):
                 n = len(next(iter(batch.values())))
@@ -503,13 +507,124 @@ class _UnbatchedIter:
 
 
 class unbatched(Stage):  # noqa: A001 - WebDataset's name
-    """Splits batches (lists, tuples of columns, dicts of columns) back into samples."""
+    """Splits batches back into samples: a tuple or list is a batch of columns (what collation
+    makes), a dict one of named columns."""
 
     def make_iter(self, upstream, context=None):
         return _UnbatchedIter(upstream)
 
 
-unlisted = unbatched
+class unlisted(Stage):  # noqa: A001 - WebDataset's name
+    """Splits lists of samples (``listed``) back into samples."""
+
+    def make_iter(self, upstream, context=None):
+        return _UnbatchedIter(upstream, columns=False)
+
+
+# -- rsample, extract_keys, rename_keys --------------------------------------------------------
+class _RsampleIter:
+    preserves_position = True
+    exact_state = True
+
+    def __init__(self, upstream, p, context):
+        self.upstream, self.p = upstream, p
+        key = (context.epoch, context.reader, context.index) if context else (0, 0, 0)
+        seed = context.seed if context else 0
+        self.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+            [int(seed) & (2**63 - 1), *(int(k) for k in key), 0x52])))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            item = next(self.upstream)
+            if self.rng.random() < self.p:
+                return item
+
+    def state_dict(self):
+        return {"rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state):
+        self.rng.bit_generator.state = state["rng"]
+
+
+class rsample(Stage):  # noqa: A001 - WebDataset's name
+    """Keeps each sample with probability ``p`` (seeded like shuffle, so resumable)."""
+
+    def __init__(self, p=0.5):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"rsample: p must be in [0, 1], got {p}")
+        self.p = p
+
+    def make_iter(self, upstream, context=None):
+        return _RsampleIter(upstream, self.p, context)
+
+
+def extract_keys(*patterns, duplicate_is_error=True, ignore_missing=False):
+    """A tuple of the fields matching each glob pattern (``"*.jpg;*.png"``)."""
+    from fnmatch import fnmatch
+
+    def extract(sample):
+        result = []
+        for pattern in patterns:
+            alternatives = pattern.split(";") if isinstance(pattern, str) else pattern
+            matches = [k for k in sample if any(fnmatch("." + k, p) or fnmatch(k, p)
+                                                for p in alternatives)]
+            if not matches:
+                if ignore_missing:
+                    continue
+                raise ValueError(f"Cannot find {alternatives} in sample keys {list(sample)}.")
+            if len(matches) > 1 and duplicate_is_error:
+                raise ValueError(f"Multiple sample keys {list(sample)} match {alternatives}.")
+            result.append(sample[matches[0]])
+        return tuple(result)
+
+    return _PerItem(extract)
+
+
+def rename_keys(*args, keep_unselected=False, must_match=True, duplicate_is_error=True, **kw):
+    """Renames fields by glob patterns on their names: ``rename_keys(image="*.jpg")`` or
+    ``rename_keys(("image", "*.jpg"))``; later patterns win."""
+    from fnmatch import fnmatch
+
+    renamings = [(pattern, output) for output, pattern in args]
+    renamings += [(pattern, output) for output, pattern in kw.items()]
+
+    def apply(sample):
+        out, matched = {}, {p: False for p, _ in renamings}
+        for path, value in sample.items():
+            name = re.sub(r".*/", "", path)
+            new = None
+            for pattern, output in reversed(renamings):
+                if fnmatch(name.lower(), pattern):
+                    matched[pattern] = True
+                    new = output
+                    break
+            if new is None:
+                if keep_unselected:
+                    out[path] = value
+                continue
+            if new in out:
+                if duplicate_is_error:
+                    raise ValueError(f"Duplicate value in sample {list(sample)} after rename.")
+                continue
+            out[new] = value
+        if must_match and not all(matched.values()):
+            raise ValueError(f"Not all patterns ({matched}) matched sample keys ({list(sample)}).")
+        return out
+
+    return _PerItem(apply)
+
+
+def non_empty(src):
+    """Passes the stream through, and raises ValueError if it was empty."""
+    count = 0
+    for item in src:
+        count += 1
+        yield item
+    if count == 0:
+        raise ValueError("pipeline stage received no samples")
 
 
 def pipelinefilter(f):

@@ -2,7 +2,8 @@
 
 ``train-{000000..001281}.tar`` expands to 1282 names with the zero padding of the bounds;
 ``{a,b,c}`` to alternatives; several groups multiply out, and groups nest. ``::`` joins
-several URL patterns in one string. A list or tuple of patterns expands each in turn.
+several URL patterns in one string, and environment variables (``${DATA}``) are
+substituted. A list or tuple of patterns expands each in turn.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def expand_urls(urls) -> list[str]:
         urls = os.fspath(urls)
     if isinstance(urls, str):
         out = []
-        for part in urls.split("::"):
+        for part in os.path.expandvars(urls).split("::"):  # ${VAR}, as WebDataset's envsubst
             out.extend(braceexpand(part))
         return out
     if isinstance(urls, (list, tuple)):
