@@ -20,25 +20,31 @@ See docs/design/data-pipeline.md.
 """
 
 from ._decode import (
-                      IMAGE_EXTENSIONS,
-                      Continue,
-                      Decoder,
-                      DecodingError,
-                      basichandlers,
-                      gzfilter,
-                      handle_extension,
-                      imagehandler,
-                      imagespecs,
+    IMAGE_EXTENSIONS,
+    Continue,
+    Decoder,
+    DecodingError,
+    basichandlers,
+    gzfilter,
+    handle_extension,
+    imagehandler,
+    imagespecs,
 )
-from ._functional import ResampledShards, SimpleShardList, tarfile_samples, tarfile_to_samples
+from ._functional import (
+    ResampledShards,
+    SimpleShardList,
+    resampled,
+    tarfile_samples,
+    tarfile_to_samples,
+)
 from ._handlers import (
-                      SkipReport,
-                      ignore_and_continue,
-                      ignore_and_stop,
-                      report,
-                      reraise_exception,
-                      warn_and_continue,
-                      warn_and_stop,
+    SkipReport,
+    ignore_and_continue,
+    ignore_and_stop,
+    report,
+    reraise_exception,
+    warn_and_continue,
+    warn_and_stop,
 )
 from ._index import INDEX_SUFFIX, ShardedDataset, ShardIndex, index_shards, load_index
 from ._pipeline import DataPipeline, FluidInterface, WebDataset, WebLoader
@@ -80,16 +86,19 @@ __all__ = [
     "listed", "unlisted", "shuffle", "map", "map_dict", "map_tuple", "select", "to_tuple",
     "rename", "slice", "decode", "getfirst", "default_collation_fn", "pipelinefilter",
     "braceexpand", "expand_urls", "Piece", "plan", "rsample", "extract_keys", "rename_keys",
-    "non_empty",
+    "non_empty", "resampled",
 ]
 
 
-def _register_with_torch():
+def _register_with_torch():  # also called by DataPipeline(), for torch imported later
     """When PyTorch is loaded too, its DataLoader sees Ember's iterable datasets (these
     pipelines) as iterable datasets: a program that swapped only its webdataset import for
     ember.data keeps working with torch.utils.data.DataLoader (workers split as with Ember's)."""
     import sys
 
+    global _torch_registered
+    if _torch_registered:
+        return
     torch = sys.modules.get("torch")
     torch_iterable = getattr(getattr(getattr(torch, "utils", None), "data", None),
                              "IterableDataset", None)
@@ -97,6 +106,10 @@ def _register_with_torch():
         from ..utils.data import IterableDataset
 
         torch_iterable.register(IterableDataset)
+        _torch_registered = True
+
+
+_torch_registered = False
 
 
 _register_with_torch()

@@ -5,6 +5,7 @@ shards); WebDataset(...) gives the exact sample-level split."""
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -12,10 +13,11 @@ from .. import _C
 from ..utils.data import IterableDataset
 from ._handlers import reraise_exception
 from ._plan import rng_for
+from ._stages import pipelinefilter
 from ._urls import expand_urls
 
 __all__ = ["SimpleShardList", "ResampledShards", "tarfile_to_samples", "tarfile_samples",
-           "select_and_rename"]
+           "select_and_rename", "resampled"]
 
 
 class SimpleShardList(IterableDataset):
@@ -61,6 +63,20 @@ class ResampledShards(IterableDataset):
         rng = rng_for(self.seed, self.epoch, worker, rank, 0x5E5A)
         for _ in range(self.nshards):
             yield {"url": self.urls[int(rng.integers(len(self.urls)))]}
+
+
+def _resampled(src, n=sys.maxsize):
+    """``n`` items drawn with replacement from the (finite) ``src``, as WebDataset's
+    ``resampled`` stage (freshly seeded, like it; ``ResampledShards`` takes a seed)."""
+    items = list(src)
+    if not items:
+        return
+    rng = random.Random(os.urandom(16))
+    for _ in range(n):
+        yield rng.choice(items)
+
+
+resampled = pipelinefilter(_resampled)
 
 
 def select_and_rename(sample, select_files, rename_files):

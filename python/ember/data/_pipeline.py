@@ -162,6 +162,9 @@ class DataPipeline(IterableDataset, FluidInterface):
 
     def __init__(self, *args):
         super().__init__()
+        from . import _register_with_torch
+
+        _register_with_torch()
         self.pipeline = []
         self.nsamples = -1
         self.repetitions = 1

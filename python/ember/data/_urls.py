@@ -2,8 +2,8 @@
 
 ``train-{000000..001281}.tar`` expands to 1282 names with the zero padding of the bounds;
 ``{a,b,c}`` to alternatives; several groups multiply out, and groups nest. ``::`` joins
-several URL patterns in one string, and environment variables (``${DATA}``) are
-substituted. A list or tuple of patterns expands each in turn.
+several URL patterns in one string, and ``${NAME}`` is replaced by the environment variable
+``WDS_NAME`` (or ``NAME``). A list or tuple of patterns expands each in turn.
 """
 
 from __future__ import annotations
@@ -105,6 +105,21 @@ def braceexpand(pattern: str) -> list[str]:
     return [re.sub(r"\\(.)", r"\1", pattern)]
 
 
+def envsubst(text: str) -> str:
+    """``${NAME}`` replaced by the environment variable ``WDS_NAME`` (WebDataset's rule), or
+    ``NAME`` when that one is not set."""
+
+    def lookup(m):
+        name = m.group(1)
+        for key in ("WDS_" + name, name):
+            if key in os.environ:
+                return os.environ[key]
+        raise ValueError(f"shard URL uses ${{{name}}} but neither WDS_{name} nor {name} is set "
+                         "in the environment")
+
+    return re.sub(r"\$\{(\w+)\}", lookup, text)
+
+
 def expand_urls(urls) -> list[str]:
     """A flat list of shard URLs from a pattern string (``::``-separated patterns allowed), a
     path-like, or a list/tuple of them."""
@@ -112,7 +127,7 @@ def expand_urls(urls) -> list[str]:
         urls = os.fspath(urls)
     if isinstance(urls, str):
         out = []
-        for part in os.path.expandvars(urls).split("::"):  # ${VAR}, as WebDataset's envsubst
+        for part in envsubst(urls).split("::"):
             out.extend(braceexpand(part))
         return out
     if isinstance(urls, (list, tuple)):
