@@ -140,19 +140,22 @@ def gzfilter(key, data):
     return Continue(key[:-3], gzip.decompress(data))
 
 
+class _ExtensionHandler:
+    def __init__(self, extensions, f):
+        self.wanted, self.f = extensions.lower().split(), f
+
+    def __call__(self, key, data):
+        key = key.lower()
+        for target in self.wanted:
+            if key == "." + target or key.endswith("." + target):
+                return self.f(data)
+        return None
+
+
 def handle_extension(extensions, f):
     """A handler that applies ``f(data)`` to fields whose extension is one of ``extensions``
     (a space-separated string; multi-part extensions like ``"seg.png"`` match the end)."""
-    wanted = extensions.lower().split()
-
-    def handler(key, data):
-        key = key.lower()
-        for target in wanted:
-            if key == "." + target or key.endswith("." + target):
-                return f(data)
-        return None
-
-    return handler
+    return _ExtensionHandler(extensions, f)
 
 
 class ImageHandler:
@@ -256,6 +259,11 @@ class Decoder:
                 steps.append(h)
         self._plans[key] = steps
         return steps
+
+    def __getstate__(self):  # the plans hold lambdas; they are rebuilt on use
+        state = dict(self.__dict__)
+        state["_plans"] = {}
+        return state
 
     def decode1(self, key, data):
         key = "." + key

@@ -128,4 +128,4 @@ def tarfile_samples(src, handler=reraise_exception, select_files=None, rename_fi
 
 def tarfile_to_samples(handler=reraise_exception, select_files=None, rename_files=None):
     """The stage (curried form) that turns ``{"url": ...}`` items into samples."""
-    return lambda src: _samples(src, handler, select_files, rename_files)
+    return pipelinefilter(_samples)(handler, select_files, rename_files)

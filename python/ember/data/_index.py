@@ -266,5 +266,9 @@ class ShardedDataset:
             pass
 
 
-def _compose(f, g):
-    return lambda x: g(f(x))
+class _compose:  # noqa: N801 - a picklable composition, used like a function
+    def __init__(self, f, g):
+        self.f, self.g = f, g
+
+    def __call__(self, x):
+        return self.g(self.f(x))

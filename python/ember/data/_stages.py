@@ -110,15 +110,21 @@ def map(f, handler=reraise_exception):  # noqa: A001 - WebDataset's name
     return _PerItem(f, handler)
 
 
-def select(predicate):
-    """Keeps the samples for which ``predicate(sample)`` is true."""
+# The per-item functions are classes, not closures, so that pipelines pickle (DataLoader workers
+# started with "spawn" receive the dataset pickled).
+class _Keep:
+    def __init__(self, predicate):
+        self.predicate = predicate
 
-    def keep(sample):
-        if predicate(sample):
+    def __call__(self, sample):
+        if self.predicate(sample):
             return sample
         raise _Drop
 
-    return _PerItem(keep)
+
+def select(predicate):
+    """Keeps the samples for which ``predicate(sample)`` is true."""
+    return _PerItem(_Keep(predicate))
 
 
 def getfirst(sample, keys, default=None, missing_is_error=True):
@@ -134,32 +140,48 @@ def getfirst(sample, keys, default=None, missing_is_error=True):
     return default
 
 
+class _ToTuple:
+    def __init__(self, args, missing_is_error, none_is_error):
+        self.args = args
+        self.fields = [f.split(";") if isinstance(f, str) else list(f) for f in args]
+        self.simple = all(len(f) == 1 for f in self.fields)
+        self.names = [f[0] for f in self.fields]
+        self.missing_is_error, self.none_is_error = missing_is_error, none_is_error
+
+    def __call__(self, sample):
+        if self.simple and not self.none_is_error and not self.missing_is_error:
+            return tuple(sample.get(k) for k in self.names)
+        if self.simple:
+            try:
+                result = tuple([sample[k] for k in self.names])
+            except KeyError:
+                result = tuple(getfirst(sample, f, missing_is_error=self.missing_is_error)
+                               for f in self.fields)
+        else:
+            result = tuple(getfirst(sample, f, missing_is_error=self.missing_is_error)
+                           for f in self.fields)
+        if self.none_is_error and any(x is None for x in result):
+            raise ValueError(f"to_tuple {self.args} got {list(sample.keys())}")
+        return result
+
+
 def to_tuple(*args, handler=reraise_exception, missing_is_error=True, none_is_error=None):
     """Turns a dict sample into a tuple of the named fields (``"jpg;png cls"`` style)."""
     if none_is_error is None:
         none_is_error = missing_is_error
     if len(args) == 1 and isinstance(args[0], str) and " " in args[0]:
         args = args[0].split()
-    fields = [f.split(";") if isinstance(f, str) else list(f) for f in args]
-    simple = all(len(f) == 1 for f in fields)
-    names = [f[0] for f in fields]
+    return _PerItem(_ToTuple(args, missing_is_error, none_is_error), handler)
 
-    def convert(sample):
-        if simple and not none_is_error and not missing_is_error:
-            return tuple(sample.get(k) for k in names)
-        if simple:
-            try:
-                result = tuple([sample[k] for k in names])
-            except KeyError:
-                result = tuple(getfirst(sample, f, missing_is_error=missing_is_error)
-                               for f in fields)
-        else:
-            result = tuple(getfirst(sample, f, missing_is_error=missing_is_error) for f in fields)
-        if none_is_error and any(x is None for x in result):
-            raise ValueError(f"to_tuple {args} got {list(sample.keys())}")
-        return result
 
-    return _PerItem(convert, handler)
+class _MapDict:
+    def __init__(self, fns):
+        self.fns = fns
+
+    def __call__(self, sample):
+        for k, f in self.fns.items():
+            sample[k] = f(sample[k])
+        return sample
 
 
 def map_dict(handler=reraise_exception, **kw):
@@ -169,46 +191,44 @@ def map_dict(handler=reraise_exception, **kw):
     for key, f in kw.items():
         if not callable(f):
             raise TypeError(f"map_dict: {key}= is not callable")
+    return _PerItem(_MapDict(kw), handler)
 
-    def apply(sample):
-        for k, f in kw.items():
-            sample[k] = f(sample[k])
-        return sample
 
-    return _PerItem(apply, handler)
+class _MapTuple:
+    def __init__(self, fns):
+        self.fns = fns
+
+    def __call__(self, sample):
+        out = list(sample)
+        for i in range(min(len(self.fns), len(out))):
+            if self.fns[i] is not None:
+                out[i] = self.fns[i](out[i])
+        return tuple(out)
 
 
 def map_tuple(*args, handler=reraise_exception):
     """Applies a function per position of a tuple sample (None leaves it)."""
-    fns = list(args)
+    return _PerItem(_MapTuple(list(args)), handler)
 
-    def apply(sample):
-        out = list(sample)
-        for i in range(min(len(fns), len(out))):
-            if fns[i] is not None:
-                out[i] = fns[i](out[i])
-        return tuple(out)
 
-    return _PerItem(apply, handler)
+class _Rename:
+    def __init__(self, keep, kw):
+        self.keep, self.kw = keep, kw
+        self.replaced = {x for v in kw.values()
+                         for x in (v.split(";") if isinstance(v, str) else list(v))}
+
+    def __call__(self, sample):
+        if not self.keep:
+            return {k: getfirst(sample, v) for k, v in self.kw.items()}
+        result = {k: v for k, v in sample.items() if k not in self.replaced}
+        result.update({k: getfirst(sample, v) for k, v in self.kw.items()})
+        return result
 
 
 def rename(handler=reraise_exception, keep=True, **kw):
     """Renames fields: ``rename(image="jpg;png", label="cls")``. With ``keep=False`` only the
     renamed fields remain."""
-
-    def listify(v):
-        return v.split(";") if isinstance(v, str) else list(v)
-
-    replaced = {x for v in kw.values() for x in listify(v)}
-
-    def apply(sample):
-        if not keep:
-            return {k: getfirst(sample, v) for k, v in kw.items()}
-        result = {k: v for k, v in sample.items() if k not in replaced}
-        result.update({k: getfirst(sample, v) for k, v in kw.items()})
-        return result
-
-    return _PerItem(apply, handler)
+    return _PerItem(_Rename(keep, kw), handler)
 
 
 def decode(*args, handler=reraise_exception, **kw):
@@ -561,60 +581,72 @@ class rsample(Stage):  # noqa: A001 - WebDataset's name
         return _RsampleIter(upstream, self.p, context)
 
 
-def extract_keys(*patterns, duplicate_is_error=True, ignore_missing=False):
-    """A tuple of the fields matching each glob pattern (``"*.jpg;*.png"``)."""
-    from fnmatch import fnmatch
+class _ExtractKeys:
+    def __init__(self, patterns, duplicate_is_error, ignore_missing):
+        self.patterns = patterns
+        self.duplicate_is_error, self.ignore_missing = duplicate_is_error, ignore_missing
 
-    def extract(sample):
+    def __call__(self, sample):
+        from fnmatch import fnmatch
+
         result = []
-        for pattern in patterns:
+        for pattern in self.patterns:
             alternatives = pattern.split(";") if isinstance(pattern, str) else pattern
             matches = [k for k in sample if any(fnmatch("." + k, p) or fnmatch(k, p)
                                                 for p in alternatives)]
             if not matches:
-                if ignore_missing:
+                if self.ignore_missing:
                     continue
                 raise ValueError(f"Cannot find {alternatives} in sample keys {list(sample)}.")
-            if len(matches) > 1 and duplicate_is_error:
+            if len(matches) > 1 and self.duplicate_is_error:
                 raise ValueError(f"Multiple sample keys {list(sample)} match {alternatives}.")
             result.append(sample[matches[0]])
         return tuple(result)
 
-    return _PerItem(extract)
+
+def extract_keys(*patterns, duplicate_is_error=True, ignore_missing=False):
+    """A tuple of the fields matching each glob pattern (``"*.jpg;*.png"``)."""
+    return _PerItem(_ExtractKeys(patterns, duplicate_is_error, ignore_missing))
 
 
-def rename_keys(*args, keep_unselected=False, must_match=True, duplicate_is_error=True, **kw):
-    """Renames fields by glob patterns on their names: ``rename_keys(image="*.jpg")`` or
-    ``rename_keys(("image", "*.jpg"))``; later patterns win."""
-    from fnmatch import fnmatch
+class _RenameKeys:
+    def __init__(self, renamings, keep_unselected, must_match, duplicate_is_error):
+        self.renamings = renamings
+        self.keep_unselected, self.must_match = keep_unselected, must_match
+        self.duplicate_is_error = duplicate_is_error
 
-    renamings = [(pattern, output) for output, pattern in args]
-    renamings += [(pattern, output) for output, pattern in kw.items()]
+    def __call__(self, sample):
+        from fnmatch import fnmatch
 
-    def apply(sample):
-        out, matched = {}, {p: False for p, _ in renamings}
+        out, matched = {}, {p: False for p, _ in self.renamings}
         for path, value in sample.items():
             name = re.sub(r".*/", "", path)
             new = None
-            for pattern, output in reversed(renamings):
+            for pattern, output in reversed(self.renamings):
                 if fnmatch(name.lower(), pattern):
                     matched[pattern] = True
                     new = output
                     break
             if new is None:
-                if keep_unselected:
+                if self.keep_unselected:
                     out[path] = value
                 continue
             if new in out:
-                if duplicate_is_error:
+                if self.duplicate_is_error:
                     raise ValueError(f"Duplicate value in sample {list(sample)} after rename.")
                 continue
             out[new] = value
-        if must_match and not all(matched.values()):
+        if self.must_match and not all(matched.values()):
             raise ValueError(f"Not all patterns ({matched}) matched sample keys ({list(sample)}).")
         return out
 
-    return _PerItem(apply)
+
+def rename_keys(*args, keep_unselected=False, must_match=True, duplicate_is_error=True, **kw):
+    """Renames fields by glob patterns on their names: ``rename_keys(image="*.jpg")`` or
+    ``rename_keys(("image", "*.jpg"))``; later patterns win."""
+    renamings = [(pattern, output) for output, pattern in args]
+    renamings += [(pattern, output) for output, pattern in kw.items()]
+    return _PerItem(_RenameKeys(renamings, keep_unselected, must_match, duplicate_is_error))
 
 
 def non_empty(src):

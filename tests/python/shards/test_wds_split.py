@@ -218,3 +218,28 @@ def test_stages_match_webdataset_semantics(small_shards):
     with pytest.raises(ValueError, match="didn't find"):
         list(wds.WebDataset(pattern).to_tuple("nope"))
     assert list(wds.WebDataset(pattern).to_tuple("nope", handler=wds.ignore_and_continue)) == []
+
+
+def _is_even(sample):
+    return int(sample["cls"]) % 2 == 0
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def test_pipelines_pickle_for_spawned_workers(small_shards):
+    """Workers started with "spawn" receive the dataset pickled: every stage must pickle."""
+    import pickle
+
+    pattern, _ = small_shards
+    ds = (wds.WebDataset(pattern, shardshuffle=True).shuffle(10).decode(
+        wds.handle_extension("txt", bytes.decode)).select(_is_even)
+        .rename(label="cls", keep=True).map_dict(label=_plus_one).rename_keys(v="*npy",
+                                                                               keep_unselected=True)
+        .extract_keys("label", "v").map_tuple(None, len).batched(5).unbatched())
+    copy = pickle.loads(pickle.dumps(ds))
+    assert list(copy) == list(ds)
+    loader = wds.WebLoader(ds, batch_size=None, num_workers=2, multiprocessing_context="spawn")
+    labels = sorted(int(x[0]) for x in loader)
+    assert labels == list(range(1, 100, 2))
