@@ -25,9 +25,8 @@ py::handle& shard_error_class() {
 // "__local_path__" for shards read from local files.
 py::dict sample_dict(const Sample& sample, const py::object& url, const py::object& local_path) {
   py::dict d;
-  d["__key__"] = py::reinterpret_steal<py::object>(
-      PyUnicode_DecodeUTF8(sample.key.data(), static_cast<Py_ssize_t>(sample.key.size()),
-                           "surrogateescape"));
+  d["__key__"] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+      sample.key.data(), static_cast<Py_ssize_t>(sample.key.size()), "surrogateescape"));
   d["__url__"] = url;
   if (!local_path.is_none()) d["__local_path__"] = local_path;
   for (const auto& [extension, bytes] : sample.fields) {
@@ -59,7 +58,8 @@ class ShardReader {
     std::vector<Sample> samples;
     {
       py::gil_scoped_release nogil;
-      samples.reserve(static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(max_samples, 0), 4096)));
+      samples.reserve(
+          static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(max_samples, 0), 4096)));
       try {
         Sample sample;
         while (static_cast<int64_t>(samples.size()) < max_samples && reader().next(sample, true))
@@ -70,7 +70,8 @@ class ShardReader {
       }
     }
     py::list out(samples.size());
-    for (size_t i = 0; i < samples.size(); ++i) out[i] = sample_dict(samples[i], url_object_, local_path_);
+    for (size_t i = 0; i < samples.size(); ++i)
+      out[i] = sample_dict(samples[i], url_object_, local_path_);
     return out;
   }
 
@@ -106,9 +107,9 @@ class ShardReader {
     }
     py::list keys(samples.size()), starts(samples.size()), lengths(samples.size());
     for (size_t i = 0; i < samples.size(); ++i) {
-      keys[i] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
-          samples[i].key.data(), static_cast<Py_ssize_t>(samples[i].key.size()),
-          "surrogateescape"));
+      keys[i] = py::reinterpret_steal<py::object>(
+          PyUnicode_DecodeUTF8(samples[i].key.data(),
+                               static_cast<Py_ssize_t>(samples[i].key.size()), "surrogateescape"));
       starts[i] = py::int_(samples[i].start);
       lengths[i] = py::int_(samples[i].end - samples[i].start);
     }
@@ -152,7 +153,8 @@ py::object decode_npy(const py::bytes& blob) {
     stride *= std::max<py::ssize_t>(shape[i], 1);
   }
   py::array array(dtype, shape, strides);
-  if (header.data_bytes) std::memcpy(array.mutable_data(), data + header.data_offset, header.data_bytes);
+  if (header.data_bytes)
+    std::memcpy(array.mutable_data(), data + header.data_offset, header.data_bytes);
   return std::move(array);
 }
 

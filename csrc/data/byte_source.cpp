@@ -48,7 +48,7 @@ class FileSource final : public ByteSource {
   FileSource(std::string url, const std::string& path) : ByteSource(std::move(url)) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw ShardError(url_, 0, str_cat("cannot open: ", std::strerror(errno)));
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
       ::close(fd_);
       fd_ = -1;
@@ -94,8 +94,8 @@ class PipeSource final : public ByteSource {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
     const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-    const int rc = posix_spawn(&pid_, "/bin/sh", &actions, nullptr, const_cast<char**>(argv),
-                               environ);
+    const int rc =
+        posix_spawn(&pid_, "/bin/sh", &actions, nullptr, const_cast<char**>(argv), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (rc != 0) {

@@ -8,7 +8,9 @@ namespace ember::data {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& why) { EMBER_THROW(ValueError, "[decode npy] ", why); }
+[[noreturn]] void bad(const std::string& why) {
+  EMBER_THROW(ValueError, "[decode npy] ", why);
+}
 
 // The value after 'key': in the header's dict literal.
 size_t find_value(const std::string& header, const char* key) {
@@ -40,7 +42,8 @@ size_t item_size(const std::string& descr) {
     ++i;
   }
   if (i == digits) size = kind == '?' ? 1 : 0;
-  if (i < descr.size() && descr[i] == '[' && (kind == 'M' || kind == 'm')) i = descr.find(']', i) + 1;
+  if (i < descr.size() && descr[i] == '[' && (kind == 'M' || kind == 'm'))
+    i = descr.find(']', i) + 1;
   if (i != descr.size() || size == 0) bad("unsupported dtype '" + descr + "'");
   if (kind == 'U') size *= 4;
   return size;
@@ -58,7 +61,8 @@ bool parse_npy_header(const char* data, size_t size, NpyHeader& header) {
   } else if (major == 2 || major == 3) {
     if (size < 12) bad("truncated header");
     header_len = 0;
-    for (int b = 3; b >= 0; --b) header_len = header_len << 8 | static_cast<unsigned char>(data[8 + b]);
+    for (int b = 3; b >= 0; --b)
+      header_len = header_len << 8 | static_cast<unsigned char>(data[8 + b]);
     start = 12;
   } else {
     bad("unsupported format version " + std::to_string(major));

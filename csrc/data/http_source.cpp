@@ -104,7 +104,9 @@ class HttpSource final : public ByteSource {
 
 }  // namespace
 
-bool http_supported() { return true; }
+bool http_supported() {
+  return true;
+}
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url) {
   return std::make_unique<HttpSource>(url);
@@ -112,7 +114,9 @@ std::unique_ptr<ByteSource> open_http_source(const std::string& url) {
 
 #else
 
-bool http_supported() { return false; }
+bool http_supported() {
+  return false;
+}
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url) {
   throw ShardError(url, 0,

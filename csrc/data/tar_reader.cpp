@@ -10,10 +10,13 @@ namespace ember::data {
 namespace {
 
 constexpr int64_t kBlock = 512;
-constexpr int64_t kMaxMetaSize = 1 << 20;  // long names and pax records larger than this are corrupt
+constexpr int64_t kMaxMetaSize = 1
+                                 << 20;  // long names and pax records larger than this are corrupt
 constexpr int64_t kMaxEntrySize = int64_t{1} << 50;
 
-int64_t padded(int64_t size) { return (size + kBlock - 1) / kBlock * kBlock; }
+int64_t padded(int64_t size) {
+  return (size + kBlock - 1) / kBlock * kBlock;
+}
 
 std::string field_string(const char* p, size_t n) {
   return std::string(p, strnlen(p, n));
@@ -66,7 +69,9 @@ bool checksum_ok(const char* h) {
   return stored == unsigned_sum || stored == signed_sum;
 }
 
-bool is_regular(char type) { return type == '0' || type == '\0' || type == '7'; }
+bool is_regular(char type) {
+  return type == '0' || type == '\0' || type == '7';
+}
 
 }  // namespace
 
@@ -124,7 +129,8 @@ void TarReader::skip(int64_t n, const TarEntry& entry) {
     const size_t want = static_cast<size_t>(std::min<int64_t>(n, sizeof(scratch)));
     const size_t got = read_exact(scratch, want);
     if (got < want)
-      fail(entry.start, str_cat("truncated: entry '", entry.name, "' ends early, at byte ", offset_));
+      fail(entry.start,
+           str_cat("truncated: entry '", entry.name, "' ends early, at byte ", offset_));
     n -= static_cast<int64_t>(got);
   }
 }
@@ -274,7 +280,9 @@ void TarReader::seek(int64_t offset) {
   data_pending_ = false;
 }
 
-void TarReader::close() { source_->close(ended_); }
+void TarReader::close() {
+  source_->close(ended_);
+}
 
 bool is_meta_name(const std::string& name) {
   const size_t slash = name.find('/');
@@ -315,9 +323,9 @@ bool SampleReader::next(Sample& sample, bool want_data) {
   do {
     for (const auto& field : sample.fields)
       if (field.first == pending_ext_)
-        throw ShardError(tar_.url(), pending_.start,
-                         str_cat("sample '", sample.key, "' has two files with extension '",
-                                 pending_ext_, "'"));
+        throw ShardError(
+            tar_.url(), pending_.start,
+            str_cat("sample '", sample.key, "' has two files with extension '", pending_ext_, "'"));
     if (want_data) {
       tar_.read_data(pending_);
       sample.fields.emplace_back(pending_ext_, std::move(pending_.data));
@@ -357,15 +365,15 @@ Sample SampleReader::read_at(int64_t offset, int64_t length) {
     has_pending_ = false;
   } while (sample.end < offset + length && next_member() && pending_key_ == sample.key);
   // A length that ends inside the sample (a member of the same key follows) is stale too.
-  if (sample.end == offset + length && !has_pending_ && next_member() &&
-      pending_key_ == sample.key)
+  if (sample.end == offset + length && !has_pending_ && next_member() && pending_key_ == sample.key)
     throw ShardError(tar_.url(), offset,
                      str_cat("the index says sample '", sample.key, "' is ", length,
                              " bytes long, the shard has more of it (stale index?)"));
   if (sample.end != offset + length)
-    throw ShardError(tar_.url(), offset,
-                     str_cat("the index says sample '", sample.key, "' is ", length,
-                             " bytes long, the shard has ", sample.end - offset, " (stale index?)"));
+    throw ShardError(
+        tar_.url(), offset,
+        str_cat("the index says sample '", sample.key, "' is ", length,
+                " bytes long, the shard has ", sample.end - offset, " (stale index?)"));
   return sample;
 }
 

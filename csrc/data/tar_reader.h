@@ -18,7 +18,7 @@ struct TarEntry {
   int64_t start = 0;  // offset of the entry's first header (a long-name or pax header included)
   int64_t data_offset = 0;
   int64_t size = 0;
-  int64_t end = 0;  // offset just past its padded data
+  int64_t end = 0;   // offset just past its padded data
   std::string data;  // filled only when asked for
 };
 

@@ -1,7 +1,7 @@
 #include "data/tar_writer.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -39,7 +39,10 @@ std::string ustar_block(const std::string& name, const std::string& prefix, int6
   put_octal(h + 124, 12, size);
   put_octal(h + 136, 12, mtime < 0 ? 0 : mtime);
   h[156] = type;
-  std::memcpy(h + 257, "ustar\0" "00", 8);
+  std::memcpy(h + 257,
+              "ustar\0"
+              "00",
+              8);
   std::memcpy(h + 265, user.data(), std::min<size_t>(user.size(), 31));
   std::memcpy(h + 297, group.data(), std::min<size_t>(group.size(), 31));
   std::memcpy(h + 345, prefix.data(), std::min<size_t>(prefix.size(), 155));
@@ -71,8 +74,7 @@ std::string tar_file_header(const std::string& name, int64_t size, int64_t mtime
     for (size_t slash = name.find('/'); slash != std::string::npos;
          slash = name.find('/', slash + 1)) {
       // A split at index 0 would lose an absolute name's leading '/'.
-      if (slash >= 1 && slash <= 155 && name.size() - slash - 1 <= 100 &&
-          slash + 1 < name.size()) {
+      if (slash >= 1 && slash <= 155 && name.size() - slash - 1 <= 100 && slash + 1 < name.size()) {
         prefix = name.substr(0, slash);
         short_name = name.substr(slash + 1);
         fits = true;
