@@ -678,3 +678,41 @@ def test_worker_count_warning_and_pin_memory():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DataLoader(Squares(2), num_workers=1)
+
+
+class _BigTensors(IterableDataset):
+    """Batches of tensors large enough (>= 64 KiB) to travel through shared memory."""
+
+    def __iter__(self):
+        for i in range(12):
+            yield [ember.full((3, 64, 128), float(i)), ember.arange(20000, dtype=ember.int64) + i,
+                   ember.zeros(3)]
+
+
+def _shm_names():
+    return {n for n in os.listdir("/dev/shm") if n.startswith("ember_dl")} \
+        if os.path.isdir("/dev/shm") else set()
+
+
+@pytest.mark.parametrize("context", [None, "spawn"])
+def test_large_tensors_travel_through_shared_memory_and_leave_no_names(context):
+    before = _shm_names()
+    loader = DataLoader(_BigTensors(), batch_size=None, num_workers=2,
+                        multiprocessing_context=context)
+    got = list(loader)
+    assert len(got) == 24  # each worker iterates its own copy
+    for images, ints, small in got:
+        value = float(images[0, 0, 0])
+        assert ember.equal(images, ember.full((3, 64, 128), value))
+        assert ember.equal(ints, ember.arange(20000, dtype=ember.int64) + int(value))
+        images.add_(1)  # writable, as PyTorch's
+        assert small.shape == (3,)
+    # An iterator dropped with results in flight releases their segments.
+    it = iter(DataLoader(_BigTensors(), batch_size=None, num_workers=2, prefetch_factor=4))
+    next(it)
+    time.sleep(0.5)
+    del it
+    import gc
+
+    gc.collect()
+    assert _shm_names() <= before

@@ -395,6 +395,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         # can deadlock on an import lock that another thread of this process held at the fork.
         import numpy.random  # noqa: F401
         self._worker_init_fn = loader.worker_init_fn
+        # One resource tracker for this process and its workers (Note [Shared-memory tensors]).
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
         self._receiver_done_event = threading.Event()
@@ -606,6 +610,22 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             # The receiver stops within one liveness interval and closes the result queue.
             self._receiver_done_event.set()
+            self._release_unreceived()
+
+    def _release_unreceived(self):
+        """Unpacks the results this iterator holds but will never return, which unlinks their
+        shared-memory segments (Note [Shared-memory tensors])."""
+        held = [info[1] for info in getattr(self, "_task_info", {}).values() if len(info) == 2]
+        while True:
+            try:
+                held.append(self._data_queue.get_nowait()[1])
+            except (queue.Empty, AttributeError, IndexError, TypeError):
+                break
+        for payload in held:
+            try:
+                _unpack(payload)
+            except Exception:  # a payload that fails to unpack holds nothing to release
+                pass
 
     def __del__(self):
         self._shutdown_workers()
