@@ -23,11 +23,11 @@ import io
 import itertools
 import mmap
 import os
-import secrets
-import threading
 import pickle
 import queue
 import random
+import secrets
+import threading
 from dataclasses import dataclass
 
 import numpy as np
