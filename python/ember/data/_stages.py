@@ -68,15 +68,38 @@ class _Drop(Exception):
     """Raised by a per-item function to drop the item (select)."""
 
 
-class _ItemIter:
+class _StageIter:
+    """Base of the running stage iterators: exact state, none of their own unless overridden.
+    ``preserves_position``: the item emitted is the last one pulled (see ``position``)."""
+
     preserves_position = True
     exact_state = True
 
-    def __init__(self, upstream, fn, handler):
-        self.upstream, self.fn, self.handler = upstream, fn, handler
-
     def __iter__(self):
         return self
+
+    def state_dict(self):
+        return {}
+
+    def load_state_dict(self, state):
+        pass
+
+
+def _stage_rng(context, seed, salt):
+    """A stage's generator: the seed (the stage's own, or the dataset's), the epoch, the reader
+    and the stage's place, so every reader and epoch differs and a resumed run matches."""
+    from ._plan import rng_for
+
+    key = (context.epoch, context.reader, context.index) if context else (0, 0, 0)
+    if seed is None:
+        seed = context.seed if context else 0
+    return rng_for(seed, *key, salt)
+
+
+class _ItemIter(_StageIter):
+
+    def __init__(self, upstream, fn, handler):
+        self.upstream, self.fn, self.handler = upstream, fn, handler
 
     def __next__(self):
         while True:
@@ -90,11 +113,6 @@ class _ItemIter:
                     continue
                 raise StopIteration from None
 
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state):
-        pass
 
 
 class _PerItem(Stage):
@@ -240,16 +258,11 @@ def decode(*args, handler=reraise_exception, **kw):
 
 
 # -- slice -------------------------------------------------------------------------------------
-class _SliceIter:
-    preserves_position = True
-    exact_state = True
+class _SliceIter(_StageIter):
 
     def __init__(self, upstream, start, stop, step):
         self.upstream, self.start, self.stop, self.step = upstream, start, stop, step
         self.seen = 0
-
-    def __iter__(self):
-        return self
 
     def __next__(self):
         while True:
@@ -305,18 +318,12 @@ def item_bytes(item) -> int:
     return int(nbytes) if isinstance(nbytes, int) else 64
 
 
-class _ShuffleIter:
+class _ShuffleIter(_StageIter):
     preserves_position = False  # the item emitted is not the last one pulled
-    exact_state = True
 
     def __init__(self, upstream, stage, context):
         self.upstream, self.stage, self.context = upstream, stage, context
-        key = (context.epoch, context.reader, context.index) if context else (0, 0, 0)
-        seed = stage.seed if stage.seed is not None else (context.seed if context else 0)
-        self.rng = None
-        if stage.rng is None:
-            self.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
-                [int(seed) & (2**63 - 1), *(int(k) for k in key), 0x5F])))
+        self.rng = _stage_rng(context, stage.seed, 0x5F) if stage.rng is None else None
         self.buffer, self.positions, self.sizes = [], [], []
         self.nbytes = 0
         self.exhausted = False
@@ -337,9 +344,6 @@ class _ShuffleIter:
         self.positions.append(position(self.upstream))
         self.sizes.append(size)
         self.nbytes += size
-
-    def __iter__(self):
-        return self
 
     def __next__(self):
         if not self.exhausted:
@@ -435,16 +439,12 @@ def default_collation_fn(samples, combine_tensors=True, combine_scalars=True):
     return result
 
 
-class _BatchedIter:
+class _BatchedIter(_StageIter):
     preserves_position = False
-    exact_state = True
 
     def __init__(self, upstream, stage):
         self.upstream, self.stage = upstream, stage
         self.pending = []
-
-    def __iter__(self):
-        return self
 
     def __next__(self):
         for item in self.upstream:
@@ -462,11 +462,6 @@ class _BatchedIter:
     def state_capturable(self):
         return not self.pending
 
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state):
-        pass
 
 
 class batched(Stage):  # noqa: A001 - WebDataset's name
@@ -487,17 +482,13 @@ def listed(batchsize, partial=True):
     return batched(batchsize, collation_fn=None, partial=partial)
 
 
-class _UnbatchedIter:
+class _UnbatchedIter(_StageIter):
     preserves_position = False
-    exact_state = True
 
     def __init__(self, upstream, columns=True):
         self.upstream = upstream
         self.columns = columns
         self.pending = []
-
-    def __iter__(self):
-        return self
 
     def __next__(self):
         while not self.pending:
@@ -519,11 +510,6 @@ class _UnbatchedIter:
     def state_capturable(self):
         return not self.pending
 
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state):
-        pass
 
 
 class unbatched(Stage):  # noqa: A001 - WebDataset's name
@@ -542,19 +528,11 @@ class unlisted(Stage):  # noqa: A001 - WebDataset's name
 
 
 # -- rsample, extract_keys, rename_keys --------------------------------------------------------
-class _RsampleIter:
-    preserves_position = True
-    exact_state = True
+class _RsampleIter(_StageIter):
 
     def __init__(self, upstream, p, context):
         self.upstream, self.p = upstream, p
-        key = (context.epoch, context.reader, context.index) if context else (0, 0, 0)
-        seed = context.seed if context else 0
-        self.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
-            [int(seed) & (2**63 - 1), *(int(k) for k in key), 0x52])))
-
-    def __iter__(self):
-        return self
+        self.rng = _stage_rng(context, None, 0x52)
 
     def __next__(self):
         while True:
