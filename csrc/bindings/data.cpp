@@ -1,8 +1,12 @@
 // ember._C._data: the byte work of ember.data (tar shards, .npy and JPEG decoding). The pipeline
 // itself is Python (python/ember/data); this file converts between its objects and csrc/data.
+#include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
 
 #include "bindings/pybind_ember.h"
+#include "core/parallel.h"
 #include "data/byte_source.h"
 #include "data/decode.h"
 #include "data/tar_reader.h"
@@ -158,12 +162,65 @@ py::object decode_npy(const py::bytes& blob) {
   return std::move(array);
 }
 
-// mode "l" | "rgb" | "rgba"; as_float divides by 255 in float32 (as NumPy's astype(float32) / 255
-// does); chw gives channels first (PyTorch's image layout). None for JPEGs left to PIL.
-py::object decode_jpeg(const py::bytes& blob, const std::string& mode, bool as_float, bool chw) {
+int jpeg_channels(const std::string& mode) {
   const int channels = mode == "l" ? 1 : mode == "rgb" ? 3 : mode == "rgba" ? 4 : 0;
   EMBER_CHECK_T(ValueError, channels != 0, "[decode jpeg] mode must be 'l', 'rgb' or 'rgba', got '",
                 mode, "'");
+  return channels;
+}
+
+// Interleaved pixels (HWC, as libjpeg gives them) into the output layout: channels first when
+// `transpose`, and v / 255 in float32 when `as_float` (NumPy's astype(float32) / 255: a table of
+// the 256 quotients, so no division per element).
+void convert_pixels(const uint8_t* src, size_t plane, int channels, bool as_float, bool transpose,
+                    void* out) {
+  static const std::array<float, 256> scaled = [] {
+    std::array<float, 256> table{};
+    for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v) / 255.0f;
+    return table;
+  }();
+  const size_t count = plane * static_cast<size_t>(channels);
+  if (!transpose) {
+    if (!as_float) {
+      std::memcpy(out, src, count);
+      return;
+    }
+    float* dst = static_cast<float*>(out);
+    for (size_t i = 0; i < count; ++i) dst[i] = scaled[src[i]];
+    return;
+  }
+  if (as_float && channels == 3) {
+    float* red = static_cast<float*>(out);
+    float* green = red + plane;
+    float* blue = green + plane;
+    for (size_t p = 0; p < plane; ++p, src += 3) {
+      red[p] = scaled[src[0]];
+      green[p] = scaled[src[1]];
+      blue[p] = scaled[src[2]];
+    }
+    return;
+  }
+  for (size_t p = 0; p < plane; ++p)
+    for (int c = 0; c < channels; ++c) {
+      const uint8_t v = src[p * channels + c];
+      if (as_float) {
+        static_cast<float*>(out)[c * plane + p] = scaled[v];
+      } else {
+        static_cast<uint8_t*>(out)[c * plane + p] = v;
+      }
+    }
+}
+
+std::vector<py::ssize_t> image_shape(int height, int width, int channels, bool chw) {
+  if (channels == 1) return {height, width};
+  if (chw) return {channels, height, width};
+  return {height, width, channels};
+}
+
+// mode "l" | "rgb" | "rgba"; as_float divides by 255 in float32 (as NumPy's astype(float32) / 255
+// does); chw gives channels first (PyTorch's image layout). None for JPEGs left to PIL.
+py::object decode_jpeg(const py::bytes& blob, const std::string& mode, bool as_float, bool chw) {
+  const int channels = jpeg_channels(mode);
   char* data = nullptr;
   Py_ssize_t size = 0;
   PyBytes_AsStringAndSize(blob.ptr(), &data, &size);
@@ -182,37 +239,80 @@ py::object decode_jpeg(const py::bytes& blob, const std::string& mode, bool as_f
                                 });
   }
   if (!decoded) return py::none();
-  std::vector<py::ssize_t> shape;
-  if (channels == 1) {
-    shape = {height, width};
-  } else if (chw) {
-    shape = {channels, height, width};
-  } else {
-    shape = {height, width, channels};
-  }
+  const std::vector<py::ssize_t> shape = image_shape(height, width, channels, chw);
   const size_t plane = static_cast<size_t>(height) * static_cast<size_t>(width);
   const bool transpose = chw && channels > 1;
-  if (as_float) {
-    py::array_t<float> out(shape);
-    float* dst = out.mutable_data();
-    py::gil_scoped_release nogil;
-    for (size_t p = 0; p < plane; ++p)
-      for (int c = 0; c < channels; ++c) {
-        const float v = static_cast<float>(pixels[p * channels + c]) / 255.0f;
-        dst[transpose ? c * plane + p : p * channels + c] = v;
-      }
-    return std::move(out);
-  }
-  py::array_t<uint8_t> out(shape);
-  uint8_t* dst = out.mutable_data();
+  py::array out = as_float ? py::array(py::dtype::of<float>(), shape)
+                           : py::array(py::dtype::of<uint8_t>(), shape);
+  void* dst = out.mutable_data();
   py::gil_scoped_release nogil;
-  if (!transpose) {
-    std::memcpy(dst, pixels.data(), pixels.size());
-  } else {
-    for (size_t p = 0; p < plane; ++p)
-      for (int c = 0; c < channels; ++c) dst[c * plane + p] = pixels[p * channels + c];
-  }
+  convert_pixels(pixels.data(), plane, channels, as_float, transpose, dst);
   return std::move(out);
+}
+
+// decode_jpeg over a list of JPEGs at once, spread over Ember's threads (ember.data's decode
+// stage reads a few samples ahead for it). An entry is None where decode_jpeg would return None
+// or raise: the caller decodes that one alone, which gives the same result or error.
+py::list decode_jpegs(const py::list& blobs, const std::string& mode, bool as_float, bool chw) {
+  const int channels = jpeg_channels(mode);
+  const size_t count = blobs.size();
+  struct Job {
+    const uint8_t* data = nullptr;
+    size_t size = 0;
+    void* out = nullptr;  // malloc'd; owned by the array made of it
+    int height = 0, width = 0;
+  };
+  std::vector<Job> jobs(count);
+  for (size_t i = 0; i < count; ++i) {
+    PyObject* item = PyList_GET_ITEM(blobs.ptr(), static_cast<Py_ssize_t>(i));
+    EMBER_CHECK_T(TypeError, PyBytes_Check(item), "[decode jpegs] entry ", i, " is ",
+                  Py_TYPE(item)->tp_name, ", not bytes");
+    jobs[i].data = reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(item));
+    jobs[i].size = static_cast<size_t>(PyBytes_GET_SIZE(item));
+  }
+  const size_t element = as_float ? sizeof(float) : 1;
+  {
+    py::gil_scoped_release nogil;
+    parallel_for(0, static_cast<int64_t>(count), 1, [&](int64_t begin, int64_t end) {
+      std::vector<uint8_t> pixels;
+      for (int64_t i = begin; i < end; ++i) {
+        Job& job = jobs[static_cast<size_t>(i)];
+        try {
+          const bool decoded =
+              job.size > 0 && data::decode_jpeg(job.data, job.size, channels, [&](int h, int w) {
+                job.height = h;
+                job.width = w;
+                pixels.resize(static_cast<size_t>(h) * static_cast<size_t>(w) *
+                              static_cast<size_t>(channels));
+                return pixels.data();
+              });
+          if (!decoded) continue;
+          const size_t plane = static_cast<size_t>(job.height) * static_cast<size_t>(job.width);
+          void* out = std::malloc(std::max<size_t>(plane * channels * element, 1));
+          if (out == nullptr) continue;
+          convert_pixels(pixels.data(), plane, channels, as_float, chw && channels > 1, out);
+          job.out = out;
+        } catch (...) {  // decoded again alone, which raises it
+        }
+      }
+    });
+  }
+  py::list result(count);
+  for (size_t i = 0; i < count; ++i) {
+    Job& job = jobs[i];
+    if (job.out == nullptr) {
+      result[i] = py::none();
+      continue;
+    }
+    py::capsule owner(job.out, [](void* p) { std::free(p); });
+    job.out = nullptr;
+    const std::vector<py::ssize_t> shape = image_shape(job.height, job.width, channels, chw);
+    result[i] = as_float ? py::array(py::dtype::of<float>(), shape, {},
+                                     static_cast<float*>(owner.get_pointer()), owner)
+                         : py::array(py::dtype::of<uint8_t>(), shape, {},
+                                     static_cast<uint8_t*>(owner.get_pointer()), owner);
+  }
+  return result;
 }
 
 }  // namespace
@@ -255,6 +355,8 @@ void init_data(py::module_& m) {
 
   d.def("decode_npy", &decode_npy, py::arg("data"));
   d.def("decode_jpeg", &decode_jpeg, py::arg("data"), py::arg("mode") = "rgb",
+        py::arg("as_float") = false, py::arg("chw") = false);
+  d.def("decode_jpegs", &decode_jpegs, py::arg("data"), py::arg("mode") = "rgb",
         py::arg("as_float") = false, py::arg("chw") = false);
   d.def(
       "tar_header",

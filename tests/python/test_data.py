@@ -4,6 +4,8 @@ worker processes), checked against PyTorch where it is installed."""
 import collections
 import os
 import signal
+import subprocess
+import sys
 import time
 import warnings
 
@@ -715,4 +717,67 @@ def test_large_tensors_travel_through_shared_memory_and_leave_no_names(context):
     import gc
 
     gc.collect()
+    assert _shm_names() <= before
+
+
+class _NumberedBatches(IterableDataset):
+    """40 batches of 200 KiB, each filled with its own number."""
+
+    def __iter__(self):
+        for i in range(40):
+            yield ember.full((50, 1024), float(i))
+
+
+def test_shared_memory_segments_are_reused_without_overwriting_held_batches():
+    before = _shm_names()
+    loader = DataLoader(_NumberedBatches(), batch_size=None, num_workers=1, prefetch_factor=2)
+    it = iter(loader)
+    held, segments_seen = [], 0
+    for i, batch in enumerate(it):
+        assert ember.equal(batch, ember.full((50, 1024), float(i)))
+        if i % 10 == 0:
+            held.append((i, batch))  # kept: its segment must not be written again
+        segments_seen = max(segments_seen, len(it._segments._open))
+    # Batches dropped as soon as read free their segments: a handful served all 40.
+    assert 1 <= segments_seen <= 6
+    for i, batch in held:
+        assert ember.equal(batch, ember.full((50, 1024), float(i)))
+    del it, batch
+    assert _shm_names() <= before
+
+
+def test_persistent_workers_reuse_segments_across_epochs_and_leave_no_names():
+    before = _shm_names()
+    loader = DataLoader(_NumberedBatches(), batch_size=None, num_workers=2,
+                        persistent_workers=True)
+    for _ in range(3):
+        got = sorted(float(b[0, 0]) for b in loader)
+        assert got == sorted([float(i) for i in range(40)] * 2)
+    assert len(loader._iterator._segments._open) <= 12
+    del loader
+    import gc
+
+    gc.collect()
+    assert _shm_names() <= before
+
+
+def test_program_exit_with_live_workers_leaves_no_names_and_no_tracker_warnings(tmp_path):
+    script = tmp_path / "exit_early.py"
+    script.write_text(
+        "import ember\n"
+        "from ember.utils.data import DataLoader, IterableDataset\n"
+        "class D(IterableDataset):\n"
+        "    def __iter__(self):\n"
+        "        for i in range(100):\n"
+        "            yield ember.full((50, 1024), float(i))\n"
+        "loader = DataLoader(D(), batch_size=None, num_workers=2, persistent_workers=True)\n"
+        "it = iter(loader)\n"
+        "kept = [next(it) for _ in range(5)]\n"
+        "print('ok', float(kept[4][0, 0]))\n")
+    before = _shm_names()
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok")
+    assert "leaked" not in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert _shm_names() <= before

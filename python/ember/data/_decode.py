@@ -169,6 +169,14 @@ class ImageHandler:
         self.imagespec = imagespec
         self.extensions = {e.lower() for e in extensions}
 
+    def jpeg_spec(self, ext):
+        """(mode, as_float, as_tensor) when a field with extension ``ext`` is decoded by the C++
+        JPEG path, else None."""
+        kind, etype, mode = imagespecs[self.imagespec]
+        if kind == "pil" or ext not in _JPEG or ext not in self.extensions:
+            return None
+        return mode, etype == "float", kind == "torch"
+
     def __call__(self, key, data):
         ext = _extension(key)
         if ext not in self.extensions:
@@ -279,13 +287,55 @@ class Decoder:
                 return result
         return data
 
-    def decode(self, sample):
+    def _jpeg_spec(self, k):
+        """The C++ JPEG path's (mode, as_float, as_tensor) when it is the first handler a field
+        named ``k`` meets (so what it returns is what decode1 would), else None."""
+        key = "." + k
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(key)
+        first = plan[0] if plan else None
+        return first.jpeg_spec(_extension(key)) if isinstance(first, ImageHandler) else None
+
+    def decodes_jpegs(self) -> bool:
+        """Whether some handler takes JPEGs by the C++ path (worth decoding them in groups)."""
+        return any(isinstance(h, ImageHandler) and h.jpeg_spec("jpg") for h in self.handlers)
+
+    def decode_jpegs_together(self, samples):
+        """For each of ``samples``, {field: decoded value} for its JPEG fields, decoded in one
+        call that spreads them over Ember's threads. A field missing from the dict (not a JPEG
+        the C++ path takes, or a corrupt one) is decoded by decode() as usual, which also raises
+        its error there, in order."""
+        groups = {}  # spec -> [(sample number, field, bytes)]
+        for i, sample in enumerate(samples):
+            if not isinstance(sample, dict):
+                continue
+            for k, v in sample.items():
+                if k.startswith("__") or type(v) is not bytes or \
+                        (self.only is not None and k not in self.only):
+                    continue
+                spec = self._jpeg_spec(k)
+                if spec is not None:
+                    groups.setdefault(spec, []).append((i, k, v))
+        ready = [{} for _ in samples]
+        for (mode, as_float, as_tensor), jobs in groups.items():
+            arrays = _C._data.decode_jpegs([data for _, _, data in jobs], mode, as_float,
+                                           as_tensor)
+            for (i, k, _), array in zip(jobs, arrays):
+                if array is not None:
+                    ready[i][k] = _as_tensor(array) if as_tensor else array
+        return ready
+
+    def decode(self, sample, ready=None):
+        """The decoded sample; ``ready`` holds fields decoded already (decode_jpegs_together)."""
         if not isinstance(sample, dict):
             raise TypeError(f"decode needs dict samples, got {type(sample).__name__}")
         result = {}
         for k, v in sample.items():
             try:
-                if k.startswith("__"):
+                if ready and k in ready:
+                    result[k] = ready[k]
+                elif k.startswith("__"):
                     result[k] = v.decode("utf-8") if isinstance(v, bytes) else v
                 elif (self.only is not None and k not in self.only) or \
                         (self.partial and not isinstance(v, (bytes, bytearray))):

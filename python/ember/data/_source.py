@@ -302,12 +302,16 @@ class SourceIter:
 
     # -- state -----------------------------------------------------------------------------
     def state_dict(self):
-        return {"epoch": self.epoch, "piece": self.piece_index, "taken": self.taken}
+        return {"epoch": self.epoch, "piece": self.piece_index, "taken": self.taken,
+                "emitted_in_epoch": self.emitted_in_epoch}
 
     def load_state_dict(self, state):
         self._start_epoch(int(state["epoch"]))
         self.piece_index = int(state["piece"])
         self.taken = int(state["taken"])
+        # What this epoch emitted before the state was taken: an epoch resumed at its very end
+        # (the rest buffered downstream) is not empty, and is followed by the next one.
+        self.emitted_in_epoch = int(state.get("emitted_in_epoch", self.taken))
 
     def fetch(self, positions):
         """The raw samples at the given positions (epoch, piece, k), in the given order: what a

@@ -254,7 +254,101 @@ def decode(*args, handler=reraise_exception, **kw):
     from ._decode import Decoder, imagehandler
 
     handlers = [imagehandler(x) if isinstance(x, str) else x for x in args]
-    return _PerItem(Decoder(handlers, **kw), handler)
+    return _DecodeStage(Decoder(handlers, **kw), handler)
+
+
+class _DecodeIter(_StageIter):
+    """Decodes samples in order; with several threads and JPEGs to decode, it reads a few
+    samples ahead and decodes their JPEGs together across the threads (Note [Decoding ahead]).
+    The samples read ahead are kept by source position, as shuffle's buffer, so the state stays
+    exact."""
+
+    def __init__(self, upstream, decoder, handler, context, ahead):
+        self.upstream, self.decoder, self.handler = upstream, decoder, handler
+        self.context, self.ahead = context, ahead
+        self.pending = []  # [(sample, source position, fields decoded already)], reversed
+        self.failure = None  # what the upstream raised while reading ahead, raised in turn
+        self.last_position = None
+
+    def _read_ahead(self):
+        samples, positions = [], []
+        for _ in builtins.range(self.ahead):
+            try:
+                samples.append(next(self.upstream))
+            except StopIteration:
+                break
+            except Exception as exn:  # after the samples read before it
+                self.failure = exn
+                break
+            positions.append(position(self.upstream))
+        ready = self.decoder.decode_jpegs_together(samples) if len(samples) > 1 else \
+            [None] * len(samples)
+        self.pending = list(zip(samples, positions, ready))[::-1]
+
+    def _refill(self):
+        if self.failure is not None:
+            return  # raise it now
+        if self.ahead > 1:
+            self._read_ahead()
+            return
+        try:
+            sample = next(self.upstream)
+        except StopIteration:
+            return
+        self.pending = [(sample, position(self.upstream), None)]
+
+    def __next__(self):
+        while True:
+            if not self.pending:
+                self._refill()
+                if not self.pending:
+                    if self.failure is not None:
+                        failure, self.failure = self.failure, None
+                        raise failure
+                    raise StopIteration
+            sample, where, ready = self.pending.pop()
+            try:
+                result = self.decoder.decode(sample, ready)
+            except Exception as exn:
+                if self.handler(exn):
+                    continue
+                raise StopIteration from None
+            self.last_position = where
+            return result
+
+    @property
+    def state_capturable(self):
+        return not self.pending or (position_tracked(self.upstream) and
+                                    all(p is not None for _, p, _ in self.pending))
+
+    def state_dict(self):
+        return {"positions": [list(p) for _, p, _ in reversed(self.pending)]}
+
+    def load_state_dict(self, state):
+        positions = [tuple(p) for p in state.get("positions", [])]
+        samples = self.context.refetch(self.context.index, positions) if positions else []
+        ready = self.decoder.decode_jpegs_together(samples) if len(samples) > 1 else \
+            [None] * len(samples)
+        self.pending = list(zip(samples, positions, ready))[::-1]
+
+
+class _DecodeStage(Stage):
+    """Note [Decoding ahead]: decoding a JPEG takes most of a sample's time, and one sample at a
+    time leaves all but one core idle when the pipeline runs in the main process. So the decode
+    stage takes ``4 x threads`` samples at once and decodes their JPEG fields in one C++ call
+    spread over Ember's threads (``ember.set_num_threads``), then finishes each sample, in
+    order, as before: what comes out, and the order of errors and handler calls, are the same.
+    DataLoader workers run one thread each, so there it decodes one sample at a time."""
+
+    def __init__(self, decoder, handler=reraise_exception):
+        self.decoder, self.handler = decoder, handler
+
+    def make_iter(self, upstream, context=None):
+        import ember
+
+        threads = ember.get_num_threads()
+        ahead = 4 * threads if threads > 1 and self.decoder.decodes_jpegs() else 1
+        return _DecodeIter(upstream, self.decoder, self.handler, context, ahead)
 
 
 # -- slice -------------------------------------------------------------------------------------

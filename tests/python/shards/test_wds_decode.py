@@ -171,3 +171,144 @@ def test_user_handlers_and_only_and_partial():
     assert wds.Decoder([], partial=True)({"__key__": "k", "cls": 3}) == {"__key__": "k", "cls": 3}
     with pytest.raises(ValueError, match="unknown image spec"):
         wds.imagehandler("rgb16")
+
+
+# -- JPEGs decoded together (Note [Decoding ahead]) ----------------------------------------------
+def test_decode_jpegs_equals_decode_jpeg_one_by_one():
+    from ember import _C
+
+    blobs = [_jpeg("RGB", size=(16 + i, 9 + 2 * i), subsampling=i % 3, seed=i) for i in range(7)]
+    blobs += [_jpeg("L", seed=9), _jpeg("CMYK"), blobs[0][:40], b"", b"\xff\xd8xx"]
+    for mode in ("l", "rgb", "rgba"):
+        for as_float in (False, True):
+            for chw in (False, True):
+                together = _C._data.decode_jpegs(blobs, mode, as_float, chw)
+                assert len(together) == len(blobs)
+                for blob, got in zip(blobs, together):
+                    try:
+                        alone = _C._data.decode_jpeg(blob, mode, as_float, chw)
+                    except ValueError:
+                        alone = None  # left to the caller, which raises it decoding alone
+                    if alone is None:
+                        assert got is None
+                    else:
+                        assert got.dtype == alone.dtype and got.shape == alone.shape
+                        assert got.flags.writeable and got.flags.c_contiguous
+                        np.testing.assert_array_equal(got, alone)
+    assert _C._data.decode_jpegs([], "rgb", True, True) == []
+    with pytest.raises(TypeError, match="entry 1 is str, not bytes"):
+        _C._data.decode_jpegs([blobs[0], "x"], "rgb")
+    with pytest.raises(ValueError, match="mode must be"):
+        _C._data.decode_jpegs(blobs, "cmyk")
+
+
+@pytest.fixture(scope="module")
+def jpeg_shards(tmp_path_factory):
+    """3 shards x 12 samples (jpg of varying sizes, cls); sample 17's JPEG is corrupt."""
+    directory = tmp_path_factory.mktemp("jpegs")
+    pattern = str(directory / "j-%03d.tar")
+    with wds.ShardWriter(pattern, maxcount=12, mtime=0) as writer:
+        for n in range(36):
+            data = _jpeg("RGB" if n % 5 else "L", size=(20 + n % 7, 31 - n % 4), seed=n)
+            writer.write({"__key__": f"k{n:03d}", "jpg": data[:50] if n == 17 else data,
+                          "cls": n})
+    return str(directory / "j-{000..002}.tar")
+
+
+def _jpeg_pipeline(pattern, handler=wds.reraise_exception, shuffle=False, spec="torchrgb"):
+    ds = wds.WebDataset(pattern, shardshuffle=False, seed=3)
+    ds = ds.decode(spec, handler=handler)
+    if shuffle:
+        ds = ds.shuffle(10)
+    return ds.to_tuple("jpg", "cls", "__key__")
+
+
+def _values(items):
+    return [(np.asarray(x.numpy() if isinstance(x, ember.Tensor) else x).tobytes(), c, k)
+            for x, c, k in items]
+
+
+@pytest.fixture
+def threads():
+    """Runs the test body at 1 thread and at 3 (decoding ahead), restoring the count."""
+    before = ember.get_num_threads()
+    yield lambda n: ember.set_num_threads(n)
+    ember.set_num_threads(before)
+
+
+@pytest.mark.parametrize("spec", ["torchrgb", "rgb8", "pil"])
+def test_decoding_ahead_gives_the_same_samples_and_skips(jpeg_shards, threads, spec):
+    threads(1)
+    one = _values(_jpeg_pipeline(jpeg_shards, wds.ignore_and_continue, spec=spec)) \
+        if spec != "pil" else None
+    keys_one = [k for _, _, k in _jpeg_pipeline(jpeg_shards, wds.ignore_and_continue, spec=spec)]
+    threads(3)
+    it = _jpeg_pipeline(jpeg_shards, wds.ignore_and_continue, spec=spec)
+    assert [k for _, _, k in it] == keys_one
+    assert len(keys_one) == 35 and "k017" not in keys_one
+    if one is not None:
+        assert _values(_jpeg_pipeline(jpeg_shards, wds.ignore_and_continue, spec=spec)) == one
+
+
+def test_decoding_ahead_raises_at_the_same_sample(jpeg_shards, threads):
+    for n in (1, 3):
+        threads(n)
+        got = []
+        with pytest.raises(wds.DecodingError, match="'jpg' of sample 'k017'"):
+            for sample in _jpeg_pipeline(jpeg_shards):
+                got.append(sample[2])
+        assert got == [f"k{i:03d}" for i in range(17)]
+
+
+def test_decoding_ahead_defers_an_upstream_error_until_its_turn(threads):
+    threads(3)
+    good = _jpeg("RGB", seed=1)
+
+    def source():
+        for n in range(5):
+            yield {"__key__": f"k{n}", "jpg": good}
+        raise OSError("the source broke")
+
+    got = []
+    with pytest.raises(OSError, match="the source broke"):
+        for sample in wds.DataPipeline(source, wds.decode("rgb8")):
+            got.append(sample["__key__"])
+    assert got == [f"k{n}" for n in range(5)]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("stop_at", [1, 5, 13, 30])
+def test_resume_while_decoding_ahead(jpeg_shards, threads, shuffle, stop_at):
+    threads(3)
+    make = lambda: _jpeg_pipeline(jpeg_shards, wds.ignore_and_continue, shuffle=shuffle)  # noqa: E731
+    reference = _values(make())
+    ds = make()
+    it = iter(ds)
+    head = _values([next(it) for _ in range(stop_at)])
+    state = ds.state_dict()
+    assert state["mode"] == "exact"
+    if not shuffle and stop_at < 30:  # samples read ahead are in the decode stage's state
+        assert state["stages"][1]["positions"]
+    del it
+    threads(1)  # the state does not depend on the thread count
+    resumed = make()
+    resumed.load_state_dict(state)
+    assert head + _values(resumed) == reference
+
+
+def test_resume_at_the_end_of_an_epoch_goes_on_to_the_next(jpeg_shards, threads):
+    threads(3)
+
+    def make():
+        ds = wds.WebDataset(jpeg_shards, shardshuffle=False, seed=3)
+        return ds.decode("rgb8", handler=wds.ignore_and_continue).to_tuple("__key__").repeat(2)
+
+    reference = [k for (k,) in make()]
+    assert len(reference) == 70
+    ds = make()
+    it = iter(ds)
+    head = [next(it)[0] for _ in range(30)]  # the rest of epoch 0 is read ahead
+    state = ds.state_dict()
+    resumed = make()
+    resumed.load_state_dict(state)
+    assert head + [k for (k,) in resumed] == reference

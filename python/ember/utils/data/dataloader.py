@@ -27,7 +27,12 @@ import ember
 from . import _utils
 from ._utils import ExceptionWrapper
 from ._utils.fetch import _DatasetKind
-from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _unpack
+from ._utils.worker import (
+    _IterableDatasetStopIteration,
+    _ResumeIteration,
+    _SegmentsSeen,
+    _unpack,
+)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -408,6 +413,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status = [True] * self._num_workers
         self._owner_pid = os.getpid()
         self._shutdown = False
+        self._segments = _SegmentsSeen()  # the workers' shared-memory segments it has mapped
         for i in range(self._num_workers):
             index_queue = context.Queue()
             # A worker that died with unread tasks must not block this process's exit.
@@ -522,7 +528,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             assert not self._shutdown and self._tasks_outstanding > 0
             idx, data = self._get_data()
             self._tasks_outstanding -= 1
-            data = _unpack(data)
+            data = _unpack(data, self._segments)
             if self._dataset_kind == _DatasetKind.Iterable and isinstance(
                 data, _IterableDatasetStopIteration
             ):
@@ -611,6 +617,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             # The receiver stops within one liveness interval and closes the result queue.
             self._receiver_done_event.set()
             self._release_unreceived()
+            self._segments.close()
 
     def _release_unreceived(self):
         """Unpacks the results this iterator holds but will never return, which unlinks their
@@ -623,7 +630,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 break
         for payload in held:
             try:
-                _unpack(payload)
+                _unpack(payload, self._segments)
             except Exception:  # a payload that fails to unpack holds nothing to release
                 pass
 
