@@ -333,7 +333,9 @@ class _DecodeIter(_StageIter):
 
 
 class _DecodeStage(Stage):
-    """Note [Decoding ahead]: decoding a JPEG takes most of a sample's time, and one sample at a
+    """The decode stage.
+
+    Note [Decoding ahead]: decoding a JPEG takes most of a sample's time, and one sample at a
     time leaves all but one core idle when the pipeline runs in the main process. So the decode
     stage takes ``4 x threads`` samples at once and decodes their JPEG fields in one C++ call
     spread over Ember's threads (``ember.set_num_threads``), then finishes each sample, in
