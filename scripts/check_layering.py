@@ -3,10 +3,11 @@
 
 The layers of csrc/, lowest first (docs/design/architecture.md explains each):
 
-    tables < core < dispatch < kernels < ops = data < autograd = api < bindings
+    tables < core < dispatch < kernels < ops = data = distributed < autograd = api < bindings
 
 ``data/`` (tar shards and field decoders for ember.data) needs only ``core/``'s errors; it sits
-beside ``ops/`` so nothing below it can reach it.
+beside ``ops/`` so nothing below it can reach it. ``distributed/`` (stores and the Gloo process
+group) needs ``core/``'s tensors and errors and sits there too.
 ``tables/`` holds the op tables (X-macro rows, ``*.def``): plain data that includes nothing
 and that every layer may read. A file may include headers of its own layer and of the layers
 below. ``autograd/`` (the engine) and ``api/`` (the public ops that record) are one layer: the
@@ -33,6 +34,7 @@ RANK = {
     "kernels": 2,
     "ops": 3,
     "data": 3,
+    "distributed": 3,
     "autograd": 4,
     "api": 4,
     "bindings": 5,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages Ember's build needs that PyPI cannot provide (Debian/Ubuntu):
 # a C++17 compiler, CMake, Ninja, ccache, Eigen (headers), SLEEF (vector math), Catch2 v2
-# (C++ tests), and for ember.data zlib (.tar.gz shards), libjpeg-turbo (JPEG fields) and libcurl
-# (http(s) shards).
+# (C++ tests), for ember.data zlib (.tar.gz shards), libjpeg-turbo (JPEG fields) and libcurl
+# (http(s) shards), and Gloo for ember.distributed's collectives.
 # oneDNN and pybind11 come from PyPI instead (see docs/design/build.md).
 #
 # Idempotent and quiet: when everything is present it does nothing (no apt-get update), so it is
@@ -13,7 +13,7 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install o
 
 missing=()
 for p in g++ ninja-build ccache libeigen3-dev libsleef-dev catch2 zlib1g-dev libjpeg-dev \
-  libcurl4-openssl-dev; do
+  libcurl4-openssl-dev libgloo-dev; do
   installed "$p" || missing+=("$p")
 done
 # Any CMake >= 3.22 on PATH will do (Debian's, or one from pip); otherwise Debian's.

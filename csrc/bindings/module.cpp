@@ -43,6 +43,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_linalg_spectral(m, cls);
   ember::init_autocast(m);
   ember::init_data(m);
+  ember::init_distributed(m);
   // Visits every binding (and the pybind11 fallbacks of the hand-written entry points,
   // bindings/fastcall.h), so after them all.
   ember::make_bool_arguments_strict(m, cls);

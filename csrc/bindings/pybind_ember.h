@@ -232,7 +232,8 @@ void init_nn_transformer(py::module_& m);
 void init_nn_embedding(py::module_& m);
 void init_nn_rnn(py::module_& m);
 void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);  // _C._quantized
-void init_data(py::module_& m);  // _C._data (ember.data's tar shards and decoders)
+void init_data(py::module_& m);         // _C._data (ember.data's tar shards and decoders)
+void init_distributed(py::module_& m);  // _C._distributed (stores, Gloo process groups)
 void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

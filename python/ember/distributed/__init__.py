@@ -1,13 +1,12 @@
-"""ember.distributed: the namespace scripts import at top level, as PyTorch's build without a
-communication backend has it.
+"""ember.distributed: process groups and collectives with torch.distributed's API, on Gloo (CPU
+tensors) in C++ (docs/design/distributed.md).
 
-This build has no collective-communication backend yet (Gloo and NCCL come with the distributed
-training work), so ``is_available()`` is False and a process group cannot be created:
-``init_process_group`` raises PyTorch's own error for a build without the asked backend, and
-the functions that need a process group raise PyTorch's "not initialized" error. What does not
-need one works: ``is_available``, ``is_initialized``, ``is_gloo_available``,
-``is_nccl_available``, ``is_mpi_available``, ``is_torchelastic_launched``, ``ReduceOp``,
-``Backend``.
+``init_process_group("gloo")`` (also the default, and ``"cpu:gloo,cuda:nccl"``), the collectives
+(``all_reduce``, ``broadcast``, ``all_gather`` ... with ``async_op=True`` returning a Work),
+point-to-point ``send``/``recv``, object collectives, ``new_group``, and the stores (TCPStore,
+FileStore, HashStore, PrefixStore). ``python -m ember.distributed.run`` launches a job as torchrun
+does. A build without Gloo has no backend: ``is_available()`` is False and
+``init_process_group`` raises PyTorch's error for that.
 """
 
 from __future__ import annotations
@@ -15,29 +14,31 @@ from __future__ import annotations
 import os
 from enum import Enum
 
+from .. import _C
+
 __all__ = [
-    "Backend", "ReduceOp", "all_gather", "all_reduce", "barrier", "broadcast",
-    "destroy_process_group", "get_backend", "get_rank", "get_world_size", "init_process_group",
-    "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
-    "is_nccl_available", "is_torchelastic_launched", "new_group",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "FileStore", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp",
+    "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
+    "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv",
+    "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object",
+    "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
+    "get_world_size", "group", "init_process_group", "irecv", "is_available",
+    "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available",
+    "is_torchelastic_launched", "isend", "monitored_barrier", "new_group", "recv", "reduce",
+    "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
 ]
 
-_NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
-                    "init_process_group.")
+_AVAILABLE = bool(getattr(_C._distributed, "available", False))
 
 
 def is_available():
-    """Whether this build can create process groups: not yet (no Gloo or NCCL backend)."""
-    return False
-
-
-def is_initialized():
-    """Whether the default process group has been initialized: never, in this build."""
-    return False
+    """Whether this build can create process groups (it has Gloo)."""
+    return _AVAILABLE
 
 
 def is_gloo_available():
-    return False
+    return _AVAILABLE
 
 
 def is_nccl_available():
@@ -49,7 +50,8 @@ def is_mpi_available():
 
 
 def is_torchelastic_launched():
-    """Whether the process was started by torchrun (its TORCHELASTIC_RUN_ID is set)."""
+    """Whether the process was started by torchrun or ember.distributed.run (which set
+    TORCHELASTIC_RUN_ID)."""
     return os.getenv("TORCHELASTIC_RUN_ID") is not None
 
 
@@ -85,39 +87,57 @@ class Backend(str):
         return super().__new__(cls, value)
 
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None, device_id=None):
-    """Raises PyTorch's error for a build without the asked backend (this build has none)."""
-    names = str(backend or "gloo").lower()
-    for part in names.split(","):
-        name = part.split(":")[-1]
-        if name == "nccl":
-            raise RuntimeError("Distributed package doesn't have NCCL built in")
-        if name == "gloo":
-            raise RuntimeError("Distributed package doesn't have Gloo built in")
-        if name == "mpi":
-            raise RuntimeError("Distributed package doesn't have MPI built in. MPI is only "
-                               "included if you build PyTorch from source on a host that has "
-                               "MPI installed.")
-        raise RuntimeError(f"Invalid backend: '{name}'")
+if _AVAILABLE:
+    from ._c10d import (  # noqa: E402
+        GroupMember,
+        P2POp,
+        ProcessGroup,
+        Work,
+        all_gather,
+        all_gather_into_tensor,
+        all_gather_object,
+        all_reduce,
+        all_to_all,
+        all_to_all_single,
+        barrier,
+        batch_isend_irecv,
+        broadcast,
+        broadcast_object_list,
+        destroy_process_group,
+        gather,
+        gather_object,
+        get_backend,
+        get_global_rank,
+        get_group_rank,
+        get_process_group_ranks,
+        get_rank,
+        get_world_size,
+        group,
+        init_process_group,
+        irecv,
+        is_initialized,
+        isend,
+        monitored_barrier,
+        new_group,
+        recv,
+        reduce,
+        reduce_scatter,
+        reduce_scatter_tensor,
+        scatter,
+        scatter_object_list,
+        send,
+    )
 
+    Store = _C._distributed.Store
+    TCPStore = _C._distributed.TCPStore
+    FileStore = _C._distributed.FileStore
+    HashStore = _C._distributed.HashStore
+    PrefixStore = _C._distributed.PrefixStore
+    DistError = _C._distributed.DistError
+    DistBackendError = _C._distributed.DistBackendError
+    DistStoreError = _C._distributed.DistStoreError
+    DistNetworkError = _C._distributed.DistNetworkError
+else:
+    from ._unavailable import *  # noqa: E402,F401,F403
 
-def _needs_group(name):
-    def function(*_args, **_kwargs):
-        raise ValueError(_NOT_INITIALIZED)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = ("Needs the default process group: raises PyTorch's error that it is not "
-                        "initialized (this build cannot create one).")
-    return function
-
-
-get_rank = _needs_group("get_rank")
-get_world_size = _needs_group("get_world_size")
-get_backend = _needs_group("get_backend")
-barrier = _needs_group("barrier")
-all_reduce = _needs_group("all_reduce")
-broadcast = _needs_group("broadcast")
-all_gather = _needs_group("all_gather")
-destroy_process_group = _needs_group("destroy_process_group")
-new_group = _needs_group("new_group")
+    __all__ = [name for name in __all__ if name in globals()]

@@ -5,5 +5,6 @@ nothing to replicate a module over; scripts that wrap their model in ``DataParal
 its ``module.``-prefixed state_dict) run unchanged."""
 
 from ember.nn.parallel.data_parallel import DataParallel, data_parallel
+from ember.nn.parallel.distributed import DistributedDataParallel
 
-__all__ = ["DataParallel", "data_parallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]

@@ -14,14 +14,20 @@ class DistributedSampler(Sampler):
     """Indices ``rank, rank + num_replicas, ...`` of one (shuffled) pass over the dataset,
     padded by repetition to a multiple of ``num_replicas`` (or truncated with ``drop_last``).
     The shuffle is seeded with ``seed + epoch``: every replica sees the same permutation, and
-    :meth:`set_epoch` changes it between epochs.
-
-    Ember has no ``distributed`` package, so ``num_replicas`` and ``rank`` must be given."""
+    :meth:`set_epoch` changes it between epochs. ``num_replicas`` and ``rank`` default to the
+    default process group's world size and rank."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle: bool = True,
                  seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+            from ember import distributed as dist
+
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            if num_replicas is None:
+                num_replicas = dist.get_world_size()
+            if rank is None:
+                rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(
                 f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]"
