@@ -67,7 +67,7 @@ from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules 
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401
-from . import distributed, futures, hub, onnx, profiler  # noqa: E402,F401
+from . import distributed, futures, hub, multiprocessing, onnx, profiler  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor,
     BoolTensor,

@@ -198,3 +198,48 @@ print("ok")
 
 def test_distributed_sampler_covers_the_dataset_across_ranks(tmp_path):
     assert_all_ok(run_ranks(tmp_path, SAMPLER, world=2, timeout=120))
+
+
+SYNC_BN = """
+from ember import nn
+init()
+g = np.random.default_rng(0)
+full = ember.from_numpy(g.standard_normal((6, 3, 4, 5)).astype("float64"))
+mine = full[RANK * 3:(RANK + 1) * 3].clone().requires_grad_(True)
+whole = full.clone().requires_grad_(True)
+
+sync = nn.SyncBatchNorm(3).double()
+plain = nn.BatchNorm2d(3).double()
+with ember.no_grad():
+    for m in (sync, plain):
+        m.weight.copy_(ember.tensor([1.5, -0.5, 2.0], dtype=ember.float64))
+        m.bias.copy_(ember.tensor([0.1, 0.2, 0.3], dtype=ember.float64))
+upstream = ember.from_numpy(g.standard_normal((6, 3, 4, 5)))
+out = sync(mine)
+ref = plain(whole)
+np.testing.assert_allclose(out.detach().numpy(), ref[RANK * 3:(RANK + 1) * 3].detach().numpy(),
+                           rtol=1e-10, atol=1e-10)
+np.testing.assert_allclose(sync.running_mean.numpy(), plain.running_mean.numpy(), rtol=1e-10)
+np.testing.assert_allclose(sync.running_var.numpy(), plain.running_var.numpy(), rtol=1e-10)
+(out * upstream[RANK * 3:(RANK + 1) * 3]).sum().backward()
+(ref * upstream).sum().backward()
+np.testing.assert_allclose(mine.grad.numpy(), whole.grad[RANK * 3:(RANK + 1) * 3].numpy(),
+                           rtol=1e-9, atol=1e-10)
+# weight and bias gradients are local: their sum over ranks is the whole batch's
+for local, reference in ((sync.weight.grad, plain.weight.grad), (sync.bias.grad, plain.bias.grad)):
+    total = local.clone()
+    dist.all_reduce(total)
+    np.testing.assert_allclose(total.numpy(), reference.numpy(), rtol=1e-9, atol=1e-10)
+# eval mode uses the running statistics, as BatchNorm
+sync.eval(); plain.eval()
+np.testing.assert_allclose(sync(mine).detach().numpy(),
+                           plain(whole)[RANK * 3:(RANK + 1) * 3].detach().numpy(), rtol=1e-10)
+converted = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Conv2d(3, 3, 1),
+                                                                  nn.BatchNorm2d(3)))
+assert isinstance(converted[1], nn.SyncBatchNorm)
+print("ok")
+"""
+
+
+def test_sync_batchnorm_matches_batchnorm_on_the_whole_batch(tmp_path):
+    assert_all_ok(run_ranks(tmp_path, SYNC_BN, world=2, timeout=120))

@@ -59,6 +59,7 @@ from .normalization import (
     LocalResponseNorm,
     RMSNorm,
 )
+from .sync_batchnorm import SyncBatchNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -117,6 +118,7 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "SyncBatchNorm",
     "LayerNorm",
     "GroupNorm",
     "RMSNorm",
