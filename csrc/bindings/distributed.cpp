@@ -1,6 +1,8 @@
 // ember._C._distributed: stores, the Gloo process group and its Work, behind ember.distributed
 // (python/ember/distributed). Everything that can block (store waits, connecting, waiting for a
 // collective) releases the GIL.
+#include <optional>
+
 #include "bindings/pybind_ember.h"
 
 #ifdef EMBER_HAVE_GLOO
@@ -89,6 +91,14 @@ void init_store_methods(py::class_<Store, std::shared_ptr<Store>>& cls) {
                              [](Store& s) { return s.timeout().count() / 1000.0; });
 }
 
+// Runs the collective on this thread when the caller will wait for it anyway.
+struct Here {
+  explicit Here(bool on) {
+    if (on) scope.emplace();
+  }
+  std::optional<ProcessGroupGloo::InlineScope> scope;
+};
+
 int reduce_op_from(int op) {
   EMBER_CHECK_T(ValueError, op >= 0 && op <= static_cast<int>(ReduceOp::kBxor),
                 "[distributed] unknown reduce op ", op);
@@ -176,22 +186,63 @@ void init_distributed(py::module_& m) {
                              [](ProcessGroupGloo& g) { return g.timeout().count() / 1000.0; })
       .def(
           "allreduce",
-          [](ProcessGroupGloo& g, const Tensor& t, int op) {
+          [](ProcessGroupGloo& g, const Tensor& t, int op, bool wait_here) {
+            Here here(wait_here);
             return g.allreduce(t, static_cast<ReduceOp>(reduce_op_from(op)));
           },
-          nogil())
+          arg("tensor"), arg("op"), arg("inline") = false, nogil())
       .def(
           "reduce",
-          [](ProcessGroupGloo& g, const Tensor& t, int root, int op) {
+          [](ProcessGroupGloo& g, const Tensor& t, int root, int op, bool wait_here) {
+            Here here(wait_here);
             return g.reduce(t, root, static_cast<ReduceOp>(reduce_op_from(op)));
           },
-          nogil())
-      .def("broadcast", &ProcessGroupGloo::broadcast, nogil())
-      .def("allgather", &ProcessGroupGloo::allgather, nogil())
-      .def("gather", &ProcessGroupGloo::gather, nogil())
-      .def("scatter", &ProcessGroupGloo::scatter, nogil())
-      .def("alltoall", &ProcessGroupGloo::alltoall, nogil())
-      .def("barrier", &ProcessGroupGloo::barrier, nogil())
+          arg("tensor"), arg("root"), arg("op"), arg("inline") = false, nogil())
+      .def(
+          "broadcast",
+          [](ProcessGroupGloo& g, const Tensor& t, int root, bool wait_here) {
+            Here here(wait_here);
+            return g.broadcast(t, root);
+          },
+          arg("tensor"), arg("root"), arg("inline") = false, nogil())
+      .def(
+          "allgather",
+          [](ProcessGroupGloo& g, const Tensor& out, const Tensor& in, bool wait_here) {
+            Here here(wait_here);
+            return g.allgather(out, in);
+          },
+          arg("output"), arg("input"), arg("inline") = false, nogil())
+      .def(
+          "gather",
+          [](ProcessGroupGloo& g, const Tensor& out, const Tensor& in, int root, bool wait_here) {
+            Here here(wait_here);
+            return g.gather(out, in, root);
+          },
+          arg("output"), arg("input"), arg("root"), arg("inline") = false, nogil())
+      .def(
+          "scatter",
+          [](ProcessGroupGloo& g, const Tensor& out, const Tensor& in, int root, bool wait_here) {
+            Here here(wait_here);
+            return g.scatter(out, in, root);
+          },
+          arg("output"), arg("input"), arg("root"), arg("inline") = false, nogil())
+      .def(
+          "alltoall",
+          [](ProcessGroupGloo& g, const Tensor& out, const Tensor& in,
+             const std::vector<int64_t>& out_counts, const std::vector<int64_t>& in_counts,
+             bool wait_here) {
+            Here here(wait_here);
+            return g.alltoall(out, in, out_counts, in_counts);
+          },
+          arg("output"), arg("input"), arg("output_counts"), arg("input_counts"),
+          arg("inline") = false, nogil())
+      .def(
+          "barrier",
+          [](ProcessGroupGloo& g, bool wait_here) {
+            Here here(wait_here);
+            return g.barrier();
+          },
+          arg("inline") = false, nogil())
       .def("send", &ProcessGroupGloo::send, nogil())
       .def("recv", &ProcessGroupGloo::recv, nogil());
 }

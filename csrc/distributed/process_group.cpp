@@ -294,11 +294,21 @@ uint64_t point_to_point_slot(uint8_t prefix, uint32_t tag) {
 // Note [Checking collectives]: Gloo cannot survive ranks that disagree about a collective. A
 // message longer than the buffer posted for it fails an assertion on Gloo's event-loop thread,
 // which aborts the process. So before each collective the ranks exchange a fixed-size signature
-// (operation, dtype, element count, root, reduce op) with one small allgather, which every rank
-// can always receive whatever the others called, and all of them raise the same
-// DistBackendError, naming what each rank passed, when the signatures differ. It costs one
-// round trip per collective (tens of microseconds on loopback). EMBER_DISTRIBUTED_CHECK=0 turns
-// it off, for jobs known to be consistent, where a mismatch then aborts as in PyTorch.
+// (operation, dtype, element count, root, reduce op) through one small allreduce of fixed size,
+// which every rank can always receive whatever the others called (the maximum of each field and
+// of its negation tells whether all agree), and all of them raise the same DistBackendError,
+// naming what each rank passed (gathered then), when the signatures differ.
+//
+// That round trip costs as much as a small all_reduce, so a rank checks only when its
+// signature differs from that of its previous collective on the group, which was checked or
+// equal to the one before. By induction, a rank that skips the check runs the same collective
+// as every other rank that skips it. When only some ranks' signatures changed, the ones that
+// check wait for a check message the others never send, and the others' data waits, unread, in
+// slots nobody posts a receive for. Both time out with an error, and no message meets a receive
+// of the wrong size. When every rank changed, which is where a mismatch usually starts, the
+// error comes at once. Training loops repeat the same collectives, so they rarely pay for it.
+// EMBER_DISTRIBUTED_CHECK=0 turns it off, for jobs known to be consistent, where a mismatch then
+// aborts as in PyTorch.
 namespace {
 
 const char* kOpNames[] = {"all_reduce", "reduce",  "broadcast",  "all_gather",
@@ -329,17 +339,37 @@ void ProcessGroupGloo::verify(const Signature& signature, uint32_t tag) {
   if (!check_arguments_ || size_ == 1) return;
   const int64_t mine[kSignatureSize] = {signature.op,   signature.dtype,  signature.numel,
                                         signature.root, signature.reduce, signature.extra};
+  if (has_verified_ && std::equal(mine, mine + kSignatureSize, last_verified_)) return;
+  has_verified_ = false;
+  // The maximum of each field and of its negation: both equal this rank's values on every rank
+  // exactly when all ranks agree. An allreduce of 96 bytes is Gloo's quickest round trip.
+  int64_t extremes[2 * kSignatureSize];
+  for (int i = 0; i < kSignatureSize; ++i) {
+    extremes[i] = mine[i];
+    extremes[kSignatureSize + i] = -mine[i];
+  }
+  gloo::AllreduceOptions agree(context_);
+  agree.setOutput(extremes, 2 * kSignatureSize);
+  agree.setReduceFunction(reduction_for(ScalarType::Int64, ReduceOp::kMax));
+  agree.setTag(tag);
+  agree.setTimeout(timeout_);
+  gloo::allreduce(agree);
+  bool same = true;
+  for (int i = 0; i < kSignatureSize; ++i)
+    same = same && extremes[i] == mine[i] && extremes[kSignatureSize + i] == -mine[i];
+  if (same) {
+    std::copy(mine, mine + kSignatureSize, last_verified_);
+    has_verified_ = true;
+    return;
+  }
+  // Rare: gather every rank's signature to say who called what.
   std::vector<int64_t> all(static_cast<size_t>(kSignatureSize) * size_);
   gloo::AllgatherOptions opts(context_);
   opts.setInput(const_cast<int64_t*>(mine), kSignatureSize);
   opts.setOutput(all.data(), all.size());
-  opts.setTag(tag);
+  opts.setTag(tag + 4);
   opts.setTimeout(timeout_);
   gloo::allgather(opts);
-  bool same = true;
-  for (int r = 0; r < size_ && same; ++r)
-    same = std::equal(mine, mine + kSignatureSize, all.data() + r * kSignatureSize);
-  if (same) return;
   std::string calls;
   for (int r = 0; r < size_; ++r)
     calls += str_cat(r ? "; " : "", "rank ", r, ": ", describe(all.data() + r * kSignatureSize));
@@ -423,6 +453,17 @@ ProcessGroupGloo::~ProcessGroupGloo() {
   worker_.join();
 }
 
+namespace {
+thread_local int inline_depth = 0;
+}
+
+ProcessGroupGloo::InlineScope::InlineScope() {
+  ++inline_depth;
+}
+ProcessGroupGloo::InlineScope::~InlineScope() {
+  --inline_depth;
+}
+
 void ProcessGroupGloo::run_queue() {
   while (true) {
     std::function<void()> job;
@@ -437,30 +478,60 @@ void ProcessGroupGloo::run_queue() {
   }
 }
 
+void ProcessGroupGloo::wait_turn(uint64_t sequence) {
+  std::unique_lock<std::mutex> lock(queue_mutex_);
+  turn_changed_.wait(lock, [&] { return turn_ == sequence; });
+}
+
+void ProcessGroupGloo::end_turn() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    ++turn_;
+  }
+  turn_changed_.notify_all();
+}
+
+// Note [Collectives in order]: every collective gets a sequence number and a tag when called,
+// and runs when its turn comes, so each rank runs them in call order (Gloo matches messages by
+// tag, and a rank running them out of order could wait for a peer that waits for it). An
+// asynchronous call runs on the group's worker thread. A synchronous one (InlineScope, from the
+// bindings) runs on the calling thread: handing it to the worker and back costs two thread
+// wake-ups, which on a loaded machine take longer than a small all_reduce.
 std::shared_ptr<Work> ProcessGroupGloo::enqueue(std::string description, Signature signature,
                                                 std::function<void(uint32_t)> run) {
   auto work = std::make_shared<Work>();
   work->description = description;
+  auto execute = [this, work, run, description, signature](uint32_t tag, uint64_t sequence) {
+    wait_turn(sequence);
+    try {
+      try {
+        verify(signature, tag);
+        run(tag + 1);
+      } catch (...) {
+        rethrow_as_backend_error(description, rank_, size_);
+      }
+      work->finish();
+    } catch (...) {
+      work->finish(std::current_exception());
+    }
+    end_turn();
+  };
+  uint32_t tag = 0;
+  uint64_t sequence = 0;
   {
     std::lock_guard<std::mutex> lock(queue_mutex_);
     EMBER_CHECK(!stopping_, "[", description, "] the process group is destroyed");
-    const uint32_t tag = next_tag_;
+    tag = next_tag_;
     next_tag_ += kTagsPerOperation;
-    queue_.emplace_back([this, work, run = std::move(run), tag, description, signature] {
-      try {
-        try {
-          verify(signature, tag);
-          run(tag + 1);
-        } catch (...) {
-          rethrow_as_backend_error(description, rank_, size_);
-        }
-        work->finish();
-      } catch (...) {
-        work->finish(std::current_exception());
-      }
-    });
+    sequence = next_sequence_++;
+    if (inline_depth == 0)
+      queue_.emplace_back([execute, tag, sequence] { execute(tag, sequence); });
   }
-  queue_changed_.notify_one();
+  if (inline_depth > 0) {
+    execute(tag, sequence);
+  } else {
+    queue_changed_.notify_one();
+  }
   return work;
 }
 

@@ -68,6 +68,16 @@ class ProcessGroupGloo {
   ProcessGroupGloo(const ProcessGroupGloo&) = delete;
   ProcessGroupGloo& operator=(const ProcessGroupGloo&) = delete;
 
+  // While one lives, collectives called on this thread run on it, in their turn (Note
+  // [Collectives in order]); the Work returned is complete.
+  class InlineScope {
+   public:
+    InlineScope();
+    ~InlineScope();
+    InlineScope(const InlineScope&) = delete;
+    InlineScope& operator=(const InlineScope&) = delete;
+  };
+
   int rank() const { return rank_; }
   int size() const { return size_; }
   Milliseconds timeout() const { return timeout_; }
@@ -96,8 +106,9 @@ class ProcessGroupGloo {
     int64_t op, dtype, numel, root, reduce, extra;
   };
   static constexpr int kSignatureSize = 6;
-  // Tags per collective: the argument check, the collective, and its sub-steps.
-  static constexpr uint32_t kTagsPerOperation = 4;
+  // Tags per collective: the argument check (+0, and +4 for its report), the collective (+1) and
+  // its sub-steps (+2, +3).
+  static constexpr uint32_t kTagsPerOperation = 8;
 
   std::shared_ptr<Work> enqueue(std::string description, Signature signature,
                                 std::function<void(uint32_t tag)> run);
@@ -105,12 +116,18 @@ class ProcessGroupGloo {
   void verify_counts(const std::vector<int64_t>& output_counts,
                      const std::vector<int64_t>& input_counts, uint32_t tag);
   void run_queue();
+  void wait_turn(uint64_t sequence);
+  void end_turn();
   void check_rank(int r, const char* op, const char* what) const;
 
   int rank_;
   int size_;
   Milliseconds timeout_;
   bool check_arguments_;
+  // The last signature all ranks agreed on (Note [Checking collectives]); used only by the
+  // collective whose turn it is.
+  bool has_verified_ = false;
+  int64_t last_verified_[kSignatureSize] = {};
   std::shared_ptr<Store> store_;
   std::shared_ptr<gloo::Context> context_;
 
@@ -119,6 +136,9 @@ class ProcessGroupGloo {
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   uint32_t next_tag_ = 0;
+  uint64_t next_sequence_ = 0;
+  uint64_t turn_ = 0;  // the sequence number allowed to run
+  std::condition_variable turn_changed_;
   std::thread worker_;
 };
 

@@ -362,7 +362,7 @@ def all_reduce(tensor, op=None, group=None, async_op=False):
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     average = _average(tensor, pg, op_value)
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.allreduce(buffer, op_value)
+    work = pg._gloo.allreduce(buffer, op_value, inline=not async_op)
     avg_buffer = _average(buffer, pg, op_value) if average else None
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, _chain(avg_buffer, copy_back),
                                   [tensor]))
@@ -381,7 +381,7 @@ def reduce(tensor, dst=None, op=None, group=None, async_op=False, group_dst=None
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     buffer, copy_back = _contiguous(tensor)
     average = _average(buffer, pg, op_value) if pg.rank() == root else None
-    work = pg._gloo.reduce(buffer, root, op_value)
+    work = pg._gloo.reduce(buffer, root, op_value, inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, _chain(average, copy_back),
                                   [tensor]))
 
@@ -395,7 +395,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
                                                                  "src")
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.broadcast(buffer, root)
+    work = pg._gloo.broadcast(buffer, root, inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [tensor]))
 
 
@@ -432,7 +432,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _same_layout(tensor_list, tensor, "all_gather")
     source = tensor.contiguous()
     flat = ember.empty(pg.size() * tensor.numel(), dtype=tensor.dtype)
-    work = pg._gloo.allgather(flat, source)
+    work = pg._gloo.allgather(flat, source, inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds,
                                   _split_into(flat, tensor_list), tensor_list))
 
@@ -451,16 +451,16 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
                          f"{output_tensor.numel()} elements) must be {input_tensor.dtype} with "
                          f"world size x {input_tensor.numel()} elements")
     buffer, copy_back = _contiguous(output_tensor)
-    work = pg._gloo.allgather(buffer, input_tensor.contiguous())
+    work = pg._gloo.allgather(buffer, input_tensor.contiguous(), inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [output_tensor]))
 
 
-def _reduce_scatter_flat(pg, output, flat, op_value):
+def _reduce_scatter_flat(pg, output, flat, op_value, async_op):
     """Reduces ``flat`` (world size chunks of output's size) and keeps this rank's chunk: one
     all-reduce, as Gloo has no reduce-scatter for arbitrary types."""
     n = output.numel()
     me = pg.rank()
-    work = pg._gloo.allreduce(flat, op_value)
+    work = pg._gloo.allreduce(flat, op_value, inline=not async_op)
     average = _average(flat, pg, op_value)
 
     def keep_mine():
@@ -484,7 +484,7 @@ def reduce_scatter(output, input_list, op=None, group=None, async_op=False):
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     flat = ember.cat([t.reshape(-1) for t in input_list]) if output.numel() else \
         ember.empty(0, dtype=output.dtype)
-    work, finish = _reduce_scatter_flat(pg, output, flat, op_value)
+    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, [output]))
 
 
@@ -503,7 +503,7 @@ def reduce_scatter_tensor(output, input, op=None, group=None, async_op=False):  
                          "elements")
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     flat = input.reshape(-1).clone()
-    work, finish = _reduce_scatter_flat(pg, output, flat, op_value)
+    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, [output]))
 
 
@@ -526,7 +526,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         finish = _split_into(flat, gather_list)
     elif gather_list:
         raise ValueError("gather: gather_list must be given only on the destination rank")
-    work = pg._gloo.gather(flat, tensor.contiguous(), root)
+    work = pg._gloo.gather(flat, tensor.contiguous(), root, inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, gather_list or []))
 
 
@@ -548,7 +548,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     elif scatter_list:
         raise ValueError("scatter: scatter_list must be given only on the source rank")
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.scatter(buffer, flat, root)
+    work = pg._gloo.scatter(buffer, flat, root, inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [tensor]))
 
 
@@ -580,7 +580,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     out_counts = counts(output, output_split_sizes, "output")
     in_counts = counts(input, input_split_sizes, "input")
     buffer, copy_back = _contiguous(output)
-    work = pg._gloo.alltoall(buffer, input.contiguous(), out_counts, in_counts)
+    work = pg._gloo.alltoall(buffer, input.contiguous(), out_counts, in_counts,
+                             inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [output]))
 
 
@@ -601,7 +602,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     flat_in = ember.cat([t.reshape(-1) for t in input_tensor_list])
     flat_out = ember.empty(sum(t.numel() for t in output_tensor_list), dtype=dtype)
     work = pg._gloo.alltoall(flat_out, flat_in, [t.numel() for t in output_tensor_list],
-                             [t.numel() for t in input_tensor_list])
+                             [t.numel() for t in input_tensor_list], inline=not async_op)
     return _finish(async_op, Work(work, pg._gloo.timeout_seconds,
                                   _split_into(flat_out, output_tensor_list), output_tensor_list))
 
@@ -611,7 +612,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _resolve(group)
     if _skip_non_member(pg, "barrier"):
         return None
-    return _finish(async_op, Work(pg._gloo.barrier(), pg._gloo.timeout_seconds))
+    return _finish(async_op, Work(pg._gloo.barrier(inline=not async_op),
+                                  pg._gloo.timeout_seconds))
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
@@ -619,7 +621,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     pg = _resolve(group)
     if _skip_non_member(pg, "monitored_barrier"):
         return None
-    work = Work(pg._gloo.barrier(), pg._gloo.timeout_seconds)
+    work = Work(pg._gloo.barrier(inline=True), pg._gloo.timeout_seconds)
     work.wait(timeout)
     return None
 

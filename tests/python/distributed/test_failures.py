@@ -163,3 +163,26 @@ def test_using_a_group_before_init_and_initializing_twice(tmp_path):
     results = run_ranks(tmp_path, NOT_INITIALIZED, world=1, timeout=60)
     assert results[0].returncode == 0, results[0].stderr
     assert "ok twice" in results[0].stdout
+
+
+ONE_RANK_CHANGES = """
+init()
+dist.all_reduce(ember.ones(10))
+try:
+    dist.all_reduce(ember.ones(10 if RANK == 0 else 20))  # only rank 1's call changed
+except dist.DistBackendError as e:
+    print("caught:", e)
+    sys.exit(0)
+sys.exit(1)
+"""
+
+
+def test_a_mismatch_on_one_rank_times_out_with_an_error(tmp_path):
+    # Only rank 1 checks (its signature changed), so the two wait for each other until the
+    # timeout: an error on both, never a crash (Note [Checking collectives]).
+    start = time.monotonic()
+    results = run_ranks(tmp_path, ONE_RANK_CHANGES, world=2, timeout=60, pg_timeout=3)
+    assert time.monotonic() - start < 40
+    for r in results:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "caught:" in r.stdout
