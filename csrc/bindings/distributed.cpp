@@ -243,6 +243,17 @@ void init_distributed(py::module_& m) {
             return g.barrier();
           },
           arg("inline") = false, nogil())
+      .def(
+          "declare_allreduce_plan",
+          [](ProcessGroupGloo& g, const std::vector<Tensor>& tensors, int op) {
+            // The signatures allreduce(t, op) has (process_group.cpp's Signature).
+            std::vector<std::vector<int64_t>> calls;
+            for (const Tensor& t : tensors)
+              calls.push_back({0, static_cast<int64_t>(t.dtype()), t.numel(), -1,
+                               static_cast<int64_t>(reduce_op_from(op)), 0});
+            return g.declare_plan(calls);
+          },
+          arg("tensors"), arg("op"), nogil())
       .def("send", &ProcessGroupGloo::send, nogil())
       .def("recv", &ProcessGroupGloo::recv, nogil());
 }

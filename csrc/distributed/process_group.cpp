@@ -311,13 +311,14 @@ uint64_t point_to_point_slot(uint8_t prefix, uint32_t tag) {
 // aborts as in PyTorch.
 namespace {
 
-const char* kOpNames[] = {"all_reduce", "reduce",  "broadcast",  "all_gather",
-                          "gather",     "scatter", "all_to_all", "barrier"};
+constexpr const char* kOpNames[] = {"all_reduce", "reduce",     "broadcast", "all_gather", "gather",
+                                    "scatter",    "all_to_all", "barrier",   "a DDP plan"};
+constexpr int64_t kNumOpNames = sizeof(kOpNames) / sizeof(kOpNames[0]);
 
 std::string describe(const int64_t* s) {
   const int64_t op = s[0];
-  std::string out = op >= 0 && op < 8 ? kOpNames[op] : "?";
-  if (op == 7) return out;  // barrier
+  std::string out = op >= 0 && op < kNumOpNames ? kOpNames[op] : "?";
+  if (op == 7 || op == 8) return out;  // barrier, plan
   const int64_t dtype = s[1];
   out += str_cat(
       " of ",
@@ -339,7 +340,16 @@ void ProcessGroupGloo::verify(const Signature& signature, uint32_t tag) {
   if (!check_arguments_ || size_ == 1) return;
   const int64_t mine[kSignatureSize] = {signature.op,   signature.dtype,  signature.numel,
                                         signature.root, signature.reduce, signature.extra};
-  if (has_verified_ && std::equal(mine, mine + kSignatureSize, last_verified_)) return;
+  if (!plan_.empty()) {
+    const int64_t* expected = plan_[plan_position_].data();
+    if (std::equal(mine, mine + kSignatureSize, expected)) {
+      plan_position_ = (plan_position_ + 1) % plan_.size();
+      return;
+    }
+    plan_.clear();  // off the plan: check this one (never fall back to the previous-call rule)
+  } else if (has_verified_ && std::equal(mine, mine + kSignatureSize, last_verified_)) {
+    return;
+  }
   has_verified_ = false;
   // The maximum of each field and of its negation: both equal this rank's values on every rank
   // exactly when all ranks agree. An allreduce of 96 bytes is Gloo's quickest round trip.
@@ -699,6 +709,56 @@ std::shared_ptr<Work> ProcessGroupGloo::alltoall(const Tensor& output, const Ten
                      gloo::alltoallv(opts);
                    });
                  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::declare_plan(
+    const std::vector<std::vector<int64_t>>& calls) {
+  std::vector<std::array<int64_t, kSignatureSize>> plan;
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields
+  for (const auto& call : calls) {
+    EMBER_CHECK_T(ValueError, call.size() == static_cast<size_t>(kSignatureSize),
+                  "[declare_plan] each call needs ", kSignatureSize, " fields");
+    std::array<int64_t, kSignatureSize> fields{};
+    std::copy(call.begin(), call.end(), fields.begin());
+    for (int64_t v : fields) hash = (hash ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    plan.push_back(fields);
+  }
+  EMBER_CHECK_T(ValueError, !plan.empty(), "[declare_plan] the plan is empty");
+  auto work = std::make_shared<Work>();
+  work->description = "declare_plan";
+  const Signature signature{kPlanOp, -1, static_cast<int64_t>(plan.size()),
+                            -1,      -1, static_cast<int64_t>(hash >> 1)};
+  uint32_t tag = 0;
+  uint64_t sequence = 0;
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    EMBER_CHECK(!stopping_, "[declare_plan] the process group is destroyed");
+    tag = next_tag_;
+    next_tag_ += kTagsPerOperation;
+    sequence = next_sequence_++;
+    queue_.emplace_back([this, work, plan = std::move(plan), signature, tag, sequence] {
+      wait_turn(sequence);
+      try {
+        // Already following this plan from its start: nothing to agree on. Every rank's state
+        // is the same (Note [Checking collectives]), so every rank decides the same.
+        if (!(plan_ == plan && plan_position_ == 0)) {
+          try {
+            verify(signature, tag);
+          } catch (...) {
+            rethrow_as_backend_error("declare_plan", rank_, size_);
+          }
+          plan_ = plan;
+          plan_position_ = 0;
+        }
+        work->finish();
+      } catch (...) {
+        work->finish(std::current_exception());
+      }
+      end_turn();
+    });
+  }
+  queue_changed_.notify_one();
+  return work;
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::barrier() {

@@ -7,6 +7,7 @@
 // keeps Gloo's messages of different operations apart. Point-to-point send/recv post their
 // buffer at once and complete in Work::wait.
 #pragma once
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -97,6 +98,11 @@ class ProcessGroupGloo {
                                  const std::vector<int64_t>& output_counts,
                                  const std::vector<int64_t>& input_counts);
   std::shared_ptr<Work> barrier();
+  // Declares the collectives that will follow, in a cycle (each as the 6 signature fields, see
+  // Signature), after checking once that every rank declares the same; calls that follow the
+  // plan then skip their argument checks (Note [Checking collectives]). DDP declares its
+  // buckets' all-reduces.
+  std::shared_ptr<Work> declare_plan(const std::vector<std::vector<int64_t>>& calls);
   std::shared_ptr<Work> send(const Tensor& tensor, int destination, uint32_t tag);
   std::shared_ptr<Work> recv(const Tensor& tensor, int source, uint32_t tag);  // -1: any
 
@@ -106,6 +112,7 @@ class ProcessGroupGloo {
     int64_t op, dtype, numel, root, reduce, extra;
   };
   static constexpr int kSignatureSize = 6;
+  static constexpr int64_t kPlanOp = 8;
   // Tags per collective: the argument check (+0, and +4 for its report), the collective (+1) and
   // its sub-steps (+2, +3).
   static constexpr uint32_t kTagsPerOperation = 8;
@@ -128,6 +135,8 @@ class ProcessGroupGloo {
   // collective whose turn it is.
   bool has_verified_ = false;
   int64_t last_verified_[kSignatureSize] = {};
+  std::vector<std::array<int64_t, kSignatureSize>> plan_;  // a declared cycle of calls
+  size_t plan_position_ = 0;
   std::shared_ptr<Store> store_;
   std::shared_ptr<gloo::Context> context_;
 

@@ -186,3 +186,35 @@ def test_a_mismatch_on_one_rank_times_out_with_an_error(tmp_path):
     for r in results:
         assert r.returncode == 0, r.stdout + r.stderr
         assert "caught:" in r.stdout
+
+
+PLANS = """
+init()
+group = dist.group.WORLD
+a, b = ember.ones(10), ember.ones(20)
+group._gloo.declare_allreduce_plan([a, b], 0).wait(30)
+for _ in range(3):  # following the plan: no argument checks
+    dist.all_reduce(a)
+    dist.all_reduce(b)
+assert a[0].item() == 2 ** 3 and b[0].item() == 2 ** 3
+try:  # off the plan, the checks are back
+    dist.all_reduce(ember.ones(5 if RANK == 0 else 7))
+except dist.DistBackendError as e:
+    print("caught:", e)
+try:  # ranks declaring different plans are refused
+    group._gloo.declare_allreduce_plan([ember.ones(3 + RANK)], 0).wait(30)
+except dist.DistBackendError as e:
+    print("caught plan:", e)
+t = ember.ones(2)
+dist.all_reduce(t)
+assert t.tolist() == [2.0, 2.0]
+print("still works")
+"""
+
+
+def test_declared_plans_skip_checks_and_off_plan_calls_are_checked(tmp_path):
+    results = run_ranks(tmp_path, PLANS, world=2, timeout=60, pg_timeout=10)
+    for r in results:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "caught: [all_reduce of float32 x" in r.stdout
+        assert "caught plan:" in r.stdout and "still works" in r.stdout

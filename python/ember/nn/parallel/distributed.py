@@ -149,6 +149,7 @@ class DistributedDataParallel(Module):
         self._comm_hook = _default_allreduce
         self._comm_state = self.process_group
         self._hook_registered = False
+        self._plan_work = None
         self._join_divisor = None  # set while joined ranks shadow the active ones
         self._join_divide_initial = True
 
@@ -267,6 +268,11 @@ class DistributedDataParallel(Module):
             self._finish()
 
     def _launch(self, bucket):
+        if bucket.index == 0 and self._comm_hook is _default_allreduce:
+            # The buckets' all-reduces are the same every step: declared once, they skip the
+            # group's argument checks (Note [Checking collectives]); a no-op while followed.
+            self._plan_work = self.process_group._gloo.declare_allreduce_plan(
+                [b.buffer for b in self._buckets], dist.ReduceOp.SUM.value)
         with ember.no_grad():
             for i, p in enumerate(bucket.params):
                 if not bucket.ready[i] or p.grad is None:
@@ -292,6 +298,9 @@ class DistributedDataParallel(Module):
         return used
 
     def _finish(self):
+        if self._plan_work is not None:
+            self._plan_work.wait(self.process_group._gloo.timeout_seconds)
+            self._plan_work = None
         used_somewhere = self._globally_used()
         with ember.no_grad():
             for index, bucket in enumerate(self._buckets):
@@ -349,6 +358,10 @@ class DistributedDataParallel(Module):
     def _shadow_backward(self):
         """One joined iteration: zero gradients into every bucket's all-reduce."""
         self._reset_iteration()
+        plan = None
+        if self._comm_hook is _default_allreduce:  # as _launch does on the active ranks
+            plan = self.process_group._gloo.declare_allreduce_plan(
+                [b.buffer for b in self._buckets], dist.ReduceOp.SUM.value)
         for bucket in self._buckets:
             bucket.buffer.zero_()
             grad_bucket = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.offsets,
@@ -357,6 +370,8 @@ class DistributedDataParallel(Module):
         for bucket in self._buckets:
             bucket.future.wait()
             bucket.future = None
+        if plan is not None:
+            plan.wait(self.process_group._gloo.timeout_seconds)
 
     def state_dict(self, *args, **kwargs):
         return super().state_dict(*args, **kwargs)
