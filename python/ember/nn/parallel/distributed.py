@@ -64,12 +64,14 @@ class _Bucket:
             self.offsets.append(total)
             total += p.numel()
         self.buffer = ember.zeros(total, dtype=params[0].dtype)
+        # Each parameter's slice of the buffer, made once: the buffer never moves.
+        self.views = [self.buffer[o:o + p.numel()].view(p.shape)
+                      for p, o in zip(params, self.offsets)]
         self.pending = len(params)
         self.future = None
 
     def view_of(self, i):
-        p = self.params[i]
-        return self.buffer[self.offsets[i]:self.offsets[i] + p.numel()].view(p.shape)
+        return self.views[i]
 
 
 def _build_buckets(params, cap_bytes):
@@ -106,9 +108,15 @@ def _broadcast_coalesced(tensors, group, src_rank):
 
 
 def _default_allreduce(state, bucket):
-    from ember.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+    global _allreduce_hook
+    if _allreduce_hook is None:  # imported on first use: ember.distributed loads after nn
+        from ember.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 
-    return allreduce_hook(state, bucket)
+        _allreduce_hook = allreduce_hook
+    return _allreduce_hook(state, bucket)
+
+
+_allreduce_hook = None
 
 
 class DistributedDataParallel(Module):
@@ -268,11 +276,6 @@ class DistributedDataParallel(Module):
             self._finish()
 
     def _launch(self, bucket):
-        if bucket.index == 0 and self._comm_hook is _default_allreduce:
-            # The buckets' all-reduces are the same every step: declared once, they skip the
-            # group's argument checks (Note [Checking collectives]); a no-op while followed.
-            self._plan_work = self.process_group._gloo.declare_allreduce_plan(
-                [b.buffer for b in self._buckets], dist.ReduceOp.SUM.value)
         with ember.no_grad():
             for i, p in enumerate(bucket.params):
                 if not bucket.ready[i] or p.grad is None:
@@ -280,6 +283,12 @@ class DistributedDataParallel(Module):
                 view = bucket.view_of(i)
                 if p.grad.data_ptr() != view.data_ptr():
                     view.copy_(p.grad)
+        if bucket.index == 0 and self._comm_hook is _default_allreduce:
+            # The buckets' all-reduces are the same every step: declared once, they skip the
+            # group's argument checks (Note [Checking collectives]); a no-op while followed.
+            # Declared right before the first one, so the group's worker wakes once for both.
+            self._plan_work = self.process_group._gloo.declare_allreduce_plan(
+                [b.buffer for b in self._buckets], dist.ReduceOp.SUM.value)
         grad_bucket = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.offsets,
                                  bucket.index == len(self._buckets) - 1)
         bucket.future = self._comm_hook(self._comm_state, grad_bucket)
