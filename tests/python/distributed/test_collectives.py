@@ -321,3 +321,31 @@ print("ok")
 def test_init_methods(tmp_path, method):
     env = {"METHOD": method, "STORE_FILE": str(tmp_path / "store")}
     assert_all_ok(run_ranks(tmp_path, INIT_METHODS, world=2, timeout=60, env=env))
+
+
+DATA_SPLIT = """
+import ember.data as wds
+rank, world = RANK, WORLD
+for name in ("RANK", "WORLD_SIZE"):
+    del os.environ[name]  # only the process group says who is who
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + os.environ["MASTER_PORT"],
+                        rank=rank, world_size=world, timeout=TIMEOUT)
+keys = [s["__key__"] for s in wds.WebDataset(os.environ["SHARDS"], shardshuffle=False)]
+everyone = [None] * world
+dist.all_gather_object(everyone, keys)
+flat = sorted(k for part in everyone for k in part)
+assert flat == sorted(f"k{i:03d}" for i in range(30)), flat
+assert all(part for part in everyone)
+print("ok", len(keys))
+"""
+
+
+def test_ember_data_splits_samples_by_the_process_group(tmp_path):
+    import ember.data as wds
+
+    pattern = str(tmp_path / "s-%03d.tar")
+    with wds.ShardWriter(pattern, maxcount=10, mtime=0) as writer:
+        for i in range(30):
+            writer.write({"__key__": f"k{i:03d}", "cls": i})
+    env = {"SHARDS": str(tmp_path / "s-{000..002}.tar")}
+    assert_all_ok(run_ranks(tmp_path, DATA_SPLIT, world=2, timeout=60, env=env))
