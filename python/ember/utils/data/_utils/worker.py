@@ -32,6 +32,7 @@ received, is removed when the program ends; results still held by an iterator th
 are unpacked, which unlinks them.
 """
 
+import contextlib
 import copyreg
 import io
 import itertools
@@ -233,6 +234,26 @@ def _pooled_segment(size):
 
 def _to_shared_memory(arrays):
     """Copies ``arrays`` back to back into a segment; (name, offsets, bytes used, pooled)."""
+    # SIGTERM (see _exit_on_sigterm) waits until the segment is in this worker's lists: between
+    # shm_open and them, an exit would leave a name nobody knows.
+    with _sigterm_deferred():
+        return _copy_to_shared_memory(arrays)
+
+
+@contextlib.contextmanager
+def _sigterm_deferred():
+    blocked = hasattr(signal, "pthread_sigmask") and \
+        threading.current_thread() is threading.main_thread()
+    if blocked:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _copy_to_shared_memory(arrays):
     offsets, size = [], _SHM_HEADER
     for a in arrays:
         offsets.append(size)
@@ -241,6 +262,7 @@ def _to_shared_memory(arrays):
     pooled = segment is not None
     if not pooled:
         segment = _create_segment(size)
+        _shm_one_shot.append(segment.name)
     try:
         view = np.frombuffer(segment.mapping, dtype=np.uint8, count=size)
         for a, offset in zip(arrays, offsets):
@@ -250,11 +272,11 @@ def _to_shared_memory(arrays):
     except BaseException:
         if not pooled:
             segment.mapping.close()
+            _shm_one_shot.remove(segment.name)
             _unlink_shared_memory(segment.name)
         raise
     if not pooled:
         segment.mapping.close()
-        _shm_one_shot.append(segment.name)
     return segment.name, offsets, size, pooled
 
 
