@@ -214,6 +214,7 @@ class ShardedDataset:
         self.transform = transform
         self.max_open = max_open
         self._readers = OrderedDict()
+        self._readers_pid = os.getpid()
 
     def __len__(self):
         return self.cumulative[-1]
@@ -235,6 +236,12 @@ class ShardedDataset:
                 raise TypeError(f"ShardedDataset indices must be integers, got {type(i).__name__}")
             i = i.__index__()
         url, key, offset, length = self.locate(i)
+        if self._readers_pid != os.getpid():
+            # A forked DataLoader worker: the readers it inherited share their file offsets
+            # with the parent's and the other workers' (one open file description each), so
+            # concurrent reads would race. Open its own (dropping these closes only its copies).
+            self._readers = OrderedDict()
+            self._readers_pid = os.getpid()
         reader = self._readers.pop(url, None)
         if reader is None:
             reader = _C._data.ShardReader(url)
@@ -257,6 +264,7 @@ class ShardedDataset:
     def __getstate__(self):  # readers are per process
         state = dict(self.__dict__)
         state["_readers"] = OrderedDict()
+        state["_readers_pid"] = None
         return state
 
     def __del__(self):
