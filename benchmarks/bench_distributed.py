@@ -105,11 +105,13 @@ def training_step(lib, model, shape, ddp):
 
 
 def worker(args):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
     import torch.distributed as tdist
 
     import ember
     import ember.distributed as edist
+    from common import timed_block
 
     rank = int(os.environ["RANK"])
     torch.set_num_threads(1)
@@ -154,8 +156,8 @@ def worker(args):
             t1_step = training_step(torch, make(torch), shape, ddp=False)
             e1, t1 = [], []
             for _ in range(args.repeat):
-                e1.append(local_block(e1_step, 0.5))
-                t1.append(local_block(t1_step, 0.5))
+                e1.append(timed_block(e1_step, 0.5))
+                t1.append(timed_block(t1_step, 0.5))
             results["single"].append({"name": name, "ember_s": statistics.median(e1),
                                       "torch_s": statistics.median(t1)})
         barrier()
@@ -164,18 +166,6 @@ def worker(args):
             json.dump(results, f)
     tdist.destroy_process_group()
     edist.destroy_process_group()
-
-
-def local_block(fn, target_s):
-    fn()
-    start = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - start, 1e-6)
-    n = max(2, int(target_s / one))
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - start) / n
 
 
 def run(args):

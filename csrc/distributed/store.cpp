@@ -2,6 +2,8 @@
 // tcp_store.cpp.
 #include "distributed/store.h"
 
+#include "distributed/wire.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,6 +15,9 @@
 
 namespace ember::distributed {
 namespace {
+
+using wire::get_u64;
+using wire::put_u64;
 
 using Clock = std::chrono::steady_clock;
 
@@ -162,18 +167,6 @@ namespace {
 
 constexpr uint64_t kMaxRecordPart = uint64_t{1} << 32;
 constexpr const char* kReleasedKey = "__ember_filestore_released";
-
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-bool get_u64(const std::string& in, size_t& at, uint64_t& v) {
-  if (in.size() - at < 8) return false;
-  v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
-  at += 8;
-  return true;
-}
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "distributed/store.h"
+#include "distributed/wire.h"
 
 namespace ember::distributed {
 namespace {
@@ -40,9 +41,8 @@ enum Command : uint8_t {
 constexpr uint64_t kMaxField = uint64_t{1} << 32;  // a longer field means a stray connection
 constexpr const char* kJoinedKey = "__ember_tcpstore_joined";
 
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
+using wire::decode_u64;
+using wire::put_u64;
 void put_field(std::string& out, const char* data, size_t size) {
   put_u64(out, size);
   out.append(data, size);
@@ -63,13 +63,7 @@ class Reader {
     v = static_cast<uint8_t>(in_[at_++]);
     return true;
   }
-  bool u64(uint64_t& v) {
-    if (in_.size() - at_ < 8) return false;
-    v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(in_[at_ + i])} << (8 * i);
-    at_ += 8;
-    return true;
-  }
+  bool u64(uint64_t& v) { return wire::get_u64(in_, at_, v); }
   // false: incomplete; throws on an impossible length
   bool field(std::string& out) {
     uint64_t n = 0;
@@ -479,12 +473,6 @@ namespace {
 
 std::string request_of(uint8_t command) {
   return std::string(1, static_cast<char>(command));
-}
-
-uint64_t decode_u64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
 }
 
 }  // namespace
