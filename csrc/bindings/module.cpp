@@ -2,6 +2,11 @@
 #include "bindings/op_observer.h"
 #include "bindings/pybind_ember.h"
 
+namespace ember {
+void init_fft(py::module_& m);               // _C._fft (bindings/fft.cpp)
+void init_spectral_windows(py::module_& m);  // ember.hann_window & co.
+}  // namespace ember
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Ember's C++ core";
   ember::init_errors(m);
@@ -41,6 +46,8 @@ PYBIND11_MODULE(_C, m) {
   ember::init_optim(m);
   ember::init_linalg_misc(m, cls);
   ember::init_linalg_spectral(m, cls);
+  ember::init_fft(m);
+  ember::init_spectral_windows(m);
   ember::init_autocast(m);
   ember::init_data(m);
   ember::init_distributed(m);

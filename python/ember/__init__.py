@@ -66,6 +66,7 @@ from . import nn  # noqa: E402,F401  (after autograd: nn's hooks use autograd.Fu
 from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules subclass it)
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401
 from . import distributed, futures, hub, multiprocessing, onnx, profiler  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401

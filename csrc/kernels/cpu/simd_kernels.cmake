@@ -10,6 +10,8 @@ set(EMBER_SIMD_KERNEL_SOURCES
   compare_kernels.cpp
   conj_copy_kernel.cpp
   copy_kernel.cpp
+  fft_kernels.cpp
+  fft_plan.cpp
   fill_kernel.cpp
   gemv_kernels.cpp
   logical_bitwise_kernels.cpp

@@ -1,0 +1,285 @@
+// Building, caching and running the FFT plans of kernels/cpu/fft_plan.h.
+#include "kernels/cpu/fft_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "core/parallel.h"
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace fft {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+// The smallest 2^a 3^b 5^c >= n: Bluestein's convolution length.
+int64_t next_smooth(int64_t n) {
+  int64_t best = INT64_MAX;
+  for (int64_t p5 = 1; p5 < 2 * n; p5 *= 5) {
+    for (int64_t p35 = p5; p35 < 2 * n; p35 *= 3) {
+      int64_t v = p35;
+      while (v < n) v *= 2;
+      best = std::min(best, v);
+    }
+  }
+  return best;
+}
+
+// Runs fn(begin, end) over [0, count) units of `unit_work` elements each, in parallel chunks of at
+// least ~32K elements (serially inside a parallel region, such as the batch loop of the kernels).
+template <typename F>
+void parallel_units(int64_t count, int64_t unit_work, int64_t align, const F& fn) {
+  int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(unit_work, 1));
+  grain = (grain + align - 1) / align * align;
+  parallel_for(0, count, grain, fn);
+}
+
+}  // namespace
+
+template <typename T>
+ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
+  // Odd factors first (their passes scatter through small buffers while s is small), then a
+  // single 2 and the 4s, which run with s large: contiguous vector loads along q.
+  std::vector<int> radices;
+  int64_t rest = n;
+  for (int p = kMaxRadix - (kMaxRadix % 2 == 0); p >= 3; p -= 2) {
+    while (rest % p == 0) {
+      radices.push_back(p);
+      rest /= p;
+    }
+  }
+  int fours = 0;
+  while (rest % 4 == 0) {
+    ++fours;
+    rest /= 4;
+  }
+  if (rest % 2 == 0) {
+    radices.push_back(2);
+    rest /= 2;
+  }
+  for (int i = 0; i < fours; ++i) radices.push_back(4);
+  // A composite radix such as 9 or 15 never divides `rest` here: its primes went first.
+  if (rest != 1) {
+    // A prime factor above kMaxRadix: Bluestein, a cyclic convolution of length m_ >= 2n - 1
+    // computed with two transforms of the (5-smooth) length m_.
+    m_ = next_smooth(2 * n - 1);
+    sub_ = complex_plan<T>(m_);
+    // a (2m) and the sub-plan's ping-pong buffer (2m).
+    work_size_ = 4 * m_;
+    chirp_re_.resize(n);
+    chirp_im_.resize(n);
+    const unsigned __int128 two_n = 2 * static_cast<unsigned __int128>(n);
+    for (int64_t k = 0; k < n; ++k) {
+      // k^2 mod 2n keeps the angle small, so the chirp is accurate for large n.
+      const auto t = static_cast<int64_t>((static_cast<unsigned __int128>(k) * k) % two_n);
+      const double angle = kTwoPi * 0.5 * static_cast<double>(t) / static_cast<double>(n);
+      chirp_re_[k] = static_cast<T>(std::cos(angle));
+      chirp_im_[k] = static_cast<T>(-std::sin(angle));
+    }
+    std::vector<T> b(2 * m_, T(0)), w(sub_->work_size());
+    for (int64_t k = 0; k < n; ++k) {
+      b[k] = chirp_re_[k];
+      b[m_ + k] = -chirp_im_[k];
+      if (k > 0) {
+        b[m_ - k] = chirp_re_[k];
+        b[2 * m_ - k] = -chirp_im_[k];
+      }
+    }
+    const T* kb = sub_->template execute<true>(b.data(), w.data());
+    kern_re_.resize(m_);
+    kern_im_.resize(m_);
+    const T inv_m = T(1) / static_cast<T>(m_);
+    for (int64_t k = 0; k < m_; ++k) {
+      kern_re_[k] = kb[k] * inv_m;
+      kern_im_[k] = kb[m_ + k] * inv_m;
+    }
+    return;
+  }
+  work_size_ = 2 * n;
+  int64_t cur = n, s = 1;
+  for (int r : radices) {
+    const int64_t m = cur / r;
+    PassData pd{r, m, s, static_cast<int64_t>(tables_.size()), 0};
+    tables_.resize(tables_.size() + 2 * (r - 1) * m);
+    T* twr = tables_.data() + pd.tw_offset;
+    T* twi = twr + (r - 1) * m;
+    for (int k = 1; k < r; ++k) {
+      for (int64_t p = 0; p < m; ++p) {
+        const double angle = kTwoPi * static_cast<double>((p * k) % cur) / static_cast<double>(cur);
+        twr[(k - 1) * m + p] = static_cast<T>(std::cos(angle));
+        twi[(k - 1) * m + p] = static_cast<T>(-std::sin(angle));
+      }
+    }
+    pd.const_offset = static_cast<int64_t>(tables_.size());
+    tables_.resize(tables_.size() + 2 * r);
+    for (int t = 0; t < r; ++t) {
+      tables_[pd.const_offset + t] = static_cast<T>(std::cos(kTwoPi * t / r));
+      tables_[pd.const_offset + r + t] = static_cast<T>(std::sin(kTwoPi * t / r));
+    }
+    passes_.push_back(pd);
+    cur = m;
+    s *= r;
+  }
+}
+
+template <typename T>
+template <bool Fwd>
+T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
+  T* x = buf;
+  T* y = work;
+  const int64_t n = n_;
+  for (const PassData& pd : passes_) {
+    const T* twr = tables_.data() + pd.tw_offset;
+    const Pass<T> ps{pd.radix,
+                     pd.m,
+                     pd.s,
+                     twr,
+                     twr + (pd.radix - 1) * pd.m,
+                     tables_.data() + pd.const_offset,
+                     tables_.data() + pd.const_offset + pd.radix};
+    auto run = [&](auto radix_tag) {
+      constexpr int R = decltype(radix_tag)::value;
+      parallel_units(pd.m, pd.radix * pd.s, vec::Vec<T>::size,
+                     [&](int64_t b, int64_t e) { run_pass<R, Fwd>(ps, x, x + n, y, y + n, b, e); });
+    };
+    switch (pd.radix) {
+      case 2:
+        run(std::integral_constant<int, 2>{});
+        break;
+      case 3:
+        run(std::integral_constant<int, 3>{});
+        break;
+      case 4:
+        run(std::integral_constant<int, 4>{});
+        break;
+      case 5:
+        run(std::integral_constant<int, 5>{});
+        break;
+      case 7:
+        run(std::integral_constant<int, 7>{});
+        break;
+      default:
+        run(std::integral_constant<int, 0>{});
+        break;
+    }
+    std::swap(x, y);
+  }
+  return x;
+}
+
+template <typename T>
+template <bool Fwd>
+T* ComplexPlan<T>::run_bluestein(T* buf, T* work) const {
+  // X_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_k = e^{-i pi k^2/n}: a cyclic convolution of
+  // length m_. The inverse transform is conj(forward(conj(x))).
+  const int64_t n = n_, m = m_;
+  T* a = work;
+  T* spare = work + 2 * m;
+  const T sign = Fwd ? T(1) : T(-1);
+  parallel_units(m, 1, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      if (k < n) {
+        const T xr = buf[k], xi = sign * buf[n + k];
+        a[k] = xr * chirp_re_[k] - xi * chirp_im_[k];
+        a[m + k] = xr * chirp_im_[k] + xi * chirp_re_[k];
+      } else {
+        a[k] = T(0);
+        a[m + k] = T(0);
+      }
+    }
+  });
+  // spare is the sub-plan's ping-pong buffer: its result lands in a or spare.
+  T* f = sub_->template execute<true>(a, spare);
+  parallel_units(m, 1, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const T fr = f[k], fi = f[m + k];
+      f[k] = fr * kern_re_[k] - fi * kern_im_[k];
+      f[m + k] = fr * kern_im_[k] + fi * kern_re_[k];
+    }
+  });
+  T* g = sub_->template execute<false>(f, f == a ? spare : a);
+  parallel_units(n, 1, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const T gr = g[k], gi = g[m + k];
+      buf[k] = gr * chirp_re_[k] - gi * chirp_im_[k];
+      buf[n + k] = sign * (gr * chirp_im_[k] + gi * chirp_re_[k]);
+    }
+  });
+  return buf;
+}
+
+template <typename T>
+template <bool Fwd>
+T* ComplexPlan<T>::execute(T* buf, T* work) const {
+  return sub_ ? run_bluestein<Fwd>(buf, work) : run_passes<Fwd>(buf, work);
+}
+
+template <typename T>
+RealPlan<T>::RealPlan(int64_t n_) : n(n_) {
+  if (n % 2 != 0) {
+    complex = complex_plan<T>(n);
+    return;
+  }
+  complex = complex_plan<T>(n / 2);
+  wr.resize(n / 2 + 1);
+  wi.resize(n / 2 + 1);
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const double angle = kTwoPi * static_cast<double>(k) / static_cast<double>(n);
+    wr[k] = static_cast<T>(std::cos(angle));
+    wi[k] = static_cast<T>(-std::sin(angle));
+  }
+}
+
+namespace {
+
+// One cache per plan type. A plan is built outside the lock (building a Bluestein plan asks the
+// cache for its sub-plan); when two threads race, the first one stored wins. The cache is
+// bounded: past kMaxCached plans it starts over, dropping the cache's references only (a plan
+// in use lives on through its shared_ptr).
+template <typename P>
+std::shared_ptr<const P> cached_plan(int64_t n) {
+  constexpr size_t kMaxCached = 128;
+  static std::mutex mu;
+  static std::unordered_map<int64_t, std::shared_ptr<const P>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(n);
+    if (it != cache.end()) return it->second;
+  }
+  auto plan = std::make_shared<const P>(n);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kMaxCached) cache.clear();
+  return cache.emplace(n, std::move(plan)).first->second;
+}
+
+}  // namespace
+
+template <typename T>
+std::shared_ptr<const ComplexPlan<T>> complex_plan(int64_t n) {
+  return cached_plan<ComplexPlan<T>>(n);
+}
+template <typename T>
+std::shared_ptr<const RealPlan<T>> real_plan(int64_t n) {
+  return cached_plan<RealPlan<T>>(n);
+}
+
+#define EMBER_FFT_INSTANTIATE(T)                                           \
+  template class ComplexPlan<T>;                                           \
+  template T* ComplexPlan<T>::execute<true>(T*, T*) const;                 \
+  template T* ComplexPlan<T>::execute<false>(T*, T*) const;                \
+  template struct RealPlan<T>;                                             \
+  template std::shared_ptr<const ComplexPlan<T>> complex_plan<T>(int64_t); \
+  template std::shared_ptr<const RealPlan<T>> real_plan<T>(int64_t);
+EMBER_FFT_INSTANTIATE(float)
+EMBER_FFT_INSTANTIATE(double)
+#undef EMBER_FFT_INSTANTIATE
+
+}  // namespace fft
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember

@@ -1,0 +1,75 @@
+// Plans of Ember's 1-D FFTs: a complex transform of any length n (mixed-radix Stockham passes, or
+// Bluestein's chirp-z convolution when n has a prime factor above kMaxRadix) and the real
+// transforms built on a complex one of half the length. Plans are immutable once built and shared
+// through a thread-safe cache keyed by length and element type; the direction is a template
+// argument of the executor (the twiddles of the inverse are the conjugates). docs/design/fft.md.
+#pragma once
+#include "kernels/cpu/cpu_level.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/cpu/fft_butterflies.h"
+
+namespace ember {
+namespace native {
+inline namespace EMBER_CPU_NS {
+namespace fft {
+
+template <typename T>
+class ComplexPlan {
+ public:
+  explicit ComplexPlan(int64_t n);
+  int64_t size() const { return n_; }
+  // T's of work memory execute() needs besides its buffer.
+  int64_t work_size() const { return work_size_; }
+  // Transforms the split-complex buffer `buf` (re[0, n) then im[0, n)) without normalisation,
+  // e^{-2 pi i jk/n} when Fwd, e^{+...} otherwise. `work` holds work_size() T's. Returns where
+  // the result is: buf or work (same layout). Large transforms split their passes over the
+  // thread pool (serial when called inside a parallel region).
+  template <bool Fwd>
+  T* execute(T* buf, T* work) const;
+
+ private:
+  struct PassData {
+    int radix;
+    int64_t m, s, tw_offset, const_offset;
+  };
+  int64_t n_;
+  int64_t work_size_ = 0;
+  std::vector<PassData> passes_;
+  std::vector<T> tables_;  // twiddles and odd-radix constants of every pass
+  // Bluestein (empty sub_ when the passes above do the transform).
+  std::shared_ptr<const ComplexPlan<T>> sub_;
+  int64_t m_ = 0;                       // the convolution length, 5-smooth, >= 2n - 1
+  std::vector<T> chirp_re_, chirp_im_;  // e^{-i pi k^2 / n}, k < n
+  std::vector<T> kern_re_, kern_im_;    // DFT_m of conj(chirp) laid out circularly, over m
+
+  template <bool Fwd>
+  T* run_passes(T* buf, T* work) const;
+  template <bool Fwd>
+  T* run_bluestein(T* buf, T* work) const;
+};
+
+// A real transform of length n: for even n, a complex transform of n / 2 (the even and odd
+// samples as real and imaginary parts) plus one pass that separates the two spectra; for odd n,
+// the complex transform of n.
+template <typename T>
+struct RealPlan {
+  explicit RealPlan(int64_t n);
+  int64_t n;
+  std::shared_ptr<const ComplexPlan<T>> complex;  // of n / 2 (even n) or n (odd n)
+  std::vector<T> wr, wi;                          // e^{-2 pi i k / n}, k <= n / 2 (even n)
+};
+
+// The cached plans (built on first use; safe to call from any thread).
+template <typename T>
+std::shared_ptr<const ComplexPlan<T>> complex_plan(int64_t n);
+template <typename T>
+std::shared_ptr<const RealPlan<T>> real_plan(int64_t n);
+
+}  // namespace fft
+}  // namespace EMBER_CPU_NS
+}  // namespace native
+}  // namespace ember
