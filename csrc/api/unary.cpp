@@ -23,11 +23,14 @@ enum class Saves { SELF, RESULT };
 // undefined.
 using Backward = Tensor (*)(const Tensor& grad, const Tensor& self, const Tensor& result);
 
-// Records a float unary op: a node named `node_name` whose formula is the row's backward, the
-// native op run once, and the one tensor the formula reads saved (for an in-place call the
-// input is copied first, since the op overwrites it).
+// The row's forward-mode derivative: the output's tangent from (self_t, self, result).
+using Jvp = Tensor (*)(const Tensor& self_t, const Tensor& self, const Tensor& result);
+
+// Records a float unary op: a node named `node_name` whose formulas are the row's backward and
+// JVP, the native op run once, and the one tensor the formulas read saved (for an in-place call
+// the input is copied first, since the op overwrites it).
 Tensor record_float_unary(const char* node_name, const char* op, const Tensor& self,
-                          const Tensor& out, Saves saves, Backward backward,
+                          const Tensor& out, Saves saves, Backward backward, Jvp jvp,
                           Tensor (*forward)(const Tensor&, const Tensor&)) {
   auto node = autograd::new_node(
       node_name, {self}, [saves, backward](FunctionNode& n, const variable_list& g) {
@@ -35,6 +38,14 @@ Tensor record_float_unary(const char* node_name, const char* op, const Tensor& s
         return variable_list{saves == Saves::SELF ? backward(g[0], saved, Tensor())
                                                   : backward(g[0], Tensor(), saved)};
       });
+  if (node->has_forward()) {
+    node->set_jvp([saves, jvp](FunctionNode& n, const variable_list& t) {
+      if (!t[0].defined()) return variable_list{Tensor()};
+      const Tensor saved = n.saved(0);
+      return variable_list{saves == Saves::SELF ? jvp(t[0], saved, Tensor())
+                                                : jvp(t[0], Tensor(), saved)};
+    });
+  }
   if (saves == Saves::SELF)
     node->save(out.defined() && out.is_same(self) ? ember::clone(self) : self);
   Tensor result = autograd::record(node, {self}, out, op, [&] { return forward(self, out); });
@@ -44,17 +55,22 @@ Tensor record_float_unary(const char* node_name, const char* op, const Tensor& s
 
 }  // namespace
 
-#define EMBER_UNARY_OP(name, dtype, node, saves, backward, jvp, doc)                 \
-  Tensor name(const Tensor& self, const Tensor& out) {                               \
-    if (!autograd::should_record(self)) return native::name(self, out);              \
-    return record_float_unary(                                                       \
-        #node, #name, self, out, Saves::saves,                                       \
-        [](const Tensor& grad, const Tensor& self, const Tensor& result) -> Tensor { \
-          (void)self;                                                                \
-          (void)result;                                                              \
-          return backward;                                                           \
-        },                                                                           \
-        [](const Tensor& t, const Tensor& o) { return native::name(t, o); });        \
+#define EMBER_UNARY_OP(name, dtype, node, saves, backward, jvp, doc)                   \
+  Tensor name(const Tensor& self, const Tensor& out) {                                 \
+    if (!autograd::should_record(self)) return native::name(self, out);                \
+    return record_float_unary(                                                         \
+        #node, #name, self, out, Saves::saves,                                         \
+        [](const Tensor& grad, const Tensor& self, const Tensor& result) -> Tensor {   \
+          (void)self;                                                                  \
+          (void)result;                                                                \
+          return backward;                                                             \
+        },                                                                             \
+        [](const Tensor& self_t, const Tensor& self, const Tensor& result) -> Tensor { \
+          (void)self;                                                                  \
+          (void)result;                                                                \
+          return jvp;                                                                  \
+        },                                                                             \
+        [](const Tensor& t, const Tensor& o) { return native::name(t, o); });          \
   }
 #include "tables/unary.def"
 #undef EMBER_UNARY_OP

@@ -2,6 +2,7 @@
 // FunctionNode, the node every derivative formula is built on.
 #pragma once
 #include <functional>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,10 @@ class GraphRoot : public Node {
 class FunctionNode : public Node {
  public:
   using Formula = std::function<variable_list(FunctionNode& self, const variable_list& grads)>;
+  // Forward mode: the tangents of the outputs from those of the inputs (one per input, undefined
+  // for an input without one; an undefined result is a zero tangent).
+  using JvpFormula =
+      std::function<variable_list(FunctionNode& self, const variable_list& input_tangents)>;
   FunctionNode(std::string name, Formula formula)
       : name_(std::move(name)), formula_(std::move(formula)) {}
   variable_list apply(variable_list&& grads) override;
@@ -53,10 +58,35 @@ class FunctionNode : public Node {
   // Non-tensor state set after the forward ran (e.g. result shapes); formulas read it.
   std::vector<DimVector> shapes;
 
+  // Forward-mode AD (Note [Forward AD through the nodes] in forward_ad.h).
+  void set_jvp(JvpFormula jvp) { jvp_ = std::move(jvp); }
+  bool has_jvp_formula() const { return static_cast<bool>(jvp_); }
+  // Records the inputs' tangents at every visible level (called by new_node).
+  void capture_tangents(const std::vector<Tensor>& inputs);
+  // Makes the node compute tangents at `level` from these input tangents (nodes that forward
+  // AD builds itself).
+  void add_forward_level(uint64_t level, variable_list input_tangents);
+  // The levels this node computes tangents at.
+  std::vector<uint64_t> forward_levels() const;
+  // The outputs' tangents at `level`, computed on first call.
+  variable_list forward_tangents(uint64_t level);
+
  private:
+  struct ForwardLevel {
+    uint64_t level = 0;
+    bool grad_enabled = false;  // grad mode when the op ran: the tangents' graph follows it
+    bool computed = false;
+    variable_list input_tangents, output_tangents;
+  };
+  // The JVP derived from the backward formula: J t = d/dg <vjp(g), t>.
+  variable_list jvp_by_double_backward(const variable_list& tangents, bool create_graph);
+
   std::string name_;
   Formula formula_;
+  JvpFormula jvp_;
   std::vector<SavedVariable> saved_;
+  std::mutex forward_mutex_;  // guards forward_
+  std::vector<ForwardLevel> forward_;
 };
 
 // Geometry of a strided view relative to its base's storage.

@@ -88,10 +88,17 @@ class Node : public std::enable_shared_from_this<Node> {
   size_t num_outputs() const { return next_edges_.size(); }
   void set_next_edges(edge_list edges);
   void add_next_edge(Edge e);
-  // Whether backward output i is wanted (its edge leads somewhere).
+  // Whether backward output i is wanted: its edge leads somewhere, or forward-mode AD derives
+  // that input's JVP from this node's backward (Note [Forward AD through the nodes]).
   bool should_compute_output(size_t i) const {
-    return i < next_edges_.size() && next_edges_[i].is_valid();
+    return (i < next_edges_.size() && next_edges_[i].is_valid()) ||
+           (i < forward_needed_.size() && forward_needed_[i]);
   }
+  // False for a node built only for forward-mode AD: its outputs get no grad_fn.
+  bool records_history() const { return records_history_; }
+  void set_records_history(bool on) { records_history_ = on; }
+  // Whether the node computes tangents of its outputs (it is then a FunctionNode).
+  bool has_forward() const { return has_forward_; }
 
   uint64_t sequence_nr() const { return sequence_nr_; }
   // Longest path to a leaf: if topo(x) < topo(y) there is no path from x to y.
@@ -126,6 +133,9 @@ class Node : public std::enable_shared_from_this<Node> {
   uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
   bool has_parent_ = false;  // some node points to this one: topological_nr_ is frozen
+  bool records_history_ = true;
+  bool has_forward_ = false;
+  std::vector<bool> forward_needed_;  // inputs that carry a tangent at some level
 
  private:
   void update_topological_nr(const Edge& e);

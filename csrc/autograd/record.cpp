@@ -10,6 +10,12 @@ std::shared_ptr<FunctionNode> new_node(std::string name, const std::vector<Tenso
                                        FunctionNode::Formula formula) {
   auto node = std::make_shared<FunctionNode>(std::move(name), std::move(formula));
   node->set_next_edges(collect_next_edges(inputs));
+  bool reverse = false;
+  if (GradMode::is_enabled()) {
+    for (const Tensor& t : inputs) reverse = reverse || (t.defined() && requires_grad(t));
+  }
+  node->set_records_history(reverse);
+  if (forward_ad::any_level_active()) node->capture_tangents(inputs);
   return node;
 }
 

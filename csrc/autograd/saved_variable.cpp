@@ -33,6 +33,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (is_output) {
     output_nr_ = output_nr(t);
     data_ = detach(t);
+    forward_ad::share_tangents(t, data_);  // forward-over-reverse reads the saved tangents
   } else {
     data_ = t;
   }
@@ -70,6 +71,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!is_output_) return data_;
   // Re-attach the history: a fresh alias whose grad_fn is the saving node.
   Tensor t = detach(data_);
+  forward_ad::share_tangents(data_, t);
   if (saved_for) {
     AutogradMeta& m = materialize_meta(t);
     m.grad_fn = saved_for;

@@ -147,10 +147,25 @@ edge_list collect_next_edges(const std::vector<Tensor>& inputs) {
   return edges;
 }
 
+namespace {
+
+// The output of a node that computes tangents gets a pending tangent at each of its levels.
+void attach_forward(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  if (fn->has_forward()) {
+    forward_ad::attach_pending(t, std::static_pointer_cast<FunctionNode>(fn), output_nr);
+  }
+}
+
+}  // namespace
+
 void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   EMBER_CHECK(!t.impl()->is_inference(),
               "Inference tensors cannot be saved for backward. To work around you can make a "
               "clone to get a normal tensor and use it in autograd.");
+  if (!fn->records_history()) {  // built for forward-mode AD only: no grad_fn
+    attach_forward(t, fn, fn->add_input_metadata(t));
+    return;
+  }
   AutogradMeta& m = materialize_meta(t);
   // An in-place op gives t a new grad_fn: retain_grad's hook moves with it.
   if (m.retains_grad && m.grad_fn) m.grad_fn->clear_retains_grad_hook(m.output_nr);
@@ -160,6 +175,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   if (m.retains_grad) fn->set_retains_grad_hook(m.output_nr, retain_grad_hook(m));
   m.requires_grad = false;
   m.attr_version = t.impl()->version();
+  attach_forward(t, fn, m.output_nr);
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
@@ -167,6 +183,16 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   if (!base_impl) {
     set_history(t, fn);
     return;
+  }
+  if (!fn->records_history()) {  // forward-mode AD only
+    const uint32_t nr = fn->add_input_metadata(t);
+    if (fn->has_forward()) {
+      forward_ad::rebase_view_tangents(t, std::static_pointer_cast<FunctionNode>(fn), nr);
+    }
+    return;
+  }
+  if (fn->has_forward()) {
+    forward_ad::rebase_view_tangents(t, std::static_pointer_cast<FunctionNode>(fn), 0);
   }
   // An in-place op on a view: the base's history gains a CopySlices that applies `fn` to the
   // slice the view covers; the view's own grad_fn is regenerated from the base on next use.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "autograd/forward_ad.h"
 #include "autograd/node.h"
 #include "core/tensor.h"
 
@@ -36,7 +37,9 @@ struct AutogradMeta : AutogradMetaInterface {
   // Leaf hooks (run by AccumulateGrad before accumulating) and post-accumulate hooks.
   HookList<TensorHook> leaf_hooks;
   HookList<std::function<void(const Tensor&)>> post_accumulate_hooks;
-  std::mutex mutex;  // guards grad_accumulator creation
+  std::mutex mutex;  // guards grad_accumulator creation and forward_grads
+  // Forward-mode AD: the tensor's tangent at each level it has one (forward_ad.h).
+  ForwardGrads forward_grads;
 };
 
 // The meta of `t`, or null when it never took part in autograd.
@@ -87,15 +90,27 @@ inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
   }
   return false;
 }
+// Whether an op on these inputs builds a node: for reverse mode (recording is on and an input
+// takes part in autograd) or for forward mode (an input carries a tangent at an open level,
+// whatever the grad mode: Note [Forward AD through the nodes]).
 template <typename... Ts>
 inline bool should_record(const Ts&... ts) {
-  if (!grad_state::flags().grad_enabled) return false;
-  return (... || (ts.defined() && meta_of(ts) != nullptr && requires_grad(ts)));
+  if (grad_state::flags().grad_enabled &&
+      (... || (ts.defined() && meta_of(ts) != nullptr && requires_grad(ts)))) {
+    return true;
+  }
+  return forward_ad::any_level_active() &&
+         (... || (ts.defined() && meta_of(ts) != nullptr && forward_ad::has_tangent(ts)));
 }
 inline bool should_record_list(const std::vector<Tensor>& ts) {
-  if (!grad_state::flags().grad_enabled) return false;
+  if (grad_state::flags().grad_enabled) {
+    for (const Tensor& t : ts) {
+      if (t.defined() && requires_grad(t)) return true;
+    }
+  }
+  if (!forward_ad::any_level_active()) return false;
   for (const Tensor& t : ts) {
-    if (t.defined() && requires_grad(t)) return true;
+    if (t.defined() && meta_of(t) != nullptr && forward_ad::has_tangent(t)) return true;
   }
   return false;
 }

@@ -42,6 +42,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_quantized(m, cls);
   ember::init_autograd(m, cls);
   ember::init_autograd_function(m);
+  ember::init_forward_ad(m);
   ember::init_config(m);
   ember::init_optim(m);
   ember::init_linalg_misc(m, cls);

@@ -206,6 +206,7 @@ struct type_caster<ember::Scalar> {
 namespace ember {
 // Binding entry points, one per file (module.cpp calls them in order).
 void init_errors(py::module_& m);
+void init_forward_ad(py::module_& m);
 void init_dtypes(py::module_& m);
 void init_tensor_class(py::module_& m);
 void init_numpy_interop(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

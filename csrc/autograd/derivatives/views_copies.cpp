@@ -13,8 +13,34 @@ namespace derivatives {
 using autograd::FunctionNode;
 using autograd::variable_list;
 
+namespace {
+
+// Forward AD: the tangent of a view is the same view of the input's tangent, taken by geometry
+// (the tangent is laid out as its primal: forward_ad::make_dual), so no formula per view op.
+void set_view_jvp(FunctionNode& node, const Tensor& input, const Tensor& result) {
+  if (!node.has_forward() || node.has_jvp_formula()) return;
+  const int64_t rel_offset = result.storage_offset() - input.storage_offset();
+  if (result.storage().get() != input.storage().get() || rel_offset < 0) return;  // a copy
+  const DimVector in_sizes(input.sizes()), in_strides(input.strides());
+  const DimVector sizes(result.sizes()), strides(result.strides());
+  const ScalarType dtype = input.dtype();
+  node.set_jvp([=](FunctionNode&, const variable_list& tangents) -> variable_list {
+    Tensor t = tangents.at(0);
+    if (!t.defined()) return {Tensor()};
+    if (!t.strides().equals(in_strides)) {
+      Tensor laid_out = empty_strided(in_sizes, in_strides, TensorOptions(dtype, t.device()));
+      ember::copy_(laid_out, t);
+      t = laid_out;
+    }
+    return {ember::as_strided(t, sizes, strides, t.storage_offset() + rel_offset)};
+  });
+}
+
+}  // namespace
+
 Tensor record_view_result(const std::shared_ptr<FunctionNode>& node, const Tensor& input,
                           const Tensor& result) {
+  set_view_jvp(*node, input, result);
   autograd::attach_trace(*node);
   autograd::set_history(result, node);
   propagate_view_creation(input, result);

@@ -157,7 +157,7 @@ from ember.autograd.function import Function, FunctionCtx, once_differentiable  
 
 __all__ += ["Function", "FunctionCtx", "once_differentiable"]
 
-from ember.autograd import functional  # noqa: E402,F401
+from ember.autograd import forward_ad, functional  # noqa: E402,F401
 from ember.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 
-__all__ += ["functional", "detect_anomaly", "set_detect_anomaly"]
+__all__ += ["forward_ad", "functional", "detect_anomaly", "set_detect_anomaly"]
