@@ -17,6 +17,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_creation(m, cls);
   ember::init_tensor_new(m, cls);
   ember::init_random(m, cls);
+  ember::init_random_sampling(m);
   ember::init_conversion(m, cls);
   ember::init_dlpack(m, cls);
   ember::init_views(m, cls);

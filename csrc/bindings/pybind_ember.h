@@ -237,6 +237,7 @@ void init_data(py::module_& m);         // _C._data (ember.data's tar shards and
 void init_distributed(py::module_& m);  // _C._distributed (stores, Gloo process groups)
 void init_tensor_new(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
+void init_random_sampling(py::module_& m);  // poisson, binomial, _standard_gamma, ...
 void init_conversion(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_norm(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);

@@ -17,6 +17,7 @@ if _C._cpu_capability_warning():  # EMBER_CPU_CAPABILITY named a level this CPU 
     _warnings.warn(_C._cpu_capability_warning(), RuntimeWarning, stacklevel=2)
 from ._C import *  # noqa: E402,F401,F403
 from ._C import Tensor, device, dtype  # noqa: E402,F401
+from ._C import _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402,F401
 from ._dtypes import (  # noqa: E402,F401
     bool,
     cdouble,
@@ -67,6 +68,7 @@ from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules 
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401
 from . import distributed, futures, hub, multiprocessing, onnx, profiler  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401
