@@ -113,6 +113,8 @@ void init_dtypes(py::module_& m) {
     d["num_allocs"] = s.num_allocs;
     return d;
   });
+  // Peak measurements over one region (checkpointing's memory tests).
+  m.def("_reset_allocator_peak", [] { reset_cpu_allocator_peak(); });
 }
 
 }  // namespace ember

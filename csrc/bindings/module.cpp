@@ -45,6 +45,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_autograd_function(m);
   ember::init_forward_ad(m);
   ember::init_config(m);
+  ember::init_deterministic(m);
   ember::init_optim(m);
   ember::init_linalg_misc(m, cls);
   ember::init_linalg_spectral(m, cls);

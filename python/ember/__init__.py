@@ -109,3 +109,10 @@ from .backends._settings import (  # noqa: E402,F401
     get_float32_matmul_precision,
     set_float32_matmul_precision,
 )
+from ._deterministic import (  # noqa: E402,F401
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    use_deterministic_algorithms,
+)

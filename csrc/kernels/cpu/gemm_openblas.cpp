@@ -10,6 +10,7 @@
 // elsewhere in an exclusive scope, goes to Eigen's GEMM instead of waiting.
 #include <algorithm>
 
+#include "core/deterministic.h"
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_cpu.h"
 #include "kernels/cpu/lapack.h"
@@ -57,6 +58,10 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
 
 bool openblas_gemm(const GemmParams& p) {
   if (p.dtype != ScalarType::Float64) return false;
+  // Note [Deterministic Algorithms]: which engine runs a product depends on the thread count
+  // (and on whether another thread holds OpenBLAS), and the two round differently; Eigen alone
+  // gives the same bits for every thread count.
+  if (deterministic_algorithms()) return false;
   const int64_t work = p.m * p.n * p.k;
   if (work < kMinWork || !fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
   char ta, tb;

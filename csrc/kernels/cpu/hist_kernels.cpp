@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/deterministic.h"
 #include "core/parallel.h"
 #include "dispatch/dtype_dispatch.h"
 #include "kernels/sort_stubs.h"
@@ -53,9 +54,8 @@ void histogram_kernel(const Tensor& hist, const Tensor& self, const Tensor& weig
     const A lo = e[0], hi = e[bins];
     const T width = rounded<T>(hi - lo);
     double* out = hist.data<double>();
-    std::mutex merge;
-    parallel_for(0, self.numel(), kGrainSize, [&](int64_t b, int64_t end) {
-      std::vector<double> local(bins, 0.0);
+    // Adds the (weighted) counts of elements [b, end) into local[0, bins).
+    auto count = [&](int64_t b, int64_t end, double* local) {
       for (int64_t i = b; i < end; ++i) {
         const A v = static_cast<A>(x[i]);
         if (!(v >= lo && v <= hi)) continue;  // also skips NaN
@@ -76,6 +76,29 @@ void histogram_kernel(const Tensor& hist, const Tensor& self, const Tensor& weig
         pos = std::clamp<int64_t>(pos, 0, bins - 1);  // the last edge belongs to the last bin
         local[pos] += w ? static_cast<double>(static_cast<A>(w[i])) : 1.0;
       }
+    };
+    const int64_t n = self.numel();
+    if (deterministic_algorithms()) {
+      // Note [Deterministic Algorithms]: fixed pieces whatever the thread count, merged in
+      // input order (the mutex below merges in whatever order the threads finish, which
+      // changes the rounding of weighted sums).
+      const int64_t pieces = kDeterministicChunks;
+      std::vector<double> locals(static_cast<size_t>(pieces * bins), 0.0);
+      parallel_for(0, pieces, n >= 2 * kGrainSize ? 1 : pieces, [&](int64_t p0, int64_t p1) {
+        for (int64_t q = p0; q < p1; ++q) {
+          count(n / pieces * q + std::min(q, n % pieces),
+                n / pieces * (q + 1) + std::min(q + 1, n % pieces), locals.data() + q * bins);
+        }
+      });
+      for (int64_t q = 0; q < pieces; ++q) {
+        for (int64_t k = 0; k < bins; ++k) out[k] += locals[q * bins + k];
+      }
+      return;
+    }
+    std::mutex merge;
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t end) {
+      std::vector<double> local(bins, 0.0);
+      count(b, end, local.data());
       std::lock_guard<std::mutex> lock(merge);
       for (int64_t k = 0; k < bins; ++k) out[k] += local[k];
     });

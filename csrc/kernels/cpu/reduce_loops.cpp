@@ -57,7 +57,7 @@ StripPlan plan_strips(const ReduceGeometry& g, int64_t acc_bytes) {
   sp.outer_o0 = DimVector(IntArrayRef(g.keep_out[0].data() + 1, nk));
   sp.outer_o1 = DimVector(IntArrayRef(g.keep_out[1].data() + 1, nk));
 
-  const int nt = usable_threads();
+  const int nt = split_count();  // the plan's shape must not depend on the threads there are
   const int64_t m = sp.m, n_outer = sp.n_outer;
   const int64_t max_width = std::max<int64_t>(16, 16384 / acc_bytes);
   const int64_t max_strips = (m + 15) / 16;

@@ -9,6 +9,7 @@
 #include <vector>
 #include "kernels/cpu/cpu_level.h"
 
+#include "core/deterministic.h"
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
@@ -261,6 +262,14 @@ inline int usable_threads() {
   return in_parallel_region() ? 1 : get_num_threads();
 }
 
+// How many pieces a split reduction cuts a range into: one per usable thread, or a fixed count
+// under Note [Deterministic Algorithms] (core/deterministic.h), so that the partial results,
+// and so the rounding, are the same for every thread count. parallel_for still shares the
+// pieces among the threads there are.
+inline int split_count() {
+  return deterministic_algorithms() ? kDeterministicChunks : usable_threads();
+}
+
 template <typename Ops>
 void write_out(const Ops& ops, const ReduceGeometry& g, int64_t off0, int64_t off1,
                const typename Ops::acc_t& a) {
@@ -301,7 +310,7 @@ typename Ops::acc_t reduce_range(const Ops& ops, const ReduceGeometry& g, const 
 template <typename Ops>
 void reduce_inner(const Ops& ops, const ReduceGeometry& g) {
   using A = typename Ops::acc_t;
-  const int nt = usable_threads();
+  const int nt = split_count();
   const bool split_each = nt > 1 && g.n_keep < 4 * nt && g.n_red >= 2 * kGrainSize;
   if (split_each) {
     // Few long reductions (a full reduction has one): threads split each output's elements.
@@ -413,7 +422,7 @@ void reduce_outer(const Ops& ops, const ReduceGeometry& g) {
   };
 
   if (sp.split_rows) {
-    const int64_t nchunks = std::min<int64_t>(usable_threads(), g.n_red);
+    const int64_t nchunks = std::min<int64_t>(split_count(), g.n_red);
     AccBuffer<A> partials(static_cast<size_t>(nchunks * g.n_keep), ops.identity());
     parallel_for(0, nchunks, 1, [&](int64_t b, int64_t e) {
       AccBuffer<A> scratch;

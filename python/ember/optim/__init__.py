@@ -4,7 +4,7 @@ Every optimizer step is one fused C++ update per parameter group (ember._C._opti
 Note [Fused Optimizer Steps] in csrc/ops/optim_steps.cpp.
 """
 
-from . import functional, lr_scheduler  # noqa: F401
+from . import functional, lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -31,4 +31,5 @@ __all__ = [
     "RAdam",
     "RMSprop",
     "SGD",
+    "swa_utils",
 ]

@@ -10,6 +10,7 @@
 // scratchpads are per thread too, so one cached plan may run on several threads at once.
 // A geometry oneDNN rejects, or serves only with its slow reference implementation, is
 // reported to the caller (return false), which then runs im2col + GEMM.
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/deterministic.h"
 #include "core/parallel.h"
 #include "kernels/cpu/onednn_isa.h"
 #include "kernels/nn/conv_stubs.h"
@@ -110,7 +112,30 @@ dnnl::memory::data_type dnnl_type(ScalarType t) {
   return t == ScalarType::Float32 ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
 }
 
-Key make_key(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias) {
+// Note [Deterministic Algorithms] (core/deterministic.h): oneDNN's weight gradient sums over the
+// batch in per-thread partial buffers, so its rounding follows the thread count. Under the
+// switch the weight pass is created and run on one OpenMP thread: this scope lowers the calling
+// thread's OpenMP default to 1 and restores it (the key then says 1 thread).
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool active) : active_(active) {
+    if (active_) {
+      saved_ = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+  }
+  ~OneThreadScope() {
+    if (active_) omp_set_num_threads(saved_);
+  }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  bool active_;
+  int saved_ = 1;
+};
+
+Key make_key(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias, bool one_thread) {
   Key k;
   int64_t* v = k.v;
   v[0] = static_cast<int64_t>(pass);
@@ -128,7 +153,8 @@ Key make_key(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias) {
     v[16 + d] = g.dilation[d];
   }
   v[18] = bias;
-  v[19] = sync_library_threads();  // a primitive keeps the partitioning it was created with
+  // A primitive keeps the partitioning it was created with.
+  v[19] = one_thread ? 1 : sync_library_threads();
   for (int i = 20; i < 24; ++i) v[i] = 0;
   return k;
 }
@@ -316,8 +342,12 @@ void execute(const Plan& plan, const std::vector<void*>& user_data, int prelaid 
   stream.wait();
 }
 
-std::shared_ptr<Plan> plan_for(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias) {
-  return cache().get(make_key(pass, dtype, g, bias), [&] { return build(pass, dtype, g, bias); });
+// `one_thread`: the plan of a OneThreadScope (the caller holds the scope while it builds and
+// runs the plan).
+std::shared_ptr<Plan> plan_for(Pass pass, ScalarType dtype, const ConvGeometry& g, bool bias,
+                               bool one_thread = false) {
+  return cache().get(make_key(pass, dtype, g, bias, one_thread),
+                     [&] { return build(pass, dtype, g, bias); });
 }
 
 bool onednn_forward(const ConvGeometry& g, const Tensor& input, const Tensor& weight,
@@ -344,7 +374,10 @@ bool onednn_backward_data(const ConvGeometry& g, const Tensor& grad_output, cons
 bool onednn_backward_weights(const ConvGeometry& g, const Tensor& grad_output, const Tensor& input,
                              const Tensor& grad_weight, const Tensor& grad_bias) {
   if (!supported(grad_output.dtype())) return false;
-  auto plan = plan_for(Pass::kBackwardWeights, grad_output.dtype(), g, grad_bias.defined());
+  const bool one_thread = deterministic_algorithms();
+  OneThreadScope scope(one_thread);
+  auto plan =
+      plan_for(Pass::kBackwardWeights, grad_output.dtype(), g, grad_bias.defined(), one_thread);
   if (!plan->ok) return false;
   std::vector<void*> data{grad_output.data_ptr(), input.data_ptr(), grad_weight.data_ptr()};
   if (grad_bias.defined()) data.push_back(grad_bias.data_ptr());
@@ -361,6 +394,18 @@ bool onednn_backward(const ConvGeometry& g, const Tensor& grad_output, const Ten
                      const Tensor& grad_bias) {
   const ScalarType t = grad_output.dtype();
   if (!supported(t)) return false;
+  if (deterministic_algorithms()) {
+    // The two passes on their own threads each (Note [Deterministic Algorithms]).
+    auto pd = plan_for(Pass::kBackwardData, t, g, false);
+    if (!pd->ok) return false;
+    {
+      OneThreadScope scope(true);
+      if (!plan_for(Pass::kBackwardWeights, t, g, grad_bias.defined(), true)->ok) return false;
+    }
+    onednn_backward_data(g, grad_output, weight, grad_input);
+    onednn_backward_weights(g, grad_output, input, grad_weight, grad_bias);
+    return true;
+  }
   auto pd = plan_for(Pass::kBackwardData, t, g, false);
   auto pw = plan_for(Pass::kBackwardWeights, t, g, grad_bias.defined());
   if (!pd->ok || !pw->ok) return false;
