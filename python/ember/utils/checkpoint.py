@@ -51,7 +51,8 @@ __all__ = [
 # the region is rerun under the saved RNG state and differentiated with autograd.grad
 # with respect to the detached inputs and the leaves; the Function returns those gradients and
 # the engine routes them on. The result differs from PyTorch's only in the grad_fn of the
-# outputs (one "CheckpointBackward" node instead of the region's own last node).
+# outputs (one "_NonReentrantCheckpointBackward" node instead of the region's own last
+# node).
 
 _checkpoint_debug_enabled: bool | None = None
 
