@@ -256,7 +256,9 @@ def test_batched_rows_many_threads():
 
 
 def test_fftfreq_and_shifts():
-    for n in (0, 1, 4, 5):
+    assert ember.fft.fftfreq(0).shape == (0,)
+    assert np.isnan(ember.fft.rfftfreq(0).numpy()).all()  # 0 * (1 / 0), as PyTorch
+    for n in (1, 4, 5):
         for d in (1.0, 0.5):
             check(ember.fft.fftfreq(n, d), np.fft.fftfreq(n, d), 32)
             check(ember.fft.rfftfreq(n, d), np.fft.rfftfreq(n, d), 32)

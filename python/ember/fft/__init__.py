@@ -5,6 +5,8 @@ The transforms are the C++ bindings themselves (ember._C._fft, bindings/fft.cpp)
 rfftfreq, fftshift and ifftshift are small compositions of ember.arange and ember.roll.
 """
 
+import math
+
 import ember as _ember
 
 from .._C import _fft as _impl
@@ -73,6 +75,11 @@ def _finish_freq(result, out, requires_grad):
     return result
 
 
+def _inverse(v):
+    # 1 / 0 is inf, as PyTorch's scalar arithmetic (rfftfreq(0) is [nan]).
+    return 1.0 / v if v != 0 else math.inf
+
+
 def _check_length(n, op):
     n = int(n)
     if n < 0:
@@ -97,9 +104,7 @@ def fftfreq(
     dtype = _freq_dtype(out.dtype if out is not None and dtype is None else dtype, "fftfreq")
     positive = _ember.arange((n + 1) // 2, dtype=dtype, device=device)
     negative = _ember.arange(-(n // 2), 0, dtype=dtype, device=device)
-    result = _ember.cat([positive, negative])
-    if n:
-        result = result * (1.0 / (n * d))
+    result = _ember.cat([positive, negative]) * _inverse(n * d)
     return _finish_freq(result, out, requires_grad)
 
 
@@ -118,9 +123,7 @@ def rfftfreq(
     [0, 1, ..., n // 2] / (d n)."""
     n = _check_length(n, "rfftfreq")
     dtype = _freq_dtype(out.dtype if out is not None and dtype is None else dtype, "rfftfreq")
-    result = _ember.arange(n // 2 + 1, dtype=dtype, device=device)
-    if n:
-        result = result * (1.0 / (n * d))
+    result = _ember.arange(n // 2 + 1, dtype=dtype, device=device) * _inverse(n * d)
     return _finish_freq(result, out, requires_grad)
 
 
