@@ -5,6 +5,8 @@
 namespace ember {
 void init_fft(py::module_& m);               // _C._fft (bindings/fft.cpp)
 void init_spectral_windows(py::module_& m);  // ember.hann_window & co.
+// _C._special, ember.i0 / igamma / igammac / mvlgamma (bindings/special.cpp)
+void init_special(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 }  // namespace ember
 
 PYBIND11_MODULE(_C, m) {
@@ -51,6 +53,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_linalg_spectral(m, cls);
   ember::init_fft(m);
   ember::init_spectral_windows(m);
+  ember::init_special(m, cls);
   ember::init_autocast(m);
   ember::init_data(m);
   ember::init_distributed(m);
