@@ -98,7 +98,9 @@ variable_list FunctionNode::jvp_by_double_backward(const variable_list& tangents
   for (size_t k = 0; k < n_out; ++k) {
     const InputMetadata& md = input_metadata(k);
     if (!md.defined) continue;
-    gs[k] = zeros(md.shape, TensorOptions(md.dtype, md.device));
+    // Any point will do, the formula being linear in g; ones rather than zeros, since some
+    // formulas evaluate functions of g that are singular at 0 (logcumsumexp takes log |g|).
+    gs[k] = ones(md.shape, TensorOptions(md.dtype, md.device));
     set_requires_grad(gs[k], true);
     g_edges.push_back(gradient_edge(gs[k]));
     g_index.push_back(k);

@@ -270,7 +270,7 @@ def _grad_inputs(op: OpInfo, sample: Sample):
     return args, pos
 
 
-def run_gradcheck(op: OpInfo, dtype, seed=0, gradgrad=False):
+def run_gradcheck(op: OpInfo, dtype, seed=0, gradgrad=False, forward=False):
     from ember.autograd import gradcheck, gradgradcheck
 
     rng = np.random.default_rng(seed)
@@ -295,8 +295,13 @@ def run_gradcheck(op: OpInfo, dtype, seed=0, gradgrad=False):
             )
 
         leaves = [args[i] for i in pos]
-        check = gradgradcheck if gradgrad else gradcheck
-        assert check(fn, leaves, rtol=rtol, atol=atol), f"{op.name} {s.name}"
+        if forward:
+            ok = gradcheck(fn, leaves, rtol=rtol, atol=atol, check_forward_ad=True,
+                           check_backward_ad=False)
+        else:
+            check = gradgradcheck if gradgrad else gradcheck
+            ok = check(fn, leaves, rtol=rtol, atol=atol)
+        assert ok, f"{op.name} {s.name}"
         checked += 1
     assert checked, f"{op.name}: no sample had a differentiable input"
 

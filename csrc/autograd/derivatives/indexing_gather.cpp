@@ -230,6 +230,14 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
       });
   node->save(index);
   const bool multiply = reduce == "multiply";
+  if (multiply && node->has_forward() && !autograd::forward_ad::has_tangent(src)) {
+    // Linear in self: scatter the tangent with the same factors. (A tangent of src goes through
+    // the backward-derived JVP, which the product over colliding indices needs.)
+    node->set_jvp([dim](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::scatter(t[0], dim, n.saved(0), n.saved(2), "multiply")};
+    });
+  }
   node->save(multiply ? original(self, out) : Tensor());
   node->save(multiply ? src : Tensor());
   const bool inplace = is_inplace_form(self, out);

@@ -83,6 +83,59 @@ def _analytical_vjp_rows(fn, inputs, diff_inputs, out_index, v):
     return rows
 
 
+def _forward_ad_columns(fn, inputs, a_idx, inp, out_count):
+    """Column k of d(outputs)/d(inp) by forward-mode AD, for a unit tangent at element k
+    (and, for complex inputs, an imaginary one): lists [k][output] as _numerical_derivatives."""
+    import ember.autograd.forward_ad as fwAD
+
+    dx, dy = [], []
+    for k in range(inp.numel()):
+        per_axis = []
+        for unit in ([1.0, 1j] if inp.is_complex() else [1.0]):
+            tangent = ember.zeros(tuple(inp.shape), dtype=inp.dtype)
+            tangent.view(-1)[k] = unit
+            with fwAD.dual_level():
+                call = list(inputs)
+                call[a_idx] = fwAD.make_dual(inp, tangent)
+                outs = _differentiable_outputs(fn(*call))
+                cols = []
+                for o in outs:
+                    t = fwAD.unpack_dual(o).tangent
+                    cols.append(
+                        np.zeros(o.numel(), dtype=np.complex128) if t is None
+                        else t.detach().numpy().astype(np.complex128).reshape(-1)
+                    )
+            assert len(cols) == out_count
+            per_axis.append(cols)
+        dx.append(per_axis[0])
+        dy.append(per_axis[1] if inp.is_complex() else None)
+    return dx, dy
+
+
+def _check_forward_ad(func, inputs, diff_inputs, numeric, outputs, rtol, atol, raise_exception):
+    """Forward-mode Jacobians against the numerical ones (column by column)."""
+    positions = [next(p for p, x in enumerate(inputs) if x is i) for i in diff_inputs]
+    for a_idx, (pos, inp) in enumerate(zip(positions, diff_inputs)):
+        fdx, fdy = _forward_ad_columns(func, inputs, pos, inp, len(outputs))
+        ndx, ndy = numeric[a_idx]
+        for k in range(inp.numel()):
+            for j in range(len(outputs)):
+                pairs = [(fdx[k][j], ndx[k][j])]
+                if ndy[k] is not None:
+                    pairs.append((fdy[k][j], ndy[k][j]))
+                for got, expected in pairs:
+                    if not np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
+                        msg = (
+                            f"Jacobian computed with forward mode mismatch for output {j} with "
+                            f"respect to input {a_idx} (element {k}),\nnumerical:{expected}\n"
+                            f"analytical:{got}\n"
+                        )
+                        if raise_exception:
+                            raise GradcheckError(msg)
+                        return False
+    return True
+
+
 def gradcheck(
     func,
     inputs,
@@ -95,6 +148,9 @@ def gradcheck(
     check_undefined_grad: bool = True,
     check_grad_dtypes: bool = False,
     check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
     fast_mode: bool = False,
     masked=None,
 ) -> bool:
@@ -106,6 +162,8 @@ def gradcheck(
     are checked with v = 1 and v = 1j.
 
     ``check_grad_dtypes`` also requires each gradient's dtype and shape to equal its input's.
+    ``check_forward_ad`` also compares the Jacobian built by forward-mode AD (one dual
+    evaluation per input element); ``check_backward_ad=False`` skips the reverse-mode one.
     The full Jacobian is always compared: ``fast_mode`` and ``check_batched_grad`` (PyTorch's
     shortcuts and vmap checks) and ``nondet_tol`` / ``check_undefined_grad`` / ``masked`` are
     accepted so PyTorch calls run unchanged, and do not weaken the check.
@@ -140,6 +198,12 @@ def gradcheck(
                         raise GradcheckError(msg)
                     return False
     numeric = [_numerical_derivatives(func, inputs, i, eps) for i in diff_inputs]
+    if check_forward_ad and not _check_forward_ad(
+        func, inputs, diff_inputs, numeric, outputs, rtol, atol, raise_exception
+    ):
+        return False
+    if not check_backward_ad:
+        return True
     for j, out in enumerate(outputs):
         for v in ([1.0, 1j] if out.is_complex() else [1.0]):
             rows = _analytical_vjp_rows(func, inputs, diff_inputs, j, v)
