@@ -74,6 +74,12 @@ class Gamma(ExponentialFamily):
         c, r = self.concentration, self.rate
         return ember.xlogy(c, r) + ember.xlogy(c - 1, value) - r * value - ember.lgamma(c)
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        # The regularised lower incomplete gamma P(concentration, rate * value).
+        return ember.special.gammainc(self.concentration, self.rate * value)
+
     def entropy(self):
         c = self.concentration
         return c - ember.log(self.rate) + ember.lgamma(c) + (1.0 - c) * ember.digamma(c)
