@@ -68,9 +68,8 @@ from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules 
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
-from ._stft import istft, stft  # noqa: E402,F401
-from . import fft  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
+from ._stft import istft, stft  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from . import amp, backends  # noqa: E402,F401
