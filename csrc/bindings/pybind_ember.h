@@ -226,7 +226,7 @@ void init_indexing_ops(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cl
 void init_view_extras(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_config(py::module_& m);
 void init_deterministic(py::module_& m);  // ember.use_deterministic_algorithms
-void init_optim(py::module_& m);  // ember._C._optim
+void init_optim(py::module_& m);          // ember._C._optim
 void init_nn_activation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 void init_nn_dropout(py::module_& m);
 void init_nn_attention(py::module_& m);
