@@ -37,6 +37,10 @@ std::unordered_map<const Record*, Entry>& entries() {
 py::handle g_module;        // ember._C
 py::handle g_tensor_class;  // ember._C.Tensor
 py::object* g_tracer = nullptr;
+// vmap (ember.func): calls with an argument of g_batched_type go to g_batch_handler instead,
+// which applies the op's batching rule (Note [Batching through the observer] below).
+py::object* g_batch_handler = nullptr;
+PyObject* g_batched_type = nullptr;
 std::thread::id g_tracer_thread;
 
 thread_local int t_depth = 0;       // observed ops running on this thread
@@ -109,9 +113,9 @@ void uninstall() {
   detail::g_installed.store(false);
 }
 
-// Observing is wanted while a profile runs or a trace is being taken.
+// Observing is wanted while a profile runs, a trace is being taken or a vmap runs.
 void sync() {
-  if (profiler::enabled() || g_tracer != nullptr) {
+  if (profiler::enabled() || g_tracer != nullptr || g_batch_handler != nullptr) {
     install();
   } else {
     uninstall();
@@ -201,9 +205,80 @@ bool is_op_call(const py::detail::function_call& call, py::handle result) {
   return false;
 }
 
+// Note [Batching through the observer]: vmap wraps its batched inputs in a Python class
+// (ember.func's BatchedTensor: a Tensor subclass whose data is a detached alias, the real
+// batched value being an attribute). While a vmap runs, every binding's impl is the observing
+// one; a call that finds a BatchedTensor among its arguments (or in a list or tuple argument)
+// is handed, before pybind11 converts anything, to the Python handler, which runs the op's
+// batching rule on the real values. Rules call ops again: those calls have no BatchedTensor
+// (or only ones of an outer vmap level) and take the ordinary path.
+bool holds_batched(py::handle h) {
+  if (!h) return false;
+  if (PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(g_batched_type))) return true;
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
+    for (py::handle item : h) {
+      if (PyObject_TypeCheck(item.ptr(), reinterpret_cast<PyTypeObject*>(g_batched_type))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+py::handle call_batch_handler(const Entry& entry, const py::detail::function_call& call) {
+  py::tuple args(call.args.size());
+  py::tuple names(call.args.size());
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    args[i] = call.args[i] ? py::reinterpret_borrow<py::object>(call.args[i]) : py::none();
+    const bool named = i < call.func.args.size() && call.func.args[i].name != nullptr;
+    names[i] = named ? py::str(call.func.args[i].name) : py::str("");
+  }
+  py::object kwargs = call.kwargs_ref ? py::reinterpret_borrow<py::object>(call.kwargs_ref)
+                                      : py::object(py::dict());
+  // The capsule lets the rule call this same overload again, with other arguments.
+  py::capsule binding(static_cast<const void*>(&call.func));
+  py::object r = (*g_batch_handler)(entry.op_name, py::bool_(call.func.is_method), args, names,
+                                    kwargs, binding);
+  return r.release();
+}
+
+// Calls the binding a capsule names (its original impl, unobserved) with these arguments, in
+// the order of its parameters.
+py::object call_binding(const py::capsule& binding, const py::tuple& args, const py::dict& kwargs) {
+  const auto* rec = static_cast<const Record*>(binding.get_pointer());
+  auto it = entries().find(rec);
+  EMBER_CHECK(it != entries().end(), "[vmap] unknown binding");
+  py::detail::function_call c(*rec, py::none());
+  for (py::handle a : args) {
+    c.args.push_back(a);
+    c.args_convert.push_back(true);
+  }
+  if (rec->has_kwargs) {
+    c.kwargs_ref = kwargs;
+  } else {
+    EMBER_CHECK(kwargs.empty(), "[vmap] keyword arguments for a binding without **kwargs");
+  }
+  py::handle r = it->second.impl(c);
+  if (r.ptr() == PYBIND11_TRY_NEXT_OVERLOAD) {
+    throw py::type_error("[vmap] " + it->second.op_name +
+                         ": the batching rule passed arguments this overload does not take");
+  }
+  return py::reinterpret_steal<py::object>(r);
+}
+
 py::handle observed_impl(py::detail::function_call& call) {
   // Present: only records in the table are given this impl.
   const Entry& entry = entries().find(&call.func)->second;
+  if (g_batch_handler != nullptr) {
+    bool batched = false;
+    for (py::handle arg : call.args) batched = batched || holds_batched(arg);
+    if (!batched && call.kwargs_ref) {
+      for (auto item : py::reinterpret_borrow<py::dict>(call.kwargs_ref)) {
+        batched = batched || holds_batched(item.second);
+      }
+    }
+    if (batched) return call_batch_handler(entry, call);
+  }
   if (t_suppressed > 0) return entry.impl(call);
   const bool trace =
       g_tracer != nullptr && t_depth == 0 && std::this_thread::get_id() == g_tracer_thread;
@@ -299,6 +374,21 @@ void init_observer(py::module_& m, py::handle tensor_class) {
       },
       py::arg("tracer"));
   p.def("_observing", []() { return installed(); });
+  p.def(
+      "_set_batch_handler",
+      [](py::object handler, py::object batched_type) {
+        delete g_batch_handler;
+        g_batch_handler = nullptr;
+        Py_XDECREF(g_batched_type);
+        g_batched_type = nullptr;
+        if (!handler.is_none()) {
+          g_batch_handler = new py::object(std::move(handler));
+          g_batched_type = batched_type.release().ptr();
+        }
+        sync();
+      },
+      py::arg("handler"), py::arg("batched_type"));
+  p.def("_call_binding", &call_binding, py::arg("binding"), py::arg("args"), py::arg("kwargs"));
 }
 
 }  // namespace ember::observer

@@ -1,12 +1,12 @@
 """Function transforms (``torch.func``): grad, grad_and_value, vjp, jvp, jacrev, jacfwd,
-hessian, linearize, functional_call and stack_module_state.
+hessian, linearize, vmap, functional_call and stack_module_state.
 
 They are built on Ember's two AD modes: reverse mode (the autograd engine) and forward mode
 (``ember.autograd.forward_ad``), so they compose: ``jacfwd(jacrev(f))`` runs forward mode over
 the reverse-mode graph, ``grad(grad(f))`` reverse over reverse. An argument that an outer
 transform differentiates is aliased, not detached, so that the inner result stays
-differentiable for the outer one. ``vmap`` is not part of this module yet
-(docs/design/forward-ad.md says what is missing).
+differentiable for the outer one. ``vmap`` runs batching rules on the whole batch
+(ember/func/_rules.py); see docs/design/vmap.md.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import functools
 import ember
 from ember._C import _forward_ad as _fw
 from ember.autograd import forward_ad as _fwad
+from ember.func import _batched
 from ember.func._functional_call import functional_call, stack_module_state
+from ember.func._vmap import vmap
 
 __all__ = [
     "grad",
@@ -27,6 +29,7 @@ __all__ = [
     "jacfwd",
     "hessian",
     "linearize",
+    "vmap",
     "functional_call",
     "stack_module_state",
 ]
@@ -118,6 +121,12 @@ def grad_and_value(func, argnums=0, has_aux=False):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         single, nums = _normalize_argnums(argnums, len(args), "grad_and_value")
+        level = _batched.current_level()
+        if level is not None and any(
+            isinstance(x, _batched.BatchedTensor) and x._bl == level
+            for x in _flatten(list(args))[0]
+        ):
+            return _grad_and_value_batched(func, args, kwargs, single, nums, has_aux, level)
         args = list(args)
         diff_leaves, rebuilds, outer = [], [], False
         for a in nums:
@@ -155,6 +164,54 @@ def grad_and_value(func, argnums=0, has_aux=False):
         return g, value
 
     return wrapper
+
+
+def _grad_and_value_batched(func, args, kwargs, single, nums, has_aux, level):
+    """grad inside vmap: each sample's gradient. A differentiated argument that is not batched
+    is expanded over the batch (a stride-0 leaf), so that every sample gets its own gradient
+    while the forward still shares the value (see _rules._ExpandedLinear)."""
+    size, _ = _batched.level_info(level)
+    args = list(args)
+    leaves_by_arg, rebuilds, phys = [], [], []
+    for a in nums:
+        leaves, rebuild = _flatten(args[a])
+        wrapped = []
+        for x in leaves:
+            v = _batched.unwrap(x, level)
+            if v is not None:
+                leaf = v.detach().requires_grad_()
+            else:
+                leaf = x.detach().unsqueeze(0).expand((size,) + tuple(x.shape)).requires_grad_()
+            phys.append(leaf)
+            wrapped.append(_batched.wrap(leaf, level))
+        args[a] = rebuild(wrapped)
+        leaves_by_arg.append(wrapped)
+        rebuilds.append(rebuild)
+    with ember.enable_grad():
+        out = func(*args, **kwargs)
+        value, aux = _split_aux(out, has_aux, "grad_and_value")
+        if value.dim() != 0:
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                f"Tensor, got tensor with {value.dim()} dims. Maybe you wanted "
+                "to use the vjp or jacrev APIs instead?"
+            )
+        v = _batched.unwrap(value, level)
+        if v is None:  # the value does not depend on the batch
+            v = value.unsqueeze(0).expand(size)
+        grads = ember.autograd.grad(v.sum(), phys, allow_unused=True)
+    grads = [
+        _batched.wrap(ember.zeros_like(p) if g is None else g, level) for g, p in zip(grads, phys)
+    ]
+    out_groups, i = [], 0
+    for group, rebuild in zip(leaves_by_arg, rebuilds):
+        out_groups.append(rebuild(grads[i : i + len(group)]))
+        i += len(group)
+    g = out_groups[0] if single else tuple(out_groups)
+    value = _batched.wrap(v.detach(), level)
+    if has_aux:
+        return g, (value, _detach_tree(aux, False))
+    return g, value
 
 
 def grad(func, argnums=0, has_aux=False):

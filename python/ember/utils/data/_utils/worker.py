@@ -240,17 +240,29 @@ def _to_shared_memory(arrays):
         return _copy_to_shared_memory(arrays)
 
 
+# SIGTERM's Python handler runs at the next bytecode boundary after the C-level delivery, so a
+# signal delivered just before the mask is set would still run it inside the block: the handler
+# itself checks this flag and leaves the exit for the end of the block.
+_sigterm_state = {"deferring": 0, "pending": None}
+
+
 @contextlib.contextmanager
 def _sigterm_deferred():
     blocked = hasattr(signal, "pthread_sigmask") and \
         threading.current_thread() is threading.main_thread()
     if blocked:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    _sigterm_state["deferring"] += 1
     try:
         yield
     finally:
+        _sigterm_state["deferring"] -= 1
         if blocked:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        pending = _sigterm_state["pending"]
+        if pending is not None and not _sigterm_state["deferring"]:
+            _sigterm_state["pending"] = None
+            raise SystemExit(128 + pending)
 
 
 def _copy_to_shared_memory(arrays):
@@ -285,7 +297,10 @@ def _release_segments():
     (those it has opened are unlinked already, and the mappings stay valid)."""
     while _shm_pool:
         segment = _shm_pool.pop()
-        segment.mapping.close()
+        try:
+            segment.mapping.close()
+        except BufferError:
+            pass  # a view is still alive (an exception's frame): the exit unmaps it anyway
         _unlink_shared_memory(segment.name)
     while _shm_one_shot:
         _unlink_shared_memory(_shm_one_shot.pop())
@@ -295,6 +310,9 @@ def _exit_on_sigterm(signum, frame):
     # multiprocessing stops daemonic workers with SIGTERM at interpreter exit (and the main
     # process does on a stuck worker): exit through the finally blocks, which unlink this
     # worker's segments, instead of leaving them for the resource tracker to warn about.
+    if _sigterm_state["deferring"]:
+        _sigterm_state["pending"] = signum
+        return
     raise SystemExit(128 + signum)
 
 
