@@ -96,10 +96,24 @@ void observe(py::handle fn, const std::string& name) {
 
 void install() {
   if (detail::g_installed.load()) return;
-  // Not the profiler's own functions: their calls are not the program's.
-  for_each_binding(g_module, g_tensor_class,
-                   [](const BindingVisit& v) { observe(v.function, v.name); },
-                   {"ember._C._profiler"});
+  // The bindings are all defined when ember._C is imported, so the table of records made by
+  // the first walk stays complete: later installs (one per vmap call) only swap the impls.
+  static bool walked = false;
+  if (!walked) {
+    // Not the profiler's own functions: their calls are not the program's.
+    for_each_binding(g_module, g_tensor_class,
+                     [](const BindingVisit& v) { observe(v.function, v.name); },
+                     {"ember._C._profiler"});
+    walked = true;
+  } else {
+    for (auto& [rec, entry] : entries()) {
+      auto* mutable_rec = const_cast<Record*>(rec);
+      if (mutable_rec->impl != &observed_impl) {
+        entry.impl = mutable_rec->impl;
+        mutable_rec->impl = &observed_impl;
+      }
+    }
+  }
   detail::g_installed.store(true);
 }
 

@@ -335,6 +335,98 @@ def _jac_assemble(columns_or_rows, out_shape, in_shape, by_rows):
     return stacked.permute(perm).reshape(tuple(out_shape) + tuple(in_shape))
 
 
+def _vectorizable(in_leaves, has_aux):
+    """Whether jacrev/jacfwd may run as one vmap over the basis: plain inputs (not inside
+    another transform, whose tangents or graph the batch would have to carry) and no aux."""
+    return (
+        not has_aux
+        and _batched.current_level() is None
+        and all(isinstance(x, ember.Tensor) and not _tracked(x) for x in in_leaves)
+    )
+
+
+def _basis(total, dtype):
+    return ember.eye(total, dtype=dtype)
+
+
+def _split_columns(basis, leaves):
+    """The identity's columns for each leaf: [total, n_leaf] blocks."""
+    out, start = [], 0
+    for x in leaves:
+        n = x.numel()
+        out.append(basis.narrow(1, start, n))
+        start += n
+    return out
+
+
+def _jacrev_vectorized(f, inputs, single, chunk_size):
+    """Every row of the Jacobian in one batched backward: vmap over the output basis of a
+    vjp whose forward also runs batched (the inputs expanded over the basis)."""
+    in_leaves, in_rebuild = _flatten(tuple(inputs))
+    out = f(*[x.detach() for x in inputs])
+    o_leaves, o_rebuild = _flatten(out)
+    total = sum(o.numel() for o in o_leaves)
+    dtype = o_leaves[0].dtype
+    basis = _basis(total, dtype)
+    cts = [
+        b.reshape((total,) + tuple(o.shape))
+        for b, o in zip(_split_columns(basis, o_leaves), o_leaves)
+    ]
+
+    def one_row(*xs_and_cts):
+        xs, ct = xs_and_cts[: len(in_leaves)], xs_and_cts[len(in_leaves) :]
+        _, fn = vjp(lambda *d: f(*in_rebuild(list(d))), *xs)
+        return tuple(_flatten(fn(o_rebuild(list(ct))))[0])
+
+    expanded = [x.detach().unsqueeze(0).expand((total,) + tuple(x.shape)) for x in in_leaves]
+    rows = vmap(one_row, chunk_size=chunk_size)(*expanded, *cts)
+    per_output = []
+    for k, o in enumerate(o_leaves):
+        start = sum(p.numel() for p in o_leaves[:k])
+        per_input = [
+            r.narrow(0, start, o.numel()).reshape(tuple(o.shape) + tuple(x.shape))
+            for r, x in zip(rows, in_leaves)
+        ]
+        structured = in_rebuild(per_input)
+        per_output.append(structured[0] if single else structured)
+    return o_rebuild(_detach_tree(per_output, False))
+
+
+def _jacfwd_vectorized(f, inputs, single, randomness):
+    """Every column of the Jacobian in one batched forward-mode pass: vmap over the input
+    basis of a jvp."""
+    in_leaves, in_rebuild = _flatten(tuple(inputs))
+    total = sum(x.numel() for x in in_leaves)
+    dtype = in_leaves[0].dtype
+    basis = _basis(total, dtype)
+    tangents = [
+        b.reshape((total,) + tuple(x.shape))
+        for b, x in zip(_split_columns(basis, in_leaves), in_leaves)
+    ]
+
+    def one_column(*ts):
+        _, t = jvp(lambda *d: f(*in_rebuild(list(d))), tuple(in_leaves), tuple(ts))
+        return t
+
+    cols = vmap(one_column, randomness=randomness)(*tangents)  # [total, *out]
+    c_leaves, c_rebuild = _flatten(cols)
+    per_output = []
+    for c in c_leaves:
+        out_shape = tuple(c.shape[1:])
+        n_out = len(out_shape)
+        perm = list(range(1, n_out + 1)) + [0]
+        moved = c.permute(perm) if n_out else c
+        blocks = []
+        start = 0
+        for x in in_leaves:
+            n = x.numel()
+            blocks.append(moved.narrow(-1, start, n).reshape(out_shape + tuple(x.shape)))
+            start += n
+        structured = in_rebuild(blocks)
+        per_output.append(structured[0] if single else structured)
+    return c_rebuild(_detach_tree(per_output, False))
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of func w.r.t. args[argnums] by reverse mode: shape out.shape + in.shape."""
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
@@ -350,10 +442,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                 call[a] = d
             return func(*call, **kwargs)
 
+        in_leaves, in_rebuild = _flatten(tuple(args[a] for a in nums))
+        if _vectorizable(in_leaves, has_aux):
+            return _jacrev_vectorized(f_of_diff, [args[a] for a in nums], single, chunk_size)
         res = vjp(f_of_diff, *[args[a] for a in nums], has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         o_leaves, o_rebuild = _flatten(out)
-        in_leaves, in_rebuild = _flatten(tuple(args[a] for a in nums))
         per_output = []
         for k, o in enumerate(o_leaves):
             rows = []
@@ -385,6 +479,16 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     def wrapper(*args, **kwargs):
         single, nums = _normalize_argnums(argnums, len(args), "jacfwd")
         in_leaves, in_rebuild = _flatten(tuple(args[a] for a in nums))
+
+        if _vectorizable(in_leaves, has_aux):
+
+            def f_only(*diff):
+                call = list(args)
+                for a, d in zip(nums, diff):
+                    call[a] = d
+                return func(*call, **kwargs)
+
+            return _jacfwd_vectorized(f_only, [args[a] for a in nums], single, randomness)
 
         def f_of_diff(*diff):
             call = list(args)
