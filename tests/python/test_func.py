@@ -174,3 +174,14 @@ def test_torch_func_parity():
     tj = torch.func.jacfwd(lambda t: torch.tanh(t).cumsum(0))(torch.from_numpy(xn))
     ej = jacfwd(lambda t: ember.tanh(t).cumsum(0))(ember.from_numpy(xn))
     np.testing.assert_allclose(ej.numpy(), tj.numpy(), rtol=1e-12)
+
+
+def test_grad_is_grads_batched():
+    x = _x(3).requires_grad_()
+    y = ember.stack([x[0] * x[1], x[2].sin(), x.sum()])
+    eye = ember.eye(3, dtype=ember.float64)
+    (jac,) = ember.autograd.grad(y, x, eye, is_grads_batched=True)
+    np.testing.assert_allclose(jac.numpy(), ember.autograd.functional.jacobian(
+        lambda t: ember.stack([t[0] * t[1], t[2].sin(), t.sum()]), x.detach()).numpy())
+    with pytest.raises(RuntimeError, match="batch"):
+        ember.autograd.grad(y, x, ember.ones(3, dtype=ember.float64), is_grads_batched=True)

@@ -121,9 +121,12 @@ def grad(
             raise RuntimeError(
                 f"grad_outputs has {len(grad_outputs)} tensors for {len(outputs)} outputs"
             )
-    grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    grads = _make_grads(outputs, grad_outputs)
     result = _ag.run_backward(
         list(outputs),
         grads,
@@ -137,6 +140,43 @@ def grad(
         result = tuple(
             ember.zeros_like(i) if r is None else r for r, i in zip(result, inputs)
         )
+    return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """grad(..., is_grads_batched=True): dim 0 of every grad_output indexes independent
+    backward passes, and every result gets that dim. The engine runs one backward per entry
+    (the graph is kept until the last)."""
+    sizes = {g.shape[0] for g in grad_outputs if isinstance(g, ember.Tensor) and g.dim() > 0}
+    if any(g is None for g in grad_outputs) or not sizes:
+        raise RuntimeError("grad: is_grads_batched=True needs a grad_output (with a leading "
+                           "batch dim) for every output")
+    if len(sizes) != 1:
+        raise RuntimeError(f"grad: with is_grads_batched=True every grad_output needs the same "
+                           f"batch size (dim 0), got {sorted(sizes)}")
+    (size,) = sizes
+    for o, g in zip(outputs, grad_outputs):
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(g.shape)} "
+                               f"and output has a shape of {tuple(o.shape)}; with "
+                               "is_grads_batched=True it must be the output's shape with a "
+                               "leading batch dim")
+    per_entry = []
+    for i in range(size):
+        keep = retain_graph or i < size - 1
+        per_entry.append(_ag.run_backward(list(outputs), [g[i] for g in grad_outputs],
+                                          bool(keep), bool(create_graph), list(inputs),
+                                          bool(allow_unused), False))
+    result = []
+    for j, inp in enumerate(inputs):
+        column = [entry[j] for entry in per_entry]
+        if all(c is None for c in column):
+            result.append(ember.zeros((size,) + tuple(inp.shape), dtype=inp.dtype)
+                          if materialize_grads else None)
+        else:
+            result.append(ember.stack([ember.zeros_like(inp) if c is None else c
+                                       for c in column]))
     return tuple(result)
 
 
