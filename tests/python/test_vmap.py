@@ -231,3 +231,37 @@ def test_torch_parity_per_sample_grads():
         ember.from_numpy(w), ember.from_numpy(xs)
     )
     np.testing.assert_allclose(eg.numpy(), tg.numpy(), rtol=1e-12)
+
+
+def _small_cnn():
+    ember.manual_seed(1)
+    return nn.Sequential(
+        nn.Conv2d(2, 3, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(3 * 2 * 2, 4),
+    ).double()
+
+
+def test_cnn_forward_folds_the_batch():
+    model = _small_cnn()
+    x = _t(5, 6, 2, 4, 4)  # a vmap batch of 5, each an (N=6, C, H, W) batch
+    check(lambda b: model(b), x, rtol=1e-10)
+    check(lambda s: model(s.unsqueeze(0)).squeeze(0), _t(5, 2, 4, 4), rtol=1e-10)
+    check(lambda s: F.avg_pool2d(F.conv2d(s, model[0].weight), 2), _t(3, 2, 2, 5, 5), rtol=1e-10)
+
+
+def test_per_sample_gradients_of_a_cnn():
+    model = _small_cnn()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = _t(4, 2, 4, 4), ember.from_numpy(np.random.default_rng(5).integers(0, 4, 4))
+
+    def loss(p, xb, yb):
+        return F.cross_entropy(functional_call(model, p, (xb.unsqueeze(0),)), yb.unsqueeze(0))
+
+    got = vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    for i in range(4):
+        want = grad(loss)(params, x[i], y[i])
+        for k in params:
+            np.testing.assert_allclose(got[k][i].numpy(), want[k].numpy(), rtol=1e-9, atol=1e-12)

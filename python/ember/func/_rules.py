@@ -667,6 +667,21 @@ take_along_dim layer_norm_unused renorm normalize
 """.split()
 )
 
+# Per-sample ops over (N, C, *spatial): the batch folds into N.
+_SPATIAL = {
+    f"{kind}{d}d"
+    for d in (1, 2, 3)
+    for kind in (
+        "conv",
+        "conv_transpose",
+        "max_pool",
+        "avg_pool",
+        "adaptive_avg_pool",
+        "adaptive_max_pool",
+        "lp_pool",
+        "fractional_max_pool_unused",
+    )
+} | {f"max_pool{d}d_with_indices" for d in (1, 2, 3)}
 _SHAPE_OPS = {"view", "reshape", "expand", "view_as", "reshape_as", "expand_as"}
 _MATMUL = {"matmul", "__matmul__", "mm", "bmm_unused", "mv", "dot", "inner_unused"}
 _LOSSES_ELEMENTWISE = {
@@ -726,6 +741,8 @@ def handle(op, is_method, args, names, kwargs, binding):
         return _rules_nn._nll_like(call)
     if op in _LOSSES_ELEMENTWISE:
         return _rules_nn._elementwise_loss(call)
+    if op in _SPATIAL:
+        return _rules_nn._spatial(call)
     if op in _POINTWISE:
         return _pointwise(call)
     if op in _DIM_OPS:

@@ -3,9 +3,11 @@ AD (the rest, and the dispatch, are in _rules.py)."""
 
 from __future__ import annotations
 
+import re
+
 import ember
 from ember.func._batched import unwrap, wrap
-from ember.func._rules import _Call, _fallback, _materialize, _pad, _pointwise
+from ember.func._rules import _Call, _fallback, _materialize, _pad, _pointwise, _rebuild_tuple
 
 # ---- matmul, linear -------------------------------------------------------------------------
 
@@ -255,3 +257,35 @@ def _broadcast_tensors(call):
         v = _materialize(t, call)
         out.append(wrap(_pad(v, rank).expand((v.shape[0],) + tuple(target)), call.level))
     return out
+
+
+def _spatial(call):
+    """conv / pooling over an (N, C, *spatial) or (C, *spatial) sample: the batch is folded into
+    N (or is N itself), one call for the whole batch. A batched weight falls back."""
+    found = re.search(r"(\d)d", call.op)
+    spatial = int(found.group(1)) if found else None
+    x = call.args[0]
+    v = unwrap(x, call.level)
+    others = [a for a in call.args[1:] if isinstance(a, ember.Tensor)]
+    if spatial is None or v is None or any(unwrap(a, call.level) is not None for a in others):
+        return _fallback(call)
+    logical = v.dim() - 1
+    args = list(call.args)
+    if logical == spatial + 1:  # an unbatched-form sample: the vmap batch is N
+        args[0] = v
+        return _wrap_tree(call.invoke(args), call.level, None)
+    if logical != spatial + 2:
+        return _fallback(call)
+    b, n = v.shape[0], v.shape[1]
+    args[0] = v.reshape((b * n,) + tuple(v.shape[2:]))
+    return _wrap_tree(call.invoke(args), call.level, (b, n))
+
+
+def _wrap_tree(out, level, unfold):
+    if isinstance(out, tuple):
+        return _rebuild_tuple(out, [_wrap_tree(o, level, unfold) for o in out])
+    if not isinstance(out, ember.Tensor):
+        return out
+    if unfold is not None:
+        out = out.reshape(unfold + tuple(out.shape[1:]))
+    return wrap(out, level)
