@@ -259,6 +259,56 @@ def _broadcast_tensors(call):
     return out
 
 
+class _ExpandedConv2d(ember.autograd.Function):
+    """conv2d with one weight per sample that is the same for every sample (the expanded leaf
+    grad-under-vmap makes): one convolution over the folded batch forward; backward, the input
+    gradient by the convolution's own backward and each sample's weight gradient from im2col
+    columns (one batched product)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, batch, stride, padding, dilation):
+        ctx.save_for_backward(x, weight[0])
+        ctx.conf = (batch, stride, padding, dilation, bias is not None)
+        return ember.nn.functional.conv2d(x, weight[0], None if bias is None else bias[0],
+                                          stride, padding, dilation)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        batch, stride, padding, dilation, has_bias = ctx.conf
+        with ember.enable_grad():
+            leaf = x.detach().requires_grad_()
+            y = ember.nn.functional.conv2d(leaf, w, None, stride, padding, dilation)
+            (grad_x,) = ember.autograd.grad(y, leaf, grad)
+        out_ch, in_ch, kh, kw = w.shape
+        cols = ember.nn.functional.unfold(x, (kh, kw), dilation=dilation, padding=padding,
+                                          stride=stride)  # [B*N, C*kh*kw, L]
+        rows = grad.reshape(grad.shape[0], out_ch, -1)  # [B*N, O, L]
+        per_row = ember.bmm(rows, cols.transpose(1, 2))  # [B*N, O, C*kh*kw]
+        n = per_row.shape[0] // batch
+        grad_w = per_row.reshape(batch, n, out_ch, in_ch * kh * kw).sum(1)
+        grad_w = grad_w.reshape(batch, out_ch, in_ch, kh, kw)
+        grad_b = grad.reshape(batch, n, out_ch, -1).sum((1, 3)) if has_bias else None
+        return grad_x, grad_w, grad_b, None, None, None, None
+
+
+def _expanded_conv2d(call, v, logical):
+    weight = unwrap(call.args[1], call.level)
+    bias = call.args[2] if len(call.args) > 2 else None
+    vb = unwrap(bias, call.level) if isinstance(bias, ember.Tensor) else None
+    stride, padding, dilation, groups = (call.get("stride"), call.get("padding"),
+                                         call.get("dilation"), call.get("groups", default=1))
+    if (not _is_expanded(weight) or groups != 1 or isinstance(padding, str)
+            or (bias is not None and not _is_expanded(vb))):
+        return None
+    b = v.shape[0]
+    folded = v if logical == 3 else v.reshape((b * v.shape[1],) + tuple(v.shape[2:]))
+    out = _ExpandedConv2d.apply(folded, weight, vb, b, stride, padding, dilation)
+    if logical == 4:
+        out = out.reshape((b, v.shape[1]) + tuple(out.shape[1:]))
+    return wrap(out, call.level)
+
+
 def _spatial(call):
     """conv / pooling over an (N, C, *spatial) or (C, *spatial) sample: the batch is folded into
     N (or is N itself), one call for the whole batch. A batched weight falls back."""
@@ -267,9 +317,15 @@ def _spatial(call):
     x = call.args[0]
     v = unwrap(x, call.level)
     others = [a for a in call.args[1:] if isinstance(a, ember.Tensor)]
-    if spatial is None or v is None or any(unwrap(a, call.level) is not None for a in others):
+    if spatial is None or v is None:
         return _fallback(call)
     logical = v.dim() - 1
+    if any(unwrap(a, call.level) is not None for a in others):
+        if call.op == "conv2d" and logical in (3, 4):
+            done = _expanded_conv2d(call, v, logical)
+            if done is not None:
+                return done
+        return _fallback(call)
     args = list(call.args)
     if logical == spatial + 1:  # an unbatched-form sample: the vmap batch is N
         args[0] = v
