@@ -2,6 +2,7 @@
 
 #include <frameobject.h>
 
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -403,6 +404,14 @@ void init_observer(py::module_& m, py::handle tensor_class) {
       },
       py::arg("handler"), py::arg("batched_type"));
   p.def("_call_binding", &call_binding, py::arg("binding"), py::arg("args"), py::arg("kwargs"));
+  // The names the hooks see (the bindings' own): scripts/vmap_fallbacks.py lists those without a
+  // batching rule.
+  p.def("_binding_names", []() {
+    std::set<std::string> names;
+    for_each_binding(g_module, g_tensor_class, [&](const BindingVisit& v) { names.insert(v.name); },
+                     {"ember._C._profiler"});
+    return std::vector<std::string>(names.begin(), names.end());
+  });
 }
 
 }  // namespace ember::observer

@@ -265,3 +265,22 @@ def test_per_sample_gradients_of_a_cnn():
         want = grad(loss)(params, x[i], y[i])
         for k in params:
             np.testing.assert_allclose(got[k][i].numpy(), want[k].numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_special_functions_and_bmm_batch():
+    check(lambda r: ember.special.i1e(r) + ember.special.ndtr(r), _t(4, 3))
+    check(lambda a, b: ember.bmm(a, b), _t(3, 2, 4, 5), _t(3, 2, 5, 2, seed=1))
+
+
+def test_fallback_list_is_current():
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    r = subprocess.run(
+        [sys.executable, str(root / "scripts" / "vmap_fallbacks.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr

@@ -649,7 +649,16 @@ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ __a
 __ne__ __lt__ __le__ __gt__ __ge__ __and__ __or__ __xor__ __invert__ __iadd__ __isub__ __imul__
 __itruediv__ __ipow__ __matmul_elementwise_unused__ rsub special_expit special_erfcx
 special_ndtr special_log_ndtr special_i0e special_i1 special_i1e special_entr
-special_xlog1py special_ndtri cross_entropy_unused
+special_xlog1py special_ndtri arccos arccosh arcsin arcsinh arctan arctan2 arctanh airy_ai
+bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1 modified_bessel_k0
+modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 spherical_bessel_j0
+chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w
+shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l
+legendre_polynomial_p erfcx entr i0e i1 i1e ndtr ndtri log_ndtr xlog1py zeta gammainc gammaincc
+bitwise_left_shift bitwise_right_shift __lshift__ __rshift__ __rlshift__ __rrshift__ __rand__
+__ror__ __rxor__ __iand__ __ior__ __ixor__ __imod__ __ifloordiv__ __ilshift__ __irshift__
+add_relu
 """.split()
 )
 for _n in list(_POINTWISE):
@@ -683,7 +692,7 @@ _SPATIAL = {
     )
 } | {f"max_pool{d}d_with_indices" for d in (1, 2, 3)}
 _SHAPE_OPS = {"view", "reshape", "expand", "view_as", "reshape_as", "expand_as"}
-_MATMUL = {"matmul", "__matmul__", "mm", "bmm_unused", "mv", "dot", "inner_unused"}
+_MATMUL = {"matmul", "__matmul__", "mm", "bmm", "mv", "dot"}
 _LOSSES_ELEMENTWISE = {
     "mse_loss",
     "l1_loss",
@@ -698,56 +707,52 @@ _LOSSES_ELEMENTWISE = {
 _LOSSES_NLL = {"cross_entropy", "cross_entropy_loss", "nll_loss", "nll_loss_nd"}
 
 
+def _rmatmul(call):
+    call.args = [call.args[1], call.args[0]]
+    return _rules_nn._matmul(call)
+
+
+def rule_for(op):
+    """The batching rule of the binding named ``op`` (``_fallback``: none, the per-sample loop)."""
+    by_name = {
+        "__rmatmul__": _rmatmul,
+        "linear": _rules_nn._linear,
+        "permute": _permute,
+        "__getitem__": _getitem,
+        "__setitem__": _setitem,
+        "make_dual": _rules_nn._make_dual,
+        "unpack_dual": _rules_nn._unpack_dual,
+        "run_backward": _rules_nn._run_backward,
+        "broadcast_tensors": _rules_nn._broadcast_tensors,
+    }
+    if op in by_name:
+        return by_name[op]
+    for ops, rule in (
+        (_QUERIES, _query),
+        (_DATA_DEPENDENT, _data_dependent),
+        (_RANDOM, _random),
+        (_MATMUL, _rules_nn._matmul),
+        (_SHAPE_OPS, _reshape_like),
+        ({"t", "T", "mT", "mH", "H", "adjoint"}, _matrix_t),
+        (_LOSSES_NLL, _rules_nn._nll_like),
+        (_LOSSES_ELEMENTWISE, _rules_nn._elementwise_loss),
+        (_SPATIAL, _rules_nn._spatial),
+        (_POINTWISE, _pointwise),
+        (_DIM_OPS, _dim_op),
+    ):
+        if op in ops:
+            return rule
+    return _fallback
+
+
 def handle(op, is_method, args, names, kwargs, binding):
     levels = set()
     for a in args:
         _levels_in(a, levels)
     for v in kwargs.values():
         _levels_in(v, levels)
-    level = max(levels)
-    call = _Call(op, is_method, args, names, kwargs, binding, level)
-    if op in _QUERIES:
-        return _query(call)
-    if op in _DATA_DEPENDENT:
-        return _data_dependent(call)
-    if op in _RANDOM:
-        return _random(call)
-    if op in ("__rmatmul__",):
-        call.args = [call.args[1], call.args[0]]
-        return _rules_nn._matmul(call)
-    if op in _MATMUL:
-        return _rules_nn._matmul(call)
-    if op == "linear":
-        return _rules_nn._linear(call)
-    if op in _SHAPE_OPS:
-        return _reshape_like(call)
-    if op == "permute":
-        return _permute(call)
-    if op in ("t", "T", "mT", "mH", "H", "adjoint"):
-        return _matrix_t(call)
-    if op == "__getitem__":
-        return _getitem(call)
-    if op == "__setitem__":
-        return _setitem(call)
-    if op == "make_dual":
-        return _rules_nn._make_dual(call)
-    if op == "unpack_dual":
-        return _rules_nn._unpack_dual(call)
-    if op == "run_backward":
-        return _rules_nn._run_backward(call)
-    if op == "broadcast_tensors":
-        return _rules_nn._broadcast_tensors(call)
-    if op in _LOSSES_NLL:
-        return _rules_nn._nll_like(call)
-    if op in _LOSSES_ELEMENTWISE:
-        return _rules_nn._elementwise_loss(call)
-    if op in _SPATIAL:
-        return _rules_nn._spatial(call)
-    if op in _POINTWISE:
-        return _pointwise(call)
-    if op in _DIM_OPS:
-        return _dim_op(call)
-    return _fallback(call)
+    call = _Call(op, is_method, args, names, kwargs, binding, max(levels))
+    return rule_for(op)(call)
 
 
 from ember.func import _rules_nn  # noqa: E402  (its rules use the helpers above)

@@ -17,6 +17,8 @@ def _matmul(call):
     va, vb = unwrap(a, call.level), unwrap(b, call.level)
     la = va.dim() - 1 if va is not None else a.dim()
     lb = vb.dim() - 1 if vb is not None else b.dim()
+    if call.op == "bmm" and (la != 3 or lb != 3):
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {la}-D and {lb}-D tensors")
     if call.op == "mm" and (la != 2 or lb != 2):
         raise RuntimeError(f"mm: self must be a matrix, got {la}-D and {lb}-D tensors")
     if call.op == "mv" and (la != 2 or lb != 1):
@@ -269,8 +271,9 @@ class _ExpandedConv2d(ember.autograd.Function):
     def forward(ctx, x, weight, bias, batch, stride, padding, dilation):
         ctx.save_for_backward(x, weight[0])
         ctx.conf = (batch, stride, padding, dilation, bias is not None)
-        return ember.nn.functional.conv2d(x, weight[0], None if bias is None else bias[0],
-                                          stride, padding, dilation)
+        return ember.nn.functional.conv2d(
+            x, weight[0], None if bias is None else bias[0], stride, padding, dilation
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -281,8 +284,9 @@ class _ExpandedConv2d(ember.autograd.Function):
             y = ember.nn.functional.conv2d(leaf, w, None, stride, padding, dilation)
             (grad_x,) = ember.autograd.grad(y, leaf, grad)
         out_ch, in_ch, kh, kw = w.shape
-        cols = ember.nn.functional.unfold(x, (kh, kw), dilation=dilation, padding=padding,
-                                          stride=stride)  # [B*N, C*kh*kw, L]
+        cols = ember.nn.functional.unfold(
+            x, (kh, kw), dilation=dilation, padding=padding, stride=stride
+        )  # [B*N, C*kh*kw, L]
         rows = grad.reshape(grad.shape[0], out_ch, -1)  # [B*N, O, L]
         per_row = ember.bmm(rows, cols.transpose(1, 2))  # [B*N, O, C*kh*kw]
         n = per_row.shape[0] // batch
@@ -296,10 +300,18 @@ def _expanded_conv2d(call, v, logical):
     weight = unwrap(call.args[1], call.level)
     bias = call.args[2] if len(call.args) > 2 else None
     vb = unwrap(bias, call.level) if isinstance(bias, ember.Tensor) else None
-    stride, padding, dilation, groups = (call.get("stride"), call.get("padding"),
-                                         call.get("dilation"), call.get("groups", default=1))
-    if (not _is_expanded(weight) or groups != 1 or isinstance(padding, str)
-            or (bias is not None and not _is_expanded(vb))):
+    stride, padding, dilation, groups = (
+        call.get("stride"),
+        call.get("padding"),
+        call.get("dilation"),
+        call.get("groups", default=1),
+    )
+    if (
+        not _is_expanded(weight)
+        or groups != 1
+        or isinstance(padding, str)
+        or (bias is not None and not _is_expanded(vb))
+    ):
         return None
     b = v.shape[0]
     folded = v if logical == 3 else v.reshape((b * v.shape[1],) + tuple(v.shape[2:]))
