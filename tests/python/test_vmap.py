@@ -284,3 +284,15 @@ def test_fallback_list_is_current():
         text=True,
     )
     assert r.returncode == 0, r.stderr
+
+
+def test_wrong_in_dims():
+    x = _t(3, 2)
+    with pytest.raises(ValueError, match="in_dims is not compatible"):
+        vmap(lambda a, b: a + b, in_dims=(0,))(x, x)
+    with pytest.raises(ValueError, match="in_dim"):
+        vmap(lambda a: a, in_dims=2)(x)
+    with pytest.raises(ValueError, match="non-Tensor"):
+        vmap(lambda a, n: a * n, in_dims=(0, 0))(x, 3)
+    with pytest.raises(ValueError, match="expected `in_dims` to be int"):
+        vmap(lambda a: a, in_dims=[0])(x)
