@@ -1,7 +1,9 @@
-// Statistics: var, std, var_mean, std_mean, norm, logsumexp.
+// Statistics: var, std, var_mean, std_mean, norm, dist, logsumexp.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "api/elementwise.h"
 #include "api/linalg/spectral.h"
 #include "bindings/reduce_helpers.h"
 
@@ -152,6 +154,20 @@ void init_reductions_stats(py::module_& m, py::class_<TensorImpl, TensorImplPtr>
       },
       py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
       py::arg("dtype") = py::none());
+
+  // torch.dist(input, other, p=2): the p-norm of the broadcast difference. Composed of sub and
+  // norm so that autograd (and double backward) differentiates it through their formulas.
+  auto dist_fn = [](const Tensor& a, const Tensor& b, py::handle p) {
+    auto s = try_parse_scalar(p);
+    if (!s || s->is_complex() || PyBool_Check(p.ptr())) {
+      throw py::type_error(
+          str_cat("[dist] p must be a real number, not ", Py_TYPE(p.ptr())->tp_name));
+    }
+    const NormOrder order = NormOrder::from_double(s->to_double());
+    return nogil(std::max(a.numel(), b.numel()), [&] { return ember::norm(sub(a, b), order); });
+  };
+  m.def("dist", dist_fn, py::arg("input"), py::arg("other"), py::arg("p") = 2);
+  cls.def("dist", dist_fn, py::arg("other"), py::arg("p") = 2);
 
   auto lse_fn = [](const Tensor& t, py::handle dim, bool keepdim, py::handle out) {
     DimList dims = parse_dims(dim, "logsumexp");

@@ -72,6 +72,7 @@ from . import distributions  # noqa: E402,F401
 from ._stft import istft, stft  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 from . import amp, backends  # noqa: E402,F401
 from . import distributed, futures, hub, multiprocessing, onnx, profiler  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401

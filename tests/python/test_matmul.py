@@ -240,6 +240,34 @@ def test_threads_give_same_results():
     np.testing.assert_array_equal(r1[2], r2[2])
 
 
+def test_tiny_float32_products_between_large_ones():
+    # Note [Tiny products on one thread] (gemm_onednn.cpp): products of a few thousand
+    # multiply-adds run oneDNN on the calling thread, which sets the thread's OpenMP team size to
+    # 1 for the call. The results must be right, and the team size must come back: a large
+    # product after it still agrees with the one-thread result, and get_num_threads is unchanged.
+    rng = np.random.default_rng(12)
+    tiny = [((128, 1), (1, 4)), ((1, 128), (128, 4)), ((4, 128), (128, 2)), ((3, 5), (5, 7)),
+            ((32, 32), (32, 32))]
+    big_a = rng.standard_normal((256, 300)).astype(np.float32)
+    big_b = rng.standard_normal((300, 200)).astype(np.float32)
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        for sa, sb in tiny:
+            a_np = rng.standard_normal(sa).astype(np.float32)
+            b_np = rng.standard_normal(sb).astype(np.float32)
+            got = (ember.tensor(a_np) @ ember.tensor(b_np)).numpy()
+            want = a_np.astype(np.float64) @ b_np.astype(np.float64)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+            assert ember.get_num_threads() == 2
+        two = (ember.tensor(big_a) @ ember.tensor(big_b)).numpy()
+        ember.set_num_threads(1)
+        one = (ember.tensor(big_a) @ ember.tensor(big_b)).numpy()
+    finally:
+        ember.set_num_threads(saved)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("k", [512, 1536])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_float32_rows_2kib_apart(k, threads):

@@ -541,6 +541,64 @@ def test_norm_orders():
     assert ember.norm(z).dtype is ember.float64 and ember.norm(z).item() == 5.0
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("p", [2, 1, 0, 3, 0.5, float("inf"), float("-inf")])
+def test_dist_is_the_p_norm_of_the_broadcast_difference(dtype, p):
+    # torch.dist (used by the parametrizations tutorial to compare weights) broadcasts, promotes
+    # and reduces everything to a 0-d p-norm.
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 1, 3))
+    b = rng.standard_normal((4, 3))[:, ::-1]  # non-contiguous
+    got = ember.dist(T(a, dtype), T(b.copy(), dtype)[:, :], p)
+    d = np.abs(a - b).ravel()
+    if p == 0:
+        want = np.count_nonzero(d)
+    elif np.isinf(p):
+        want = d.max() if p > 0 else d.min()
+    else:
+        want = (d ** p).sum() ** (1 / p)
+    assert got.shape == () and got.dtype is dtype
+    rtol = 1e-5 if dtype is ember.float32 else 1e-12
+    np.testing.assert_allclose(got.item(), want, rtol=rtol)
+    assert T(a, dtype).dist(T(b.copy(), dtype), p).item() == got.item()
+
+
+def test_dist_dtypes_edges_and_errors():
+    x = T(np.array([1.0, 2.0], np.float32))
+    y = T(np.array([4.0, 6.0]))
+    r = ember.dist(x, y)
+    assert r.dtype is ember.float64 and r.item() == 5.0  # float32 with float64 promotes
+    assert ember.dist(T(np.array([3 + 4j])), T(np.array([0.0]))).item() == 5.0
+    assert ember.dist(T(np.zeros(0)), T(np.zeros(0))).item() == 0.0
+    assert np.isnan(ember.dist(T(np.array([np.nan, 1.0])), T(np.array([0.0, 0.0]))).item())
+    assert ember.dist(x, x + 1, p=1).item() == 2.0
+    with pytest.raises(NotImplementedError, match="floating point or complex"):
+        ember.dist(T(np.array([1, 2])), T(np.array([3, 5])))
+    with pytest.raises(RuntimeError, match="must match the size"):
+        ember.dist(x, T(np.zeros(3, np.float32)))
+    with pytest.raises(TypeError, match=r"\[dist\] p must be a real number"):
+        ember.dist(x, x, "fro")
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf")])
+def test_dist_gradcheck(p):
+    rng = np.random.default_rng(4)
+    a = T(rng.standard_normal((3, 4))).requires_grad_()
+    b = T(rng.standard_normal(4)).requires_grad_()
+    assert ember.autograd.gradcheck(lambda a, b: ember.dist(a, b, p), (a, b))
+    if p in (2, 3):
+        assert ember.autograd.gradgradcheck(lambda a, b: ember.dist(a, b, p), (a, b))
+
+
+def test_dist_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 1, 4)), rng.standard_normal((2, 4))
+    for p in (2, 1, 0, 3, float("inf"), float("-inf")):
+        want = torch.dist(torch.tensor(a), torch.tensor(b), p).item()
+        assert ember.dist(T(a), T(b), p).item() == pytest.approx(want, rel=1e-12)
+
+
 def test_all_any_keep_uint8_and_reduce_nothing_for_empty_dims():
     u = T(np.array([1, 2, 0], np.uint8))
     assert ember.all(u).dtype is ember.uint8 and ember.all(u).item() == 0

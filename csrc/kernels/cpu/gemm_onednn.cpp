@@ -7,6 +7,7 @@
 // thread (see below), so concurrent callers may share a primitive. A fused epilogue (bias,
 // activation, residual: the transformer fastpath) is part of the key too. oneDNN runs on the same
 // OpenMP runtime (libgomp) as Ember's parallel_for, so set_num_threads governs it too.
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -126,6 +127,31 @@ dnnl::memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, const 
   return dnnl::memory::desc({b, rows, cols}, dt, {bs, g.row_stride, g.col_stride});
 }
 
+// Note [Tiny products on one thread]: oneDNN splits even a 128 x 1 x 4 product over the whole
+// OpenMP team. Each call then pays a fork/join, and on a busy machine (more runnable threads than
+// cores) waking the second thread took milliseconds: the backward of a small policy network
+// (reinforcement_learning/actor_critic.py, a 4-128-2 MLP over a few hundred steps) spent 170 ms
+// per episode in such joins against 2 ms on one thread. Products of at most kSerialWork
+// multiply-adds (a few microseconds of work) run on the calling thread, as PyTorch's BLAS does.
+constexpr int64_t kSerialWork = int64_t(1) << 16;
+
+// Sets the calling thread's OpenMP team size to 1 for its lifetime (oneDNN reads it both when a
+// primitive is created and when it runs), restoring the previous size after.
+class SerialScope {
+ public:
+  explicit SerialScope(bool on) : saved_(on ? omp_get_max_threads() : 1) {
+    if (saved_ != 1) omp_set_num_threads(1);
+  }
+  ~SerialScope() {
+    if (saved_ != 1) omp_set_num_threads(saved_);
+  }
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
 bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue) {
@@ -154,7 +180,10 @@ bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue) {
   uint32_t beta_bits;
   std::memcpy(&beta_bits, &beta, 4);
   v[15] = beta_bits;
-  v[16] = sync_library_threads();  // a primitive keeps the partitioning it was created with
+  const int threads = sync_library_threads();
+  const bool serial = threads > 1 && p.batch * p.m * p.n * p.k <= kSerialWork;
+  SerialScope serial_scope(serial);
+  v[16] = serial ? 1 : threads;  // a primitive keeps the partitioning it was created with
   v[17] = ep.bias != nullptr;
   v[18] = static_cast<int64_t>(ep.activation);
   v[19] = ep.residual ? ep.residual_row_stride : -1;
