@@ -130,7 +130,7 @@ dnnl::memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, const 
 // Note [Tiny products on one thread]: oneDNN splits even a 128 x 1 x 4 product over the whole
 // OpenMP team. Each call then pays a fork/join, and on a busy machine (more runnable threads than
 // cores) waking the second thread took milliseconds: the backward of a small policy network
-// (reinforcement_learning/actor_critic.py, a 4-128-2 MLP over a few hundred steps) spent 170 ms
+// (pytorch/examples' actor-critic example, a 4-128-2 MLP over a few hundred steps) spent 170 ms
 // per episode in such joins against 2 ms on one thread. Products of at most kSerialWork
 // multiply-adds (a few microseconds of work) run on the calling thread, as PyTorch's BLAS does.
 constexpr int64_t kSerialWork = int64_t(1) << 16;
