@@ -53,7 +53,7 @@ std::vector<uint64_t> FunctionNode::forward_levels() const {
 }
 
 variable_list FunctionNode::forward_tangents(uint64_t level) {
-  std::lock_guard<std::mutex> lock(forward_mutex_);
+  std::lock_guard<std::recursive_mutex> lock(forward_mutex_);
   for (ForwardLevel& fl : forward_) {
     if (fl.level != level) continue;
     if (!fl.computed) {

@@ -85,7 +85,9 @@ class FunctionNode : public Node {
   Formula formula_;
   JvpFormula jvp_;
   std::vector<SavedVariable> saved_;
-  std::mutex forward_mutex_;  // guards forward_
+  // Guards forward_. Recursive: the JVP of one level can read this node's own outputs' tangents
+  // at a lower level (forward over forward), which resolves them through this node again.
+  std::recursive_mutex forward_mutex_;
   std::vector<ForwardLevel> forward_;
 };
 

@@ -185,3 +185,15 @@ def test_grad_is_grads_batched():
         lambda t: ember.stack([t[0] * t[1], t[2].sin(), t.sum()]), x.detach()).numpy())
     with pytest.raises(RuntimeError, match="batch"):
         ember.autograd.grad(y, x, ember.ones(3, dtype=ember.float64), is_grads_batched=True)
+
+
+def test_jacfwd_of_jacfwd_of_a_result_saving_op():
+    # tanh saves its result: the inner level's JVP reads that output's outer-level tangent
+    # through the same node (once a deadlock).
+    x = _x(3)
+    h = jacfwd(jacfwd(ember.tanh))(x)
+    t = np.tanh(x.numpy())
+    expect = np.zeros((3, 3, 3))
+    for i in range(3):
+        expect[i, i, i] = -2 * t[i] * (1 - t[i] ** 2)
+    np.testing.assert_allclose(h.numpy(), expect, rtol=1e-10, atol=1e-12)

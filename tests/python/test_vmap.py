@@ -296,3 +296,18 @@ def test_wrong_in_dims():
         vmap(lambda a, n: a * n, in_dims=(0, 0))(x, 3)
     with pytest.raises(ValueError, match="expected `in_dims` to be int"):
         vmap(lambda a: a, in_dims=[0])(x)
+
+
+def test_vmap_over_a_vjp_function_gives_the_jacobian():
+    x = ember.tensor([0.1, 0.2, 0.3], dtype=ember.float64)
+    _, fn = ember.func.vjp(ember.sin, x)
+    (rows,) = vmap(fn)(ember.eye(3, dtype=ember.float64))
+    np.testing.assert_allclose(rows.numpy(), np.diag(np.cos([0.1, 0.2, 0.3])), rtol=1e-12)
+
+
+def test_jacrev_inside_vmap_with_an_unbatched_argument():
+    w, xs = _t(3, 4), _t(5, 4, seed=1)
+    got = vmap(jacrev(lambda a, b: (a @ b).tanh()), (None, 0))(w, xs)
+    for i in range(5):
+        want = jacrev(lambda a: (a @ xs[i]).tanh())(w)
+        np.testing.assert_allclose(got[i].numpy(), want.numpy(), rtol=1e-12, atol=1e-14)

@@ -192,35 +192,43 @@ def _nll_like(call):
 
 
 def _run_backward(call):
-    """autograd inside vmap: the samples are independent, so the backward of the batched
-    values gives every sample's gradient, provided each differentiated input is batched."""
+    """autograd inside vmap. When every output and every differentiated input is batched, one
+    backward of the batched values gives every sample's gradient (the samples are independent).
+    Otherwise (a batched cotangent through an unbatched graph, as vmap over a vjp function; or
+    gradients of batched outputs with respect to an unbatched tensor, as jacrev inside vmap)
+    each sample gets its own backward, with the graph kept until the last."""
     outputs, grads, keep, create, inputs = call.args[:5]
-    rest = call.args[5:]
-    level = call.level
-    phys_out = [unwrap(o, level) if unwrap(o, level) is not None else o for o in outputs]
-    phys_grads = []
-    for o, g in zip(outputs, grads):
-        if unwrap(o, level) is not None:
-            phys_grads.append(_materialize(g, call) if g is not None else g)
-        else:
-            phys_grads.append(unwrap(g, level) if unwrap(g, level) is not None else g)
-    phys_in = []
-    for x in inputs:
-        v = unwrap(x, level)
-        if v is None and any(unwrap(o, level) is not None for o in outputs):
-            raise RuntimeError(
-                "vmap: autograd.grad / backward of a batched output with respect to a tensor "
-                "that is not batched would sum the samples' gradients. Use ember.func.grad "
-                "inside vmap, or pass the tensor through vmap's in_dims."
-            )
-        phys_in.append(v if v is not None else x)
-    result = call.invoke([phys_out, phys_grads, keep, create, phys_in, *rest])
-    if result is None:
-        return None
-    return [
-        wrap(r, level) if r is not None and unwrap(x, level) is not None else r
-        for r, x in zip(result, inputs)
-    ]
+    rest = list(call.args[5:])
+    level, bsz = call.level, call.batch_size
+    out_b = [unwrap(o, level) for o in outputs]
+    grad_b = [unwrap(g, level) if g is not None else None for g in grads]
+    in_b = [unwrap(x, level) for x in inputs]
+    phys_out = [v if v is not None else o for v, o in zip(out_b, outputs)]
+    phys_in = [v if v is not None else x for v, x in zip(in_b, inputs)]
+    if all(v is not None for v in out_b) and all(v is not None for v in in_b):
+        phys_grads = [_materialize(g, call) if g is not None else None for g in grads]
+        result = call.invoke([phys_out, phys_grads, keep, create, phys_in, *rest])
+        return [None if r is None else wrap(r, level) for r in result]
+    per_sample = []
+    for i in range(bsz):
+        outs_i = [v[i] if v is not None else o for v, o in zip(out_b, outputs)]
+        grads_i = [gv[i] if gv is not None else g for gv, g in zip(grad_b, grads)]
+        keep_i = keep or i < bsz - 1
+        r = call.invoke([outs_i, grads_i, keep_i, create, phys_in, *rest])
+        per_sample.append(
+            [None if g is None else (g[i] if v is not None else g) for g, v in zip(r, in_b)]
+        )
+    result = []
+    for j, x in enumerate(inputs):
+        column = [s[j] for s in per_sample]
+        if all(c is None for c in column):
+            result.append(None)
+            continue
+        like = in_b[j][0] if in_b[j] is not None else x
+        result.append(
+            wrap(ember.stack([ember.zeros_like(like) if c is None else c for c in column]), level)
+        )
+    return result
 
 
 def _make_dual(call):
