@@ -5,6 +5,7 @@
 namespace ember {
 void init_fft(py::module_& m);               // _C._fft (bindings/fft.cpp)
 void init_spectral_windows(py::module_& m);  // ember.hann_window & co.
+void init_forward_ad_debug(py::module_& m);  // _C._forward_ad_debug (tests only)
 // _C._special, ember.i0 / igamma / igammac / mvlgamma (bindings/special.cpp)
 void init_special(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);
 }  // namespace ember
@@ -46,6 +47,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_autograd(m, cls);
   ember::init_autograd_function(m);
   ember::init_forward_ad(m);
+  ember::init_forward_ad_debug(m);
   ember::init_config(m);
   ember::init_deterministic(m);
   ember::init_optim(m);

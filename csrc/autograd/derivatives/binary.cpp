@@ -10,6 +10,7 @@
 #include "api/unary.h"
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
+#include "autograd/derivatives/jvp.h"
 #include "ops/binary.h"
 
 namespace ember {
@@ -27,8 +28,7 @@ Tensor exponent_minus_one(const Scalar& e) {
 
 // d(a ** b)/db = a ** b * log(a), 0 where a == 0 and b >= 0 (real part >= 0 with no imaginary
 // part for complex b), as PyTorch's pow_backward_exponent.
-Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& exponent,
-                         const Tensor& result) {
+Tensor pow_exponent_factor(const Tensor& base, const Tensor& exponent, const Tensor& result) {
   Tensor non_negative = exponent.is_complex()
                             ? ember::logical_and(ember::eq(ember::imag(exponent), num(0.0)),
                                                  ember::ge(ember::real(exponent), num(0.0)))
@@ -37,7 +37,18 @@ Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& expo
   // The logarithm in the result's dtype (a real base with a complex exponent has a complex
   // logarithm; a Python-number base is taken at full precision).
   const Tensor b = base.dtype() != result.dtype() ? ember::to_dtype(base, result.dtype()) : base;
-  return ember::mul(g, zero_where(zero_base, ember::conj(ember::mul(result, ember::log(b)))));
+  return zero_where(zero_base, ember::mul(result, ember::log(b)));
+}
+
+Tensor pow_exponent_grad(const Tensor& g, const Tensor& base, const Tensor& exponent,
+                         const Tensor& result) {
+  return ember::mul(g, ember::conj(pow_exponent_factor(base, exponent, result)));
+}
+
+// d(a ** b)/da = b * a ** (b - 1), 0 where b == 0 (as the backward).
+Tensor pow_base_factor(const Tensor& base, const Tensor& exponent) {
+  const Tensor d = ember::mul(exponent, ember::pow(base, ember::sub(exponent, num(1.0))));
+  return zero_where(ember::eq(exponent, num(0.0)), d);
 }
 
 // maximum / minimum / fmax / fmin: ties split the gradient; `zero_self` / `zero_other` mark
@@ -54,29 +65,48 @@ variable_list split_select(FunctionNode& n, const Tensor& g, const Tensor& zero_
 
 enum class Pick { Max, Min, FMax, FMin };
 
+// (zero_self, zero_other): where each input was not selected (ties select both).
+std::pair<Tensor, Tensor> select_masks(Pick pick, const Tensor& x, const Tensor& y) {
+  switch (pick) {
+    case Pick::Max:
+      return {ember::lt(x, y), ember::gt(x, y)};
+    case Pick::Min:
+      return {ember::gt(x, y), ember::lt(x, y)};
+    case Pick::FMax: {
+      // fmax ignores a NaN: a NaN `other` passes the gradient to self.
+      const Tensor y_nan = ember::isnan(y);
+      return {ember::logical_not(ember::logical_or(ember::ge(x, y), y_nan)),
+              ember::logical_or(ember::gt(x, y), y_nan)};
+    }
+    default: {
+      const Tensor y_nan = ember::isnan(y);
+      return {ember::logical_not(ember::logical_or(ember::le(x, y), y_nan)),
+              ember::logical_or(ember::lt(x, y), y_nan)};
+    }
+  }
+}
+
 Tensor record_select(const char* name, const char* op, Pick pick, const Tensor& a, const Tensor& b,
                      const Tensor& out,
                      Tensor (*forward)(const Tensor&, const Tensor&, const Tensor&)) {
   auto node = autograd::new_node(name, {a, b}, [pick](FunctionNode& n, const variable_list& g) {
-    const Tensor x = n.saved(0), y = n.saved(1);
-    switch (pick) {
-      case Pick::Max:
-        return split_select(n, g[0], ember::lt(x, y), ember::gt(x, y));
-      case Pick::Min:
-        return split_select(n, g[0], ember::gt(x, y), ember::lt(x, y));
-      case Pick::FMax: {
-        // fmax ignores a NaN: a NaN `other` passes the gradient to self.
-        const Tensor y_nan = ember::isnan(y);
-        return split_select(n, g[0], ember::logical_not(ember::logical_or(ember::ge(x, y), y_nan)),
-                            ember::logical_or(ember::gt(x, y), y_nan));
-      }
-      default: {
-        const Tensor y_nan = ember::isnan(y);
-        return split_select(n, g[0], ember::logical_not(ember::logical_or(ember::le(x, y), y_nan)),
-                            ember::logical_or(ember::lt(x, y), y_nan));
-      }
-    }
+    const auto [zero_self, zero_other] = select_masks(pick, n.saved(0), n.saved(1));
+    return split_select(n, g[0], zero_self, zero_other);
   });
+  if (node->has_forward()) {
+    // The selected input's tangent; the mean of both at a tie (as the backward splits it).
+    node->set_jvp([pick](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!jvp::any_defined(t)) return {Tensor()};
+      const Tensor x = n.saved(0), y = n.saved(1);
+      const auto [zero_self, zero_other] = select_masks(pick, x, y);
+      const Tensor tie = ember::eq(x, y);
+      auto part = [&](const Tensor& ti, const Tensor& zero) -> Tensor {
+        if (!ti.defined()) return Tensor();
+        return zero_where(zero, ember::where(tie, ember::mul(ti, num(0.5)), ti));
+      };
+      return {jvp::add(part(t[0], zero_self), part(t[1], zero_other))};
+    });
+  }
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
   return autograd::record(node, {a, b}, out, op, [&] { return forward(a, b, out); });
@@ -100,6 +130,15 @@ Tensor pow(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(saved_operand(a, b, out));
   node->save(saved_operand(b, a, out));
+  if (node->has_forward()) {
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      const Tensor x = n.saved(0), e = n.saved(1);
+      Tensor r;
+      if (t[0].defined()) r = ember::mul(t[0], pow_base_factor(x, e));
+      if (t[1].defined()) r = jvp::add(r, ember::mul(t[1], pow_exponent_factor(x, e, n.saved(2))));
+      return {r};
+    });
+  }
   Tensor result =
       autograd::record(node, {a, b}, out, "pow", [&] { return native::pow(a, b, out); });
   node->save(result, /*is_output=*/true);
@@ -117,6 +156,18 @@ Tensor pow(const Tensor& a, const Scalar& exponent, const Tensor& out) {
         return variable_list{ember::mul(g[0], ember::conj(d))};
       });
   node->save(original(a, out));
+  if (node->has_forward()) {
+    node->set_jvp([exponent](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      if (!exponent.is_complex() && exponent.to_double() == 0.0) {
+        return {ember::zeros(t[0].sizes(), TensorOptions(t[0].dtype()))};
+      }
+      const Tensor x = n.saved(0);
+      const Tensor d =
+          ember::mul(ember::pow(x, exponent_minus_one(exponent)), wrap_scalar(exponent));
+      return {ember::mul(t[0], d)};
+    });
+  }
   return autograd::record(node, {a}, out, "pow", [&] { return native::pow(a, exponent, out); });
 }
 
@@ -320,6 +371,17 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight, const 
   node->save(need_ends ? original(start, out) : Tensor());
   node->save(need_ends ? original(end, out) : Tensor());
   node->save(original(weight, out));
+  if (node->has_forward()) {
+    // d lerp = ds (1 - w) + de w + dw (e - s).
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!jvp::any_defined(t)) return {Tensor()};
+      const Tensor w = n.saved(2);
+      Tensor r = jvp::mul(t[0], ember::sub(num(1.0), w));
+      r = jvp::add(r, jvp::mul(t[1], w));
+      if (t[2].defined()) r = jvp::add(r, ember::mul(t[2], ember::sub(n.saved(1), n.saved(0))));
+      return {r};
+    });
+  }
   return autograd::record(node, {start, end, weight}, out, "lerp",
                           [&] { return native::lerp(start, end, weight, out); });
 }
@@ -339,6 +401,12 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight, const 
                                      r[1] = ember::mul(g[0], wrap_scalar(w_conj));
                                    return r;
                                  });
+  if (node->has_forward()) {
+    const Scalar rest = cplx ? Scalar(1.0 - weight.to_complex()) : Scalar(1.0 - weight.to_double());
+    node->set_jvp([weight, rest](FunctionNode&, const variable_list& t) -> variable_list {
+      return {jvp::add(jvp::scale(t[0], rest), jvp::scale(t[1], weight))};
+    });
+  }
   return autograd::record(node, {start, end}, out, "lerp",
                           [&] { return native::lerp(start, end, weight, out); });
 }

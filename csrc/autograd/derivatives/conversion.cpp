@@ -3,6 +3,7 @@
 
 #include "api/complex.h"
 #include "api/conversion.h"
+#include "api/views.h"
 #include "autograd/record.h"
 #include "ops/conversion.h"
 
@@ -25,6 +26,14 @@ Tensor to_copy(const Tensor& t, ScalarType dtype, Device device, bool copy, bool
         // tensor_to, so that create_graph=True records the backward cast too.
         return variable_list{ember::tensor_to(grad, in_dtype, in_device)};
       });
+  if (node->has_forward()) {
+    // The tangent converted as the value: the machinery casts it to the result's dtype (the real
+    // part for a complex to real conversion); a same-dtype copy copies it.
+    node->set_jvp([dtype](FunctionNode&, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {tan[0].dtype() != dtype ? tan[0] : ember::clone(tan[0])};
+    });
+  }
   return autograd::record(node, {t}, Tensor(), "to",
                           [&] { return native::to(t, dtype, device, copy, preserve_strides); });
 }

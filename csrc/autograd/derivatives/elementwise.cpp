@@ -8,6 +8,7 @@
 #include "api/unary.h"
 #include "api/views.h"
 #include "autograd/derivatives/elementwise.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/record.h"
 #include "ops/elementwise.h"
 
@@ -53,6 +54,11 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         }
         return r;
       });
+  if (node->has_forward()) {
+    node->set_jvp([alpha](FunctionNode&, const variable_list& t) -> variable_list {
+      return {jvp::add(t[0], jvp::scale(t[1], alpha))};
+    });
+  }
   return autograd::record(node, {a, b}, out, "add", [&] { return native::add(a, b, alpha, out); });
 }
 
@@ -67,6 +73,11 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha, const Tensor& 
         }
         return r;
       });
+  if (node->has_forward()) {
+    node->set_jvp([alpha](FunctionNode&, const variable_list& t) -> variable_list {
+      return {jvp::sub(t[0], jvp::scale(t[1], alpha))};
+    });
+  }
   return autograd::record(node, {a, b}, out, "sub", [&] { return native::sub(a, b, alpha, out); });
 }
 
@@ -80,6 +91,14 @@ Tensor mul(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
   node->save(node->should_compute_output(0) ? original(b, out) : Tensor());
+  if (node->has_forward()) {
+    // d(a b) = da b + a db (holomorphic: no conjugates). Each operand is saved when the other's
+    // tangent needs it (should_compute_output is true for an input carrying a tangent).
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      return {jvp::add(jvp::mul(t[0], t[0].defined() ? n.saved(1) : Tensor()),
+                       jvp::mul(t[1], t[1].defined() ? n.saved(0) : Tensor()))};
+    });
+  }
   return autograd::record(node, {a, b}, out, "mul", [&] { return native::mul(a, b, out); });
 }
 
@@ -97,6 +116,16 @@ Tensor div(const Tensor& a, const Tensor& b, const Tensor& out) {
       });
   node->save(node->should_compute_output(1) ? original(a, out) : Tensor());
   node->save(original(b, out));
+  if (node->has_forward()) {
+    // d(a / b) = (da - (a / b) db) / b.
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!jvp::any_defined(t)) return {Tensor()};
+      const Tensor b = n.saved(1);
+      Tensor numer = t[0];
+      if (t[1].defined()) numer = jvp::sub(numer, ember::mul(t[1], ember::div(n.saved(0), b)));
+      return {ember::div(numer, b)};
+    });
+  }
   return autograd::record(node, {a, b}, out, "div", [&] { return native::div(a, b, out); });
 }
 

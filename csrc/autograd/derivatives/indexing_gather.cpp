@@ -151,6 +151,12 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
         return variable_list{ember::scatter_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
       });
   node->save(index);
+  if (node->has_forward()) {
+    node->set_jvp([dim](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::gather(t[0], dim, n.saved(0))};
+    });
+  }
   return autograd::record(node, {self}, out, "gather",
                           [&] { return native::gather(self, dim, index, out); });
 }
@@ -166,6 +172,12 @@ Tensor take(const Tensor& self, const Tensor& index, const Tensor& out) {
         return variable_list{ember::reshape(flat, in_sizes)};
       });
   node->save(index);
+  if (node->has_forward()) {
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::take(t[0], n.saved(0))};
+    });
+  }
   return autograd::record(node, {self}, out, "take",
                           [&] { return native::take(self, index, out); });
 }
@@ -203,6 +215,12 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
         return variable_list{ember::scatter_add(zeros_for(src_shape, g[0]), d, expanded, g[0])};
       });
   node->save(indices);
+  if (node->has_forward()) {
+    node->set_jvp([dim](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::take_along_dim(t[0], n.saved(0), dim)};
+    });
+  }
   return autograd::record(node, {self}, out, "take_along_dim",
                           [&] { return native::take_along_dim(self, indices, dim, out); });
 }

@@ -45,6 +45,12 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, const 
         return variable_list{ember::index_add(zeros_for(in_sizes, g[0]), dim, n.saved(0), g[0])};
       });
   node->save(index);
+  if (node->has_forward()) {
+    node->set_jvp([dim](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::index_select(t[0], dim, n.saved(0))};
+    });
+  }
   return autograd::record(node, {self}, out, "index_select",
                           [&] { return native::index_select(self, dim, index, out); });
 }

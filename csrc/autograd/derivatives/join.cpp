@@ -29,6 +29,32 @@ std::vector<DimVector> sizes_of(const std::vector<Tensor>& tensors) {
   return s;
 }
 
+// Forward AD of an op that is linear in each of its inputs and takes them as a list (cat,
+// stack): the op on the tangents, a zero tangent materialised where an input has none.
+template <typename Op>
+void set_list_jvp(FunctionNode& node, const std::vector<Tensor>& tensors, Op op) {
+  if (!node.has_forward()) return;
+  std::vector<std::pair<DimVector, ScalarType>> like;
+  like.reserve(tensors.size());
+  for (const Tensor& t : tensors) like.emplace_back(DimVector(t.sizes()), t.dtype());
+  node.set_jvp([like, op](FunctionNode&, const variable_list& t) -> variable_list {
+    std::vector<Tensor> parts(t.begin(), t.end());
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!parts[i].defined()) parts[i] = zeros(like[i].first, TensorOptions(like[i].second));
+    }
+    return {op(parts)};
+  });
+}
+
+// Forward AD of a one-input linear op: the op on the tangent.
+template <typename Op>
+void set_linear_jvp(FunctionNode& node, Op op) {
+  if (!node.has_forward()) return;
+  node.set_jvp([op](FunctionNode&, const variable_list& t) -> variable_list {
+    return {t[0].defined() ? op(t[0]) : Tensor()};
+  });
+}
+
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out, const char* op,
@@ -52,6 +78,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out, c
     return r;
   };
   auto node = autograd::new_node("CatBackward0", tensors, formula);
+  set_list_jvp(*node, tensors, [dim](const std::vector<Tensor>& t) { return ember::cat(t, dim); });
   return autograd::record(node, tensors, Tensor(), op, forward);
 }
 
@@ -67,6 +94,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out,
     return r;
   };
   auto node = autograd::new_node("StackBackward0", tensors, formula);
+  set_list_jvp(*node, tensors,
+               [dim](const std::vector<Tensor>& t) { return ember::stack(t, dim); });
   return autograd::record(node, tensors, Tensor(), "stack", forward);
 }
 
@@ -75,6 +104,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
     return variable_list{ember::flip(g[0], dims)};
   };
   auto node = autograd::new_node("FlipBackward0", {t}, formula);
+  set_linear_jvp(*node, [dims = DimVector(dims)](const Tensor& x) { return ember::flip(x, dims); });
   return autograd::record(node, {t}, Tensor(), "flip", [&] { return native::flip(t, dims); });
 }
 
@@ -85,6 +115,9 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
       "RollBackward0", {t}, [back, dims = DimVector(dims)](FunctionNode&, const variable_list& g) {
         return variable_list{ember::roll(g[0], back, dims)};
       });
+  set_linear_jvp(*node, [shifts = DimVector(shifts), dims = DimVector(dims)](const Tensor& x) {
+    return ember::roll(x, shifts, dims);
+  });
   return autograd::record(node, {t}, Tensor(), "roll",
                           [&] { return native::roll(t, shifts, dims); });
 }
@@ -94,6 +127,8 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
       "Rot90Backward0", {t}, [k, dims = DimVector(dims)](FunctionNode&, const variable_list& g) {
         return variable_list{ember::rot90(g[0], -k, dims)};
       });
+  set_linear_jvp(*node,
+                 [k, dims = DimVector(dims)](const Tensor& x) { return ember::rot90(x, k, dims); });
   return autograd::record(node, {t}, Tensor(), "rot90", [&] { return native::rot90(t, k, dims); });
 }
 
@@ -115,6 +150,7 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
     return variable_list{ember::reshape(s, in_sizes)};
   };
   auto node = autograd::new_node("RepeatBackward0", {t}, formula);
+  set_linear_jvp(*node, [r = DimVector(repeats)](const Tensor& x) { return ember::repeat(x, r); });
   return autograd::record(node, {t}, Tensor(), "repeat",
                           [&] { return native::repeat(t, repeats); });
 }
@@ -127,6 +163,8 @@ Tensor index_select_slices(const Tensor& t, int64_t dim, const Tensor& index,
     return variable_list{ember::index_add(z, dim, index, g[0])};
   };
   auto node = autograd::new_node("IndexSelectBackward0", {t}, formula);
+  set_linear_jvp(*node,
+                 [dim, index](const Tensor& x) { return ember::index_select(x, dim, index); });
   return autograd::record(node, {t}, Tensor(), "repeat_interleave", forward);
 }
 

@@ -7,7 +7,9 @@
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/matmul.h"
+#include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/record.h"
 #include "core/shape.h"
 
@@ -51,6 +53,19 @@ std::shared_ptr<FunctionNode> product_node(const char* name, const Tensor& a, co
   return node;
 }
 
+// Forward AD of a bilinear product p(a, b): p(da, b) + p(a, db). Each operand is saved when
+// the other carries a tangent (product_node), so the formula reads only what it needs.
+template <typename Product>
+void set_bilinear_jvp(FunctionNode& node, Product product) {
+  if (!node.has_forward()) return;
+  node.set_jvp([product](FunctionNode& n, const variable_list& t) -> variable_list {
+    Tensor r;
+    if (t[0].defined()) r = product(t[0], n.saved(1));
+    if (t[1].defined()) r = jvp::add(r, product(n.saved(0), t[1]));
+    return {r};
+  });
+}
+
 }  // namespace
 
 void refuse_out(const Tensor& out, const Tensor& a, const Tensor& b, const char* op) {
@@ -65,6 +80,7 @@ Tensor mm(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mm(adj(n.saved(0)), g[0]);
     return r;
   });
+  set_bilinear_jvp(*node, [](const Tensor& x, const Tensor& y) { return ember::mm(x, y); });
   return autograd::record(node, {a, b}, Tensor(), "mm", [&] { return native::mm(a, b); });
 }
 
@@ -76,6 +92,7 @@ Tensor bmm(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::bmm(adj(n.saved(0)), g[0]);
     return r;
   });
+  set_bilinear_jvp(*node, [](const Tensor& x, const Tensor& y) { return ember::bmm(x, y); });
   return autograd::record(node, {a, b}, Tensor(), "bmm", [&] { return native::bmm(a, b); });
 }
 
@@ -89,6 +106,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mv(adj(n.saved(0)), g[0]);
     return r;
   });
+  set_bilinear_jvp(*node, [](const Tensor& x, const Tensor& y) { return ember::mv(x, y); });
   return autograd::record(node, {mat, vec}, Tensor(), "mv", [&] { return native::mv(mat, vec); });
 }
 
@@ -100,6 +118,7 @@ Tensor dot(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mul(g[0], ember::conj(n.saved(0)));
     return r;
   });
+  set_bilinear_jvp(*node, [](const Tensor& x, const Tensor& y) { return ember::dot(x, y); });
   return autograd::record(node, {a, b}, Tensor(), "dot", [&] { return native::dot(a, b); });
 }
 
@@ -112,6 +131,7 @@ Tensor vdot(const Tensor& a, const Tensor& b, const Tensor& out) {
     if (n.should_compute_output(1)) r[1] = ember::mul(g[0], n.saved(0));
     return r;
   });
+  set_bilinear_jvp(*node, [](const Tensor& x, const Tensor& y) { return ember::vdot(x, y); });
   return autograd::record(node, {a, b}, Tensor(), "vdot", [&] { return native::vdot(a, b); });
 }
 
@@ -174,6 +194,20 @@ std::shared_ptr<FunctionNode> add_product_node(const char* name, const Tensor& i
   return node;
 }
 
+// Forward AD of beta * input + alpha * p(x, y): beta dinput + alpha (p(dx, y) + p(x, dy)), as
+// PyTorch's (dinput * 0 when beta is 0).
+template <typename Product>
+void set_add_product_jvp(FunctionNode& node, const Scalar& beta, const Scalar& alpha,
+                         Product product) {
+  if (!node.has_forward()) return;
+  node.set_jvp([beta, alpha, product](FunctionNode& n, const variable_list& t) -> variable_list {
+    Tensor p;
+    if (t[1].defined()) p = product(t[1], n.saved(1));
+    if (t[2].defined()) p = jvp::add(p, product(n.saved(0), t[2]));
+    return {jvp::add(jvp::scale(t[0], beta), jvp::scale(p, alpha))};
+  });
+}
+
 }  // namespace
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
@@ -188,6 +222,8 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
                                    r[2] = scaled(ember::mm(adj(n.saved(0)), g[0]), alpha);
                                  return r;
                                });
+  set_add_product_jvp(*node, beta, alpha,
+                      [](const Tensor& x, const Tensor& y) { return ember::mm(x, y); });
   return autograd::record(node, {input, m1, m2}, out, "addmm",
                           [&] { return native::addmm(input, m1, m2, beta, alpha, out); });
 }
@@ -205,6 +241,8 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
         if (n.should_compute_output(2)) r[2] = scaled(ember::mv(adj(n.saved(0)), g[0]), alpha);
         return r;
       });
+  set_add_product_jvp(*node, beta, alpha,
+                      [](const Tensor& x, const Tensor& y) { return ember::mv(x, y); });
   return autograd::record(node, {input, mat, vec}, out, "addmv",
                           [&] { return native::addmv(input, mat, vec, beta, alpha, out); });
 }
@@ -226,6 +264,9 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
                                    r[2] = scaled(ember::bmm(adj(n.saved(0)), gb), alpha);
                                  return r;
                                });
+  set_add_product_jvp(*node, beta, alpha, [](const Tensor& x, const Tensor& y) {
+    return ember::sum(ember::bmm(x, y), std::vector<int64_t>{0});
+  });
   return autograd::record(node, {input, b1, b2}, out, "addbmm",
                           [&] { return native::addbmm(input, b1, b2, beta, alpha, out); });
 }
@@ -242,6 +283,8 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
                                    r[2] = scaled(ember::bmm(adj(n.saved(0)), g[0]), alpha);
                                  return r;
                                });
+  set_add_product_jvp(*node, beta, alpha,
+                      [](const Tensor& x, const Tensor& y) { return ember::bmm(x, y); });
   return autograd::record(node, {input, b1, b2}, out, "baddbmm",
                           [&] { return native::baddbmm(input, b1, b2, beta, alpha, out); });
 }

@@ -155,6 +155,12 @@ Tensor sum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype,
                          [in_sizes, rdims, keepdim](FunctionNode&, const variable_list& g) {
                            return variable_list{expand_reduced(g[0], in_sizes, rdims, keepdim)};
                          });
+  if (node->has_forward()) {
+    node->set_jvp([dims, keepdim](FunctionNode&, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {ember::sum(tan[0], dims, keepdim)};
+    });
+  }
   return autograd::record(node, {t}, out, "sum",
                           [&] { return native::sum(t, dims, keepdim, dtype, out); });
 }
@@ -170,6 +176,12 @@ Tensor mean(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dtype
                            const Tensor scaled = ember::div(g[0], num(static_cast<double>(count)));
                            return variable_list{expand_reduced(scaled, in_sizes, rdims, keepdim)};
                          });
+  if (node->has_forward()) {
+    node->set_jvp([dims, keepdim](FunctionNode&, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {ember::mean(tan[0], dims, keepdim)};
+    });
+  }
   return autograd::record(node, {t}, out, "mean",
                           [&] { return native::mean(t, dims, keepdim, dtype, out); });
 }
@@ -186,6 +198,12 @@ Tensor nansum(const Tensor& t, const DimList& dims, bool keepdim, ScalarType dty
         return variable_list{ember::mul(spread, ember::logical_not(ember::isnan(x)))};
       });
   node->save(t);
+  if (node->has_forward()) {
+    node->set_jvp([dims, keepdim](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {ember::sum(formula::zero_where(ember::isnan(n.saved(0)), tan[0]), dims, keepdim)};
+    });
+  }
   return autograd::record(node, {t}, out, "nansum",
                           [&] { return native::nansum(t, dims, keepdim, dtype, out); });
 }
@@ -202,6 +220,21 @@ Tensor prod(const Tensor& t, std::optional<int64_t> dim, bool keepdim, ScalarTyp
                                      : prod_backward_all(g[0], x, result)};
       });
   node->save(t);
+  if (node->has_forward()) {
+    // prod is holomorphic: sum(f'(x) dx) with f'(x) the conjugate of the backward at grad = 1,
+    // which is exact where x holds zeros.
+    node->set_jvp(
+        [has_dim, d, keepdim](FunctionNode& n, const variable_list& tan) -> variable_list {
+          if (!tan[0].defined()) return {Tensor()};
+          const Tensor x = n.saved(0), result = n.saved(1);
+          const Tensor one = ember::ones(result.sizes(), TensorOptions(result.dtype()));
+          const Tensor df = conj(has_dim ? prod_backward_dim(one, x, result, d, keepdim)
+                                         : prod_backward_all(one, x, result));
+          const Tensor dx = ember::mul(df, tan[0]);
+          if (!has_dim) return {ember::sum(dx)};
+          return {ember::sum(dx, std::vector<int64_t>{d}, keepdim)};
+        });
+  }
   Tensor r = autograd::record(node, {t}, out, "prod",
                               [&] { return native::prod(t, dim, keepdim, dtype, out); });
   node->save(r, /*is_output=*/true);

@@ -6,7 +6,10 @@
 //   equal to the result (evenly_distribute_backward);
 // - the (values, indices) forms send it to the returned index (value_selecting_reduction_backward).
 #include "api/compare.h"
+#include "api/creation.h"
 #include "api/elementwise.h"
+#include "api/indexing.h"
+#include "api/views.h"
 #include "autograd/derivatives/reduce.h"
 #include "autograd/derivatives/reduce_common.h"
 
@@ -34,6 +37,18 @@ Tensor extremum_over_dims(const char* node_name, const char* op, bool is_max, co
             scale_grad_by_count(restore_reduced(g[0], in_sizes, rdims, keepdim), mask, rdims)};
       });
   node->save(t);
+  if (node->has_forward()) {
+    // The mean of the tied extremes' tangents in each slice (as the backward splits it).
+    node->set_jvp([in_sizes, rdims, keepdim](FunctionNode& n, const variable_list& tan) {
+      if (!tan[0].defined()) return variable_list{Tensor()};
+      const Tensor x = n.saved(0);
+      const Tensor result = restore_reduced(n.saved(1), in_sizes, rdims, keepdim);
+      const Tensor mask = ember::eq(result, x);
+      const DimList d = as_dim_list(rdims);
+      return variable_list{ember::div(ember::sum(ember::mul(tan[0], mask), d, keepdim),
+                                      ember::sum(mask, d, keepdim))};
+    });
+  }
   Tensor r = autograd::record(node, {t}, out, op, [&] {
     return is_max ? native::amax(t, dims, keepdim, out) : native::amin(t, dims, keepdim, out);
   });
@@ -48,6 +63,15 @@ Tensor selection_over_all(const char* node_name, const char* op, AllForward forw
     return variable_list{evenly_distribute(g[0], n.saved(0), n.saved(1))};
   });
   node->save(t);
+  if (node->has_forward()) {
+    node->set_jvp([](FunctionNode& n, const variable_list& tan) {
+      if (!tan[0].defined()) return variable_list{Tensor()};
+      const Tensor result = n.saved(1);
+      const Tensor one = ember::ones(result.sizes(), TensorOptions(result.dtype()));
+      return variable_list{
+          ember::sum(ember::mul(evenly_distribute(one, n.saved(0), result), tan[0]))};
+    });
+  }
   Tensor r = autograd::record(node, {t}, out, op, [&] { return forward(t, out); });
   node->save(r, /*is_output=*/true);
   return r;
@@ -67,6 +91,17 @@ TensorPair selection_along_dim(const char* node_name, const char* op, DimForward
   TensorPair r = record_pair(node, {t}, values, indices, op,
                              [&] { return forward(t, dim, keepdim, values, indices); });
   node->save(r.second);  // the indices: not differentiable, saved as a plain input
+  if (node->has_forward()) {
+    // The tangent at each selected index (set after the forward: it reads the indices).
+    node->set_jvp([d, keepdim](FunctionNode& n, const variable_list& tan) {
+      if (!tan[0].defined()) return variable_list(2);
+      const Tensor t0 = tan[0];
+      if (t0.dim() == 0) return variable_list{t0, Tensor()};
+      const Tensor idx = n.saved(0);
+      const Tensor picked = ember::gather(t0, d, keepdim ? idx : ember::unsqueeze(idx, d));
+      return variable_list{keepdim ? picked : ember::squeeze(picked, {d}), Tensor()};
+    });
+  }
   return r;
 }
 

@@ -66,6 +66,42 @@ Tensor std_backward(const Tensor& g, const Tensor& result, const Tensor& x, cons
   return var_backward(grad_var, x, geo, correction);
 }
 
+// Forward AD: the conjugate of d var / dx, i.e. var's backward at grad = 1 (nan / inf over all
+// elements when N <= correction, as the backward).
+Tensor var_direction(const Tensor& x, const Geometry& geo, double correction) {
+  if (geo.all_dims) {
+    const double dof = static_cast<double>(x.numel()) - correction;
+    const Tensor mean = ember::mean(x);
+    if (dof <= 0) {
+      return ember::where(ember::eq(x, mean), num(std::numeric_limits<double>::quiet_NaN()),
+                          num(std::numeric_limits<double>::infinity()));
+    }
+    return ember::mul(num(2.0 / dof), ember::sub(x, mean));
+  }
+  const double n = static_cast<double>(reduced_count(geo.in_sizes, geo.rdims));
+  const Tensor centered = ember::sub(x, ember::mean(x, as_dim_list(geo.rdims), /*keepdim=*/true));
+  return ember::mul(num(2.0 / (n - correction)), centered);
+}
+
+// sum over the reduced dims of conj(d) * dx: the JVP of a real reduction whose backward is
+// grad * d (the forward-mode machinery keeps the real part for a real result).
+Tensor reduce_jvp(const Tensor& d, const Tensor& dx, const Geometry& geo) {
+  return ember::sum(ember::mul(conj(d), dx), as_dim_list(geo.rdims), geo.keepdim);
+}
+
+Tensor var_jvp(const Tensor& dx, const Tensor& x, const Geometry& geo, double correction) {
+  return reduce_jvp(var_direction(x, geo, correction), dx, geo);
+}
+
+// std = sqrt(var): var's JVP / (2 std), 0 where std is 0 (as std_backward).
+Tensor std_jvp(const Tensor& dx, const Tensor& x, const Tensor& result, const Geometry& geo,
+               double correction) {
+  const Tensor is_zero = ember::eq(result, num(0));
+  const Tensor denom = ember::add(ember::mul(result, num(2)), is_zero);
+  const Tensor dvar = ember::real(var_jvp(dx, x, geo, correction));
+  return ember::div(ember::mul(dvar, ember::logical_not(is_zero)), denom);
+}
+
 Tensor mean_backward(const Tensor& g, const Geometry& geo) {
   const double count = static_cast<double>(reduced_count(geo.in_sizes, geo.rdims));
   return expand_reduced(ember::div(g, num(count)), geo.in_sizes, geo.rdims, geo.keepdim);
@@ -134,6 +170,15 @@ TensorPair var_std_mean(const char* node_name, const char* op, bool is_std, cons
         return variable_list{grad};
       });
   node->save(t);
+  if (node->has_forward()) {
+    node->set_jvp([geo, c, is_std](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return variable_list(2);
+      const Tensor x = n.saved(0);
+      const Tensor dv =
+          is_std ? std_jvp(tan[0], x, n.saved(1), geo, c) : var_jvp(tan[0], x, geo, c);
+      return {dv, ember::mean(tan[0], as_dim_list(geo.rdims), geo.keepdim)};
+    });
+  }
   TensorPair r = record_pair(node, {t}, out0, out1, op, [&] {
     return is_std ? native::std_mean(t, dims, correction, keepdim, out0, out1)
                   : native::var_mean(t, dims, correction, keepdim, out0, out1);
@@ -153,6 +198,12 @@ Tensor var(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
         return variable_list{var_backward(g[0], n.saved(0), geo, c)};
       });
   node->save(t);
+  if (node->has_forward()) {
+    node->set_jvp([geo, c](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {var_jvp(tan[0], n.saved(0), geo, c)};
+    });
+  }
   return autograd::record(node, {t}, out, "var",
                           [&] { return native::var(t, dims, correction, keepdim, out); });
 }
@@ -166,6 +217,12 @@ Tensor std(const Tensor& t, const DimList& dims, const std::optional<Scalar>& co
         return variable_list{std_backward(g[0], n.saved(1), n.saved(0), geo, c)};
       });
   node->save(t);
+  if (node->has_forward()) {
+    node->set_jvp([geo, c](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      return {std_jvp(tan[0], n.saved(0), n.saved(1), geo, c)};
+    });
+  }
   Tensor r = autograd::record(node, {t}, out, "std",
                               [&] { return native::std(t, dims, correction, keepdim, out); });
   node->save(r, /*is_output=*/true);
@@ -194,6 +251,17 @@ Tensor norm(const Tensor& t, NormOrder p, const DimList& dims, bool keepdim, Sca
         return variable_list{norm_backward(g[0], n.saved(0), p, n.saved(1), geo, dims_given)};
       });
   node->save(t);
+  if (node->has_forward()) {
+    // The backward at grad = 1 is the (conjugate) derivative of each element.
+    node->set_jvp([geo, p, dims_given](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      const Tensor norm = n.saved(1);
+      const Tensor one = ember::ones(norm.sizes(), TensorOptions(norm.dtype()));
+      const Tensor d = norm_backward(one, n.saved(0), p, norm, geo, dims_given);
+      if (!d.defined()) return {Tensor()};
+      return {reduce_jvp(d, tan[0], geo)};
+    });
+  }
   Tensor r = autograd::record(node, {t}, out, "norm",
                               [&] { return native::norm(t, p, dims, keepdim, dtype, out); });
   node->save(r, /*is_output=*/true);
@@ -210,6 +278,15 @@ Tensor logsumexp(const Tensor& t, const DimList& dims, bool keepdim, const Tenso
         return variable_list{ember::mul(grad, conj(ember::exp(ember::sub(x, result))))};
       });
   node->save(t);
+  if (node->has_forward()) {
+    // Holomorphic: sum(softmax(x) dx) over the reduced dims.
+    node->set_jvp([geo](FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!tan[0].defined()) return {Tensor()};
+      const Tensor result = restore_reduced(n.saved(1), geo.in_sizes, geo.rdims, geo.keepdim);
+      const Tensor w = ember::exp(ember::sub(n.saved(0), result));
+      return {ember::sum(ember::mul(w, tan[0]), as_dim_list(geo.rdims), geo.keepdim)};
+    });
+  }
   Tensor r = autograd::record(node, {t}, out, "logsumexp",
                               [&] { return native::logsumexp(t, dims, keepdim, out); });
   node->save(r, /*is_output=*/true);

@@ -10,6 +10,7 @@
 #include "api/unary.h"
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
+#include "autograd/derivatives/jvp.h"
 #include "ops/compare.h"
 #include "ops/unary.h"
 
@@ -29,6 +30,14 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, const Tensor&
         return r;
       });
   node->save(cond.dtype() == ScalarType::Bool ? cond : ember::to_dtype(cond, ScalarType::Bool));
+  if (node->has_forward()) {
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!jvp::any_defined(t)) return {Tensor()};
+      const Tensor c = n.saved(0);
+      if (t[0].defined() && t[1].defined()) return {ember::where(c, t[0], t[1])};
+      return {t[0].defined() ? keep_where(c, t[0]) : zero_where(c, t[1])};
+    });
+  }
   return autograd::record(node, {x, y}, out, "where",
                           [&] { return native::where(cond, x, y, out); });
 }

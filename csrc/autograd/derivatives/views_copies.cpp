@@ -36,6 +36,19 @@ void set_view_jvp(FunctionNode& node, const Tensor& input, const Tensor& result)
   });
 }
 
+// Forward AD of a copy (clone, contiguous, to): a copy of the tangent, so that the result's
+// tangent does not alias the input's. The machinery casts it to the result's dtype.
+// `dtype`: the result's, when it may differ from the input's (the cast copies already).
+void set_copy_jvp(FunctionNode& node, ScalarType dtype = ScalarType::Undefined) {
+  if (!node.has_forward()) return;
+  node.set_jvp([dtype](FunctionNode&, const variable_list& tangents) -> variable_list {
+    const Tensor& t = tangents.at(0);
+    if (!t.defined()) return {Tensor()};
+    if (dtype != ScalarType::Undefined && t.dtype() != dtype) return {t};
+    return {ember::clone(t)};
+  });
+}
+
 }  // namespace
 
 Tensor record_view_result(const std::shared_ptr<FunctionNode>& node, const Tensor& input,
@@ -106,6 +119,7 @@ Tensor clone(const Tensor& t) {
   auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
+  set_copy_jvp(*node);
   return autograd::record(node, {t}, Tensor(), "clone", [&] { return native::clone(t); });
 }
 
@@ -113,6 +127,7 @@ Tensor contiguous(const Tensor& t) {
   auto node = autograd::new_node("CloneBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};
   });
+  set_copy_jvp(*node);
   return autograd::record(node, {t}, Tensor(), "contiguous", [&] { return native::contiguous(t); });
 }
 
@@ -120,6 +135,7 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
   auto node = autograd::new_node("ToCopyBackward0", {t}, [](FunctionNode&, const variable_list& g) {
     return variable_list{g[0]};  // the engine casts it back to the input's dtype
   });
+  set_copy_jvp(*node, dtype);
   return autograd::record(node, {t}, Tensor(), "to",
                           [&] { return native::to_dtype(t, dtype, copy); });
 }
@@ -133,6 +149,12 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
         if (n.should_compute_output(1)) r[1] = g[0];
         return r;
       });
+  if (node->has_forward()) {
+    // dst takes src's values: its tangent is src's (broadcast and cast to dst).
+    node->set_jvp([](FunctionNode&, const variable_list& t) -> variable_list {
+      return {t[1].defined() ? ember::clone(t[1]) : Tensor()};
+    });
+  }
   autograd::record(node, {dst, src}, dst, "copy_",
                    [&]() -> Tensor { return native::copy_(dst, src); });
   return dst;

@@ -23,6 +23,7 @@
 #include "api/views.h"
 #include "autograd/derivatives/common.h"
 #include "autograd/derivatives/formula.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/record.h"
 #include "core/shape.h"
 
@@ -133,10 +134,11 @@ Tensor derivative_of(Activation act, const Tensor& x, const ActivationArgs& p) {
   EMBER_THROW(Error, "[", activation_name(act), "] no composite derivative");
 }
 
-// grad * f'(s), s the saved input (the result for relu).
+// grad * f'(s), s the saved input (the result for relu). `recorded`: the result must itself be
+// differentiable (public ops); otherwise the fused kernel.
 Tensor activation_grad(Activation act, const Tensor& grad, const Tensor& s,
-                       const ActivationArgs& args) {
-  if (!GradMode::is_enabled()) return ember::activation_backward(act, grad, s, args);
+                       const ActivationArgs& args, bool recorded) {
+  if (!recorded) return ember::activation_backward(act, grad, s, args);
   if (is_piecewise_linear(act)) {
     Tensor one = ember::ones(s.sizes(), TensorOptions(s.dtype(), s.device()));
     return ember::mul(grad, ember::activation_backward(act, one, s, args));
@@ -152,9 +154,17 @@ Tensor activation(Activation act, const Tensor& x, const ActivationArgs& args, c
   const bool uses_result = act == Activation::Relu;
   auto node = autograd::new_node(
       node_name(act, inplace), {x}, [act, args](FunctionNode& n, const variable_list& g) {
-        return variable_list{activation_grad(act, g[0], n.saved(0), args)};
+        return variable_list{activation_grad(act, g[0], n.saved(0), args, GradMode::is_enabled())};
       });
   if (!uses_result) node->save(inplace ? ember::clone(x) : x);
+  if (node->has_forward()) {
+    // f'(x) dx: the backward's own expression, which is linear in its first argument.
+    node->set_jvp([act, args](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      const Tensor s = n.saved(0);
+      return {activation_grad(act, t[0], s, args, jvp::differentiated({t[0], s}))};
+    });
+  }
   Tensor r = autograd::record(node, {x}, out, activation_name(act),
                               [&] { return native::activation(act, x, args, out); });
   if (uses_result) node->save(r, /*is_output=*/true);
@@ -174,6 +184,19 @@ Tensor glu(const Tensor& x, int64_t dim, const Tensor& out) {
         return variable_list{ember::cat({ga, gb}, dim)};
       });
   node->save(x);
+  if (node->has_forward()) {
+    // glu(a, b) = a sigmoid(b): da sigmoid(b) + a sigmoid(b) (1 - sigmoid(b)) db.
+    node->set_jvp([dim](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      const Tensor s = n.saved(0);
+      const int64_t half = s.size(dim) / 2;
+      const Tensor sig = ember::sigmoid(ember::narrow(s, dim, half, half));
+      const Tensor da = ember::narrow(t[0], dim, 0, half),
+                   db = ember::narrow(t[0], dim, half, half);
+      const Tensor rest = ember::mul(ember::narrow(s, dim, 0, half), ember::sub(num(1), sig));
+      return {ember::mul(sig, ember::add(da, ember::mul(rest, db)))};
+    });
+  }
   return autograd::record(node, {x}, out, "glu", [&] { return native::glu(x, dim, out); });
 }
 

@@ -10,6 +10,7 @@
 #include "api/nn/conv_util.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 
@@ -122,6 +123,24 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
       });
   node->save(input);
   node->save(weight);
+  if (node->has_forward()) {
+    // Bilinear in (input, weight): conv(dx, w) + conv(x, dw), plus db on every position.
+    node->set_jvp([raw](FunctionNode& n, const variable_list& t) -> variable_list {
+      auto conv = [&](const Tensor& x, const Tensor& w) {
+        return ember::convolution(x, w, Tensor(), raw.stride, raw.padding, raw.dilation,
+                                  raw.transposed, raw.output_padding, raw.groups);
+      };
+      Tensor r;
+      if (t[0].defined()) r = conv(t[0], n.saved(1));
+      if (t[1].defined()) r = jvp::add(r, conv(n.saved(0), t[1]));
+      if (t[2].defined()) {
+        DimVector shape{t[2].numel()};  // (C, 1, ..., 1): broadcasts over the spatial dims
+        for (int64_t d = 2; d < n.saved(0).dim(); ++d) shape.push_back(1);
+        r = jvp::add(r, ember::reshape(t[2], shape));
+      }
+      return {r};
+    });
+  }
   return autograd::record(node, {input, weight, bias}, Tensor(), "convolution", [&] {
     return native::convolution(input, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups);

@@ -25,6 +25,13 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
       "NativeDropoutBackward0", {input}, [scale](FunctionNode& n, const variable_list& g) {
         return variable_list{ember::native_dropout_backward(g[0], n.saved(0), scale)};
       });
+  if (node->has_forward()) {
+    // Linear: the tangent masked and scaled as the input (the mask output has none).
+    node->set_jvp([scale](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return variable_list(2);
+      return {ember::native_dropout_backward(t[0], n.saved(0), scale), Tensor()};
+    });
+  }
   if (out.defined()) {  // dropout_: one output, the input rewritten
     Tensor mask;
     Tensor r = autograd::record(node, {input}, out, "dropout_", [&] {
@@ -51,6 +58,12 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
         return variable_list{ember::native_dropout_backward(g[0], n.saved(0), scale)};
       });
   node->save(mask);
+  if (node->has_forward()) {
+    node->set_jvp([scale](FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::native_dropout_backward(t[0], n.saved(0), scale)};
+    });
+  }
   return autograd::record(node, {grad}, Tensor(), "native_dropout_backward",
                           [&] { return native::native_dropout_backward(grad, mask, scale); });
 }

@@ -61,6 +61,14 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                                                           scale_grad_by_freq)};
       });
   node->save(indices);
+  if (node->has_forward()) {
+    // Linear in weight: the rows of its tangent.
+    node->set_jvp([padding_idx, scale_grad_by_freq, sparse](
+                      FunctionNode& n, const variable_list& t) -> variable_list {
+      if (!t[0].defined()) return {Tensor()};
+      return {ember::embedding(t[0], n.saved(0), padding_idx, scale_grad_by_freq, sparse)};
+    });
+  }
   return autograd::record(node, {weight}, Tensor(), "embedding", [&] {
     return native::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
   });

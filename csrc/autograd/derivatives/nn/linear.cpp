@@ -5,8 +5,10 @@
 
 #include "api/complex.h"
 #include "api/matmul.h"
+#include "api/nn/linear.h"
 #include "api/reduce.h"
 #include "api/views.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/record.h"
 #include "ops/nn/linear.h"
 
@@ -38,6 +40,15 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   node->save(node->should_compute_output(1) ? input : Tensor());
   node->save(node->should_compute_output(0) || node->should_compute_output(1) ? weight : Tensor());
   node->shapes.push_back(DimVector(input.sizes()));
+  if (node->has_forward()) {
+    // Bilinear in (input, weight) plus the bias: linear(dx, w) + linear(x, dw) + db.
+    node->set_jvp([](FunctionNode& n, const variable_list& t) -> variable_list {
+      Tensor r;
+      if (t[0].defined()) r = ember::linear(t[0], n.saved(1), Tensor());
+      if (t[1].defined()) r = jvp::add(r, ember::linear(n.saved(0), t[1], Tensor()));
+      return {jvp::add(r, t[2])};
+    });
+  }
   return autograd::record(node, {input, weight, bias}, Tensor(), "linear",
                           [&] { return native::linear(input, weight, bias); });
 }

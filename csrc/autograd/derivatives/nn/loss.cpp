@@ -5,8 +5,10 @@
 
 #include "api/compare.h"
 #include "api/elementwise.h"
+#include "api/reduce.h"
 #include "api/unary.h"
 #include "autograd/derivatives/common.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/record.h"
 #include "core/shape.h"
 
@@ -120,6 +122,20 @@ Tensor pointwise_loss(PointwiseLoss kind, const Tensor& x, const Tensor& t, cons
   node->save(t);
   node->save(w);
   node->save(pw);
+  if (node->has_forward()) {
+    // The elementwise loss's differential dx * x_t + dt * t_t, then the reduction.
+    node->set_jvp([kind, reduction, param](FunctionNode& n, const variable_list& tan) {
+      if (!jvp::any_defined(tan)) return variable_list{Tensor()};
+      auto [dx, dt] = partials(kind, n.saved(0), n.saved(1), n.saved(2), n.saved(3), param);
+      const Tensor r = jvp::add(jvp::mul(tan[0], dx), jvp::mul(tan[1], dt));
+      // dx and dt have the shape of the elementwise loss (that of x - t).
+      if (reduction == static_cast<int64_t>(LossReduction::Mean))
+        return variable_list{ember::mean(r)};
+      if (reduction == static_cast<int64_t>(LossReduction::Sum))
+        return variable_list{ember::sum(r)};
+      return variable_list{r};
+    });
+  }
   return autograd::record(node, {x, t}, Tensor(), op, [&] {
     return pointwise_loss_forward(kind, x, t, w, pw, reduction, param);
   });

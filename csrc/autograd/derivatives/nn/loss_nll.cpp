@@ -6,12 +6,14 @@
 #include "api/compare.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
+#include "api/nn/loss.h"
 #include "api/nn/softmax.h"
 #include "api/range_factories.h"
 #include "api/reduce.h"
 #include "api/unary.h"
 #include "api/views.h"
 #include "autograd/derivatives/common.h"
+#include "autograd/derivatives/jvp.h"
 #include "autograd/derivatives/nn/loss.h"
 #include "autograd/record.h"
 
@@ -103,6 +105,13 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   node->save(input);
   node->save(target);
   node->save(weight);
+  if (node->has_forward()) {
+    // Linear in input (the mean's total weight depends on target and weight only).
+    node->set_jvp([reduction, ignore_index](FunctionNode& n, const variable_list& t) {
+      if (!t[0].defined()) return variable_list{Tensor()};
+      return variable_list{ember::nll_loss(t[0], n.saved(1), n.saved(2), reduction, ignore_index)};
+    });
+  }
   return autograd::record(node, {input}, Tensor(), "nll_loss", [&] {
     NllResult r = nll_loss_forward(input, target, weight, reduction, ignore_index);
     *total_weight = r.total_weight;
@@ -148,9 +157,14 @@ variable_list cross_entropy_composite(FunctionNode& n, const Tensor& g, const Te
   const double w_sum = weight.defined() ? 0.0 : static_cast<double>(l.C);
   const Tensor w_total = weight.defined() ? ember::sum(weight) : num(w_sum);
   // A = ((1 - ls) w_t + ls / C sum(w)) valid,  B = ((1 - ls) w_t onehot + ls / C w_c) valid.
-  Tensor a = ember::mul(
-      ember::add(ember::mul(w_t, num(1.0 - ls)), ember::mul(w_total, num(ls / l.C))), it.valid);
-  Tensor keep = ember::mul(ember::mul(w_t, num(1.0 - ls)), it.valid);
+  // Without a weight the factors are numbers: folded in double (a product of two wrapped
+  // numbers would be computed in float32).
+  Tensor a = weight.defined() ? ember::mul(ember::add(ember::mul(w_t, num(1.0 - ls)),
+                                                      ember::mul(w_total, num(ls / l.C))),
+                                           it.valid)
+                              : ember::mul(num((1.0 - ls) + w_sum * ls / l.C), it.valid);
+  Tensor keep = weight.defined() ? ember::mul(ember::mul(w_t, num(1.0 - ls)), it.valid)
+                                 : ember::mul(num(1.0 - ls), it.valid);
   if (input.dim() > 1) {
     a = ember::unsqueeze(a, l.dim);
     keep = ember::unsqueeze(keep, l.dim);
@@ -194,6 +208,26 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   node->save(input);
   node->save(target);
   node->save(weight);
+  if (node->has_forward()) {
+    // Each loss element depends on one sample's row only, so the backward at grad = 1 holds the
+    // derivatives of every element: the JVP sums them against the tangents over the classes.
+    node->set_jvp([reduction, ignore_index, label_smoothing, total_weight](
+                      FunctionNode& n, const variable_list& tan) -> variable_list {
+      if (!jvp::any_defined(tan)) return {Tensor()};
+      const autograd::InputMetadata& md = n.input_metadata(0);
+      const Tensor one = ember::ones(md.shape, TensorOptions(md.dtype));
+      const Tensor x = n.saved(0);
+      const variable_list d = cross_entropy_composite(n, one, x, n.saved(1), n.saved(2), reduction,
+                                                      ignore_index, label_smoothing, *total_weight);
+      Tensor r;
+      for (size_t i = 0; i < 2; ++i) {
+        if (tan[i].defined() && d[i].defined()) r = jvp::add(r, ember::mul(d[i], tan[i]));
+      }
+      if (!r.defined()) return {Tensor()};
+      if (reduction == kNone && x.dim() > 1) return {ember::sum(r, std::vector<int64_t>{1})};
+      return {ember::sum(r)};
+    });
+  }
   CrossEntropyResult res;
   Tensor out = autograd::record(node, {input, target}, Tensor(), "cross_entropy", [&] {
     res = cross_entropy_forward(input, target, weight, reduction, ignore_index, label_smoothing);
