@@ -4,12 +4,15 @@
 #include <pybind11/stl.h>
 
 #include "api/creation.h"
+#include "api/views.h"
+#include "autograd/forward_ad.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "autograd/saved_variable.h"
 #include "autograd/variable.h"
 #include "bindings/pybind_ember.h"
+#include "core/shape.h"
 
 namespace ember {
 
@@ -192,6 +195,73 @@ void init_autograd_function(py::module_& m) {
       for (const Tensor& out : outputs) is_output = is_output || out.is_same(t);
       node->saved_.emplace_back(t, is_output);
     }
+  });
+
+  // ---- forward mode: Function.jvp (docs/design/forward-ad.md) ----
+  namespace fwd = ag::forward_ad;
+
+  // The visible levels at which some tensor in `args` carries a tangent, innermost last.
+  am.def("_function_dual_levels", [](const std::vector<py::object>& args) {
+    std::vector<uint64_t> out;
+    if (!fwd::any_level_active()) return out;
+    for (uint64_t level : fwd::visible_levels()) {
+      for (const py::object& a : args) {
+        if (is_tensor(a) && fwd::tangent(a.cast<Tensor>(), level).defined()) {
+          out.push_back(level);
+          break;
+        }
+      }
+    }
+    return out;
+  });
+
+  // The tangent of each arg at `level`: a tensor, or None (no tangent, or not a tensor).
+  am.def("_function_tangents", [](const std::vector<py::object>& args, uint64_t level) {
+    py::list out;
+    for (const py::object& a : args) {
+      Tensor t = is_tensor(a) ? fwd::tangent(a.cast<Tensor>(), level) : Tensor();
+      out.append(t.defined() ? py::cast(t) : py::none());
+    }
+    return out;
+  });
+
+  // Calls fn() with `level` and every level above it hidden: the ops inside neither read nor
+  // make tangents at those levels (forward runs with all of them hidden, jvp with its own).
+  am.def("_call_hiding_dual_levels", [](uint64_t level, const py::function& fn) {
+    fwd::HideLevelsGuard hide(level);
+    return fn();
+  });
+
+  // Gives output `out` (number `position` of forward's outputs) the tangent jvp returned for it
+  // at `level`, with PyTorch's checks.
+  am.def("_set_function_tangent", [](const Tensor& out, const py::object& tangent, uint64_t level,
+                                     int64_t position, bool differentiable) {
+    if (tangent.is_none()) return;
+    EMBER_CHECK(is_tensor(tangent), "expected Variable or None (got ",
+                py::str(py::type::of(tangent).attr("__name__")).cast<std::string>(),
+                ") for grad output ", position, ".");
+    EMBER_CHECK(differentiable, "Function's jvp returned a gradient at position ", position,
+                ", but  the corresponding forward output is not a differentiable Tensor.You "
+                "should return None at that position instead.");
+    Tensor t = tangent.cast<Tensor>();
+    EMBER_CHECK(out.sizes().equals(t.sizes()),
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size ",
+                shape_str(out.sizes()), " while the given forward gradient is of size ",
+                shape_str(t.sizes()), ".");
+    EMBER_CHECK(is_floating(t.dtype()) || ember::is_complex(t.dtype()),
+                "Expected both tensor and its forward grad to be floating point or complex, got a "
+                "forward grad of dtype ",
+                dtype_name(t.dtype()));
+    // The tangent takes the output's dtype and layout (views of the output take the same view
+    // of its tangent).
+    if (t.dtype() != out.dtype() || !t.strides().equals(out.strides())) {
+      Tensor laid_out =
+          empty_strided(out.sizes(), out.strides(), TensorOptions(out.dtype(), out.device()));
+      ember::copy_(laid_out, t);
+      t = laid_out;
+    }
+    fwd::set_tangent(out, t, level);
   });
 
   am.def("_delayed_error", [](const std::string& msg, const std::vector<Tensor>& grad_inputs,

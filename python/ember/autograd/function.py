@@ -22,6 +22,7 @@ class FunctionCtx:
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._materialize_grads = True
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors) -> None:
         for t in tensors:
@@ -33,10 +34,18 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors) -> None:
+        if not all(t is None or isinstance(t, ember.Tensor) for t in tensors):
+            raise AssertionError(
+                "save_for_forward expects all arguments to be tensors; you should save "
+                "non-tensors as attributes on ctx."
+            )
         self.saved_for_forward = tensors
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:
+            # Inside jvp: what save_for_forward kept (as PyTorch).
+            return tuple(getattr(self, "saved_for_forward", ()))
         if self._node_ref is None:
             # Called inside forward, or the function was applied without recording.
             return tuple(self.to_save)
@@ -88,6 +97,13 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError("setup_context is not implemented.")
 
@@ -102,14 +118,22 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         )
         recording = ember.is_grad_enabled() and any(ctx.needs_input_grad)
         uses_setup_context = cls.setup_context is not Function.setup_context
-        with ember.no_grad():
-            if uses_setup_context:
-                output = cls.forward(*args)
-            else:
-                output = cls.forward(ctx, *args)
+        # Forward mode: the levels at which an input carries a tangent. forward runs with every
+        # level hidden (its ops make no tangents); jvp gives the outputs theirs afterwards.
+        dual_levels = _ag._function_dual_levels(list(args))
+
+        def run_forward():
+            with ember.no_grad():
+                if uses_setup_context:
+                    return cls.forward(*args)
+                return cls.forward(ctx, *args)
+
+        output = _ag._call_hiding_dual_levels(0, run_forward) if dual_levels else run_forward()
         if uses_setup_context:
             cls.setup_context(ctx, args, output)
         if not recording:
+            if dual_levels:
+                output = _forward_ad_outputs(cls, ctx, args, output, dual_levels)
             return output
 
         def run_backward(grads, _ctx=ctx, _cls=cls):
@@ -139,7 +163,66 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if ctx.to_save:
             _ag._save_for_backward(ref, list(ctx.to_save), tensor_outs)
         ctx.to_save = ()
-        return tuple(outputs) if is_tuple else outputs[0]
+        output = tuple(outputs) if is_tuple else outputs[0]
+        if dual_levels:
+            output = _forward_ad_outputs(cls, ctx, args, output, dual_levels)
+        return output
+
+
+def _forward_ad_outputs(cls, ctx, args, output, levels):
+    """Gives forward's outputs their tangents from ``cls.jvp`` at each level an input carries
+    one: jvp receives one tangent per argument (zeros for a tensor without one unless
+    ``ctx.set_materialize_grads(False)``, None for a non-tensor) and returns one per output
+    (None for a non-differentiable one). It runs with grad mode as the caller's, so the
+    tangents are differentiable in reverse mode, and with its level hidden (the saved tensors
+    read as plain values there)."""
+    if cls.jvp is Function.jvp:
+        Function.jvp(ctx)
+    is_tuple = isinstance(output, tuple)
+    outputs = list(output) if is_tuple else [output]
+    for i, out in enumerate(outputs):
+        if isinstance(out, ember.Tensor) and any(out is a for a in args) and id(out) not in {
+            id(t) for t in ctx._dirty
+        }:
+            # An input returned as is (when nothing recorded it): a new alias for its tangent.
+            outputs[i] = out.view_as(out)
+    nondiff_ids = {id(t) for t in ctx._non_differentiable}
+    for level in levels:
+        tangents = _ag._function_tangents(list(args), level)
+        if ctx._materialize_grads:
+            tangents = [
+                ember.zeros_like(a) if t is None and isinstance(a, ember.Tensor) else t
+                for a, t in zip(args, tangents)
+            ]
+
+        def run_jvp(_tangents=tangents):
+            ctx._in_jvp = True
+            try:
+                return cls.jvp(ctx, *_tangents)
+            finally:
+                ctx._in_jvp = False
+
+        result = _ag._call_hiding_dual_levels(level, run_jvp)
+        results = result if isinstance(result, tuple) else (result,)
+        if len(results) != len(outputs):
+            raise RuntimeError(
+                "Function's jvp returned an invalid number of forward gradients (expected "
+                f"{len(outputs)} but got {len(results)})"
+            )
+        for k, (out, t) in enumerate(zip(outputs, results)):
+            if not isinstance(out, ember.Tensor):
+                if t is not None:
+                    raise RuntimeError(
+                        f"Function's jvp returned a gradient at position {k}, but  the "
+                        "corresponding forward output is not a differentiable Tensor.You should "
+                        "return None at that position instead."
+                    )
+                continue
+            differentiable = id(out) not in nondiff_ids and (
+                out.is_floating_point() or out.is_complex()
+            )
+            _ag._set_function_tangent(out, t, level, k, differentiable)
+    return tuple(outputs) if is_tuple else outputs[0]
 
 
 def once_differentiable(fn):

@@ -4,6 +4,8 @@ jvp, hvp, vhp, built on ``autograd.grad`` (jvp and hvp use the double-vjp trick)
 from __future__ import annotations
 
 import ember
+from ember._C import _forward_ad as _fw
+from ember.autograd import forward_ad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -26,12 +28,24 @@ def _as_tuple(x, name="inputs"):
 
 def _grad_preprocess(inputs, create_graph):
     """Inputs to differentiate with respect to: fresh leaves, or (create_graph) differentiable
-    aliases of inputs that already require grad, so the result stays connected to them."""
+    aliases of inputs that already require grad, so the result stays connected to them. A dual
+    input keeps its tangents (forward over reverse, as hessian's forward-mode outer Jacobian)."""
     if create_graph:
         return tuple(
-            x.view_as(x) if x.requires_grad else x.detach().requires_grad_() for x in inputs
+            x.view_as(x) if x.requires_grad else _fresh_leaf(x) for x in inputs
         )
-    return tuple(x.detach().requires_grad_() for x in inputs)
+    return tuple(_fresh_leaf(x) for x in inputs)
+
+
+def _fresh_leaf(x):
+    leaf = x.detach().requires_grad_()
+    if not _fw.has_tangent(x):
+        return leaf
+    for level in list(forward_ad._levels):
+        tangent = forward_ad.unpack_dual(x, level=level).tangent
+        if tangent is not None:
+            leaf = forward_ad.make_dual(leaf, tangent, level=level)
+    return leaf
 
 
 def _grad_postprocess(outputs, create_graph):
@@ -138,7 +152,26 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """d func / d inputs: for outputs o_i and inputs x_j, entry [i][j] has shape
     o_i.shape + x_j.shape (tuples collapse where func/inputs were single tensors)."""
     if strategy not in ("reverse-mode", "forward-mode"):
-        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        return _jacfwd(func, inputs, strict, vectorize)
+    if strict and vectorize:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+            "supported together. Please either set `strict=False` or `vectorize=False`."
+        )
+    # vectorize=True (PyTorch batches the vjps with vmap) gives the same values: one vjp per
+    # output element here.
     with ember.enable_grad():
         is_tuple, inputs = _as_tuple(inputs)
         inputs = _grad_preprocess(inputs, create_graph)
@@ -173,9 +206,68 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return jac[0] if is_tuple else jac[0][0]
 
 
+def _jacfwd(func, inputs, strict, vectorize):
+    """jacobian(strategy="forward-mode"): one dual evaluation of func per input element, the
+    tangent a basis vector of that input (every op carries its explicit JVP formula: one
+    pass per column instead of one backward per row)."""
+    if not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True`."
+        )
+    if strict:
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+            "are not supported together (yet). Please either set `strict=False` or "
+            '`strategy="reverse-mode"`.'
+        )
+    is_tuple, inputs = _as_tuple(inputs)
+    columns = [[] for _ in inputs]  # columns[j][k]: the output tangents for element k of x_j
+    outputs, out_tuple = None, False
+    with forward_ad.dual_level():
+        for j, x in enumerate(inputs):
+            for k in range(x.numel()):
+                basis = ember.zeros(x.numel(), dtype=x.dtype)
+                basis[k] = 1
+                duals = tuple(
+                    forward_ad.make_dual(xi, basis.reshape(x.shape)) if i == j else xi
+                    for i, xi in enumerate(inputs)
+                )
+                out_tuple, outs = _as_tuple(func(*duals), "outputs of the user-provided function")
+                unpacked = [forward_ad.unpack_dual(o) for o in outs]
+                if outputs is None:
+                    outputs = tuple(u.primal for u in unpacked)
+                columns[j].append([u.tangent for u in unpacked])
+        if outputs is None:  # no input element: evaluate once for the output shapes
+            out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function")
+    jac = []
+    for i, o in enumerate(outputs):
+        per_input = []
+        for j, x in enumerate(inputs):
+            cols = [c[i] if c[i] is not None else ember.zeros_like(o) for c in columns[j]]
+            if cols:
+                stacked = ember.stack([c.reshape(-1) for c in cols], dim=1)
+            else:
+                stacked = ember.zeros((o.numel(), 0), dtype=o.dtype)
+            per_input.append(stacked.reshape(tuple(o.shape) + tuple(x.shape)))
+        jac.append(tuple(per_input))
+    if out_tuple:
+        return tuple(j if is_tuple else j[0] for j in jac)
+    return jac[0] if is_tuple else jac[0][0]
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    """Second derivatives of a scalar function."""
+    """Second derivatives of a scalar function. ``outer_jacobian_strategy="forward-mode"``
+    (with ``vectorize=True``) takes the outer Jacobian by forward AD over the reverse-mode
+    gradient."""
+    if outer_jacobian_strategy not in ("reverse-mode", "forward-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    if outer_jacobian_strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True`."
+        )
     is_tuple, inputs_t = _as_tuple(inputs)
 
     def jac_func(*inp):
@@ -192,7 +284,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out
 
     check_scalar(*inputs_t)
-    res = jacobian(jac_func, inputs_t, create_graph=create_graph, strict=strict)
+    res = jacobian(jac_func, inputs_t, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
     if not is_tuple:
         return res[0][0] if isinstance(res[0], tuple) else res[0]
     return res
