@@ -9,7 +9,10 @@ import pytest
 
 import ember
 
-LENGTHS = [1, 2, 3, 5, 7, 8, 12, 16, 17, 97, 100, 101, 128, 210, 1000, 1021, 4096]
+# Every pass shape of the plans: radix 16 first passes (transposed in registers) and the 2 / 4 / 8
+# remainders, odd radices after a 16, single-pass lengths, Bluestein primes.
+LENGTHS = [1, 2, 3, 5, 7, 8, 12, 16, 17, 32, 48, 64, 97, 100, 101, 128, 210, 256, 512, 768, 1000]
+LENGTHS += [1021, 2048, 4096, 8192, 3 * 4096, 16 * 35]
 NORMS = [None, "backward", "ortho", "forward"]
 ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 N_D = ["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"]
@@ -253,6 +256,36 @@ def test_batched_rows_many_threads():
     check(ember.fft.rfft(ember.tensor(r)), np.fft.rfft(r.astype(np.float64)), 32)
     # transform along a strided dim
     check(ember.fft.fft(ember.tensor(x), dim=0), np.fft.fft(x.astype(np.complex128), axis=0), 32)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5, 6])
+@pytest.mark.parametrize("n", [3, 15, 33, 63, 255, 4095, 6, 48, 4096])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batched_real_rows(rows, n, dtype):
+    """Odd lengths transform two real rows per complex transform (a last odd row alone); even
+    lengths read and write the rows in place. Along the last dim and along a strided dim."""
+    precision = 32 if dtype == np.float32 else 64
+    r = rand((rows, n), False, dtype, seed=rows * n)
+    half = rand((rows, n // 2 + 1), True, dtype, seed=rows + n)
+    h64 = half.astype(np.complex128)
+    for dim in (-1, 0):
+        # dim 0 of a C-contiguous (n, rows) array: strided rows
+        rr = r if dim == -1 else np.ascontiguousarray(r.T)
+        hh = half if dim == -1 else np.ascontiguousarray(half.T)
+        rr64, hh64 = rr.astype(np.float64), hh.astype(np.complex128)
+        check(ember.fft.rfft(ember.tensor(rr), dim=dim), np.fft.rfft(rr64, axis=dim), precision)
+        check(ember.fft.fft(ember.tensor(rr), dim=dim), np.fft.fft(rr64, axis=dim), precision)
+        check(ember.fft.ihfft(ember.tensor(rr), dim=dim), np.fft.ihfft(rr64, axis=dim), precision)
+        check(
+            ember.fft.irfft(ember.tensor(hh), n, dim=dim),
+            np.fft.irfft(hh64, n, axis=dim),
+            precision,
+        )
+        check(
+            ember.fft.hfft(ember.tensor(hh), n, dim=dim), np.fft.hfft(hh64, n, axis=dim), precision
+        )
+    # the imaginary part of X_0 (and X_{n/2}) is ignored, as a real signal's is zero
+    check(ember.fft.irfft(ember.tensor(half), n), np.fft.irfft(h64, n), precision)
 
 
 def test_fftfreq_and_shifts():

@@ -43,26 +43,35 @@ void parallel_units(int64_t count, int64_t unit_work, int64_t align, const F& fn
 
 template <typename T>
 ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
-  // Odd factors first (their passes scatter through small buffers while s is small), then a
-  // single 2 and the 4s, which run with s large: contiguous vector loads along q.
+  // The powers of two as radix 16 (fewer passes over memory than radix 4), the first pass a 16
+  // (its lanes run along p and its outputs are transposed in registers, vec::Vec being at most 16
+  // lanes wide), so that every later pass has s >= 16 and runs on contiguous vectors along q:
+  // the odd radices, the other 16s, and a last 2, 4 or 8 for the remaining powers of two.
   std::vector<int> radices;
   int64_t rest = n;
+  int twos = 0;
+  while (rest % 2 == 0) {
+    ++twos;
+    rest /= 2;
+  }
+  int sixteens = twos / 4;
+  const int last_pow2 = 1 << (twos % 4);
+  // A power of two below 16 alone: one pass.
+  const bool pow2_alone = sixteens == 0 && rest == 1;
+  if (sixteens > 0) {
+    radices.push_back(16);
+    --sixteens;
+  } else if (pow2_alone && last_pow2 > 1) {
+    radices.push_back(last_pow2);
+  }
   for (int p = kMaxRadix - (kMaxRadix % 2 == 0); p >= 3; p -= 2) {
     while (rest % p == 0) {
       radices.push_back(p);
       rest /= p;
     }
   }
-  int fours = 0;
-  while (rest % 4 == 0) {
-    ++fours;
-    rest /= 4;
-  }
-  if (rest % 2 == 0) {
-    radices.push_back(2);
-    rest /= 2;
-  }
-  for (int i = 0; i < fours; ++i) radices.push_back(4);
+  for (int i = 0; i < sixteens; ++i) radices.push_back(16);
+  if (last_pow2 > 1 && !pow2_alone) radices.push_back(last_pow2);
   // A composite radix such as 9 or 15 never divides `rest` here: its primes went first.
   if (rest != 1) {
     // A prime factor above kMaxRadix: Bluestein, a cyclic convolution of length m_ >= 2n - 1
@@ -106,13 +115,18 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
     const int64_t m = cur / r;
     PassData pd{r, m, s, static_cast<int64_t>(tables_.size()), 0};
     tables_.resize(tables_.size() + 2 * (r - 1) * m);
-    T* twr = tables_.data() + pd.tw_offset;
-    T* twi = twr + (r - 1) * m;
+    T* tw = tables_.data() + pd.tw_offset;
+    // Passes along q (s >= W) broadcast the r - 1 twiddles of one p: p-major, the real parts
+    // then the imaginary parts of each p next to each other. Passes along p load vectors of
+    // consecutive p: k-major, all real parts then all imaginary parts.
+    const bool p_major = s >= vec::Vec<T>::size;
     for (int k = 1; k < r; ++k) {
       for (int64_t p = 0; p < m; ++p) {
         const double angle = kTwoPi * static_cast<double>((p * k) % cur) / static_cast<double>(cur);
-        twr[(k - 1) * m + p] = static_cast<T>(std::cos(angle));
-        twi[(k - 1) * m + p] = static_cast<T>(-std::sin(angle));
+        const int64_t re = p_major ? 2 * (r - 1) * p + (k - 1) : (k - 1) * m + p;
+        const int64_t im = p_major ? re + (r - 1) : re + (r - 1) * m;
+        tw[re] = static_cast<T>(std::cos(angle));
+        tw[im] = static_cast<T>(-std::sin(angle));
       }
     }
     pd.const_offset = static_cast<int64_t>(tables_.size());
@@ -127,6 +141,153 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
   }
 }
 
+namespace {
+
+// Interleaved (std::complex layout) to split and back, the latter scaled.
+template <typename T>
+void deinterleave_row(const T* in, int64_t n, T* out) {
+  using V = vec::Vec<T>;
+  constexpr int W = V::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    V re, im;
+    lanes::deinterleave<T>(V::load(in + 2 * i), V::load(in + 2 * i + W), re, im);
+    re.store(out + i);
+    im.store(out + n + i);
+  }
+  for (; i < n; ++i) {
+    out[i] = in[2 * i];
+    out[n + i] = in[2 * i + 1];
+  }
+}
+
+template <typename T>
+void interleave_row(const T* in, int64_t n, T scale, T* out) {
+  using V = vec::Vec<T>;
+  constexpr int W = V::size;
+  const V sc(scale);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    V lo, hi;
+    lanes::interleave<T>(V::load(in + i) * sc, V::load(in + n + i) * sc, lo, hi);
+    lo.store(out + 2 * i);
+    hi.store(out + 2 * i + W);
+  }
+  for (; i < n; ++i) {
+    out[2 * i] = in[i] * scale;
+    out[2 * i + 1] = in[n + i] * scale;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+template <bool Fwd>
+void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T scale,
+                               T* work) const {
+  const int64_t n = n_;
+  const int passes = static_cast<int>(passes_.size());
+  if (sub_ || passes < 2) {
+    // Bluestein or a single pass: through a split buffer.
+    T* buf = work;
+    if (in_cx) {
+      deinterleave_row(in, n, buf);
+    } else {
+      std::copy(in, in + 2 * n, buf);
+    }
+    const T* res = execute<Fwd>(buf, work + 2 * n);
+    if (out_cx) {
+      interleave_row(res, n, scale, out);
+    } else {
+      std::copy(res, res + 2 * n, out);
+    }
+    return;
+  }
+  T* const bufs[2] = {work, work + 2 * n};
+  const PassData& first = passes_.front();
+  const bool fuse_out = passes_.back().s >= vec::Vec<T>::size;
+  const T* src = in;
+  bool src_cx = in_cx;
+  int next = 0;  // the buffer the next pass writes
+  if (in_cx && !transposing_pass<T>(first.radix, first.s)) {
+    deinterleave_row(in, n, bufs[0]);
+    src = bufs[0];
+    src_cx = false;
+    next = 1;
+  }
+  for (int i = 0; i < passes; ++i) {
+    const PassData& pd = passes_[i];
+    const bool last = i + 1 == passes;
+    const bool dst_cx = last && fuse_out && out_cx;
+    T* dst = last && fuse_out ? out : bufs[next];
+    const Pass<T> ps{pd.radix,
+                     pd.m,
+                     pd.s,
+                     tables_.data() + pd.tw_offset,
+                     tables_.data() + pd.const_offset,
+                     tables_.data() + pd.const_offset + pd.radix};
+    const PassIo<T> io{src, n, dst, n, scale};
+    auto run = [&](auto radix_tag, auto in_tag, auto out_tag) {
+      constexpr int R = decltype(radix_tag)::value;
+      constexpr bool InC = decltype(in_tag)::value, OutC = decltype(out_tag)::value;
+      parallel_units(pd.m, pd.radix * pd.s, vec::Vec<T>::size,
+                     [&](int64_t b, int64_t e) { run_pass<R, Fwd, InC, OutC>(ps, io, b, e); });
+    };
+    // Interleaved input only reaches the radices of transposing passes (8, 16).
+    auto with_io = [&](auto radix_tag, auto in_tag) {
+      if (dst_cx) {
+        run(radix_tag, in_tag, std::true_type{});
+      } else {
+        run(radix_tag, in_tag, std::false_type{});
+      }
+    };
+    auto with_in = [&](auto radix_tag) {
+      if (src_cx) {
+        with_io(radix_tag, std::true_type{});
+      } else {
+        with_io(radix_tag, std::false_type{});
+      }
+    };
+    using F = std::false_type;
+    switch (pd.radix) {
+      case 2:
+        with_io(std::integral_constant<int, 2>{}, F{});
+        break;
+      case 3:
+        with_io(std::integral_constant<int, 3>{}, F{});
+        break;
+      case 4:
+        with_io(std::integral_constant<int, 4>{}, F{});
+        break;
+      case 5:
+        with_io(std::integral_constant<int, 5>{}, F{});
+        break;
+      case 7:
+        with_io(std::integral_constant<int, 7>{}, F{});
+        break;
+      case 8:
+        with_in(std::integral_constant<int, 8>{});
+        break;
+      case 16:
+        with_in(std::integral_constant<int, 16>{});
+        break;
+      default:
+        with_io(std::integral_constant<int, 0>{}, F{});
+        break;
+    }
+    src = dst;
+    src_cx = dst_cx;
+    next = dst == bufs[0] ? 1 : 0;
+  }
+  if (!fuse_out) {
+    if (out_cx) {
+      interleave_row(src, n, scale, out);
+    } else {
+      std::copy(src, src + 2 * n, out);
+    }
+  }
+}
+
 template <typename T>
 template <bool Fwd>
 T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
@@ -134,18 +295,17 @@ T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
   T* y = work;
   const int64_t n = n_;
   for (const PassData& pd : passes_) {
-    const T* twr = tables_.data() + pd.tw_offset;
     const Pass<T> ps{pd.radix,
                      pd.m,
                      pd.s,
-                     twr,
-                     twr + (pd.radix - 1) * pd.m,
+                     tables_.data() + pd.tw_offset,
                      tables_.data() + pd.const_offset,
                      tables_.data() + pd.const_offset + pd.radix};
+    const PassIo<T> io{x, n, y, n, T(1)};
     auto run = [&](auto radix_tag) {
       constexpr int R = decltype(radix_tag)::value;
       parallel_units(pd.m, pd.radix * pd.s, vec::Vec<T>::size,
-                     [&](int64_t b, int64_t e) { run_pass<R, Fwd>(ps, x, x + n, y, y + n, b, e); });
+                     [&](int64_t b, int64_t e) { run_pass<R, Fwd, false, false>(ps, io, b, e); });
     };
     switch (pd.radix) {
       case 2:
@@ -162,6 +322,12 @@ T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
         break;
       case 7:
         run(std::integral_constant<int, 7>{});
+        break;
+      case 8:
+        run(std::integral_constant<int, 8>{});
+        break;
+      case 16:
+        run(std::integral_constant<int, 16>{});
         break;
       default:
         run(std::integral_constant<int, 0>{});
@@ -268,12 +434,14 @@ std::shared_ptr<const RealPlan<T>> real_plan(int64_t n) {
   return cached_plan<RealPlan<T>>(n);
 }
 
-#define EMBER_FFT_INSTANTIATE(T)                                           \
-  template class ComplexPlan<T>;                                           \
-  template T* ComplexPlan<T>::execute<true>(T*, T*) const;                 \
-  template T* ComplexPlan<T>::execute<false>(T*, T*) const;                \
-  template struct RealPlan<T>;                                             \
-  template std::shared_ptr<const ComplexPlan<T>> complex_plan<T>(int64_t); \
+#define EMBER_FFT_INSTANTIATE(T)                                                         \
+  template class ComplexPlan<T>;                                                         \
+  template T* ComplexPlan<T>::execute<true>(T*, T*) const;                               \
+  template T* ComplexPlan<T>::execute<false>(T*, T*) const;                              \
+  template void ComplexPlan<T>::transform<true>(const T*, bool, T*, bool, T, T*) const;  \
+  template void ComplexPlan<T>::transform<false>(const T*, bool, T*, bool, T, T*) const; \
+  template struct RealPlan<T>;                                                           \
+  template std::shared_ptr<const ComplexPlan<T>> complex_plan<T>(int64_t);               \
   template std::shared_ptr<const RealPlan<T>> real_plan<T>(int64_t);
 EMBER_FFT_INSTANTIATE(float)
 EMBER_FFT_INSTANTIATE(double)

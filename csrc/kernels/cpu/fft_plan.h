@@ -30,6 +30,15 @@ class ComplexPlan {
   // thread pool (serial when called inside a parallel region).
   template <bool Fwd>
   T* execute(T* buf, T* work) const;
+  // T's of work memory transform() needs.
+  int64_t io_work_size() const { return 2 * n_ + work_size_; }
+  // Transforms `in` into `out` (each interleaved like std::complex when *_cx, else split), the
+  // interleaved output multiplied by `scale` (a split output is not scaled: scale must be 1).
+  // in may equal out. The first pass reads interleaved input and the last one writes
+  // interleaved output where their shapes allow (docs/design/fft.md), saving two passes over
+  // memory. `work` holds io_work_size() T's.
+  template <bool Fwd>
+  void transform(const T* in, bool in_cx, T* out, bool out_cx, T scale, T* work) const;
 
  private:
   struct PassData {
