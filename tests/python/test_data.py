@@ -789,3 +789,31 @@ def test_program_exit_with_live_workers_leaves_no_names_and_no_tracker_warnings(
     assert result.stdout.startswith("ok")
     assert "leaked" not in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert _shm_names() <= before
+
+
+def test_fork_worker_while_another_thread_holds_the_resource_tracker_lock(tmp_path):
+    # Note [Resource tracker after fork]: a process forked while another thread holds the
+    # tracker's lock (as a DataLoader worker can be) gets a usable lock.
+    script = tmp_path / "held_lock.py"
+    script.write_text(
+        "import os, threading\n"
+        "from multiprocessing import resource_tracker\n"
+        "import ember.utils.data  # registers the at-fork reset\n"
+        "held, release = threading.Event(), threading.Event()\n"
+        "def hold():\n"
+        "    with resource_tracker._resource_tracker._lock:\n"
+        "        held.set()\n"
+        "        release.wait()\n"
+        "threading.Thread(target=hold, daemon=True).start()\n"
+        "held.wait()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    ok = resource_tracker._resource_tracker._lock.acquire(timeout=10)\n"
+        "    os._exit(0 if ok else 3)\n"
+        "release.set()\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print('child', os.waitstatus_to_exitcode(status))\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "child 0", result.stdout + result.stderr

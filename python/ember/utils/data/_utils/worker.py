@@ -182,6 +182,26 @@ def _shm_posix():
     return _posixshmem, resource_tracker
 
 
+# Note [Resource tracker after fork]: multiprocessing's resource tracker guards its pipe with a
+# lock. A forked worker inherits that lock in whatever state the parent's threads left it; if
+# another thread of the parent held it at the fork (a finalizer unregistering a segment, say),
+# the worker's first register() waits forever, and so does the parent's exit, which joins the
+# worker. (A CI run hung that way.) The child gets a fresh lock, as CPython 3.12 does.
+def _reset_tracker_lock_in_child():
+    try:
+        from multiprocessing import resource_tracker
+    except ImportError:
+        return
+    tracker = resource_tracker._resource_tracker
+    lock = getattr(tracker, "_lock", None)
+    if lock is not None:
+        tracker._lock = type(lock)()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_tracker_lock_in_child)
+
+
 def _map(fd, size):
     flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # fault the pages in at once
     return mmap.mmap(fd, size, flags=flags)
