@@ -288,7 +288,9 @@ EMBER_FFT_INLINE int64_t opaque(int64_t v) {
   return v;
 }
 
-// The pass for p in [p0, p1), in one of three shapes:
+// The pass for p in [p0, p1) and q in [q0, q1) (q0 a multiple of W; the whole [0, s) but in the
+// first shape, where the last passes, with few p, split over q between threads), in one of
+// three shapes:
 //  - s >= W: lanes along q (contiguous loads and stores, one broadcast twiddle per p and k; the
 //    last pass, m == 1, has no twiddles);
 //  - s == 1 and a compile-time radix that is a multiple of W (16, 8, ...): lanes along p, the
@@ -298,7 +300,8 @@ EMBER_FFT_INLINE int64_t opaque(int64_t v) {
 // turns the fifteen pointers of a radix-16 butterfly into loop induction variables and, out of
 // registers, keeps them on the stack (an add to memory per load).
 template <int R, bool Fwd, bool InC, bool OutC, typename T>
-void run_pass(const Pass<T>& ps, const PassIo<T>& io, int64_t p0, int64_t p1) {
+void run_pass(const Pass<T>& ps, const PassIo<T>& io, int64_t p0, int64_t p1, int64_t q0,
+              int64_t q1) {
   using V = vec::Vec<T>;
   constexpr int W = V::size;
   constexpr int kStatic = R > 0 ? R : kMaxRadix;
@@ -374,8 +377,8 @@ void run_pass(const Pass<T>& ps, const PassIo<T>& io, int64_t p0, int64_t p1) {
     auto along_q = [&](auto has_twiddles) {
       for (int64_t p = p0; p < p1; ++p) {
         const T* twp = tw + 2 * (r - 1) * p;
-        int64_t q = 0;
-        for (; q + W <= s; q += W) {
+        int64_t q = q0;
+        for (; q + W <= q1; q += W) {
           Cx<V> a[kStatic], b[kStatic];
           const T* xp = x + xe * (q + s * p);
           const int64_t xs = opaque(xe * sm), xo = opaque(x_im);
@@ -393,7 +396,7 @@ void run_pass(const Pass<T>& ps, const PassIo<T>& io, int64_t p0, int64_t p1) {
             storev(yp, yo, v);
           }
         }
-        for (; q < s; ++q) scalar_body(p, q);
+        for (; q < q1; ++q) scalar_body(p, q);
       }
     };
     if (m == 1) {

@@ -39,6 +39,20 @@ void parallel_units(int64_t count, int64_t unit_work, int64_t align, const F& fn
   parallel_for(0, count, grain, fn);
 }
 
+// Runs fn(p0, p1, q0, q1) over a pass in parallel: over p, or, for the last passes of a long
+// transform (few p, s >= W), over blocks of W along q (the last pass has a single p).
+template <typename T, typename F>
+void split_pass(int64_t radix, int64_t m, int64_t s, const F& fn) {
+  constexpr int W = vec::Vec<T>::size;
+  if (s >= W && m < 16) {
+    const int64_t blocks = (s + W - 1) / W;
+    parallel_units(blocks, radix * m * W, 1,
+                   [&](int64_t b, int64_t e) { fn(0, m, b * W, std::min(s, e * W)); });
+    return;
+  }
+  parallel_units(m, radix * s, W, [&](int64_t b, int64_t e) { fn(b, e, 0, s); });
+}
+
 }  // namespace
 
 template <typename T>
@@ -230,8 +244,9 @@ void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T s
     auto run = [&](auto radix_tag, auto in_tag, auto out_tag) {
       constexpr int R = decltype(radix_tag)::value;
       constexpr bool InC = decltype(in_tag)::value, OutC = decltype(out_tag)::value;
-      parallel_units(pd.m, pd.radix * pd.s, vec::Vec<T>::size,
-                     [&](int64_t b, int64_t e) { run_pass<R, Fwd, InC, OutC>(ps, io, b, e); });
+      split_pass<T>(pd.radix, pd.m, pd.s, [&](int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
+        run_pass<R, Fwd, InC, OutC>(ps, io, p0, p1, q0, q1);
+      });
     };
     // Interleaved input only reaches the radices of transposing passes (8, 16).
     auto with_io = [&](auto radix_tag, auto in_tag) {
@@ -304,8 +319,9 @@ T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
     const PassIo<T> io{x, n, y, n, T(1)};
     auto run = [&](auto radix_tag) {
       constexpr int R = decltype(radix_tag)::value;
-      parallel_units(pd.m, pd.radix * pd.s, vec::Vec<T>::size,
-                     [&](int64_t b, int64_t e) { run_pass<R, Fwd, false, false>(ps, io, b, e); });
+      split_pass<T>(pd.radix, pd.m, pd.s, [&](int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
+        run_pass<R, Fwd, false, false>(ps, io, p0, p1, q0, q1);
+      });
     };
     switch (pd.radix) {
       case 2:
