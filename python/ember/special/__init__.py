@@ -6,6 +6,8 @@ are the existing top-level ops under torch.special's names (erf, gammaln = lgamm
 sigmoid, multigammaln = mvlgamma, gammainc = igamma, ...).
 """
 
+import ember as _ember
+
 from .. import _C
 from .._C import _special as _impl
 
@@ -142,3 +144,47 @@ def log_softmax(input, dim, *, dtype=None):
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """log(sum(exp(input))) along dim, computed stably."""
     return _C.logsumexp(input, dim, keepdim, out=out)
+
+
+# Guards against inputs whose cost is proportional to an argument (the fuzzer found both taking
+# seconds per element): mvlgamma's domain check is PyTorch's own; Laguerre's recurrence takes n
+# steps per element, so degrees above 2**24 are refused with a clear error.
+_mvlgamma_impl = _ember.mvlgamma
+_laguerre_impl = laguerre_polynomial_l
+
+
+def _check_mvlgamma(input, p):
+    if isinstance(input, _ember.Tensor) and isinstance(p, int) and input.numel() and p > 1:
+        if not bool((input > 0.5 * (p - 1)).all()):
+            raise RuntimeError("[mvlgamma] All elements must be greater than (p-1)/2")
+
+
+def _mvlgamma(input, p, *, out=None):
+    _check_mvlgamma(input, p)
+    return _mvlgamma_impl(input, p) if out is None else _mvlgamma_impl(input, p, out=out)
+
+
+def _laguerre(input, n, *, out=None):
+    big = n if isinstance(n, int) else None
+    if isinstance(n, _ember.Tensor) and n.numel():
+        big = int(n.max().item()) if not n.is_floating_point() else float(n.max().item())
+    if big is not None and big > 2**24:
+        raise RuntimeError(
+            f"[laguerre_polynomial_l] degree n = {big} is above 2**24: the "
+            "three-term recurrence takes n steps per element"
+        )
+    return _laguerre_impl(input, n) if out is None else _laguerre_impl(input, n, out=out)
+
+
+_ember.mvlgamma = _mvlgamma
+multigammaln = _mvlgamma
+laguerre_polynomial_l = _laguerre
+_tensor_mvlgamma = _ember.Tensor.mvlgamma
+
+
+def _tensor_mvlgamma_checked(self, p):
+    _check_mvlgamma(self, p)
+    return _tensor_mvlgamma(self, p)
+
+
+_ember.Tensor.mvlgamma = _tensor_mvlgamma_checked
