@@ -188,3 +188,12 @@ def _tensor_mvlgamma_checked(self, p):
 
 
 _ember.Tensor.mvlgamma = _tensor_mvlgamma_checked
+_tensor_mvlgamma_ = _ember.Tensor.mvlgamma_
+
+
+def _tensor_mvlgamma_checked_(self, p):
+    _check_mvlgamma(self, p)
+    return _tensor_mvlgamma_(self, p)
+
+
+_ember.Tensor.mvlgamma_ = _tensor_mvlgamma_checked_
