@@ -47,6 +47,39 @@ double max_error_vs_dft(int64_t n, bool forward) {
   return err / scale;
 }
 
+// The same for lengths too long for an O(n^2) reference: `bins` output bins, chosen at random,
+// each summed directly, relative to the largest of them.
+template <typename T>
+double max_error_at_bins(const plans::ComplexPlan<T>* plan, bool forward, int bins) {
+  const int64_t n = plan->size();
+  std::mt19937 gen(static_cast<unsigned>(n) + 7);
+  std::normal_distribution<double> dist;
+  std::vector<std::complex<long double>> x(n);
+  std::vector<T> buf(2 * n + plan->work_size());
+  for (int64_t j = 0; j < n; ++j) {
+    buf[j] = static_cast<T>(dist(gen));
+    buf[n + j] = static_cast<T>(dist(gen));
+    x[j] = {buf[j], buf[n + j]};
+  }
+  const T* y = forward ? plan->template execute<true>(buf.data(), buf.data() + 2 * n)
+                       : plan->template execute<false>(buf.data(), buf.data() + 2 * n);
+  const long double sign = forward ? -1 : 1;
+  std::uniform_int_distribution<int64_t> pick(0, n - 1);
+  double err = 0, scale = 1;
+  for (int i = 0; i < bins; ++i) {
+    const int64_t k = i == 0 ? 0 : (i == 1 ? n - 1 : pick(gen));
+    std::complex<long double> s = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const long double a = 2 * 3.14159265358979323846264338327950288L * ((j * k) % n) / n;
+      s += x[j] * std::complex<long double>(std::cos(a), sign * std::sin(a));
+    }
+    scale = std::max(scale, static_cast<double>(std::abs(s)));
+    err =
+        std::max(err, static_cast<double>(std::abs(s - std::complex<long double>(y[k], y[n + k]))));
+  }
+  return err / scale;
+}
+
 }  // namespace
 
 TEST_CASE("fft plans match a direct DFT", "[fft]") {
@@ -61,6 +94,30 @@ TEST_CASE("fft plans match a direct DFT", "[fft]") {
       CHECK(max_error_vs_dft<float>(n, forward) < 2e-6);
     }
   }
+}
+
+TEST_CASE("four-step fft plans match a direct DFT at sampled bins", "[fft]") {
+  // Forced four steps: 4096 splits 64 x 64, 2^15 128 x 256, 3 * 2^14 192 x 256, 5^7 125 x 625,
+  // 7^6 343 x 343, 2 * 3^3 * 7 * 11 * 13 (54054) 231 x 234 (odd radices on both sides).
+  for (int64_t n : {int64_t{4096}, int64_t{1} << 15, int64_t{3} << 14, int64_t{78125},
+                    int64_t{117649}, int64_t{54054}}) {
+    const plans::ComplexPlan<double> pd(n, plans::PlanShape::kFourStep);
+    const plans::ComplexPlan<float> pf(n, plans::PlanShape::kFourStep);
+    REQUIRE(pd.four_step());
+    REQUIRE(pf.four_step());
+    for (bool forward : {true, false}) {
+      INFO("n = " << n << ", forward = " << forward);
+      CHECK(max_error_at_bins(&pd, forward, 12) < 1e-13);
+      CHECK(max_error_at_bins(&pf, forward, 12) < 2e-6);
+    }
+  }
+  // Chosen by length: 2^20 (1024 x 1024) runs in four steps, 2^19 as passes.
+  const auto big = plans::complex_plan<float>(int64_t{1} << 20);
+  CHECK(big->four_step());
+  CHECK_FALSE(plans::complex_plan<float>(int64_t{1} << 19)->four_step());
+  CHECK(max_error_at_bins(big.get(), true, 4) < 2e-6);
+  // A length that does not split into two sides of at least 64 keeps its passes.
+  CHECK_FALSE(plans::ComplexPlan<float>(2 * 3 * 5 * 7, plans::PlanShape::kFourStep).four_step());
 }
 
 TEST_CASE("fft plans are cached and shared", "[fft]") {
@@ -90,8 +147,11 @@ TEST_CASE("real transforms round-trip through the public ops", "[fft]") {
 TEST_CASE("fft transform reads and writes either layout, in place too", "[fft]") {
   // transform() against execute(): split or interleaved input and output (its first and last
   // passes read / write the interleaved layout directly where their shapes allow), scaled.
-  for (int64_t n : {1, 2, 3, 8, 16, 24, 32, 48, 64, 128, 160, 256, 560, 1021, 4096}) {
-    const auto plan = plans::complex_plan<double>(n);
+  for (int64_t n : {1, 2, 3, 8, 16, 24, 32, 48, 64, 128, 160, 256, 560, 1021, 4096, 49152}) {
+    // 49152 in four steps (192 x 256).
+    const auto plan = n == 49152 ? std::make_shared<const plans::ComplexPlan<double>>(
+                                       n, plans::PlanShape::kFourStep)
+                                 : plans::complex_plan<double>(n);
     std::mt19937 gen(static_cast<unsigned>(n));
     std::normal_distribution<double> dist;
     std::vector<double> x(2 * n), buf(2 * n + plan->work_size()), work(plan->io_work_size());

@@ -64,9 +64,7 @@ void for_row_groups(int64_t count, int64_t group, int64_t row_work, const F& bod
 // A per-thread work buffer of at least `size` T's.
 template <typename T>
 T* thread_buffer(int64_t size) {
-  thread_local std::vector<T> buf;
-  if (static_cast<int64_t>(buf.size()) < size) buf.resize(size);
-  return buf.data();
+  return fft::scratch<T>(0, size);
 }
 
 template <typename T>

@@ -1,9 +1,13 @@
 // Building, caching and running the FFT plans of kernels/cpu/fft_plan.h.
 #include "kernels/cpu/fft_plan.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <utility>
 
@@ -53,10 +57,115 @@ void split_pass(int64_t radix, int64_t m, int64_t s, const F& fn) {
   parallel_units(m, radix * s, W, [&](int64_t b, int64_t e) { fn(b, e, 0, s); });
 }
 
+// Lengths from kFourStepMin up run as four steps (docs/design/fft.md, "Long transforms"): the
+// passes of a plain plan each stream the whole transform through memory, which bandwidth bounds
+// once it outgrows the caches (2^20 complex64 is 8 MB, 24 MB with its work and output), and each
+// pass is its own parallel region. Measured on Zen 4 (complex64, ms, 1 / 2 threads): 2^20 takes
+// 6.3 / 3.6 as passes and 5.2 / 3.4 in four steps, 2^22 39 / 23 and 28 / 15; but 2^19 takes 1.7 /
+// 0.8 as passes and 1.6 / 1.5 in four steps, and 2^17 0.31 / 0.20 against 0.35 / 0.43.
+constexpr int64_t kFourStepMin = int64_t{1} << 20;
+
+// The split n = n1 x n2 of a four-step plan, n1 <= n2 as close to sqrt(n) as n's divisors allow;
+// 0 when there is none with both sides at least 64 and below kFourStepMin (so that the sub-plans
+// are plain plans, whose per-thread buffers cannot collide with the four-step ones).
+int64_t four_step_split(int64_t n, PlanShape shape) {
+  if (n < kFourStepMin && shape != PlanShape::kFourStep) return 0;
+  int64_t n1 = static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
+  while (n1 > 1 && n % n1 != 0) --n1;
+  if (n1 < 64 || n / n1 >= kFourStepMin) return 0;
+  return n1;
+}
+
+// Transposes of the four-step plans, in W x W tiles transposed in registers (remainders scalar).
+// dst[c * ds + r] = src[r * ss + c] * scale, r < rows, c < cols, on one split plane.
+template <typename T>
+void transpose_plane(const T* src, int64_t ss, int64_t rows, int64_t cols, T* dst, int64_t ds,
+                     T scale) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  const V sc(scale);
+  const int64_t rv = rows - rows % W, cv = cols - cols % W;
+  for (int64_t r = 0; r < rv; r += W) {
+    for (int64_t c = 0; c < cv; c += W) {
+      V v[W];
+      for (int64_t i = 0; i < W; ++i) v[i] = V::load(src + (r + i) * ss + c);
+      lanes::transpose<T>(v);
+      for (int64_t i = 0; i < W; ++i) (v[i] * sc).store(dst + (c + i) * ds + r);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) dst[c * ds + r] = src[r * ss + c] * scale;
+  }
+}
+
+// The same from interleaved complex (src: complex r * ss + c) into the planes dre and dim.
+template <typename T>
+void transpose_from_complex(const T* src, int64_t ss, int64_t rows, int64_t cols, T* dre, T* dim,
+                            int64_t ds) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  const int64_t rv = rows - rows % W, cv = cols - cols % W;
+  for (int64_t r = 0; r < rv; r += W) {
+    for (int64_t c = 0; c < cv; c += W) {
+      V re[W], im[W];
+      for (int64_t i = 0; i < W; ++i) {
+        const T* p = src + 2 * ((r + i) * ss + c);
+        lanes::deinterleave<T>(V::load(p), V::load(p + W), re[i], im[i]);
+      }
+      lanes::transpose<T>(re);
+      lanes::transpose<T>(im);
+      for (int64_t i = 0; i < W; ++i) {
+        re[i].store(dre + (c + i) * ds + r);
+        im[i].store(dim + (c + i) * ds + r);
+      }
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) {
+      dre[c * ds + r] = src[2 * (r * ss + c)];
+      dim[c * ds + r] = src[2 * (r * ss + c) + 1];
+    }
+  }
+}
+
+// And from the planes sre, sim into interleaved complex (dst: complex c * ds + r), scaled.
+template <typename T>
+void transpose_to_complex(const T* sre, const T* sim, int64_t ss, int64_t rows, int64_t cols,
+                          T* dst, int64_t ds, T scale) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  const V sc(scale);
+  const int64_t rv = rows - rows % W, cv = cols - cols % W;
+  for (int64_t r = 0; r < rv; r += W) {
+    for (int64_t c = 0; c < cv; c += W) {
+      V re[W], im[W];
+      for (int64_t i = 0; i < W; ++i) {
+        re[i] = V::load(sre + (r + i) * ss + c);
+        im[i] = V::load(sim + (r + i) * ss + c);
+      }
+      lanes::transpose<T>(re);
+      lanes::transpose<T>(im);
+      for (int64_t i = 0; i < W; ++i) {
+        V lo, hi;
+        lanes::interleave<T>(re[i] * sc, im[i] * sc, lo, hi);
+        T* p = dst + 2 * ((c + i) * ds + r);
+        lo.store(p);
+        hi.store(p + W);
+      }
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) {
+      dst[2 * (c * ds + r)] = sre[r * ss + c] * scale;
+      dst[2 * (c * ds + r) + 1] = sim[r * ss + c] * scale;
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
-ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
+ComplexPlan<T>::ComplexPlan(int64_t n, PlanShape shape) : n_(n) {
   // The powers of two as radix 16 (fewer passes over memory than radix 4), the first pass a 16
   // (its lanes run along p and its outputs are transposed in registers, vec::Vec being at most 16
   // lanes wide), so that every later pass has s >= 16 and runs on contiguous vectors along q:
@@ -124,6 +233,33 @@ ComplexPlan<T>::ComplexPlan(int64_t n) : n_(n) {
     return;
   }
   work_size_ = 2 * n;
+  if (const int64_t n1 = four_step_split(n, shape)) {
+    // work: the 2n T's of twiddled column transforms.
+    n1_ = n1;
+    n2_ = n / n1;
+    col_plan_ = complex_plan<T>(n1_);
+    row_plan_ = complex_plan<T>(n2_);
+    constexpr int64_t W = vec::Vec<T>::size;
+    const int64_t coarse = (n1_ + W - 1) / W;
+    tw_coarse_.resize(2 * coarse * n2_);
+    tw_fine_.resize(2 * W * n2_);
+    auto angle = [&](int64_t t) {
+      return kTwoPi * static_cast<double>(t % n) / static_cast<double>(n);
+    };
+    for (int64_t j2 = 0; j2 < n2_; ++j2) {
+      for (int64_t c = 0; c < coarse; ++c) {
+        const double a = angle(j2 * c * W);
+        tw_coarse_[2 * coarse * j2 + c] = static_cast<T>(std::cos(a));
+        tw_coarse_[2 * coarse * j2 + coarse + c] = static_cast<T>(-std::sin(a));
+      }
+      for (int64_t d = 0; d < W; ++d) {
+        const double a = angle(j2 * d);
+        tw_fine_[2 * W * j2 + d] = static_cast<T>(std::cos(a));
+        tw_fine_[2 * W * j2 + W + d] = static_cast<T>(-std::sin(a));
+      }
+    }
+    return;
+  }
   int64_t cur = n, s = 1;
   for (int r : radices) {
     const int64_t m = cur / r;
@@ -200,6 +336,10 @@ template <bool Fwd>
 void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T scale,
                                T* work) const {
   const int64_t n = n_;
+  if (col_plan_) {
+    run_four_step<Fwd>(in, in_cx, out, out_cx, scale, work);
+    return;
+  }
   const int passes = static_cast<int>(passes_.size());
   if (sub_ || passes < 2) {
     // Bluestein or a single pass: through a split buffer.
@@ -397,7 +537,101 @@ T* ComplexPlan<T>::run_bluestein(T* buf, T* work) const {
 
 template <typename T>
 template <bool Fwd>
+void ComplexPlan<T>::run_four_step(const T* in, bool in_cx, T* out, bool out_cx, T scale,
+                                   T* t) const {
+  // With j = j1 n2 + j2 and k = k1 + n1 k2:
+  //   X[k1 + n1 k2] = sum_j2 w_n2^{j2 k2} (w_n^{j2 k1} sum_j1 x[j1 n2 + j2] w_n1^{j1 k1}).
+  // Step one transforms the columns j2 (stride n2) in blocks of kBlock, gathered into split rows,
+  // twiddles them and stores row j2 to t (split: t[j2 n1 + k1], t[n + ...]). Step two gathers
+  // kBlock columns k1 of t (stride n1), transforms them as rows and scatters them to
+  // out[k1 + n1 k2]. Each step is one parallel region; the block it transforms stays in L2.
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  // Blocks of 256 / sizeof(T) columns: 256 contiguous bytes of each split plane's row per
+  // gather (blocks of 16 float columns, 64-byte pieces, ran 2.5x slower: each piece a cache and
+  // TLB miss of its own; 512 bytes was no faster). A block of 1024-point columns is 512 KB.
+  constexpr int64_t kBlock = 256 / sizeof(T);
+  // The gathered rows are spaced a cache line more than their length: at a power-of-two spacing
+  // every row would map to the same L1 sets, and the block's streams would evict each other.
+  constexpr int64_t kPad = 64 / sizeof(T);
+  const int64_t n = n_, n1 = n1_, n2 = n2_;
+  const int64_t coarse = (n1 + W - 1) / W;
+  const int64_t col_work = col_plan_->io_work_size(), row_work = row_plan_->io_work_size();
+  parallel_for(0, (n2 + kBlock - 1) / kBlock, 1, [&](int64_t b0, int64_t b1) {
+    const int64_t rs = 2 * n1 + kPad;
+    T* g = scratch<T>(1, kBlock * rs + col_work);
+    T* work = g + kBlock * rs;
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t c0 = blk * kBlock, cols = std::min(kBlock, n2 - c0);
+      if (in_cx) {
+        transpose_from_complex(in + 2 * c0, n2, n1, cols, g, g + n1, rs);
+      } else {
+        transpose_plane(in + c0, n2, n1, cols, g, rs, T(1));
+        transpose_plane(in + n + c0, n2, n1, cols, g + n1, rs, T(1));
+      }
+      for (int64_t b = 0; b < cols; ++b) {
+        T* row = g + b * rs;
+        col_plan_->template transform<Fwd>(row, false, row, false, T(1), work);
+        const int64_t j2 = c0 + b;
+        const T* cr = tw_coarse_.data() + 2 * coarse * j2;
+        const T* ci = cr + coarse;
+        const T* fr = tw_fine_.data() + 2 * W * j2;
+        const T* fi = fr + W;
+        T* tr = t + j2 * n1;
+        T* ti = t + n + j2 * n1;
+        const V vfr = V::load(fr), vfi = V::load(fi);
+        int64_t k = 0;
+        for (int64_t c = 0; k + W <= n1; ++c, k += W) {
+          // w = coarse[c] * fine[0..W), conjugated for the inverse.
+          const V wr = V(cr[c]) * vfr - V(ci[c]) * vfi;
+          V wi = V(cr[c]) * vfi + V(ci[c]) * vfr;
+          if (!Fwd) wi = -wi;
+          const V xr = V::load(row + k), xi = V::load(row + n1 + k);
+          (xr * wr - xi * wi).store(tr + k);
+          (xr * wi + xi * wr).store(ti + k);
+        }
+        for (; k < n1; ++k) {
+          const int64_t c = k / W, d = k % W;
+          const T wr = cr[c] * fr[d] - ci[c] * fi[d];
+          T wi = cr[c] * fi[d] + ci[c] * fr[d];
+          if (!Fwd) wi = -wi;
+          const T xr = row[k], xi = row[n1 + k];
+          tr[k] = xr * wr - xi * wi;
+          ti[k] = xr * wi + xi * wr;
+        }
+      }
+    }
+  });
+  parallel_for(0, (n1 + kBlock - 1) / kBlock, 1, [&](int64_t b0, int64_t b1) {
+    const int64_t rs = 2 * n2 + kPad;
+    T* g = scratch<T>(1, kBlock * rs + row_work);
+    T* work = g + kBlock * rs;
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t k0 = blk * kBlock, cols = std::min(kBlock, n1 - k0);
+      transpose_plane(t + k0, n1, n2, cols, g, rs, T(1));
+      transpose_plane(t + n + k0, n1, n2, cols, g + n2, rs, T(1));
+      for (int64_t b = 0; b < cols; ++b) {
+        T* row = g + b * rs;
+        row_plan_->template transform<Fwd>(row, false, row, false, T(1), work);
+      }
+      // out[k0 + b + n1 k2] = row b at k2.
+      if (out_cx) {
+        transpose_to_complex(g, g + n2, rs, cols, n2, out + 2 * k0, n1, scale);
+      } else {
+        transpose_plane(g, rs, cols, n2, out + k0, n1, scale);
+        transpose_plane(g + n2, rs, cols, n2, out + n + k0, n1, scale);
+      }
+    }
+  });
+}
+
+template <typename T>
+template <bool Fwd>
 T* ComplexPlan<T>::execute(T* buf, T* work) const {
+  if (col_plan_) {
+    run_four_step<Fwd>(buf, false, buf, false, T(1), work);
+    return buf;
+  }
   return sub_ ? run_bluestein<Fwd>(buf, work) : run_passes<Fwd>(buf, work);
 }
 
@@ -441,6 +675,45 @@ std::shared_ptr<const P> cached_plan(int64_t n) {
 
 }  // namespace
 
+namespace {
+
+struct ScratchBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  ScratchBuffer() = default;
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  ~ScratchBuffer() { std::free(ptr); }
+};
+
+void* scratch_bytes(int slot, size_t bytes) {
+  constexpr size_t kHugePage = size_t(2) << 20;
+  thread_local ScratchBuffer buffers[2];
+  ScratchBuffer& b = buffers[slot];
+  if (b.bytes >= bytes) return b.ptr;
+  std::free(b.ptr);
+  b.ptr = nullptr;
+  b.bytes = 0;
+  const bool huge = bytes >= 2 * kHugePage;
+  const size_t align = huge ? kHugePage : 64;
+  const size_t rounded = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (huge) madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure is harmless
+#endif
+  b.ptr = p;
+  b.bytes = rounded;
+  return p;
+}
+
+}  // namespace
+
+template <typename T>
+T* scratch(int slot, int64_t count) {
+  return static_cast<T*>(scratch_bytes(slot, static_cast<size_t>(count) * sizeof(T)));
+}
+
 template <typename T>
 std::shared_ptr<const ComplexPlan<T>> complex_plan(int64_t n) {
   return cached_plan<ComplexPlan<T>>(n);
@@ -458,7 +731,8 @@ std::shared_ptr<const RealPlan<T>> real_plan(int64_t n) {
   template void ComplexPlan<T>::transform<false>(const T*, bool, T*, bool, T, T*) const; \
   template struct RealPlan<T>;                                                           \
   template std::shared_ptr<const ComplexPlan<T>> complex_plan<T>(int64_t);               \
-  template std::shared_ptr<const RealPlan<T>> real_plan<T>(int64_t);
+  template std::shared_ptr<const RealPlan<T>> real_plan<T>(int64_t);                     \
+  template T* scratch<T>(int, int64_t);
 EMBER_FFT_INSTANTIATE(float)
 EMBER_FFT_INSTANTIATE(double)
 #undef EMBER_FFT_INSTANTIATE

@@ -113,20 +113,30 @@ double hermite_he(double x, int64_t n) {
                     [x](int64_t k, double p, double q) { return x * q - double(k) * p; });
 }
 
+// Above this degree Legendre's three-term recurrence (n steps, seconds per element near 2^31;
+// a fuzzer found the hang) gives way to Hilb's formula, whose absolute error is O(n^-3/2),
+// about 1e-11 here.
+constexpr int64_t kAsymptoticDegree = int64_t(1) << 24;
+
 double laguerre_l(double x, int64_t n) {
   if (n < 0) return 0;
   if (std::abs(x) == 0) return 1;
   if (n == 0) return 1;
   if (n == 1) return 1 - x;
+  // For 0 < x < 4n, L_n(x) oscillates within e^{x/2}: the recurrence neither overflows nor
+  // stops early, so it would take n steps (seconds per element near 2^31; the fuzzer found the
+  // hang). No asymptotic form reaches double precision there (Szego's is O(n^-3/4)), so these
+  // degrees are refused. Negative x grows and overflows within a few hundred steps.
+  if (n > kAsymptoticDegree && x > 0 && std::isfinite(x)) {
+    EMBER_THROW(Error, "[laguerre_polynomial_l] degree n = ", n,
+                " is above 2**24 at x > 0, where the three-term recurrence would take n steps "
+                "per element and no asymptotic form is accurate to double precision; use a "
+                "degree of at most 2**24");
+  }
   return recurrence(n, 1.0, 1 - x, [x](int64_t k, double p, double q) {
     return ((double(k + k + 1) - x) * q - double(k) * p) / double(k + 1);
   });
 }
-
-// Above this degree Legendre's three-term recurrence (n steps, seconds per element near 2^31;
-// a fuzzer found the hang) gives way to Hilb's formula, whose absolute error is O(n^-3/2),
-// about 1e-11 here.
-constexpr int64_t kAsymptoticDegree = int64_t(1) << 24;
 
 double legendre_p(double x, int64_t n) {
   if (n < 0) return 0;

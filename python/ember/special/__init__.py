@@ -146,11 +146,10 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return _C.logsumexp(input, dim, keepdim, out=out)
 
 
-# Guards against inputs whose cost is proportional to an argument (the fuzzer found both taking
-# seconds per element): mvlgamma's domain check is PyTorch's own; Laguerre's recurrence takes n
-# steps per element, so degrees above 2**24 are refused with a clear error.
+# mvlgamma's cost is proportional to p (the fuzzer found it taking seconds per element on
+# inputs outside its domain): PyTorch's own domain check runs first. (Laguerre's large degrees
+# are refused in its kernel.)
 _mvlgamma_impl = _ember.mvlgamma
-_laguerre_impl = laguerre_polynomial_l
 
 
 def _check_mvlgamma(input, p):
@@ -164,21 +163,8 @@ def _mvlgamma(input, p, *, out=None):
     return _mvlgamma_impl(input, p) if out is None else _mvlgamma_impl(input, p, out=out)
 
 
-def _laguerre(input, n, *, out=None):
-    big = n if isinstance(n, int) else None
-    if isinstance(n, _ember.Tensor) and n.numel():
-        big = int(n.max().item()) if not n.is_floating_point() else float(n.max().item())
-    if big is not None and big > 2**24:
-        raise RuntimeError(
-            f"[laguerre_polynomial_l] degree n = {big} is above 2**24: the "
-            "three-term recurrence takes n steps per element"
-        )
-    return _laguerre_impl(input, n) if out is None else _laguerre_impl(input, n, out=out)
-
-
 _ember.mvlgamma = _mvlgamma
 multigammaln = _mvlgamma
-laguerre_polynomial_l = _laguerre
 _tensor_mvlgamma = _ember.Tensor.mvlgamma
 
 
