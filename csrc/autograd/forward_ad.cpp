@@ -102,6 +102,45 @@ std::shared_ptr<TangentCell> find_cell(const Tensor& t, uint64_t level) {
   return nullptr;
 }
 
+// A new cell for the view `t` (whose cell tracks its base): its region of the tangent of
+// `base_cell`, to which it is synced.
+std::shared_ptr<TangentCell> rederive_view_cell(const Tensor& t, const Tensor& base,
+                                                const std::shared_ptr<TangentCell>& base_cell,
+                                                uint64_t level) {
+  auto cell = std::make_shared<TangentCell>();
+  cell->level = level;
+  cell->tracks_base = true;
+  cell->synced_base = base_cell;
+  const Tensor bt = resolve(*base_cell);
+  if (bt.defined()) {
+    // Differentiable ops, so that the tangent keeps its own history (reverse over forward); the
+    // view's geometry is relative to the base's layout, so the tangent is brought to it first.
+    HideLevelsGuard hide(level);
+    Tensor laid = bt;
+    if (!bt.strides().equals(base.strides())) {
+      laid = empty_strided(DimVector(base.sizes()), DimVector(base.strides()),
+                           TensorOptions(bt.dtype(), bt.device()));
+      ember::copy_(laid, bt);
+    }
+    const int64_t rel_offset = t.storage_offset() - base.storage_offset();
+    cell->tangent = ember::as_strided(laid, t.sizes(), t.strides(),
+                                      laid.storage_offset() + rel_offset);
+  }
+  install(t, cell);
+  return cell;
+}
+
+// t's cell at `level`, rederived first when t is a view whose base has changed its tangent.
+std::shared_ptr<TangentCell> current_cell(const Tensor& t, uint64_t level) {
+  std::shared_ptr<TangentCell> cell = find_cell(t, level);
+  if (!cell || !cell->tracks_base || !t.impl()->view_base()) return cell;
+  const Tensor base(t.impl()->view_base());
+  std::shared_ptr<TangentCell> base_cell = find_cell(base, level);
+  if (!base_cell || base_cell == cell->synced_base.lock()) return cell;
+  if (t.storage_offset() < base.storage_offset()) return cell;
+  return rederive_view_cell(t, base, base_cell, level);
+}
+
 bool level_is_open(uint64_t level) {
   Levels& ls = levels();
   std::lock_guard<std::mutex> lock(ls.mutex);
@@ -185,7 +224,7 @@ bool has_tangent(const Tensor& t) {
 }
 
 Tensor tangent(const Tensor& t, uint64_t level) {
-  std::shared_ptr<TangentCell> cell = find_cell(t, level);
+  std::shared_ptr<TangentCell> cell = current_cell(t, level);
   return cell ? resolve(*cell) : Tensor();
 }
 
@@ -212,11 +251,16 @@ void set_tangent(const Tensor& t, const Tensor& tangent, uint64_t level) {
 
 void attach_pending(const Tensor& t, const std::shared_ptr<FunctionNode>& node,
                     uint32_t output_nr) {
+  const auto& base = t.impl()->view_base();
   for (uint64_t level : node->forward_levels()) {
     auto cell = std::make_shared<TangentCell>();
     cell->level = level;
     cell->pending = node;
     cell->output_nr = output_nr;
+    if (base) {
+      cell->tracks_base = true;
+      cell->synced_base = find_cell(Tensor(base), level);
+    }
     install(t, std::move(cell));
   }
 }
@@ -263,6 +307,7 @@ void rebase_view_tangents(const Tensor& view, const std::shared_ptr<FunctionNode
     auto cell = std::make_shared<TangentCell>();
     cell->level = level;
     cell->pending = copy_node;
+    if (view_cell) view_cell->synced_base = cell;  // the base's new tangent holds the view's
     install(base, std::move(cell));
   }
 }

@@ -33,6 +33,12 @@ struct TangentCell {
   std::shared_ptr<FunctionNode> pending;  // set until resolved; cleared when the level exits
   uint32_t output_nr = 0;
   uint64_t level = 0;
+  // A view's tangent is its region of its base's (PyTorch's view tangents are views of the
+  // base's tangent). tracks_base marks the cells of views made by a differentiable op, and
+  // synced_base is the base's cell they were derived from: when the base has a newer cell (an
+  // in-place op on the base or on another view of it), reading the view rederives its tangent.
+  bool tracks_base = false;
+  std::weak_ptr<TangentCell> synced_base;
 };
 
 // A tensor's tangents, one entry per level it has been given one at.

@@ -17,24 +17,26 @@ namespace plans = ember::native::fft;
 
 namespace {
 
+// The plan's transform of a random input against a direct DFT in long double at the output bins
+// `ks`, relative to the largest of them (the rounded input is the reference's input).
 template <typename T>
-double max_error_vs_dft(int64_t n, bool forward) {
+double max_error_at(const plans::ComplexPlan<T>* plan, bool forward,
+                    const std::vector<int64_t>& ks) {
+  const int64_t n = plan->size();
   std::mt19937 gen(static_cast<unsigned>(n));
   std::normal_distribution<double> dist;
   std::vector<std::complex<long double>> x(n);
-  const auto plan = plans::complex_plan<T>(n);
   std::vector<T> buf(2 * n + plan->work_size());
   for (int64_t j = 0; j < n; ++j) {
-    x[j] = {dist(gen), dist(gen)};
-    buf[j] = static_cast<T>(x[j].real());
-    buf[n + j] = static_cast<T>(x[j].imag());
-    x[j] = {buf[j], buf[n + j]};  // the rounded input is the reference's input
+    buf[j] = static_cast<T>(dist(gen));
+    buf[n + j] = static_cast<T>(dist(gen));
+    x[j] = {buf[j], buf[n + j]};
   }
   const T* y = forward ? plan->template execute<true>(buf.data(), buf.data() + 2 * n)
                        : plan->template execute<false>(buf.data(), buf.data() + 2 * n);
   const long double sign = forward ? -1 : 1;
   double err = 0, scale = 1;
-  for (int64_t k = 0; k < n; ++k) {
+  for (int64_t k : ks) {
     std::complex<long double> s = 0;
     for (int64_t j = 0; j < n; ++j) {
       const long double a = 2 * 3.14159265358979323846264338327950288L * ((j * k) % n) / n;
@@ -47,37 +49,23 @@ double max_error_vs_dft(int64_t n, bool forward) {
   return err / scale;
 }
 
-// The same for lengths too long for an O(n^2) reference: `bins` output bins, chosen at random,
-// each summed directly, relative to the largest of them.
+// Every bin of the cached plan of length n.
+template <typename T>
+double max_error_vs_dft(int64_t n, bool forward) {
+  std::vector<int64_t> ks(n);
+  for (int64_t k = 0; k < n; ++k) ks[k] = k;
+  return max_error_at(plans::complex_plan<T>(n).get(), forward, ks);
+}
+
+// For lengths too long for an O(n^2) reference: the first and last bins and `bins` - 2 at random.
 template <typename T>
 double max_error_at_bins(const plans::ComplexPlan<T>* plan, bool forward, int bins) {
   const int64_t n = plan->size();
   std::mt19937 gen(static_cast<unsigned>(n) + 7);
-  std::normal_distribution<double> dist;
-  std::vector<std::complex<long double>> x(n);
-  std::vector<T> buf(2 * n + plan->work_size());
-  for (int64_t j = 0; j < n; ++j) {
-    buf[j] = static_cast<T>(dist(gen));
-    buf[n + j] = static_cast<T>(dist(gen));
-    x[j] = {buf[j], buf[n + j]};
-  }
-  const T* y = forward ? plan->template execute<true>(buf.data(), buf.data() + 2 * n)
-                       : plan->template execute<false>(buf.data(), buf.data() + 2 * n);
-  const long double sign = forward ? -1 : 1;
   std::uniform_int_distribution<int64_t> pick(0, n - 1);
-  double err = 0, scale = 1;
-  for (int i = 0; i < bins; ++i) {
-    const int64_t k = i == 0 ? 0 : (i == 1 ? n - 1 : pick(gen));
-    std::complex<long double> s = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      const long double a = 2 * 3.14159265358979323846264338327950288L * ((j * k) % n) / n;
-      s += x[j] * std::complex<long double>(std::cos(a), sign * std::sin(a));
-    }
-    scale = std::max(scale, static_cast<double>(std::abs(s)));
-    err =
-        std::max(err, static_cast<double>(std::abs(s - std::complex<long double>(y[k], y[n + k]))));
-  }
-  return err / scale;
+  std::vector<int64_t> ks = {0, n - 1};
+  while (static_cast<int>(ks.size()) < bins) ks.push_back(pick(gen));
+  return max_error_at(plan, forward, ks);
 }
 
 }  // namespace

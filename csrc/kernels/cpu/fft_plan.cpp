@@ -77,6 +77,19 @@ int64_t four_step_split(int64_t n, PlanShape shape) {
 }
 
 // Transposes of the four-step plans, in W x W tiles transposed in registers (remainders scalar).
+// Runs tile(r, c) over the whole tiles of a rows x cols block and one(r, c) over the rest.
+template <typename T, typename Tile, typename One>
+void for_tiles(int64_t rows, int64_t cols, const Tile& tile, const One& one) {
+  constexpr int64_t W = vec::Vec<T>::size;
+  const int64_t rv = rows - rows % W, cv = cols - cols % W;
+  for (int64_t r = 0; r < rv; r += W) {
+    for (int64_t c = 0; c < cv; c += W) tile(r, c);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) one(r, c);
+  }
+}
+
 // dst[c * ds + r] = src[r * ss + c] * scale, r < rows, c < cols, on one split plane.
 template <typename T>
 void transpose_plane(const T* src, int64_t ss, int64_t rows, int64_t cols, T* dst, int64_t ds,
@@ -84,18 +97,15 @@ void transpose_plane(const T* src, int64_t ss, int64_t rows, int64_t cols, T* ds
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   const V sc(scale);
-  const int64_t rv = rows - rows % W, cv = cols - cols % W;
-  for (int64_t r = 0; r < rv; r += W) {
-    for (int64_t c = 0; c < cv; c += W) {
-      V v[W];
-      for (int64_t i = 0; i < W; ++i) v[i] = V::load(src + (r + i) * ss + c);
-      lanes::transpose<T>(v);
-      for (int64_t i = 0; i < W; ++i) (v[i] * sc).store(dst + (c + i) * ds + r);
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) dst[c * ds + r] = src[r * ss + c] * scale;
-  }
+  for_tiles<T>(
+      rows, cols,
+      [&](int64_t r, int64_t c) {
+        V v[W];
+        for (int64_t i = 0; i < W; ++i) v[i] = V::load(src + (r + i) * ss + c);
+        lanes::transpose<T>(v);
+        for (int64_t i = 0; i < W; ++i) (v[i] * sc).store(dst + (c + i) * ds + r);
+      },
+      [&](int64_t r, int64_t c) { dst[c * ds + r] = src[r * ss + c] * scale; });
 }
 
 // The same from interleaved complex (src: complex r * ss + c) into the planes dre and dim.
@@ -104,28 +114,25 @@ void transpose_from_complex(const T* src, int64_t ss, int64_t rows, int64_t cols
                             int64_t ds) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
-  const int64_t rv = rows - rows % W, cv = cols - cols % W;
-  for (int64_t r = 0; r < rv; r += W) {
-    for (int64_t c = 0; c < cv; c += W) {
-      V re[W], im[W];
-      for (int64_t i = 0; i < W; ++i) {
-        const T* p = src + 2 * ((r + i) * ss + c);
-        lanes::deinterleave<T>(V::load(p), V::load(p + W), re[i], im[i]);
-      }
-      lanes::transpose<T>(re);
-      lanes::transpose<T>(im);
-      for (int64_t i = 0; i < W; ++i) {
-        re[i].store(dre + (c + i) * ds + r);
-        im[i].store(dim + (c + i) * ds + r);
-      }
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) {
-      dre[c * ds + r] = src[2 * (r * ss + c)];
-      dim[c * ds + r] = src[2 * (r * ss + c) + 1];
-    }
-  }
+  for_tiles<T>(
+      rows, cols,
+      [&](int64_t r, int64_t c) {
+        V re[W], im[W];
+        for (int64_t i = 0; i < W; ++i) {
+          const T* p = src + 2 * ((r + i) * ss + c);
+          lanes::deinterleave<T>(V::load(p), V::load(p + W), re[i], im[i]);
+        }
+        lanes::transpose<T>(re);
+        lanes::transpose<T>(im);
+        for (int64_t i = 0; i < W; ++i) {
+          re[i].store(dre + (c + i) * ds + r);
+          im[i].store(dim + (c + i) * ds + r);
+        }
+      },
+      [&](int64_t r, int64_t c) {
+        dre[c * ds + r] = src[2 * (r * ss + c)];
+        dim[c * ds + r] = src[2 * (r * ss + c) + 1];
+      });
 }
 
 // And from the planes sre, sim into interleaved complex (dst: complex c * ds + r), scaled.
@@ -135,31 +142,28 @@ void transpose_to_complex(const T* sre, const T* sim, int64_t ss, int64_t rows, 
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   const V sc(scale);
-  const int64_t rv = rows - rows % W, cv = cols - cols % W;
-  for (int64_t r = 0; r < rv; r += W) {
-    for (int64_t c = 0; c < cv; c += W) {
-      V re[W], im[W];
-      for (int64_t i = 0; i < W; ++i) {
-        re[i] = V::load(sre + (r + i) * ss + c);
-        im[i] = V::load(sim + (r + i) * ss + c);
-      }
-      lanes::transpose<T>(re);
-      lanes::transpose<T>(im);
-      for (int64_t i = 0; i < W; ++i) {
-        V lo, hi;
-        lanes::interleave<T>(re[i] * sc, im[i] * sc, lo, hi);
-        T* p = dst + 2 * ((c + i) * ds + r);
-        lo.store(p);
-        hi.store(p + W);
-      }
-    }
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = r < rv ? cv : 0; c < cols; ++c) {
-      dst[2 * (c * ds + r)] = sre[r * ss + c] * scale;
-      dst[2 * (c * ds + r) + 1] = sim[r * ss + c] * scale;
-    }
-  }
+  for_tiles<T>(
+      rows, cols,
+      [&](int64_t r, int64_t c) {
+        V re[W], im[W];
+        for (int64_t i = 0; i < W; ++i) {
+          re[i] = V::load(sre + (r + i) * ss + c);
+          im[i] = V::load(sim + (r + i) * ss + c);
+        }
+        lanes::transpose<T>(re);
+        lanes::transpose<T>(im);
+        for (int64_t i = 0; i < W; ++i) {
+          V lo, hi;
+          lanes::interleave<T>(re[i] * sc, im[i] * sc, lo, hi);
+          T* p = dst + 2 * ((c + i) * ds + r);
+          lo.store(p);
+          hi.store(p + W);
+        }
+      },
+      [&](int64_t r, int64_t c) {
+        dst[2 * (c * ds + r)] = sre[r * ss + c] * scale;
+        dst[2 * (c * ds + r) + 1] = sim[r * ss + c] * scale;
+      });
 }
 
 }  // namespace
