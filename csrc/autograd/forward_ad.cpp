@@ -123,8 +123,8 @@ std::shared_ptr<TangentCell> rederive_view_cell(const Tensor& t, const Tensor& b
       ember::copy_(laid, bt);
     }
     const int64_t rel_offset = t.storage_offset() - base.storage_offset();
-    cell->tangent = ember::as_strided(laid, t.sizes(), t.strides(),
-                                      laid.storage_offset() + rel_offset);
+    cell->tangent =
+        ember::as_strided(laid, t.sizes(), t.strides(), laid.storage_offset() + rel_offset);
   }
   install(t, cell);
   return cell;

@@ -333,6 +333,30 @@ void interleave_row(const T* in, int64_t n, T scale, T* out) {
   }
 }
 
+// Calls f(std::integral_constant<int, R>{}) with R the pass's compile-time radix (0: an odd
+// radix above 7, run with a runtime loop).
+template <typename F>
+void with_radix(int radix, const F& f) {
+  switch (radix) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 5:
+      return f(std::integral_constant<int, 5>{});
+    case 7:
+      return f(std::integral_constant<int, 7>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      return f(std::integral_constant<int, 0>{});
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -378,12 +402,7 @@ void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T s
     const bool last = i + 1 == passes;
     const bool dst_cx = last && fuse_out && out_cx;
     T* dst = last && fuse_out ? out : bufs[next];
-    const Pass<T> ps{pd.radix,
-                     pd.m,
-                     pd.s,
-                     tables_.data() + pd.tw_offset,
-                     tables_.data() + pd.const_offset,
-                     tables_.data() + pd.const_offset + pd.radix};
+    const Pass<T> ps = pass_of(pd);
     const PassIo<T> io{src, n, dst, n, scale};
     auto run = [&](auto radix_tag, auto in_tag, auto out_tag) {
       constexpr int R = decltype(radix_tag)::value;
@@ -407,33 +426,14 @@ void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T s
         with_io(radix_tag, std::false_type{});
       }
     };
-    using F = std::false_type;
-    switch (pd.radix) {
-      case 2:
-        with_io(std::integral_constant<int, 2>{}, F{});
-        break;
-      case 3:
-        with_io(std::integral_constant<int, 3>{}, F{});
-        break;
-      case 4:
-        with_io(std::integral_constant<int, 4>{}, F{});
-        break;
-      case 5:
-        with_io(std::integral_constant<int, 5>{}, F{});
-        break;
-      case 7:
-        with_io(std::integral_constant<int, 7>{}, F{});
-        break;
-      case 8:
-        with_in(std::integral_constant<int, 8>{});
-        break;
-      case 16:
-        with_in(std::integral_constant<int, 16>{});
-        break;
-      default:
-        with_io(std::integral_constant<int, 0>{}, F{});
-        break;
-    }
+    with_radix(pd.radix, [&](auto radix_tag) {
+      constexpr int R = decltype(radix_tag)::value;
+      if constexpr (R == 8 || R == 16) {
+        with_in(radix_tag);
+      } else {
+        with_io(radix_tag, std::false_type{});
+      }
+    });
     src = dst;
     src_cx = dst_cx;
     next = dst == bufs[0] ? 1 : 0;
@@ -448,18 +448,19 @@ void ComplexPlan<T>::transform(const T* in, bool in_cx, T* out, bool out_cx, T s
 }
 
 template <typename T>
+Pass<T> ComplexPlan<T>::pass_of(const PassData& pd) const {
+  const T* consts = tables_.data() + pd.const_offset;
+  return Pass<T>{pd.radix, pd.m, pd.s, tables_.data() + pd.tw_offset, consts, consts + pd.radix};
+}
+
+template <typename T>
 template <bool Fwd>
 T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
   T* x = buf;
   T* y = work;
   const int64_t n = n_;
   for (const PassData& pd : passes_) {
-    const Pass<T> ps{pd.radix,
-                     pd.m,
-                     pd.s,
-                     tables_.data() + pd.tw_offset,
-                     tables_.data() + pd.const_offset,
-                     tables_.data() + pd.const_offset + pd.radix};
+    const Pass<T> ps = pass_of(pd);
     const PassIo<T> io{x, n, y, n, T(1)};
     auto run = [&](auto radix_tag) {
       constexpr int R = decltype(radix_tag)::value;
@@ -467,32 +468,7 @@ T* ComplexPlan<T>::run_passes(T* buf, T* work) const {
         run_pass<R, Fwd, false, false>(ps, io, p0, p1, q0, q1);
       });
     };
-    switch (pd.radix) {
-      case 2:
-        run(std::integral_constant<int, 2>{});
-        break;
-      case 3:
-        run(std::integral_constant<int, 3>{});
-        break;
-      case 4:
-        run(std::integral_constant<int, 4>{});
-        break;
-      case 5:
-        run(std::integral_constant<int, 5>{});
-        break;
-      case 7:
-        run(std::integral_constant<int, 7>{});
-        break;
-      case 8:
-        run(std::integral_constant<int, 8>{});
-        break;
-      case 16:
-        run(std::integral_constant<int, 16>{});
-        break;
-      default:
-        run(std::integral_constant<int, 0>{});
-        break;
-    }
+    with_radix(pd.radix, run);
     std::swap(x, y);
   }
   return x;

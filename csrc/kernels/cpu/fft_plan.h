@@ -66,6 +66,7 @@ class ComplexPlan {
   std::vector<T> chirp_re_, chirp_im_;  // e^{-i pi k^2 / n}, k < n
   std::vector<T> kern_re_, kern_im_;    // DFT_m of conj(chirp) laid out circularly, over m
 
+  Pass<T> pass_of(const PassData& pd) const;
   template <bool Fwd>
   T* run_passes(T* buf, T* work) const;
   template <bool Fwd>

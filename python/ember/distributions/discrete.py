@@ -44,6 +44,35 @@ class _ProbsLogits:
         return self._param.size()
 
 
+class _CountedTrials(_ProbsLogits):
+    """total_count with probs or logits, broadcast together (Binomial, NegativeBinomial)."""
+
+    def _set_count_params(self, total_count, probs, logits):
+        _one_of(probs, logits)
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return param.size()
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(type(self), _instance)
+        batch_shape = ember.Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+
 class Bernoulli(_ProbsLogits, ExponentialFamily):
     """Bernoulli distribution: 1 with probability `probs` (or sigmoid(`logits`)), else 0."""
 
@@ -120,7 +149,7 @@ class Bernoulli(_ProbsLogits, ExponentialFamily):
         return ember.log1p(ember.exp(x))
 
 
-class Binomial(_ProbsLogits, Distribution):
+class Binomial(_CountedTrials, Distribution):
     """Binomial distribution: successes in `total_count` Bernoulli(`probs`) trials."""
 
     arg_constraints = {
@@ -131,29 +160,8 @@ class Binomial(_ProbsLogits, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = ember.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        batch_shape = self._set_count_params(total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -338,7 +346,7 @@ class Geometric(_ProbsLogits, Distribution):
         )
 
 
-class NegativeBinomial(_ProbsLogits, Distribution):
+class NegativeBinomial(_CountedTrials, Distribution):
     """Negative binomial distribution: failures before `total_count` successes, each trial
     failing with probability `probs` (PyTorch's convention)."""
 
@@ -350,29 +358,8 @@ class NegativeBinomial(_ProbsLogits, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = ember.Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        batch_shape = self._set_count_params(total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def mean(self):
