@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bindings/binding_walk.h"
 #include "bindings/fastcall.h"
@@ -42,6 +43,9 @@ py::object* g_tracer = nullptr;
 // which applies the op's batching rule (Note [Batching through the observer] below).
 py::object* g_batch_handler = nullptr;
 PyObject* g_batched_type = nullptr;
+// Random ops: while a vmap runs they go to the handler even with no batched argument, which
+// applies the vmap's `randomness` (an error, one draw per sample, or one shared draw).
+std::unordered_set<std::string>* g_random_ops = nullptr;
 std::thread::id g_tracer_thread;
 
 thread_local int t_depth = 0;       // observed ops running on this thread
@@ -292,7 +296,9 @@ py::handle observed_impl(py::detail::function_call& call) {
         batched = batched || holds_batched(item.second);
       }
     }
-    if (batched) return call_batch_handler(entry, call);
+    if (batched || (g_random_ops != nullptr && g_random_ops->count(entry.op_name) != 0)) {
+      return call_batch_handler(entry, call);
+    }
   }
   if (t_suppressed > 0) return entry.impl(call);
   const bool trace =
@@ -391,18 +397,24 @@ void init_observer(py::module_& m, py::handle tensor_class) {
   p.def("_observing", []() { return installed(); });
   p.def(
       "_set_batch_handler",
-      [](py::object handler, py::object batched_type) {
+      [](py::object handler, py::object batched_type, py::object random_ops) {
         delete g_batch_handler;
         g_batch_handler = nullptr;
         Py_XDECREF(g_batched_type);
         g_batched_type = nullptr;
+        delete g_random_ops;
+        g_random_ops = nullptr;
         if (!handler.is_none()) {
           g_batch_handler = new py::object(std::move(handler));
           g_batched_type = batched_type.release().ptr();
+          if (!random_ops.is_none()) {
+            g_random_ops = new std::unordered_set<std::string>();
+            for (py::handle name : random_ops) g_random_ops->insert(name.cast<std::string>());
+          }
         }
         sync();
       },
-      py::arg("handler"), py::arg("batched_type"));
+      py::arg("handler"), py::arg("batched_type"), py::arg("random_ops") = py::none());
   p.def("_call_binding", &call_binding, py::arg("binding"), py::arg("args"), py::arg("kwargs"));
   // The names the hooks see (the bindings' own): scripts/vmap_fallbacks.py lists those without a
   // batching rule.

@@ -311,3 +311,52 @@ def test_jacrev_inside_vmap_with_an_unbatched_argument():
     for i in range(5):
         want = jacrev(lambda a: (a @ xs[i]).tanh())(w)
         np.testing.assert_allclose(got[i].numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_random_factories_follow_randomness():
+    """randn with no batched argument: 'error' raises, 'same' shares one draw, 'different' draws
+    per sample (and per sample of every enclosing 'different' level)."""
+    x = ember.zeros(4, 3)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(lambda t: t + ember.randn(3))(x)
+    same = vmap(lambda t: t + ember.randn(3), randomness="same")(x)
+    assert same.shape == (4, 3) and bool((same == same[0]).all())
+    diff = vmap(lambda t: t + ember.randn(3), randomness="different")(x)
+    assert diff.shape == (4, 3) and len({tuple(r) for r in diff.numpy().tolist()}) == 4
+    nested = vmap(vmap(lambda t: t + ember.rand(()), randomness="different"), randomness="different")
+    out = nested(ember.zeros(5, 6)).numpy()
+    assert out.shape == (5, 6) and len(set(out.ravel().tolist())) == 30
+    perms = vmap(lambda t: ember.randperm(6), randomness="different")(x).numpy()
+    assert perms.shape == (4, 6) and all(sorted(p) == list(range(6)) for p in perms.tolist())
+
+
+def test_random_inplace_on_unbatched_tensor_and_eval_dropout():
+    x = ember.ones(4, 3)
+    with pytest.raises(RuntimeError, match="not batched"):
+        vmap(lambda t: ember.empty(3).uniform_() + t, randomness="different")(x)
+    same = vmap(lambda t: ember.empty(3).uniform_() + t, randomness="same")(x)
+    assert bool((same == same[0]).all())
+    # Dropout that draws nothing is not random: allowed in 'error' mode, batched or not.
+    F = ember.nn.functional
+    assert bool((vmap(lambda t: F.dropout(t, 0.5, training=False))(x) == x).all())
+    assert bool((vmap(lambda t: F.dropout(t, 0.0))(x) == x).all())
+    assert bool((vmap(lambda t: t + F.dropout(ember.ones(3), 0.5, training=False))(x) == 2).all())
+
+
+def test_random_factories_outside_vmap_and_on_other_threads_are_untouched():
+    import threading
+
+    seen = []
+
+    def other():
+        seen.append(ember.randn(2).shape)
+
+    def f(t):
+        th = threading.Thread(target=other)
+        th.start()
+        th.join()
+        return t * 2
+
+    vmap(f)(ember.ones(3, 2))
+    assert seen == [(2,)]
+    assert ember.randn(3).shape == (3,)

@@ -75,7 +75,7 @@ def enter_level(batch_size: int, randomness: str) -> int:
         level = _next_level
         _next_level += 1
         if _active == 0:
-            _hooks._set_batch_handler(_rules.handle, BatchedTensor)
+            _hooks._set_batch_handler(_rules.handle, BatchedTensor, _rules.RANDOM_OPS)
         _active += 1
     _state.levels.append((level, batch_size, randomness))
     return level
@@ -97,6 +97,11 @@ def level_info(level: int):
         if lvl == level:
             return size, randomness
     raise RuntimeError(f"vmap: level {level} is not active (a BatchedTensor escaped its vmap)")
+
+
+def open_levels():
+    """(level id, batch size, randomness) of this thread's open levels, innermost last."""
+    return list(_state.levels)
 
 
 def current_level():

@@ -23,6 +23,7 @@ import ember
 from ember._C import _profiler as _hooks
 from ember._C._forward_ad import has_tangent as _fw_has_tangent
 from ember.func._batched import BatchedTensor, level_info, unwrap, wrap
+from ember.func._batched import open_levels as _open_levels
 
 FALLBACK_COUNTS: collections.Counter = collections.Counter()
 
@@ -555,16 +556,83 @@ _RANDOM = {
     "_standard_gamma",
     "binomial",
     "_sample_dirichlet",
+    "cauchy_",
+    "log_normal_",
+    "geometric_",
 }
 
 
-def _random(call):
-    if call.randomness == "error":
+# Random ops that take no tensor to batch over: the binding hook sends these (and every op of
+# _RANDOM) to the handler while a vmap runs even when no argument is batched.
+_RANDOM_FACTORIES = {"rand", "randn", "randint", "randperm"}
+RANDOM_OPS = frozenset(_RANDOM | _RANDOM_FACTORIES)
+
+_DROPOUTS = {
+    "dropout",
+    "dropout_",
+    "feature_dropout",
+    "feature_dropout_",
+    "alpha_dropout",
+    "alpha_dropout_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+}
+
+
+def _draws_nothing(call):
+    """A dropout in eval mode or with p = 0 returns its input: it is not random (PyTorch's
+    vmap lets it through in every randomness mode)."""
+    if call.op not in _DROPOUTS:
+        return False
+    p = call.get("p", default=0.5)
+    train = call.get("train", "training", default=True)
+    return not train or float(p) == 0.0
+
+
+def _randomness_error():
+    return RuntimeError(
+        "vmap: called random operation while in randomness error mode. Please either use "
+        "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+        "operation out of vmap"
+    )
+
+
+def _unbatched_random(op, args, names, kwargs, binding):
+    """A random op with no batched argument inside vmap (randn(3), x.normal_() on a tensor made
+    inside the function): 'error' raises, 'same' draws once for every sample, 'different' draws
+    once per sample of each enclosing 'different' level and returns the draws batched."""
+    levels = _open_levels()
+    if not levels:  # another thread's vmap installed the hook
+        return _hooks._call_binding(binding, tuple(args), kwargs)
+    call = _Call(op, False, args, names, kwargs, binding, levels[-1][0])
+    if _draws_nothing(call):
+        return _hooks._call_binding(binding, tuple(args), kwargs)
+    if any(r == "error" for _, _, r in levels):
+        raise _randomness_error()
+    different = [(lvl, size) for lvl, size, r in levels if r == "different"]
+    if not different:
+        return _hooks._call_binding(binding, tuple(args), kwargs)
+    if op.endswith("_"):
         raise RuntimeError(
-            "vmap: called random operation while in randomness error mode. Please either use "
-            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-            "operation out of vmap"
+            f"vmap: {op}: an in-place random op on a tensor that is not batched cannot draw "
+            "'different' values per sample; make the tensor from a batched input (e.g. "
+            "ember.empty_like(x)), or use randomness='same'"
         )
+    count = 1
+    for _, size in different:
+        count *= size
+    draws = [_hooks._call_binding(binding, tuple(args), dict(kwargs)) for _ in range(count)]
+    value = ember.stack(draws).reshape(tuple(size for _, size in different) + tuple(draws[0].shape))
+    for lvl, _ in different:  # the outermost level's batch dim first
+        value = wrap(value, lvl)
+    return value
+
+
+def _random(call):
+    if _draws_nothing(call):
+        return call.args[call.index("input", "self") or 0]
+    if call.randomness == "error":
+        raise _randomness_error()
     if call.randomness == "different":
         return _pointwise(call)
     # 'same': draw for one sample and apply the same draw to every sample.
@@ -751,6 +819,8 @@ def handle(op, is_method, args, names, kwargs, binding):
         _levels_in(a, levels)
     for v in kwargs.values():
         _levels_in(v, levels)
+    if not levels:  # only random ops come here without a batched argument
+        return _unbatched_random(op, args, names, kwargs, binding)
     call = _Call(op, is_method, args, names, kwargs, binding, max(levels))
     return rule_for(op)(call)
 
