@@ -125,3 +125,27 @@ def test_torch_parity():
     got = hessian(scalar, X, vectorize=True, outer_jacobian_strategy="forward-mode").numpy()
     expect = thessian(tscalar, tx, vectorize=True, outer_jacobian_strategy="forward-mode")
     np.testing.assert_allclose(got, expect.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_vectorize_runs_the_vmap_transforms(monkeypatch):
+    """vectorize=True batches the basis through ember.func.jacrev / jacfwd (one vmap), as
+    PyTorch batches its vjps and jvps; create_graph=True keeps the per-row loop."""
+    import ember.func
+
+    used = []
+    for name in ("jacrev", "jacfwd"):
+        real = getattr(ember.func, name)
+
+        def spy(*a, _real=real, _name=name, **k):
+            used.append(_name)
+            return _real(*a, **k)
+
+        monkeypatch.setattr(ember.func, name, spy)
+    _assert_same(jacobian(multi, (X, Y), vectorize=True), jacobian(multi, (X, Y)))
+    _assert_same(
+        jacobian(multi, (X, Y), vectorize=True, strategy="forward-mode"), jacobian(multi, (X, Y))
+    )
+    assert used == ["jacrev", "jacfwd"]
+    used.clear()
+    g = jacobian(single, X.clone().requires_grad_(), vectorize=True, create_graph=True)
+    assert used == [] and g.requires_grad

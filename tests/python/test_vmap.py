@@ -323,7 +323,8 @@ def test_random_factories_follow_randomness():
     assert same.shape == (4, 3) and bool((same == same[0]).all())
     diff = vmap(lambda t: t + ember.randn(3), randomness="different")(x)
     assert diff.shape == (4, 3) and len({tuple(r) for r in diff.numpy().tolist()}) == 4
-    nested = vmap(vmap(lambda t: t + ember.rand(()), randomness="different"), randomness="different")
+    inner = vmap(lambda t: t + ember.rand(()), randomness="different")
+    nested = vmap(inner, randomness="different")
     out = nested(ember.zeros(5, 6)).numpy()
     assert out.shape == (5, 6) and len(set(out.ravel().tolist())) == 30
     perms = vmap(lambda t: ember.randperm(6), randomness="different")(x).numpy()

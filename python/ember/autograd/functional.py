@@ -170,8 +170,12 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
             "supported together. Please either set `strict=False` or `vectorize=False`."
         )
-    # vectorize=True (PyTorch batches the vjps with vmap) gives the same values: one vjp per
-    # output element here.
+    if vectorize and not create_graph:
+        from ember import func as _func
+
+        return _vectorized_jacobian(func, inputs, _func.jacrev)
+    # One vjp per output element (also create_graph=True with vectorize, so that the result
+    # keeps its graph to the inputs).
     with ember.enable_grad():
         is_tuple, inputs = _as_tuple(inputs)
         inputs = _grad_preprocess(inputs, create_graph)
@@ -206,6 +210,32 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return jac[0] if is_tuple else jac[0][0]
 
 
+def _plain_inputs(inputs):
+    """Inputs that no outer transform differentiates: the vmap-based ember.func paths apply."""
+    _, tup = _as_tuple(inputs)
+    return not any(x.requires_grad or _fw.has_tangent(x) for x in tup)
+
+
+def _vectorized_jacobian(func, inputs, transform):
+    """vectorize=True: ember.func.jacrev / jacfwd, one vmap over the basis (as PyTorch batches
+    its vjps / jvps), in autograd.functional's nesting: [output][input], each block of shape
+    output.shape + input.shape."""
+    is_tuple, tup = _as_tuple(inputs)
+    tup = tuple(x.detach() for x in tup)
+    out_is_tuple = []
+
+    def as_outputs(*xs):
+        out = func(*xs)
+        is_t, outs = _as_tuple(out, "outputs of the user-provided function")
+        out_is_tuple.append(is_t)
+        return outs
+
+    jac = transform(as_outputs, argnums=tuple(range(len(tup))))(*tup)
+    if out_is_tuple[-1]:
+        return tuple(j if is_tuple else j[0] for j in jac)
+    return jac[0] if is_tuple else jac[0][0]
+
+
 def _jacfwd(func, inputs, strict, vectorize):
     """jacobian(strategy="forward-mode"): one dual evaluation of func per input element, the
     tangent a basis vector of that input (every op carries its explicit JVP formula: one
@@ -221,6 +251,10 @@ def _jacfwd(func, inputs, strict, vectorize):
             "are not supported together (yet). Please either set `strict=False` or "
             '`strategy="reverse-mode"`.'
         )
+    if _plain_inputs(inputs):
+        from ember import func as _func
+
+        return _vectorized_jacobian(func, inputs, _func.jacfwd)
     is_tuple, inputs = _as_tuple(inputs)
     columns = [[] for _ in inputs]  # columns[j][k]: the output tangents for element k of x_j
     outputs, out_tuple = None, False
