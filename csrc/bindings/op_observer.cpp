@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "bindings/binding_walk.h"
 #include "bindings/fastcall.h"
@@ -34,6 +35,13 @@ struct Entry {
 std::unordered_map<const Record*, Entry>& entries() {
   static auto* table = new std::unordered_map<const Record*, Entry>();
   return *table;
+}
+
+// The same records as a vector (the map's nodes do not move), for install / uninstall: they run
+// twice per vmap call, and walking about a thousand map nodes took 20 us each time.
+std::vector<std::pair<Record*, Entry*>>& entry_list() {
+  static auto* list = new std::vector<std::pair<Record*, Entry*>>();
+  return *list;
 }
 
 py::handle g_module;        // ember._C
@@ -93,6 +101,7 @@ void observe(py::handle fn, const std::string& name) {
     auto it = entries().find(rec);
     if (it == entries().end()) {
       it = entries().emplace(rec, Entry{rec->impl, name, pytorch_op_name(name)}).first;
+      entry_list().emplace_back(rec, &it->second);
     }
     it->second.impl = rec->impl;
     rec->impl = &observed_impl;
@@ -111,11 +120,10 @@ void install() {
                      {"ember._C._profiler"});
     walked = true;
   } else {
-    for (auto& [rec, entry] : entries()) {
-      auto* mutable_rec = const_cast<Record*>(rec);
-      if (mutable_rec->impl != &observed_impl) {
-        entry.impl = mutable_rec->impl;
-        mutable_rec->impl = &observed_impl;
+    for (auto& [rec, entry] : entry_list()) {
+      if (rec->impl != &observed_impl) {
+        entry->impl = rec->impl;
+        rec->impl = &observed_impl;
       }
     }
   }
@@ -125,9 +133,8 @@ void install() {
 void uninstall() {
   if (!detail::g_installed.load()) return;
   // Tables only grow, so every record that has the observing impl is in it.
-  for (auto& [rec, entry] : entries()) {
-    auto* mutable_rec = const_cast<Record*>(rec);
-    if (mutable_rec->impl == &observed_impl) mutable_rec->impl = entry.impl;
+  for (auto& [rec, entry] : entry_list()) {
+    if (rec->impl == &observed_impl) rec->impl = entry->impl;
   }
   detail::g_installed.store(false);
 }
