@@ -1,7 +1,8 @@
 """Chart of the issue-17 benchmarks: Ember's time over the reference's for every row of the
 given result files (bench_vmap.py, bench_func.py, bench_fft.py, bench_distributions.py).
 
-    python benchmarks/chart_scientific.py benchmarks/results/{vmap,func,fft,distributions}.json \\
+    python benchmarks/chart_scientific.py \\
+        benchmarks/results/{vmap,func,fft,distributions}{,_avx2}.json \\
         --chart docs/images/scientific.png
 """
 
