@@ -223,6 +223,8 @@ void init_autograd(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     if (!b) return py::none();
     return py::cast(Tensor(b));
   });
+  // Tensor._is_view(): whether this tensor is a view of another (then _base is that one).
+  cls.def("_is_view", [](const Tensor& t) { return static_cast<bool>(t.impl()->view_base()); });
   cls.def_property_readonly("is_inference",
                             [](const Tensor& t) { return t.impl()->is_inference(); });
   cls.def("register_hook", [](const Tensor& t, py::object f) {

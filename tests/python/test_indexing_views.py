@@ -247,3 +247,15 @@ def test_split_family_errors():
         r"dimension, but got a tensor with 2 dimensions!",
     ):
         t.dsplit(2)
+
+
+def test_is_view_and_base():
+    """Tensor._is_view() is true exactly when _base is set: views, not copies or detach()."""
+    assert ember.arange(6.0).reshape(2, 3)._is_view()  # as PyTorch's: reshape made a view
+    x = ember.arange(6.0).reshape(2, 3).clone()
+    assert not x._is_view() and x._base is None
+    for v in (x[1], x.t(), x.view(6), x[:, 1:], x.unsqueeze(0)):
+        assert v._is_view() and v._base is x
+    assert x.t()[0]._base is x  # the root, as PyTorch's
+    for c in (x.clone(), x.detach(), x + 0, x.contiguous().reshape(3, 2).clone()):
+        assert not c._is_view()

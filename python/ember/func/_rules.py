@@ -460,6 +460,7 @@ def _query(call):
         "is_signed",
         "is_meta",
         "is_inference",
+        "_is_view",
     ):
         attr = getattr(v, op)
         return attr() if callable(attr) else attr
@@ -502,6 +503,7 @@ _QUERIES = {
     "is_signed",
     "is_meta",
     "is_inference",
+    "_is_view",
     "is_contiguous",
     "stride",
 }
