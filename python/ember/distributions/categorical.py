@@ -7,7 +7,7 @@ import ember.nn.functional as F
 
 from . import constraints
 from .discrete import Binomial
-from .distribution import Distribution
+from .distribution import Distribution, expand_probs_logits
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical", "Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
@@ -45,16 +45,8 @@ class Categorical(Distribution):
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = ember.Size(batch_shape)
         param_shape = batch_shape + ember.Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_logits(self, new, batch_shape, param_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):

@@ -7,7 +7,7 @@ import ember
 import ember.nn.functional as F
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, expand_probs_logits
 from .exp_family import ExponentialFamily
 from .gamma import Gamma
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -62,15 +62,7 @@ class _CountedTrials(_ProbsLogits):
         new = self._get_checked_instance(type(self), _instance)
         batch_shape = ember.Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_logits(self, new, batch_shape)
 
 
 class Bernoulli(_ProbsLogits, ExponentialFamily):
@@ -97,15 +89,7 @@ class Bernoulli(_ProbsLogits, ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = ember.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_logits(self, new, batch_shape)
 
     @property
     def mean(self):
@@ -301,15 +285,7 @@ class Geometric(_ProbsLogits, Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = ember.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_logits(self, new, batch_shape)
 
     @property
     def mean(self):

@@ -197,3 +197,18 @@ class Distribution:
             for p in param_names
         )
         return self.__class__.__name__ + "(" + args_string + ")"
+
+
+def expand_probs_logits(src, new, batch_shape, param_shape=None):
+    """The shared part of expand() for distributions given by `probs` or `logits`: whichever
+    of them `src` holds, expanded to param_shape (batch_shape by default), set on `new`, then
+    new's Distribution state."""
+    param_shape = batch_shape if param_shape is None else param_shape
+    for name in ("probs", "logits"):
+        if name in src.__dict__:
+            value = getattr(src, name).expand(param_shape)
+            setattr(new, name, value)
+            new._param = value
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = src._validate_args
+    return new

@@ -8,7 +8,7 @@ import ember
 
 from . import constraints
 from .categorical import Categorical
-from .distribution import Distribution
+from .distribution import Distribution, expand_probs_logits
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
@@ -45,15 +45,7 @@ class LogitRelaxedBernoulli(Distribution):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = ember.Size(batch_shape)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_logits(self, new, batch_shape)
 
     @lazy_property
     def logits(self):
