@@ -157,6 +157,13 @@ void check_index_pad(const Tensor& input, IntArrayRef pad, PadMode mode, const c
                   "] Padding value causes wrapping around more than once.");
       EMBER_CHECK(in + lo + hi > 0 || input.numel() == 0, "[", op,
                   "] Negative padding value is resulting in an empty dimension");
+      // The padding wraps around what the negative pads leave: with nothing left there is
+      // nothing to wrap (PyTorch returns uninitialised memory here).
+      const int64_t kept = in - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
+      EMBER_CHECK(kept > 0 || in + lo + hi == 0 || input.numel() == 0, "[", op,
+                  "] circular padding (", lo, ", ", hi, ") of dimension ", d, " (size ", in,
+                  ") crops the whole dimension and then pads it: there is nothing left to wrap "
+                  "around; crop less, or pad with another mode");
     }
     out_s += (out_s.empty() ? "" : ", ") + std::to_string(in + lo + hi);
     out_ok = out_ok && in + lo + hi >= 1;

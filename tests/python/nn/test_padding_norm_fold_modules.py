@@ -705,3 +705,16 @@ class TestTorchParity:
             npy(F.local_response_norm(et(x), *args)),
             self.torch.nn.functional.local_response_norm(self.torch.tensor(x), *args).numpy(),
             rtol=1e-5, atol=1e-6)
+
+
+def test_circular_pad_that_crops_everything_it_would_wrap_raises():
+    # The fuzzer's crash (a modulo by zero): (-2, 2) on width 2 keeps nothing to wrap around.
+    # PyTorch returns uninitialised memory here; Ember refuses with a clear error.
+    t = ember.tensor([[False, True], [False, False]])
+    with pytest.raises(RuntimeError, match="nothing left to wrap"):
+        ember.nn.CircularPad1d((-2, 2))(t)
+    with pytest.raises(RuntimeError, match="nothing left to wrap"):
+        ember.nn.functional.pad(ember.ones(1, 3, 3), (0, 0, -3, 1), mode="circular")
+    # A partial crop still wraps around what is left.
+    got = ember.nn.CircularPad1d((-1, 1))(t).numpy().tolist()
+    assert got == [[True, True], [False, False]]
