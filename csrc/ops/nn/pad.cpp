@@ -98,8 +98,9 @@ std::vector<int64_t> source_indices(int64_t in, int64_t lo, int64_t out, PadMode
     } else if (mode == PadMode::kReplicate) {
       i = std::clamp<int64_t>(i, 0, in - 1);
     } else {
+      // kept is 0 only for an empty input (check_index_pad), whose indices are never read.
       const int64_t j = o - std::max<int64_t>(lo, 0);
-      i = crop_lo + ((j % kept) + kept) % kept;
+      i = kept > 0 ? crop_lo + ((j % kept) + kept) % kept : 0;
     }
     src[static_cast<size_t>(o)] = i;
   }

@@ -715,6 +715,8 @@ def test_circular_pad_that_crops_everything_it_would_wrap_raises():
         ember.nn.CircularPad1d((-2, 2))(t)
     with pytest.raises(RuntimeError, match="nothing left to wrap"):
         ember.nn.functional.pad(ember.ones(1, 3, 3), (0, 0, -3, 1), mode="circular")
+    # An empty batch has nothing to wrap either way: an empty result, no division by zero.
+    assert tuple(ember.nn.CircularPad1d((-2, 2))(ember.ones(0, 3, 2)).shape) == (0, 3, 2)
     # A partial crop still wraps around what is left.
     got = ember.nn.CircularPad1d((-1, 1))(t).numpy().tolist()
     assert got == [[True, True], [False, False]]
