@@ -1,5 +1,7 @@
 #include "dispatch/tensor_iterator.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 
 #include "core/factory.h"
@@ -426,6 +428,10 @@ void TensorIterator::serial_for_each(LoopFn loop, int64_t begin, int64_t end) co
       ++idx[d + 1];
     }
   }
+  // Kernels may write large outputs with non-temporal stores (loops.h, Note [Streaming Stores]),
+  // which are weakly ordered: one fence per range orders them before this thread signals the end
+  // of its chunk or returns to the caller. A fence per row cost more than streaming saved.
+  _mm_sfence();
 }
 
 void TensorIterator::for_each(LoopFn loop, int64_t grain) const {

@@ -139,6 +139,38 @@ def test_large_outputs_use_streaming_stores_correctly():
     np.testing.assert_array_equal((ember.from_numpy(i8) + 1).numpy(), (i8 + 1).astype(np.int8))
 
 
+def test_large_broadcast_products_stream_every_row_correctly():
+    # A broadcast product of 16 MiB and more streams each output row, partial cache lines at the
+    # row ends included (loops.h, stream_results): rows whose length is not a multiple of a cache
+    # line, rows that start mid-line, a scalar on either side, and 4-, 8- and 16-byte elements.
+    rng = np.random.default_rng(3)
+    for dtype, rows, cols in (
+        (np.float32, 4099, 1031),
+        (np.float64, 2051, 1027),
+        (np.complex128, 1031, 1021),
+        (np.int32, 4099, 1031),
+    ):
+        g = rng.standard_normal(rows).astype(dtype)
+        x = rng.standard_normal(cols).astype(dtype)
+        if np.iscomplexobj(g):
+            g = g + 1j * rng.standard_normal(rows)
+        if dtype == np.int32:
+            g, x = rng.integers(-9, 9, rows).astype(dtype), rng.integers(-9, 9, cols).astype(dtype)
+        eg, ex = ember.from_numpy(g), ember.from_numpy(x)
+        np.testing.assert_array_equal((eg[:, None] * ex[None, :]).numpy(), g[:, None] * x)
+        np.testing.assert_array_equal((ex[None, :] * eg[:, None]).numpy(), x * g[:, None])
+        np.testing.assert_array_equal((eg[:, None] + ex[None, 1:]).numpy(), g[:, None] + x[1:])
+    # Rows that start 4 bytes past a cache line, written through out=, leave their neighbours alone.
+    g = rng.standard_normal(4100).astype(np.float32)
+    x = rng.standard_normal(1029).astype(np.float32)
+    big = ember.zeros(4100 * 1030 + 2)
+    out = big[1 : 1 + 4100 * 1030].view(4100, 1030)[:, :1029]
+    ember.mul(ember.from_numpy(g)[:, None], ember.from_numpy(x), out=out)
+    np.testing.assert_array_equal(out.numpy(), g[:, None] * x)
+    padding = big[1:].view(4100 * 1030 + 1)[: 4100 * 1030].view(4100, 1030)[:, 1029]
+    assert padding.abs().sum().item() == 0 and big[0].item() == 0
+
+
 def test_tensor_class_constructor_follows_torch_tensor():
     assert ember.Tensor([1, 2]).dtype is ember.float32  # data converts to the default dtype
     np.testing.assert_array_equal(ember.Tensor([1, 2]).numpy(), [1.0, 2.0])

@@ -72,12 +72,15 @@ class _ExpandedLinear(ember.autograd.Function):
         b = x.shape[0]
         g2 = grad.reshape(b, -1, grad.shape[-1])
         x2 = x.reshape(b, -1, x.shape[-1])
-        grad_x = grad @ w
-        if g2.shape[1] == 1:  # one row per sample: an outer product, memory-bound
+        # The first layer's input is data, not a parameter: its gradient is not wanted.
+        grad_x = grad @ w if ctx.needs_input_grad[0] else None
+        if not ctx.needs_input_grad[1]:
+            grad_w = None
+        elif g2.shape[1] == 1:  # one row per sample: an outer product, memory-bound
             grad_w = g2.transpose(1, 2) * x2
         else:
             grad_w = ember.bmm(g2.transpose(1, 2), x2)
-        grad_b = g2.sum(1) if ctx.has_bias else None
+        grad_b = g2.sum(1) if ctx.has_bias and ctx.needs_input_grad[2] else None
         return grad_x, grad_w, grad_b
 
 

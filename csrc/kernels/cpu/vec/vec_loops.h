@@ -51,7 +51,7 @@ inline void map_contiguous_streaming(const T* in, T* out, int64_t n, const F& f)
   map_contiguous(in, out, head, f);
   int64_t k = head;
   for (; k + V::size <= n; k += V::size) stream(out + k, V(f(V::load(in + k))));
-  _mm_sfence();  // streamed lines are ordered before anything this thread does next
+  // No fence: TensorIterator::serial_for_each fences at the end of its range.
   map_contiguous(in + k, out + k, n - k, f);
 }
 
