@@ -2,6 +2,8 @@
 // kernels/cpu/special_*_kernels.cpp.
 #include "ops/special.h"
 
+#include <algorithm>
+
 #include "ops/elementwise_common.h"
 
 namespace ember {
@@ -38,8 +40,17 @@ Tensor special_binary(SpecialOp op, const char* name, const Tensor& a, const Ten
   return finish_elementwise(iter, out);
 }
 
+// mvlgamma sums p log-gammas per element, so its cost is p times the element count; PyTorch
+// materialises the same p terms per element, as a tensor. Past this much work the call would run
+// for minutes (the CI fuzzer found p = 2^63 - 2 on a scalar hanging), so it is refused.
+constexpr int64_t kMvlgammaMaxTerms = int64_t(1) << 26;
+
 Tensor mvlgamma(const Tensor& a, int64_t p, const Tensor& out) {
   EMBER_CHECK(p >= 1, "[mvlgamma] p has to be greater than or equal to 1, got p = ", p);
+  const int64_t elements = std::max<int64_t>(a.numel(), 1);
+  EMBER_CHECK(p <= kMvlgammaMaxTerms / elements, "[mvlgamma] p = ", p, " over ", a.numel(),
+              " elements needs p log-gamma terms per element, more than the ", kMvlgammaMaxTerms,
+              " terms Ember evaluates in one call; split the input into smaller tensors");
   auto iter = build_elementwise("mvlgamma", ResultKind::PromoteToFloat, out, {a});
   mvlgamma_stub(iter.device(), iter, p);
   return finish_elementwise(iter, out);

@@ -240,3 +240,22 @@ def test_mvlgamma_errors_and_dtypes():
     assert ember.mvlgamma(_t([3.0], ember.bfloat16), 2).dtype == ember.bfloat16
     out = ember.empty(3, dtype=ember.float64)
     assert S.multigammaln(_t([2.0, 3.0, 4.0]), 2, out=out) is out
+
+
+def test_mvlgamma_refuses_p_whose_cost_would_be_minutes():
+    # The CI fuzzer's hang: p = 2^63 - 2 given as a 0-d int64 tensor, on a float16 scalar. p
+    # log-gamma terms per element: refused past 2^26 terms in one call, before any work.
+    big = ember.tensor(9223372036854775806)
+    with pytest.raises(RuntimeError, match=r"\[mvlgamma\] p = 9223372036854775806 over 1 elements"):
+        S.multigammaln(ember.tensor(-2.113, dtype=ember.float16), big)
+    with pytest.raises(RuntimeError, match="split the input into smaller tensors"):
+        ember.mvlgamma(ember.full((1000,), 1e6, dtype=ember.float64), 1 << 17)
+    with pytest.raises(RuntimeError, match="split the input"):
+        ember.full((2,), 1e30).mvlgamma_(1 << 40)
+    # A 0-d integer tensor p is checked against the domain like an int.
+    with pytest.raises(RuntimeError, match=r"greater than \(p-1\)/2"):
+        ember.mvlgamma(_t([1.0]), ember.tensor(5))
+    # Large p within the budget still computes (one element, p = 2^16), against SciPy.
+    x = 40000.0
+    got = ember.mvlgamma(_t([x]), 1 << 16).item()
+    assert got == pytest.approx(sp.multigammaln(x, 1 << 16), rel=1e-9)
