@@ -130,15 +130,28 @@ std::shared_ptr<TangentCell> rederive_view_cell(const Tensor& t, const Tensor& b
   return cell;
 }
 
-// t's cell at `level`, rederived first when t is a view whose base has changed its tangent.
+// t's cell at `level`, rederived first when t is a view whose base has changed its tangent, or
+// derived when t is a view with no tangent of its own whose base has one (a view made before its
+// base became dual: as PyTorch's, its tangent is its region of the base's).
 std::shared_ptr<TangentCell> current_cell(const Tensor& t, uint64_t level) {
   std::shared_ptr<TangentCell> cell = find_cell(t, level);
-  if (!cell || !cell->tracks_base || !t.impl()->view_base()) return cell;
+  if ((cell && !cell->tracks_base) || !t.impl()->view_base()) return cell;
   const Tensor base(t.impl()->view_base());
   std::shared_ptr<TangentCell> base_cell = find_cell(base, level);
-  if (!base_cell || base_cell == cell->synced_base.lock()) return cell;
+  if (!base_cell || (cell && base_cell == cell->synced_base.lock())) return cell;
+  if (!cell && !cell_has_value(*base_cell)) return cell;
   if (t.storage_offset() < base.storage_offset()) return cell;
   return rederive_view_cell(t, base, base_cell, level);
+}
+
+// Whether some visible level of `m` holds a tangent.
+bool holds_visible_tangent(AutogradMeta* m) {
+  if (!m) return false;
+  std::lock_guard<std::mutex> lock(m->mutex);
+  for (const auto& [level, cell] : m->forward_grads.cells) {
+    if (level < t_hidden_from && cell_has_value(*cell)) return true;
+  }
+  return false;
 }
 
 bool level_is_open(uint64_t level) {
@@ -214,13 +227,10 @@ std::vector<uint64_t> visible_levels() {
 }
 
 bool has_tangent(const Tensor& t) {
-  AutogradMeta* m = meta_of(t);
-  if (!m) return false;
-  std::lock_guard<std::mutex> lock(m->mutex);
-  for (const auto& [level, cell] : m->forward_grads.cells) {
-    if (level < t_hidden_from && cell_has_value(*cell)) return true;
-  }
-  return false;
+  if (holds_visible_tangent(meta_of(t))) return true;
+  // A view whose base became dual after the view was made (current_cell derives its tangent).
+  const auto& base = t.impl()->view_base();
+  return base && holds_visible_tangent(meta_of(Tensor(base)));
 }
 
 Tensor tangent(const Tensor& t, uint64_t level) {

@@ -23,7 +23,7 @@ void FunctionNode::capture_tangents(const std::vector<Tensor>& inputs) {
     fl.input_tangents.resize(inputs.size());
     bool any = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].defined() || meta_of(inputs[i]) == nullptr) continue;
+      if (!inputs[i].defined() || !may_carry_tangent(inputs[i])) continue;
       fl.input_tangents[i] = forward_ad::tangent(inputs[i], level);
       if (fl.input_tangents[i].defined()) {
         any = true;

@@ -93,6 +93,12 @@ inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
 // Whether an op on these inputs builds a node: for reverse mode (recording is on and an input
 // takes part in autograd) or for forward mode (an input carries a tangent at an open level,
 // whatever the grad mode: Note [Forward AD through the nodes]).
+// A quick filter before forward_ad::has_tangent: a tensor with no autograd metadata has no
+// tangent of its own, but a view may take one from its base (forward_ad.cpp, current_cell).
+inline bool may_carry_tangent(const Tensor& t) {
+  return meta_of(t) != nullptr || t.impl()->view_base();
+}
+
 template <typename... Ts>
 inline bool should_record(const Ts&... ts) {
   if (grad_state::flags().grad_enabled &&
@@ -100,7 +106,7 @@ inline bool should_record(const Ts&... ts) {
     return true;
   }
   return forward_ad::any_level_active() &&
-         (... || (ts.defined() && meta_of(ts) != nullptr && forward_ad::has_tangent(ts)));
+         (... || (ts.defined() && may_carry_tangent(ts) && forward_ad::has_tangent(ts)));
 }
 inline bool should_record_list(const std::vector<Tensor>& ts) {
   if (grad_state::flags().grad_enabled) {
@@ -110,7 +116,7 @@ inline bool should_record_list(const std::vector<Tensor>& ts) {
   }
   if (!forward_ad::any_level_active()) return false;
   for (const Tensor& t : ts) {
-    if (t.defined() && meta_of(t) != nullptr && forward_ad::has_tangent(t)) return true;
+    if (t.defined() && may_carry_tangent(t) && forward_ad::has_tangent(t)) return true;
   }
   return false;
 }

@@ -177,6 +177,41 @@ def test_older_view_of_a_base_whose_tangent_has_another_layout():
     np.testing.assert_array_equal(t.numpy(), [3, 7, 11])
 
 
+def _views_made_before_their_base_became_dual(lib, fw):
+    out = []
+    with fw.dual_level():
+        x = lib.zeros(3, dtype=lib.float64)
+        v = x[:2]
+        w = x.view(3, 1)
+        assert fw.unpack_dual(v).tangent is None
+        x.copy_(fw.make_dual(lib.ones(3, dtype=lib.float64), lib.arange(3.0, dtype=lib.float64)))
+        out.append(fw.unpack_dual(v).tangent.numpy().copy())
+        out.append(fw.unpack_dual(v * 2).tangent.numpy().copy())  # ops on the view carry it
+        x.mul_(fw.make_dual(lib.full((3,), 2.0, dtype=lib.float64), lib.ones(3, dtype=lib.float64)))
+        out.append(fw.unpack_dual(v).tangent.numpy().copy())
+        out.append(fw.unpack_dual(w).tangent.numpy().reshape(-1).copy())
+        y = lib.zeros(2, 3, dtype=lib.float64)
+        col = y[:, 1]
+        y.add_(fw.make_dual(lib.zeros(2, 3, dtype=lib.float64),
+                            lib.arange(6.0, dtype=lib.float64).reshape(2, 3)))
+        out.append(fw.unpack_dual(col.sin()).tangent.numpy().copy())
+    return out
+
+
+def test_views_made_before_their_base_became_dual_get_its_tangent():
+    # As PyTorch's: a view's tangent is its region of the base's, even when the view was made
+    # while the base had none.
+    got = _views_made_before_their_base_became_dual(ember, fwAD)
+    want = [[0, 1], [0, 2], [1, 3], [1, 3, 5], [1, 4]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    torch = pytest.importorskip("torch")
+    import torch.autograd.forward_ad as torch_fw
+
+    for g, w in zip(got, _views_made_before_their_base_became_dual(torch, torch_fw)):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_reverse_over_forward_through_an_older_view():
     x = ember.tensor([1.0, 2.0, 3.0], dtype=ember.float64, requires_grad=True)
     with fwAD.dual_level():
