@@ -25,6 +25,10 @@ Device Device::parse(const std::string& spec) {
     return Device(DeviceType::CPU, static_cast<int16_t>(index));
   }
   if (type == "cuda") return Device(DeviceType::CUDA, static_cast<int16_t>(index));
+  EMBER_CHECK(type != "meta",
+              "[device] Ember has no 'meta' device (tensors that hold a shape but no data): "
+              "create the tensors and modules on 'cpu' instead; a CPU module also serves as the "
+              "template module of ember.func.functional_call");
   EMBER_THROW(Error,
               "[device] expected one of cpu, cuda device type at start of device string: ", spec);
 }

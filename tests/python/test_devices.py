@@ -21,6 +21,11 @@ def test_device_objects():
         ember.device("tpu")
     with pytest.raises(RuntimeError, match="invalid device string"):
         ember.device("cuda:x")
+    # No meta device: the error says what to use instead (the ensembling tutorial's template).
+    for make in (lambda: ember.device("meta"), lambda: ember.empty(2, device="meta"),
+                 lambda: ember.nn.Linear(2, 2).to("meta")):
+        with pytest.raises(RuntimeError, match="no 'meta' device.*on 'cpu' instead"):
+            make()
 
 
 FACTORIES = {
