@@ -83,6 +83,12 @@ void detach_(const Tensor& t);
 // Tensor.retain_grad(): .grad is kept for a non-leaf.
 void retain_grad(const Tensor& t);
 
+// A quick filter before forward_ad::has_tangent: a tensor with no autograd metadata has no
+// tangent of its own, but a view may take one from its base (forward_ad.cpp, current_cell).
+inline bool may_carry_tangent(const Tensor& t) {
+  return meta_of(t) != nullptr || t.impl()->view_base();
+}
+
 // True when recording is on and some input takes part in autograd.
 inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts) {
@@ -93,12 +99,6 @@ inline bool any_requires_grad(std::initializer_list<const Tensor*> ts) {
 // Whether an op on these inputs builds a node: for reverse mode (recording is on and an input
 // takes part in autograd) or for forward mode (an input carries a tangent at an open level,
 // whatever the grad mode: Note [Forward AD through the nodes]).
-// A quick filter before forward_ad::has_tangent: a tensor with no autograd metadata has no
-// tangent of its own, but a view may take one from its base (forward_ad.cpp, current_cell).
-inline bool may_carry_tangent(const Tensor& t) {
-  return meta_of(t) != nullptr || t.impl()->view_base();
-}
-
 template <typename... Ts>
 inline bool should_record(const Ts&... ts) {
   if (grad_state::flags().grad_enabled &&

@@ -229,9 +229,8 @@ void cpu_kernel(const TensorIterator& iter, const F& op, int64_t grain = kGrainS
   using traits = function_traits<F>;
   constexpr int N = traits::arity;
   using Idx = std::make_index_sequence<N>;
-  const bool streaming =
-      iter.numel() * int64_t(sizeof(typename traits::result_type)) >= detail::kStreamingStoreBytes;
   using R = typename traits::result_type;
+  const bool streaming = iter.numel() * int64_t(sizeof(R)) >= detail::kStreamingStoreBytes;
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
         const bool stream_row = streaming && n * int64_t(sizeof(R)) >= detail::kStreamingRowBytes;

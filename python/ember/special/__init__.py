@@ -156,8 +156,8 @@ def _check_mvlgamma(input, p):
     if isinstance(p, _ember.Tensor) and p.dim() == 0 and not p.is_floating_point():
         p = int(p)  # a 0-d integer tensor binds to the int p
     if isinstance(input, _ember.Tensor) and isinstance(p, int) and input.numel() and p > 1:
-        # Past the C++ cap on p the op refuses before doing any work; comparing first would
-        # overflow 0.5 * (p - 1) into an unrelated message.
+        # Past the C++ op's cap on p (ops/special.cpp) its error, which names p and the cap,
+        # is the one raised, before any comparison is computed.
         if p > 1 << 26:
             return
         if not bool((input > 0.5 * (p - 1)).all()):
