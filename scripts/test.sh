@@ -2,6 +2,8 @@
 # The whole test suite, as the README and CI run it: builds the development tree in build/
 # (the Python extension and the Catch2 tests), runs the C++ tests with ctest, then the Python
 # tests with pytest against build/python (so they test this working tree, never a stale install).
+# After scripts/setup-dev.sh, build/ already holds the library (the editable install builds there),
+# so this adds only the C++ tests.
 #
 #   bash scripts/test.sh                           # uses .venv (made by scripts/setup-dev.sh)
 #   PYTHON=/path/to/python bash scripts/test.sh    # any environment with the test requirements

@@ -243,7 +243,7 @@ bool same_samples(const std::vector<Sample>& a, const std::vector<Sample>& b) {
 std::string numbered_shard(int n) {
   std::string tar;
   for (int i = 0; i < n; ++i) {
-    char key[8];
+    char key[16];  // room for any int, so GCC's -Wformat-truncation has nothing to report
     std::snprintf(key, sizeof(key), "s%02d", i);
     tar += member(std::string(key) + ".txt",
                   std::string(static_cast<size_t>(i * 97 % 700), static_cast<char>('a' + i)));
@@ -883,7 +883,7 @@ TEST_CASE("SampleReader::skip, seek and read_at", "[data]") {
   REQUIRE(all.size() == static_cast<size_t>(n));
   const std::vector<Sample> headers_only = read_samples(path, false);
   for (int i = 0; i < n; ++i) {
-    char key[8];
+    char key[16];  // room for any int, so GCC's -Wformat-truncation has nothing to report
     std::snprintf(key, sizeof(key), "s%02d", i);
     CHECK(all[i].key == key);
     CHECK(all[i].start % kBlock == 0);

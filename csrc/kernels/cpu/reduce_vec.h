@@ -62,7 +62,10 @@ inline float vexpf(float x) {
 inline void half_bits_to_float_block(const uint16_t* in, float* out, int64_t n) {
   int64_t i = 0;
 #if defined(__F16C__)
-  for (; i + 8 <= n; i += 8) {
+  // Bounded by n rounded down rather than by `i + 8 <= n`: with the latter GCC cannot prove the
+  // tail loop below dead for a constant n and warns that it overflows (-Waggressive-loop-...).
+  const int64_t vector_end = n - n % 8;
+  for (; i < vector_end; i += 8) {
     _mm256_storeu_ps(out + i,
                      _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
   }

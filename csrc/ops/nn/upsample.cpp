@@ -35,8 +35,8 @@ const char* mode_op(UpsampleMode mode, int64_t nd) {
 // PyTorch's compute_scales_value: the given scale factor's inverse, else in / out.
 template <typename F>
 F scales_value(const std::optional<double>& scale, int64_t in, int64_t out) {
-  return scale && *scale > 0 ? static_cast<F>(1.0 / *scale)
-                             : static_cast<F>(in) / static_cast<F>(out);
+  const double given = scale.value_or(0.0);
+  return given > 0 ? static_cast<F>(1.0 / given) : static_cast<F>(in) / static_cast<F>(out);
 }
 
 // area_pixel_compute_scale
