@@ -153,7 +153,10 @@ InterpTables make_tables(ScalarType dtype, IntArrayRef in_spatial, IntArrayRef o
     const int k = static_cast<int>(3 - nd + d);
     t.idx[k].clear();
     t.w[k].clear();
-    const std::optional<double> s = scales.empty() ? std::nullopt : scales[d];
+    // A reference, not a copy made from std::nullopt: GCC 12 reports the copy's value as maybe
+    // uninitialised once inlined.
+    static const std::optional<double> kNoScale;
+    const std::optional<double>& s = scales.empty() ? kNoScale : scales[d];
     // PyTorch computes the tables in the op's math type: double for float64, else float.
     if (dtype == ScalarType::Float64) {
       dim_table<double>(t, k, in_spatial[d], out_spatial[d], mode, align_corners, s);
