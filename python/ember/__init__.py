@@ -68,13 +68,12 @@ from . import ao, quantization  # noqa: E402,F401  (after nn: quantized modules 
 from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
-from . import distributions  # noqa: E402,F401
 from ._stft import istft, stft  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 from . import amp, backends  # noqa: E402,F401
-from . import distributed, futures, hub, multiprocessing, onnx, profiler  # noqa: E402,F401
+from . import distributed, futures, multiprocessing, profiler  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor,
     BoolTensor,
@@ -118,3 +117,20 @@ from ._deterministic import (  # noqa: E402,F401
     set_deterministic_debug_mode,
     use_deterministic_algorithms,
 )
+
+# Submodules that load on first use (`ember.onnx.export(...)`, `import ember.distributions`), as
+# PEP 562 allows: together they took a fifth of `import ember` (benchmarks/bench_import.py), and
+# nothing in the rest of the package needs them at import.
+_LAZY_SUBMODULES = ("distributions", "hub", "onnx")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

@@ -12,12 +12,19 @@ copy that SciPy bundles under the same symbol names.
 """
 
 import ctypes
-import importlib.metadata
 import importlib.util
 import os
+import sys
 
 
 def _find_onednn():
+    # Where pip puts the package's library (its data files go to the environment's lib/): a
+    # stat instead of importlib.metadata, whose import alone took 50 ms of `import ember`.
+    candidate = os.path.join(sys.prefix, "lib", "libdnnl.so.3")
+    if os.path.isfile(candidate):
+        return candidate
+    import importlib.metadata
+
     try:
         dist = importlib.metadata.distribution("onednn-cpu-gomp")
     except importlib.metadata.PackageNotFoundError:

@@ -6,6 +6,8 @@
 rounding, so it runs. Every condition is listed in docs/design/transformer.md; the strings are
 what ``ember.nn.why_not_fastpath`` returns."""
 
+import sys
+
 import ember
 from ember.nn import functional as F
 
@@ -79,7 +81,10 @@ def _common_reason(module, src, params) -> str:
         return f"input not batched; expected src.dim() of 3 but got {src.dim()}"
     if module.training:
         return "training is enabled"
-    if ember.onnx.is_in_onnx_export():
+    # ember.onnx loads on first use (ember/__init__.py): until something imported it, no export
+    # can be running, and the check must not be what imports it.
+    onnx = sys.modules.get("ember.onnx")
+    if onnx is not None and onnx.is_in_onnx_export():
         return "exporting to ONNX (the export traces the reference path's ops)"
     if ember.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in params)):
         return ("grad is enabled and at least one of query or the input/output projection "
