@@ -263,7 +263,7 @@ def _to_shared_memory(arrays):
 # SIGTERM's Python handler runs at the next bytecode boundary after the C-level delivery, so a
 # signal delivered just before the mask is set would still run it inside the block: the handler
 # itself checks this flag and leaves the exit for the end of the block.
-_sigterm_state = {"deferring": 0, "pending": None}
+_sigterm_state = {"deferring": 0, "pending": None, "received": False}
 
 
 @contextlib.contextmanager
@@ -330,6 +330,7 @@ def _exit_on_sigterm(signum, frame):
     # multiprocessing stops daemonic workers with SIGTERM at interpreter exit (and the main
     # process does on a stuck worker): exit through the finally blocks, which unlink this
     # worker's segments, instead of leaving them for the resource tracker to warn about.
+    _sigterm_state["received"] = True
     if _sigterm_state["deferring"]:
         _sigterm_state["pending"] = signum
         return
@@ -549,6 +550,14 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     finally:
         _worker_info = None
         _release_segments()
-    if done_event.is_set():
-        data_queue.cancel_join_thread()
-        data_queue.close()
+        # Note [Worker exit never waits for its feeder]: when the main process stops this worker
+        # (the done event, or SIGTERM at its interpreter exit) nobody reads further results, so
+        # the exit must not wait for the result queue's feeder thread to flush them. It is here,
+        # in the finally, because SIGTERM arrives as SystemExit, which skips code after the
+        # block. Waiting could also hang for good: a SystemExit raised inside the first put()
+        # after the feeder thread started but before the queue registered its close finalizer
+        # leaves that thread waiting for a sentinel that never comes, and the interpreter's exit
+        # joins it (a DataLoader test's worker hung so; PyTorch's workers cancel the same way).
+        if done_event.is_set() or _sigterm_state["received"]:
+            data_queue.cancel_join_thread()
+            data_queue.close()
