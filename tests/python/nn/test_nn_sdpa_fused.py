@@ -51,7 +51,8 @@ def tensors(*arrays, dtype=ember.float64, grad=False):
     return [ember.tensor(a, dtype=dtype, requires_grad=grad) for a in arrays]
 
 
-# L and S around the kernel's blocks (64 queries, 128 keys) and the vector widths.
+# L and S around the kernel's blocks (64 queries; 128 keys in the backward, 512 in the forward)
+# and the vector widths.
 @pytest.mark.parametrize("L,S", [(1, 1), (3, 5), (64, 128), (65, 129), (130, 300), (7, 257)])
 @pytest.mark.parametrize("E,Ev", [(8, 8), (5, 3), (64, 80)])
 def test_fused_matches_numpy(L, S, E, Ev):
@@ -103,6 +104,42 @@ def test_fully_masked_rows_give_zeros_and_zero_gradients():
     # No keys at all: zeros, as the math form.
     empty_k = ember.zeros(1, 2, 0, 8, dtype=ember.float64)
     assert np.all(fused(qt.detach(), empty_k, empty_k).numpy() == 0)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,S", [(3, 511), (66, 513), (65, 1100), (600, 600)])
+def test_forward_key_blocks_and_their_fused_row_max(L, S, causal):
+    # The forward visits keys in blocks of 512 and takes a block's row max inside the score
+    # tiles when no mask follows (a full block, no bias, not crossing the causal diagonal): both
+    # forms meet here, with a float mask too.
+    q, k, v = rand(1, 2, L, 64, seed=21), rand(1, 2, S, 64, seed=22), rand(1, 2, S, 16, seed=23)
+    bias = rand(1, 1, L, S, seed=24)
+    for dtype, tol in ((ember.float64, 1e-12), (ember.float32, 2e-5)):
+        got = fused(*tensors(q, k, v, dtype=dtype), is_causal=causal).numpy()
+        np.testing.assert_allclose(got, np_sdpa(q, k, v, causal=causal), rtol=tol, atol=tol)
+        if not causal:
+            got = fused(*tensors(q, k, v, dtype=dtype), attn_mask=ember.tensor(bias, dtype=dtype))
+            np.testing.assert_allclose(got.numpy(), np_sdpa(q, k, v, bias), rtol=tol, atol=tol)
+
+
+def test_nan_scores_give_nan_rows_as_the_math_form():
+    q, k, v = rand(1, 1, 70, 16, seed=25), rand(1, 1, 600, 16, seed=26), rand(1, 1, 600, 8,
+                                                                            seed=27)
+    q[0, 0, 3, 5] = np.nan  # query 3's scores are all NaN
+    bias = np.zeros((70, 600))
+    bias[10] = -np.inf  # query 10 sees no key ...
+    bias[10, 550] = np.nan  # ... but one NaN score, in the second key block
+    for dtype in (ember.float64, ember.float32):
+        for mask in (None, bias):
+            extra = {} if mask is None else {"attn_mask": ember.tensor(mask, dtype=dtype)}
+            got = fused(*tensors(q, k, v, dtype=dtype), **extra).numpy()
+            ref = math_form(*tensors(q, k, v, dtype=dtype), **extra).numpy()
+            nan_rows = [3] if mask is None else [3, 10]
+            assert np.isnan(got[0, 0, nan_rows]).all()
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+            keep = np.ones(70, bool)
+            keep[nan_rows] = False
+            np.testing.assert_allclose(got[0, 0, keep], ref[0, 0, keep], rtol=2e-5, atol=2e-5)
 
 
 def test_grouped_query_heads_and_broadcast_head():

@@ -1,10 +1,11 @@
 // Fused scaled-dot-product attention (kernels/nn/attention_stubs.h), flash-attention style.
 //
 // Forward: for each (n, h) and block of kQueryBlock queries, the keys are visited in blocks of
-// kKeyBlock. Each block's scores (scale q k^T + bias, causal mask) live only in a block-sized
-// buffer. An online softmax keeps each row's running max m and denominator l, and rescales the
-// output rows when m grows. Memory is O(block), never O(L x S). The saved lse = m + log l lets
-// the backward recompute each block's probabilities exactly.
+// kForwardKeyBlock. Each block's scores (scale q k^T + bias, causal mask) live only in a
+// block-sized buffer, in base 2 (times log2 e, folded into Q's scale) so that the softmax takes
+// 2^x. An online softmax keeps each row's running max m and denominator l, and rescales the
+// output rows when m grows. Memory is O(block), never O(L x S). The saved lse = m + log l
+// (natural units) lets the backward recompute each block's probabilities exactly.
 //
 // Backward (FlashAttention-2's order): one work unit per (n, key/value head), which owns the
 // dk / dv rows of that head and the dq rows of its query heads, so no two threads write the same
@@ -14,7 +15,7 @@
 //
 // The block products are small GEMMs on explicit vectors (vec::Vec): operands are packed into
 // zero-padded contiguous tiles whose widths are whole vectors, and the micro-kernels keep a tile
-// of accumulators in registers (sized per ISA level: see kTileRows).
+// of accumulators in registers (sized per ISA level: see kTileRows and kDotRows).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -34,26 +35,40 @@ namespace native {
 inline namespace EMBER_CPU_NS {
 namespace {
 
+// The backward keeps dK / dV accumulators and three K / V tiles per key block, so its blocks stay
+// small enough for L1 / L2. The forward holds one score block: wide key blocks amortise the
+// per-row work of the online softmax (two reductions, the rescale of the output row) over more
+// columns (128 -> 512 keys made the forward 6% faster at L = 2048).
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 128;
+constexpr int64_t kForwardKeyBlock = 512;
+
+constexpr double kLog2e = 1.4426950408889634074;
+constexpr double kLn2 = 0.69314718055994530942;
 
 int64_t round_up(int64_t x, int64_t m) {
   return (x + m - 1) / m * m;
 }
 
-// Register tiles. A 512-bit level has 32 vector registers: 16 accumulators (8 rows x 2 vectors
-// for the score products, 4 x 4 for the value products) plus the loaded operands. Narrower
-// levels have 16: 6 rows x 2 vectors is 12 accumulators, 2 B vectors and one broadcast, enough
-// independent FMAs to cover the FMA latency on two pipes (4 x 2 left them waiting).
+// Register tiles. A 512-bit level has 32 vector registers: 16 accumulators (4 rows x 4 vectors
+// for both block products) plus the loaded operands. Narrower levels have 16: 6 rows x 2
+// vectors is 12 accumulators, 2 B vectors and one broadcast, enough independent FMAs to cover
+// the FMA latency on two pipes (4 x 2 left them waiting).
 template <typename T>
 constexpr bool kWideRegisters = vec::Vec<T>::size * sizeof(T) >= 64;
 template <typename T>
-constexpr int kTileRows = kWideRegisters<T> ? 8 : 6;
+constexpr int kTileRows = kWideRegisters<T> ? 8 : 6;  // the value products' narrow strips
 
-// A panel is two vectors of columns: B operands of the score products are packed panel by
-// panel, each panel's rows (depth of them) contiguous, so a tile walks its B sequentially.
+// The score products' tiles are kDotRows x kPanelVectors; at the 512-bit levels 4 x 4 beat 8 x 2
+// (half the broadcasts per FMA; the row max then covers a 64-key panel at once). A panel is
+// kPanelVectors vectors of columns: B operands of the score products are packed panel by panel,
+// each panel's rows (depth of them) contiguous, so a tile walks its B sequentially.
 template <typename T>
-constexpr int64_t kPanel = 2 * vec::Vec<T>::size;
+constexpr int kPanelVectors = kWideRegisters<T> ? 4 : 2;
+template <typename T>
+constexpr int kDotRows = kWideRegisters<T> ? 4 : 6;
+template <typename T>
+constexpr int64_t kPanel = kPanelVectors<T>* vec::Vec<T>::size;
 
 // Calls tile(i, std::integral_constant<int, H>) over `rows` in blocks of H = R rows, then once
 // for the remainder with H = its exact height, so a partial block is still one tile.
@@ -78,38 +93,64 @@ inline void for_row_tiles(int64_t rows, Tile&& tile) {
 // The register tiles stay out of line: inlined into the long forward loop, GCC kept their
 // accumulator arrays in memory and stored every accumulator on every step (1.3x slower at avx2).
 
-// R rows x 2 vectors of out = a (rows `lda` apart) @ one B panel (depth x kPanel).
+// R rows x C vectors of out = a (rows `lda` apart) @ one B panel (depth x kPanel). With
+// row_max (R vectors), each row's lane-wise running max also takes in the tile's values, while
+// they are still in registers: the forward's softmax then skips its own pass over the scores.
 template <typename T, int R>
 __attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth,
-                                        T* out, int64_t ldo) {
+                                        T* out, int64_t ldo, T* row_max) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
-  V c[R][2];
-  for (auto& r : c) r[0] = r[1] = V(T(0));
-  for (int64_t e = 0; e < depth; ++e) {
-    const V b0 = V::load(panel + e * 2 * W), b1 = V::load(panel + e * 2 * W + W);
+  constexpr int C = kPanelVectors<T>;
+  // The first step multiplies instead of adding to zeros: zero-initialised, GCC built the
+  // accumulator array on the stack and loaded it back on every call (depth is only E).
+  V c[R][C];
+  {
+    V b[C];
+    for (int k = 0; k < C; ++k) b[k] = V::load(panel + k * W);
+    for (int r = 0; r < R; ++r) {
+      const V x(a[r * lda]);
+      for (int k = 0; k < C; ++k) c[r][k] = x * b[k];
+    }
+  }
+  for (int64_t e = 1; e < depth; ++e) {
+    V b[C];
+    for (int k = 0; k < C; ++k) b[k] = V::load(panel + (e * C + k) * W);
     for (int r = 0; r < R; ++r) {
       const V x(a[r * lda + e]);
-      c[r][0] = vec::fma(x, b0, c[r][0]);
-      c[r][1] = vec::fma(x, b1, c[r][1]);
+      for (int k = 0; k < C; ++k) c[r][k] = vec::fma(x, b[k], c[r][k]);
     }
   }
   for (int r = 0; r < R; ++r) {
-    c[r][0].store(out + r * ldo);
-    c[r][1].store(out + r * ldo + W);
+    for (int k = 0; k < C; ++k) c[r][k].store(out + r * ldo + k * W);
+  }
+  if (row_max) {
+    for (int r = 0; r < R; ++r) {
+      V mx = c[r][0];
+      for (int k = 1; k < C; ++k) mx = vec::max_with(mx, c[r][k]);
+      vec::max_with(V::load(row_max + r * W), mx).store(row_max + r * W);
+    }
   }
 }
 
 // out[i][j] = sum_e a[i][e] * B[e][j] for i < rows, j < cols (a multiple of kPanel): a's rows
-// are `lda` apart; B is packed in panels (see pack_panels); out's rows are `ldo` apart.
+// are `lda` apart; B is packed in panels (see pack_panels); out's rows are `ldo` apart. With
+// row_max (rows vectors), see dot_tile.
 template <typename T>
 void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t depth, int64_t cols,
-               T* out, int64_t ldo) {
+               T* out, int64_t ldo, T* row_max = nullptr) {
+  constexpr int64_t W = vec::Vec<T>::size;
   constexpr int64_t P = kPanel<T>;
+  if (depth == 0) {  // empty heads: the tiles take at least one step
+    for (int64_t i = 0; i < rows; ++i) std::fill(out + i * ldo, out + i * ldo + cols, T(0));
+    if (row_max) std::fill(row_max, row_max + rows * W, T(0));
+    return;
+  }
   for (int64_t j = 0; j < cols; j += P) {
     const T* panel = panels + j * depth;  // panel j / P starts (j / P) * depth * P in
-    for_row_tiles<kTileRows<T>>(rows, [&](int64_t i, auto height) {
-      dot_tile<T, decltype(height)::value>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo);
+    for_row_tiles<kDotRows<T>>(rows, [&](int64_t i, auto height) {
+      dot_tile<T, decltype(height)::value>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo,
+                                           row_max ? row_max + i * W : nullptr);
     });
   }
 }
@@ -221,15 +262,16 @@ const T* slice(const Tensor& t, int64_t n, int64_t h) {
   return t.data<T>() + n * t.stride(0) + h * t.stride(1);
 }
 
-// Turns a block of raw dot products into scores: s = s * scale + bias, -inf where causality or
-// the block's padding masks them. Rows i of the block are queries q0 + i, columns j keys k0 + j.
+// Turns a block of raw dot products into scores: s = s * scale + bias * bias_scale, -inf where
+// causality or the block's padding masks them. Rows i of the block are queries q0 + i, columns
+// j keys k0 + j.
 template <typename T>
 void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_padded, int64_t q0,
                    int64_t k0, const T* bias, int64_t bias_row, int64_t bias_col, T scale,
-                   bool is_causal) {
+                   bool is_causal, T bias_scale = T(1)) {
   using V = vec::Vec<T>;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
-  const V scale_v(scale);
+  const V scale_v(scale), bias_scale_v(bias_scale);
   for (int64_t i = 0; i < rows; ++i) {
     T* si = s + i * lds;
     if (scale != T(1)) {
@@ -239,10 +281,12 @@ void finish_scores(T* s, int64_t lds, int64_t rows, int64_t cols, int64_t cols_p
       const T* bi = bias + (q0 + i) * bias_row + k0 * bias_col;
       if (bias_col == 1) {
         int64_t j = 0;
-        for (; j + V::size <= cols; j += V::size) (V::load(si + j) + V::load(bi + j)).store(si + j);
-        for (; j < cols; ++j) si[j] += bi[j];
+        for (; j + V::size <= cols; j += V::size) {
+          vec::fma(V::load(bi + j), bias_scale_v, V::load(si + j)).store(si + j);
+        }
+        for (; j < cols; ++j) si[j] += bi[j] * bias_scale;
       } else {
-        for (int64_t j = 0; j < cols; ++j) si[j] += bi[j * bias_col];
+        for (int64_t j = 0; j < cols; ++j) si[j] += bi[j * bias_col] * bias_scale;
       }
     }
     int64_t first_masked = cols;
@@ -368,6 +412,86 @@ struct PackedGeometry {
   }
 };
 
+// 2^x for x <= 0, -inf or NaN: the forward's softmax works in base 2 (its scores carry the
+// factor log2(e), folded into the scale of Q), so the reduction is n = round(x), f = x - n in
+// [-1/2, 1/2], with no multiply by log2(e) and no two-part ln 2. float: a degree-5 polynomial
+// for 2^f, fitted for relative error (1.9e-7 with float rounding, about 3 ulp; the softmax's sum
+// and the products with V round more than that). The clamp keeps -inf (masked scores) out of
+// the reduction; vscalefps (or the exponent bits) then give 2^n, 0 below the subnormals.
+inline vec::Vec<float> exp2_nonpositive(vec::Vec<float> x) {
+  using V = vec::Vec<float>;
+  const V xc = vec::max_with(V(-151.0f), x);  // 2^-151 rounds to 0
+  const V n = vec::round_nearest(xc);
+  const V f = xc - n;
+  V p = 1.32647273e-3f;
+  p = vec::fma(p, f, V(9.67151299e-3f));
+  p = vec::fma(p, f, V(5.55073358e-2f));
+  p = vec::fma(p, f, V(2.40222424e-1f));
+  p = vec::fma(p, f, V(6.93147004e-1f));
+  p = vec::fma(p, f, V(1.0f));
+#if EMBER_CPU_LEVEL >= 2
+  return vec::from_reg(_mm512_scalef_ps(vec::reg(p), vec::reg(n)));
+#else
+  // 2^n from its exponent bits, in two halves when it is below the normal range.
+  if (!vec::any(n < V(-126.0f))) return p * vec::pow2_int(n);
+  const V n1 = vec::round_to_int(n * 0.5f);
+  return p * vec::pow2_int(n1) * vec::pow2_int(n - n1);
+#endif
+}
+inline vec::Vec<double> exp2_nonpositive(vec::Vec<double> x) {
+  return vec::exp<double, true>(x * vec::Vec<double>(kLn2));
+}
+
+// One row of one key block of the online softmax, in base 2. The row's scores si[0, cols) (cols
+// a multiple of 2 vectors; block_max, when given, their lane-wise max) become p = 2^(s - m'),
+// where m' is the larger of the running max m and the block's; the running sum l and the output
+// row (out_width wide) are rescaled by 2^(m - m').
+//
+// The max uses the plain max instruction, which may drop a NaN score; the exp of that score is
+// NaN all the same, so a NaN still reaches l and the output. The one case where a dropped NaN
+// would be lost is a row whose every other score is -inf (m' = -inf, nothing added): that rare
+// branch checks for NaN itself.
+template <typename T>
+inline void softmax_block_row(T* si, int64_t cols, const T* block_max, T& m, T& l, T* out_row,
+                              int64_t out_width) {
+  using V = vec::Vec<T>;
+  constexpr int64_t W = V::size;
+  constexpr T kLow = -std::numeric_limits<T>::infinity();
+  V mx0(kLow), mx1(kLow);
+  if (block_max) {  // the lane-wise max, already taken by dot_tile
+    mx0 = V::load(block_max);
+  } else {
+    for (int64_t j = 0; j < cols; j += 2 * W) {
+      mx0 = vec::max_with(mx0, V::load(si + j));
+      mx1 = vec::max_with(mx1, V::load(si + j + W));
+    }
+  }
+  const T m_new = std::max(m, vec::reduce_max(vec::max_with(mx0, mx1)));
+  if (m_new == kLow) {  // every key so far masked: nothing to add, unless a score is NaN
+    const bool has_nan = std::any_of(si, si + cols, [](T x) { return std::isnan(x); });
+    std::fill(si, si + cols, has_nan ? std::numeric_limits<T>::quiet_NaN() : T(0));
+    if (has_nan) l = std::numeric_limits<T>::quiet_NaN();
+    return;
+  }
+  const V mv(m_new);
+  V sum0(T(0)), sum1(T(0));
+  for (int64_t j = 0; j < cols; j += 2 * W) {
+    const V e0 = exp2_nonpositive(V::load(si + j) - mv);
+    const V e1 = exp2_nonpositive(V::load(si + j + W) - mv);
+    e0.store(si + j);
+    e1.store(si + j + W);
+    sum0 = sum0 + e0;
+    sum1 = sum1 + e1;
+  }
+  const T alpha = m == kLow ? T(0) : std::exp2(m - m_new);
+  l = l * alpha + vec::reduce_add(sum0 + sum1);
+  m = m_new;
+  if (alpha != T(1)) {
+    const V av(alpha);
+    for (int64_t c = 0; c < out_width; c += W) (V::load(out_row + c) * av).store(out_row + c);
+  }
+}
+
 template <typename T, typename Geometry>
 void forward_impl(const Geometry& geo, const SdpaParams& p) {
   using V = vec::Vec<T>;
@@ -375,9 +499,10 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
   const Shapes& g = geo.g;
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
-  const int64_t kbp = round_up(kKeyBlock, W);
+  const int64_t kbp = round_up(kForwardKeyBlock, W);
   constexpr int64_t P = kPanel<T>;
-  const T scale = static_cast<T>(p.scale);
+  // Scores are kept in base 2 (scale log2(e) q k^T): the softmax then needs 2^x, not e^x.
+  const T scale_log2 = static_cast<T>(p.scale * kLog2e);
   // Work units: (sequence, query head, block of queries), numbered sequence by sequence.
   std::vector<int64_t> first_unit(g.N + 1, 0);
   int64_t flops = 0;
@@ -398,7 +523,8 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
         // head).
         const int64_t Sp_max = round_up(max_s, P);
         std::vector<T> qt(kQueryBlock * Ep), kt(g.E * Sp_max), vt(max_s * Evp),
-            sb(kQueryBlock * kbp), ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock);
+            sb(kQueryBlock * kbp), ot(kQueryBlock * Evp), m(kQueryBlock), l(kQueryBlock),
+            rmax(kQueryBlock * W);
         int64_t packed_n = -1, packed_hk = -1;
         int64_t n =
             std::upper_bound(first_unit.begin(), first_unit.end(), u0) - first_unit.begin() - 1;
@@ -415,41 +541,28 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
             packed_n = n;
             packed_hk = hk;
           }
-          pack_rows(o.q + q0 * o.q_row, o.q_row, rows, g.E, qt.data(), Ep, rows, scale);
+          pack_rows(o.q + q0 * o.q_row, o.q_row, rows, g.E, qt.data(), Ep, rows, scale_log2);
           std::fill(ot.begin(), ot.end(), T(0));
           std::fill(m.begin(), m.end(), kLow);
           std::fill(l.begin(), l.end(), T(0));
           const int64_t k_end = p.is_causal ? std::min(o.S, q0 + rows) : o.S;
-          for (int64_t k0 = 0; k0 < k_end; k0 += kKeyBlock) {
-            const int64_t cols = std::min(kKeyBlock, k_end - k0), colsp = round_up(cols, P);
+          for (int64_t k0 = 0; k0 < k_end; k0 += kForwardKeyBlock) {
+            const int64_t cols = std::min(kForwardKeyBlock, k_end - k0), colsp = round_up(cols, P);
             // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
             // scores are set to -inf below. q is already scaled.
-            dot_block(qt.data(), Ep, rows, kt.data() + k0 * g.E, g.E, colsp, sb.data(), kbp);
+            // dot_block takes each row's max on the way when nothing changes the scores after it:
+            // no bias, no causal mask within the block, and no columns past `cols`.
+            const bool fused_max =
+                !o.bias && cols == colsp && (!p.is_causal || k0 + cols <= q0 + 1);
+            if (fused_max) std::fill(rmax.begin(), rmax.begin() + rows * W, kLow);
+            dot_block(qt.data(), Ep, rows, kt.data() + k0 * g.E, g.E, colsp, sb.data(), kbp,
+                      fused_max ? rmax.data() : nullptr);
             finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row, o.bias_col,
-                          T(1), p.is_causal);
+                          T(1), p.is_causal, T(kLog2e));
             for (int64_t i = 0; i < rows; ++i) {
-              T* si = sb.data() + i * kbp;
-              V mx(kLow);
-              for (int64_t j = 0; j < colsp; j += W) mx = vec::maximum(mx, V::load(si + j));
-              const T m_new = std::max(m[i], vec::reduce_max(mx));
-              if (m_new == kLow) {  // every key so far masked: nothing to add
-                std::fill(si, si + colsp, T(0));
-                continue;
-              }
-              const V mv(m_new);
-              V sum(T(0));
-              for (int64_t j = 0; j < colsp; j += W) {
-                const V e = vec::exp(V::load(si + j) - mv);
-                e.store(si + j);
-                sum = sum + e;
-              }
-              const T alpha = m[i] == kLow ? T(0) : std::exp(m[i] - m_new);
-              l[i] = l[i] * alpha + vec::reduce_add(sum);
-              m[i] = m_new;
-              if (alpha != T(1)) {
-                T* oi = ot.data() + i * Evp;
-                for (int64_t c = 0; c < Evp; c += W) (V::load(oi + c) * V(alpha)).store(oi + c);
-              }
+              softmax_block_row(sb.data() + i * kbp, colsp,
+                                fused_max ? rmax.data() + i * W : nullptr, m[i], l[i],
+                                ot.data() + i * Evp, Evp);
             }
             accumulate_rows(sb.data(), kbp, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
                             Evp);
@@ -459,7 +572,7 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
             const T inv = l[i] > T(0) ? T(1) / l[i] : T(0);
             T* oi = o.out + (q0 + i) * o.out_row;
             for (int64_t c = 0; c < g.Ev; ++c) oi[c] = ot[i * Evp + c] * inv;
-            if (o.lse) o.lse[q0 + i] = l[i] > T(0) ? m[i] + std::log(l[i]) : kLow;
+            if (o.lse) o.lse[q0 + i] = l[i] > T(0) ? (m[i] + std::log2(l[i])) * T(kLn2) : kLow;
           }
         }
       });
