@@ -51,7 +51,7 @@ def tensors(*arrays, dtype=ember.float64, grad=False):
     return [ember.tensor(a, dtype=dtype, requires_grad=grad) for a in arrays]
 
 
-# L and S around the kernel's blocks (64 queries; 128 keys in the backward, 512 in the forward)
+# L and S around the kernel's blocks (64 queries; 128 keys in the backward, 1024 in the forward)
 # and the vector widths.
 @pytest.mark.parametrize("L,S", [(1, 1), (3, 5), (64, 128), (65, 129), (130, 300), (7, 257)])
 @pytest.mark.parametrize("E,Ev", [(8, 8), (5, 3), (64, 80)])
@@ -107,9 +107,9 @@ def test_fully_masked_rows_give_zeros_and_zero_gradients():
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("L,S", [(3, 511), (66, 513), (65, 1100), (600, 600)])
+@pytest.mark.parametrize("L,S", [(3, 1023), (66, 1025), (65, 2100), (600, 600)])
 def test_forward_key_blocks_and_their_fused_row_max(L, S, causal):
-    # The forward visits keys in blocks of 512 and takes a block's row max inside the score
+    # The forward visits keys in blocks of 1024 and takes a block's row max inside the score
     # tiles when no mask follows (a full block, no bias, not crossing the causal diagonal): both
     # forms meet here, with a float mask too.
     q, k, v = rand(1, 2, L, 64, seed=21), rand(1, 2, S, 64, seed=22), rand(1, 2, S, 16, seed=23)
@@ -123,12 +123,12 @@ def test_forward_key_blocks_and_their_fused_row_max(L, S, causal):
 
 
 def test_nan_scores_give_nan_rows_as_the_math_form():
-    q, k, v = rand(1, 1, 70, 16, seed=25), rand(1, 1, 600, 16, seed=26), rand(1, 1, 600, 8,
-                                                                            seed=27)
+    q, k, v = rand(1, 1, 70, 16, seed=25), rand(1, 1, 1200, 16, seed=26), rand(1, 1, 1200, 8,
+                                                                             seed=27)
     q[0, 0, 3, 5] = np.nan  # query 3's scores are all NaN
-    bias = np.zeros((70, 600))
+    bias = np.zeros((70, 1200))
     bias[10] = -np.inf  # query 10 sees no key ...
-    bias[10, 550] = np.nan  # ... but one NaN score, in the second key block
+    bias[10, 1100] = np.nan  # ... but one NaN score, in the second key block
     for dtype in (ember.float64, ember.float32):
         for mask in (None, bias):
             extra = {} if mask is None else {"attn_mask": ember.tensor(mask, dtype=dtype)}
