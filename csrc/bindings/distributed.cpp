@@ -24,6 +24,22 @@ Milliseconds millis(double seconds) {
   return Milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
 }
 
+// A timeout as PyTorch's stores take it, a datetime.timedelta, or as seconds.
+Milliseconds millis(py::handle timeout) {
+  if (py::hasattr(timeout, "total_seconds")) {
+    return millis(py::cast<double>(timeout.attr("total_seconds")()));
+  }
+  EMBER_CHECK_T(TypeError, PyNumber_Check(timeout.ptr()) && !PyBool_Check(timeout.ptr()),
+                "[distributed] a timeout must be a datetime.timedelta or seconds, got ",
+                Py_TYPE(timeout.ptr())->tp_name);
+  return millis(py::cast<double>(timeout));
+}
+
+// world_size=None (PyTorch's default) means unknown, as -1.
+int world_size_of(py::handle world_size) {
+  return world_size.is_none() ? -1 : py::cast<int>(world_size);
+}
+
 // Keys and values may be str (UTF-8) or bytes, as in PyTorch.
 Bytes value_bytes(py::handle value) {
   if (PyBytes_Check(value.ptr())) {
@@ -70,8 +86,7 @@ void init_store_methods(py::class_<Store, std::shared_ptr<Store>>& cls) {
       .def(
           "wait",
           [](Store& s, const std::vector<std::string>& keys, py::object timeout) {
-            const Milliseconds t =
-                timeout.is_none() ? s.timeout() : millis(py::cast<double>(timeout));
+            const Milliseconds t = timeout.is_none() ? s.timeout() : millis(timeout);
             py::gil_scoped_release release;
             s.wait(keys, t);
           },
@@ -86,7 +101,7 @@ void init_store_methods(py::class_<Store, std::shared_ptr<Store>>& cls) {
              }
              return to_py(value);
            })
-      .def("set_timeout", [](Store& s, double seconds) { s.set_timeout(millis(seconds)); })
+      .def("set_timeout", [](Store& s, py::handle timeout) { s.set_timeout(millis(timeout)); })
       .def_property_readonly("timeout_seconds",
                              [](Store& s) { return s.timeout().count() / 1000.0; });
 }
@@ -132,26 +147,30 @@ void init_distributed(py::module_& m) {
   py::class_<Store, std::shared_ptr<Store>> store(d, "Store");
   init_store_methods(store);
   py::class_<HashStore, Store, std::shared_ptr<HashStore>>(d, "HashStore")
-      .def(py::init([](double timeout) { return std::make_shared<HashStore>(millis(timeout)); }),
-           arg("timeout") = 300.0);
+      .def(
+          py::init([](py::handle timeout) { return std::make_shared<HashStore>(millis(timeout)); }),
+          arg("timeout") = 300.0);
   py::class_<PrefixStore, Store, std::shared_ptr<PrefixStore>>(d, "PrefixStore")
       .def(py::init<std::string, std::shared_ptr<Store>>(), arg("prefix"), arg("store"))
       .def_property_readonly("underlying_store", &PrefixStore::base);
   py::class_<FileStore, Store, std::shared_ptr<FileStore>>(d, "FileStore")
-      .def(py::init([](const std::string& path, int world_size, double timeout) {
+      .def(py::init([](const std::string& path, py::handle world_size, py::handle timeout) {
+             const int size = world_size_of(world_size);
+             const Milliseconds t = millis(timeout);
              py::gil_scoped_release release;
-             return std::make_shared<FileStore>(path, world_size, millis(timeout));
+             return std::make_shared<FileStore>(path, size, t);
            }),
            arg("file_name"), arg("world_size") = -1, arg("timeout") = 300.0)
       .def_property_readonly("path", &FileStore::path);
   py::class_<TCPStore, Store, std::shared_ptr<TCPStore>>(d, "TCPStore")
-      .def(py::init([](const std::string& host, int port, int world_size, bool is_master,
-                       double timeout, bool wait_for_workers) {
+      .def(py::init([](const std::string& host, int port, py::handle world_size, bool is_master,
+                       py::handle timeout, bool wait_for_workers) {
+             const int size = world_size_of(world_size);
+             const Milliseconds t = millis(timeout);
              py::gil_scoped_release release;
-             return std::make_shared<TCPStore>(host, port, is_master, millis(timeout),
-                                               wait_for_workers, world_size);
+             return std::make_shared<TCPStore>(host, port, is_master, t, wait_for_workers, size);
            }),
-           arg("host_name"), arg("port"), arg("world_size") = -1, arg("is_master") = false,
+           arg("host_name"), arg("port"), arg("world_size") = py::none(), arg("is_master") = false,
            arg("timeout") = 300.0, arg("wait_for_workers") = true)
       .def_property_readonly("host", &TCPStore::host)
       .def_property_readonly("port", &TCPStore::port);

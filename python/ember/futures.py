@@ -11,13 +11,23 @@ __all__ = ["Future", "collect_all", "wait_all"]
 
 
 class Future:
+    """Note [Futures complete when asked]: a future made from a collective's Work completes
+    when it is polled (``done``, ``value``, a new callback) or waited on, directly or through a
+    future chained to it by ``then`` or ``collect_all``; its callbacks run then, on that thread.
+    No backend thread ever runs Python, so a collective ending needs no GIL, and attaching a
+    callback never waits: a DDP communication hook returns at once and its all-reduce overlaps
+    the rest of backward. (PyTorch runs such callbacks on its backend thread as the work ends;
+    the values seen are the same.) Futures completed by ``set_result`` run their callbacks at
+    once, on the thread that completes them."""
+
     def __init__(self, *, devices=None):
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._value = None
         self._error = None
         self._callbacks = []
-        self._waiter = None  # a Work to wait on, for futures made from one
+        self._waiter = None  # a Work to complete from, for futures made from one
+        self._sources = ()  # futures whose completion completes this one (then, collect_all)
 
     @classmethod
     def _from_work(cls, work):
@@ -25,32 +35,42 @@ class Future:
         future._waiter = work
         return future
 
-    def done(self):
-        if self._waiter is not None and self._waiter.is_completed():
-            self._complete_from_work()
-        return self._done.is_set()
+    def _drive(self, block):
+        """Completes this future from its Work once that has ended (with ``block``, after
+        waiting for it), or asks the futures it depends on to do so."""
+        if self._done.is_set():
+            return
+        with self._lock:
+            work = self._waiter
+            if work is not None and (block or work.is_completed()):
+                self._waiter = None  # this thread completes it; others wait on _done
+            else:
+                work = None
+        if work is not None:
+            try:
+                work.wait()
+            except Exception as e:  # the future carries the error
+                self.set_exception(e)
+                return
+            self.set_result(work._result)
+            return
+        for source in self._sources:
+            source._drive(block)
 
-    def _complete_from_work(self):
-        work, self._waiter = self._waiter, None
-        if work is None:
-            return
-        try:
-            work.wait()
-        except Exception as e:  # the future carries the error
-            self.set_exception(e)
-            return
-        self.set_result(work._result)
+    def done(self):
+        self._drive(block=False)
+        return self._done.is_set()
 
     def wait(self):
         """Blocks until the value is set; returns it (raises the error it was set with)."""
-        if self._waiter is not None:
-            self._complete_from_work()
+        self._drive(block=True)
         self._done.wait()
         if self._error is not None:
             raise self._error
         return self._value
 
     def value(self):
+        self._drive(block=False)
         if not self._done.is_set():
             raise RuntimeError("Future.value() called before the future completed")
         if self._error is not None:
@@ -76,9 +96,9 @@ class Future:
             callback(self)
 
     def add_done_callback(self, callback):
-        """Calls ``callback(self)`` when the future completes (at once if it has)."""
-        if self._waiter is not None:
-            self._complete_from_work()
+        """Calls ``callback(self)`` when the future completes (at once if it has; see Note
+        [Futures complete when asked])."""
+        self._drive(block=False)
         with self._lock:
             if not self._done.is_set():
                 self._callbacks.append(callback)
@@ -88,6 +108,7 @@ class Future:
     def then(self, callback):
         """A future of ``callback(self)``, run when this one completes."""
         chained = Future()
+        chained._sources = (self,)
 
         def run(done):
             try:
@@ -103,6 +124,7 @@ def collect_all(futures):
     """A future of the list of ``futures``, completed when all are."""
     result = Future()
     futures = list(futures)
+    result._sources = tuple(futures)
     if not futures:
         result.set_result([])
         return result

@@ -268,6 +268,52 @@ def test_collectives_point_to_point_and_objects(tmp_path, world):
     assert all(f"ok {r.rank} {world} gloo" in r.stdout for r in results)
 
 
+FUTURES = """
+init()
+store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]) + 1, WORLD,
+                      RANK == 0, timeout=TIMEOUT)
+# Attaching a callback to a collective's future never waits for the collective: rank 0 says so
+# through the store before rank 1 even starts its half (a blocking then() would hang here).
+t = ember.full((4,), float(RANK + 1))
+if RANK == 0:
+    calls = []
+    work = dist.all_reduce(t, async_op=True)
+    fut = work.get_future()
+    chained = fut.then(lambda f: calls.append("then") or f.value()[0] * 2)
+    assert calls == [] and not work.is_completed()
+    store.set("then_returned", "1")
+    assert chained.wait().tolist() == [6.0] * 4 and calls == ["then"]
+    assert fut.done() and fut.value()[0] is t and t.tolist() == [3.0] * 4
+    # done() and value() complete a future whose work has ended, running its callbacks
+    w2 = dist.all_reduce(ember.ones(2), async_op=True)
+    late = w2.get_future().then(lambda f: "late")
+    w2.wait()
+    assert late.done() and late.value() == "late"
+    # collect_all over work futures, and an error set in a callback reaches the chained one
+    both = ember.futures.collect_all([dist.all_reduce(ember.ones(1), async_op=True).get_future()
+                                      for _ in range(2)])
+    assert [f.value()[0].item() for f in both.wait()] == [2.0, 2.0]
+    bad = dist.all_reduce(ember.ones(1), async_op=True).get_future().then(lambda f: 1 / 0)
+    try:
+        bad.wait()
+    except ZeroDivisionError:
+        pass
+    else:
+        raise AssertionError("no error")
+else:
+    store.wait(["then_returned"])
+    dist.all_reduce(t)
+    dist.all_reduce(ember.ones(2))
+    for _ in range(3):
+        dist.all_reduce(ember.ones(1))
+print("ok")
+"""
+
+
+def test_work_futures_never_block_on_then(tmp_path):
+    assert_all_ok(run_ranks(tmp_path, FUTURES, world=2, timeout=90))
+
+
 SUBGROUPS = """
 init()
 even = dist.new_group([0, 2])

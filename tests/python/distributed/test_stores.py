@@ -1,6 +1,7 @@
 """The stores (HashStore, FileStore, TCPStore, PrefixStore): set/get/add/check/delete/compare_set
 and timeouts, across threads and processes, and their errors."""
 
+import datetime
 import socket
 import subprocess
 import sys
@@ -119,6 +120,25 @@ def test_tcp_store_server_and_clients():
     for t in threads:
         t.join()
     assert master.add("n", 0) == 200
+
+
+def test_timeouts_as_timedelta_and_world_size_none_as_pytorch(tmp_path):
+    # PyTorch's stores take timeouts as datetime.timedelta, and TCPStore's world_size defaults
+    # to None (unknown).
+    td = datetime.timedelta(seconds=0.2)
+    master = dist.TCPStore("127.0.0.1", 0, None, True, timeout=datetime.timedelta(seconds=30),
+                           wait_for_workers=False)
+    client = dist.TCPStore("127.0.0.1", master.port, is_master=False,
+                           timeout=datetime.timedelta(minutes=1))
+    assert client.timeout_seconds == 60
+    for store in (master, dist.FileStore(str(tmp_path / "fs"), 1, timeout=td),
+                  dist.HashStore(timeout=td)):
+        store.set_timeout(td)
+        assert store.timeout_seconds == 0.2
+        with pytest.raises(dist.DistStoreError, match="timed out"):
+            store.wait(["missing"], datetime.timedelta(milliseconds=50))
+    with pytest.raises(TypeError, match="timedelta or seconds"):
+        dist.HashStore(timeout="10s")
 
 
 def test_tcp_store_waits_for_workers_and_reports_a_wrong_world_size():

@@ -307,6 +307,10 @@ class DistributedDataParallel(Module):
         return used
 
     def _finish(self):
+        # The group runs its collectives in call order, so once the last bucket's has ended the
+        # plan and every earlier bucket have too: waiting for it first wakes this thread once,
+        # not once per bucket (each wake-up competes for the cores with the group's threads).
+        self._buckets[-1].future.wait()
         if self._plan_work is not None:
             self._plan_work.wait(self.process_group._gloo.timeout_seconds)
             self._plan_work = None
