@@ -121,7 +121,7 @@ from ._deterministic import (  # noqa: E402,F401
 # Submodules that load on first use (`ember.onnx.export(...)`, `import ember.distributions`), as
 # PEP 562 allows: together they took a fifth of `import ember` (benchmarks/bench_import.py), and
 # nothing in the rest of the package needs them at import.
-_LAZY_SUBMODULES = ("distributions", "hub", "onnx")
+_LAZY_SUBMODULES = ("accelerator", "distributions", "hub", "onnx")
 
 
 def __getattr__(name):

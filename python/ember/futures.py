@@ -10,15 +10,17 @@ import threading
 __all__ = ["Future", "collect_all", "wait_all"]
 
 
+# Note [Futures complete when asked]: a future made from a collective's Work completes when it
+# is polled (``done``, ``value``, a new callback) or waited on, directly or through a future
+# chained to it by ``then`` or ``collect_all``; its callbacks run then, on that thread. No
+# backend thread ever runs Python, so a collective ending needs no GIL, and attaching a callback
+# never waits: a DDP communication hook returns at once and its all-reduce overlaps the rest of
+# backward. (PyTorch runs such callbacks on its backend thread as the work ends; the values seen
+# are the same.) Futures completed by ``set_result`` run their callbacks at once, on the thread
+# that completes them.
 class Future:
-    """Note [Futures complete when asked]: a future made from a collective's Work completes
-    when it is polled (``done``, ``value``, a new callback) or waited on, directly or through a
-    future chained to it by ``then`` or ``collect_all``; its callbacks run then, on that thread.
-    No backend thread ever runs Python, so a collective ending needs no GIL, and attaching a
-    callback never waits: a DDP communication hook returns at once and its all-reduce overlaps
-    the rest of backward. (PyTorch runs such callbacks on its backend thread as the work ends;
-    the values seen are the same.) Futures completed by ``set_result`` run their callbacks at
-    once, on the thread that completes them."""
+    """A value (or an error) that arrives later, as torch.futures.Future (Note [Futures complete
+    when asked])."""
 
     def __init__(self, *, devices=None):
         self._done = threading.Event()

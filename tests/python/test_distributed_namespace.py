@@ -21,6 +21,38 @@ def test_queries(monkeypatch):
         assert hasattr(dist, name), name
 
 
+def test_default_backends_per_device_as_pytorch():
+    assert dist.get_default_backend_for_device("cpu") == "gloo"
+    assert dist.get_default_backend_for_device(ember.device("cpu")) == "gloo"
+    assert dist.get_default_backend_for_device("cuda") == "nccl"
+    with pytest.raises(ValueError, match="not registered for device : meta"):
+        dist.get_default_backend_for_device("meta")
+    with pytest.raises(TypeError, match="expected a device or a str"):
+        dist.get_default_backend_for_device(None)
+    assert dist.is_backend_available("gloo") == dist.is_available()
+    assert dist.is_backend_available("GLOO") == dist.is_available()
+    assert not dist.is_backend_available("nccl") and not dist.is_backend_available("mpi")
+
+
+def test_accelerator_answers_as_a_cpu_only_pytorch():
+    # pytorch/examples test torch.accelerator first and take their CPU path when it has none.
+    acc = ember.accelerator
+    assert acc.is_available() is False and acc.device_count() == 0
+    assert acc.current_accelerator() is None and acc.current_accelerator(True) is None
+    for fn in (acc.current_device_index, acc.synchronize, acc.memory_allocated,
+               acc.empty_cache):
+        with pytest.raises(RuntimeError, match="none is available"):
+            fn()
+    with pytest.raises(RuntimeError, match="none is available"):
+        acc.set_device_index(0)
+    with pytest.raises(RuntimeError, match="none is available"):
+        with acc.device_index(0):
+            pass
+    with acc.device_index(None):
+        pass
+    assert "accelerator" in dir(ember)
+
+
 def test_errors_before_a_process_group():
     with pytest.raises(RuntimeError, match="doesn't have NCCL built in"):
         dist.init_process_group("nccl")

@@ -17,16 +17,17 @@ from enum import Enum
 from .. import _C
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
-    "FileStore", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp",
-    "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object",
-    "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv",
-    "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object",
-    "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
-    "get_world_size", "group", "init_process_group", "irecv", "is_available",
-    "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available",
-    "is_torchelastic_launched", "isend", "monitored_barrier", "new_group", "recv", "reduce",
-    "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "FileStore",
+    "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store",
+    "TCPStore", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce",
+    "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast",
+    "broadcast_object_list", "destroy_process_group", "gather", "gather_object", "get_backend",
+    "get_default_backend_for_device", "get_global_rank", "get_group_rank",
+    "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
+    "irecv", "is_available", "is_backend_available", "is_gloo_available", "is_initialized",
+    "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
+    "monitored_barrier", "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor",
+    "scatter", "scatter_object_list", "send",
 ]
 
 _AVAILABLE = bool(getattr(_C._distributed, "available", False))
@@ -47,6 +48,31 @@ def is_nccl_available():
 
 def is_mpi_available():
     return False
+
+
+def is_backend_available(backend):
+    """Whether ``backend`` can be used by this build: "gloo" when Gloo is built in (NCCL, MPI
+    and UCC never are)."""
+    return str(backend).lower() == "gloo" and _AVAILABLE
+
+
+# PyTorch's defaults per device type: gloo for the CPU (and the devices whose tensors Gloo
+# reduces through host memory), nccl for CUDA.
+_DEFAULT_BACKENDS = {"cpu": "gloo", "cuda": "nccl", "mps": "gloo", "xpu": "xccl", "hpu": "hccl",
+                     "mtia": "gloo"}
+
+
+def get_default_backend_for_device(device):
+    """The backend PyTorch uses by default for ``device`` (a str or ember.device): "gloo" for
+    "cpu", "nccl" for "cuda"."""
+    # The type only: a str may name a device Ember has no tensors for ("cuda", "meta").
+    kind = device.split(":")[0] if isinstance(device, str) else getattr(device, "type", None)
+    if not isinstance(kind, str):
+        raise TypeError(f"get_default_backend_for_device: expected a device or a str, got "
+                        f"{type(device).__name__}")
+    if kind not in _DEFAULT_BACKENDS:
+        raise ValueError(f"Default backend not registered for device : {kind}")
+    return _DEFAULT_BACKENDS[kind]
 
 
 def is_torchelastic_launched():
