@@ -57,6 +57,21 @@ void Work::finish(std::exception_ptr error) {
   done_changed_.notify_all();
 }
 
+// Note [Waits spin first]: a waiter first spins for up to kWaitSpin, yielding the core to any
+// thread that can run, and only then sleeps on the condition variable. On a VM a core whose
+// threads all sleep halts, and waking it again can take a host scheduler tick (4 ms): timed
+// alone, a 4 KB to 1 MB all-reduce on 2 vCPUs took either 0.5 ms or 4 ms, in both libraries.
+// A collective's own threads (Gloo's loop, the group's worker) wake promptly while the waiting
+// thread keeps its core busy: DDP's step of a small MLP, which waits for its buckets here, went
+// from 1.09-1.41x PyTorch's time to 0.60-0.77x. The spin yields at every turn, so it only burns
+// time no other thread wants; past kWaitSpin the wait sleeps as before.
+void Work::spin_until_done(Milliseconds budget) {
+  const auto until = std::chrono::steady_clock::now() + budget;
+  while (!done_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+}
+
 void Work::wait(Milliseconds timeout) {
   if (waiter_) {
     std::function<int(Milliseconds)> waiter = std::move(waiter_);
@@ -68,8 +83,9 @@ void Work::wait(Milliseconds timeout) {
       finish(std::current_exception());
     }
   }
+  spin_until_done(std::min(timeout, kWaitSpin));
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!done_changed_.wait_for(lock, timeout, [&] { return done_; }))
+  if (!done_changed_.wait_for(lock, timeout, [&] { return done_.load(); }))
     EMBER_THROW(distributed::DistBackendError, "[", description, "] timed out after ",
                 timeout.count(), " ms; another rank may have died or not called it");
   if (error_) std::rethrow_exception(error_);

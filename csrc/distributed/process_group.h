@@ -8,6 +8,7 @@
 // buffer at once and complete in Work::wait.
 #pragma once
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -50,10 +51,14 @@ class Work {
   void set_waiter(std::function<int(Milliseconds)> waiter) { waiter_ = std::move(waiter); }
   std::string description;
 
+  // How long wait() spins before it sleeps (Note [Waits spin first]).
+  static constexpr Milliseconds kWaitSpin{5};
+
  private:
+  void spin_until_done(Milliseconds budget);
   std::mutex mutex_;
   std::condition_variable done_changed_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};  // written under mutex_; read without it while spinning
   std::exception_ptr error_;
   std::function<int(Milliseconds)> waiter_;  // send/recv: completes on the waiting thread
   int source_rank_ = -1;
