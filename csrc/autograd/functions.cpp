@@ -38,19 +38,28 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     std::optional<Tensor> r = hook(g);
     if (r && r->defined()) g = std::move(*r);
   }
-  {
+  if (GradMode::is_enabled()) {
+    // create_graph: the new .grad is recorded (clone or add), and recording takes the grad
+    // accumulator of every input, under that input's meta lock. g may be this very variable
+    // (x.backward(x, create_graph=True)), so the op must run outside m.mutex, or the thread
+    // locks it twice and hangs. accumulate_mutex_ keeps the read, compute and write of this
+    // leaf's .grad one step.
+    std::lock_guard<std::mutex> serial(accumulate_mutex_);
+    Tensor old;
+    {
+      std::lock_guard<std::mutex> lock(m.mutex);
+      old = m.grad_slot->grad;
+    }
+    Tensor updated = old.defined() ? add(old, g) : clone(g);
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.grad_slot->grad = std::move(updated);
+  } else {
     std::lock_guard<std::mutex> lock(m.mutex);
     Tensor& old = m.grad_slot->grad;
     if (!old.defined()) {
-      if (!GradMode::is_enabled() && can_steal(g)) {
-        old = std::move(g);
-      } else {
-        old = clone(g);
-      }
-    } else if (!GradMode::is_enabled()) {
-      add(old, g, 1, old);  // in place, as PyTorch: whoever holds .grad sees the sum
+      old = can_steal(g) ? std::move(g) : clone(g);
     } else {
-      old = add(old, g);
+      add(old, g, 1, old);  // in place, as PyTorch: whoever holds .grad sees the sum
     }
   }
   for (const auto& [id, hook] : m.post_accumulate_hooks.hooks) hook(variable_);

@@ -25,6 +25,7 @@ class AccumulateGrad : public Node {
 
  private:
   Tensor variable_;
+  std::mutex accumulate_mutex_;  // serialises create_graph accumulations (see apply)
 };
 
 // The root of a backward call: hands the given gradients to the roots' nodes.

@@ -359,3 +359,17 @@ def test_retain_grad_follows_in_place_ops():
     y.sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), [1.0, 1.0, 1.0])
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0, 6.0])
+
+
+@pytest.mark.parametrize("dtype", [ember.float64, ember.complex128])
+def test_a_leaf_as_its_own_gradient_with_create_graph(dtype):
+    # The gradient is the leaf itself: recording the new .grad needs the leaf's own grad
+    # accumulator, which once deadlocked on the leaf's lock (found by the fuzzer).
+    x = ember.tensor([0.5], dtype=dtype).requires_grad_()
+    x.backward(x, create_graph=True)
+    assert x.grad is not x and x.grad.requires_grad and x.grad.grad_fn is not None
+    assert x.grad.tolist() == x.tolist()
+    x.backward(x, create_graph=True)  # accumulates, still recorded
+    assert x.grad.tolist() == [2 * v for v in x.tolist()] and x.grad.grad_fn is not None
+    (g,) = ember.autograd.grad(x.grad.sum().real if dtype.is_complex else x.grad.sum(), [x])
+    assert g.tolist() == [2.0]
