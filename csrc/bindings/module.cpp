@@ -41,6 +41,7 @@ PYBIND11_MODULE(_C, m) {
   ember::init_nn_dropout(m);
   ember::init_nn_attention(m);
   ember::init_nn_transformer(m);
+  ember::init_device_loader(m);
   ember::init_nn_embedding(m);
   ember::init_nn_rnn(m);
   ember::init_quantized(m, cls);

@@ -231,6 +231,7 @@ void init_nn_activation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& c
 void init_nn_dropout(py::module_& m);
 void init_nn_attention(py::module_& m);
 void init_nn_transformer(py::module_& m);
+void init_device_loader(py::module_& m);
 void init_nn_embedding(py::module_& m);
 void init_nn_rnn(py::module_& m);
 void init_quantized(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls);  // _C._quantized

@@ -111,7 +111,9 @@ void init_tensor_class(py::module_& m) {
       .def_property_readonly("nbytes",
                              [](const Tensor& t) { return t.numel() * int64_t(t.itemsize()); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      // An address on the tensor's device, as in PyTorch (never dereferenced here).
+      .def("data_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->device_data()); })
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes(); })
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data()); })
@@ -159,11 +161,11 @@ void init_tensor_class(py::module_& m) {
         }
         const Tensor s = src.cast<Tensor>();
         if (s.impl() == self.impl()) return;
-        EMBER_CHECK(s.device() == self.device(), "[set_data] cannot move a tensor from ",
-                    self.device().str(), " to ", s.device().str(), " through .data");
-        if (s.dtype() != self.dtype()) {
-          // The leaf's gradient accumulator was made for the old dtype: a new one is created
-          // on next use.
+        // A new device or dtype is allowed, as in PyTorch: Module.to / .cuda() move parameters
+        // this way, keeping their identity.
+        if (s.dtype() != self.dtype() || s.device() != self.device()) {
+          // The leaf's gradient accumulator was made for the old dtype and device: a new one is
+          // created on next use.
           if (auto* m = autograd::meta_of(self)) m->grad_accumulator.reset();
         }
         self.impl()->set_data_from(*s.impl());

@@ -308,6 +308,11 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
     const Tensor t = tensor_from_numpy(arr, /*warn_if_not_writeable=*/false);
     return to(t, dtype.value_or(t.dtype()), device, /*copy=*/true);
   }
+  if (!device.is_cpu()) {
+    // Sequences are parsed into host memory, then copied to the device whole.
+    const Tensor host = tensor_from_sequence(data, dtype, Device(), op);
+    return to(host, host.dtype(), device, /*copy=*/true);
+  }
   return tensor_from_sequence(data, dtype, device, op);
 }
 

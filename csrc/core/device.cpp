@@ -1,5 +1,6 @@
 #include "core/device.h"
 
+#include "core/device_backend.h"
 #include "core/error.h"
 
 namespace ember {
@@ -41,9 +42,16 @@ std::string Device::str() const {
 
 void check_device_available(Device d, const char* op) {
   if (d.is_cpu()) return;
-  EMBER_THROW(Error, "[", op, "] device '", d.str(),
-              "' is not available: this build of Ember has no CUDA backend loaded "
-              "(ember.cuda.is_available() is False)");
+  const DeviceBackend* backend = device_backend(d.type);
+  if (backend == nullptr) {
+    EMBER_THROW(Error, "[", op, "] device '", d.str(),
+                "' is not available: Ember's CUDA backend is not loaded (it needs a CUDA GPU, "
+                "its driver and a build with the CUDA toolkit; ember.cuda.is_available() is "
+                "False)");
+  }
+  const int count = backend->device_count();
+  EMBER_CHECK(d.index < count, "[", op, "] device '", d.str(),
+              "' does not exist: this machine has ", count, " CUDA device(s)");
 }
 
 }  // namespace ember

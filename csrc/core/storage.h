@@ -13,7 +13,8 @@ class StorageImpl : public RefCounted {
  public:
   using Deleter = void (*)(void* ctx, void* data) noexcept;
 
-  // Owns `nbytes` fresh bytes from the CPU allocator.
+  // Owns `nbytes` fresh bytes from the CPU allocator, or from the device's backend
+  // (core/device_backend.h) for a device other than the CPU.
   StorageImpl(size_t nbytes, Device device, const char* op);
   // Borrows `data`; `deleter(ctx, data)` runs when the storage dies.
   StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter, void* ctx);
@@ -23,6 +24,8 @@ class StorageImpl : public RefCounted {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   bool owns_memory() const { return deleter_ == nullptr; }
+  // Memory from a device backend's allocator (not the host's).
+  bool device_owned() const { return device_owned_; }
   // Storage borrowed from a read-only source (a read-only NumPy array); writes must be refused.
   bool read_only() const { return read_only_; }
   void set_read_only(bool v) { read_only_ = v; }
@@ -34,6 +37,7 @@ class StorageImpl : public RefCounted {
   Deleter deleter_ = nullptr;  // nullptr: memory came from cpu_alloc
   void* ctx_ = nullptr;
   bool read_only_ = false;
+  bool device_owned_ = false;  // data_ came from device_backend(device_.type)->allocate
 };
 
 using Storage = intrusive_ptr<StorageImpl>;

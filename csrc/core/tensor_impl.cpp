@@ -13,6 +13,19 @@ void TensorImpl::throw_bad_dim(int64_t d) const {
               dim() - 1, "], but got ", d, ")");
 }
 
+// Note [Host data only on the CPU]
+// A kernel reaches a tensor's elements through data(), and every CPU kernel assumes it can read
+// them. A tensor on another device holds an address the host cannot touch, so data() refuses it
+// (one predictable branch per kernel call, not per element): an op without a kernel for that
+// device then raises NotImplementedError instead of reading device memory. Device kernels and
+// copies between devices use device_data().
+void TensorImpl::throw_not_on_cpu() const {
+  EMBER_THROW(NotImplementedError, "[", device().str(),
+              "] this operation has no kernel for device ", device().str(),
+              " yet (Ember's CUDA backend runs copies, fills and collectives): run it on CPU "
+              "tensors (.cpu()) and move the result with .to(device)");
+}
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset, intrusive_ptr<VersionCounter> version)
     : storage_(std::move(storage)),

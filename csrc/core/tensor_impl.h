@@ -58,13 +58,21 @@ class TensorImpl : public RefCounted {
   size_t itemsize() const { return element_size(dtype_); }
   bool is_contiguous() const { return is_contiguous_; }
 
-  // Address of element 0 (storage data + offset * itemsize).
+  // Address of element 0 (storage data + offset * itemsize), for code that reads or writes the
+  // elements on the host: only a CPU tensor has one (Note [Host data only on the CPU]).
   void* data() const {
+    if (__builtin_expect(!storage_->device().is_cpu(), 0)) throw_not_on_cpu();
+    return device_data();
+  }
+  // The same address on whatever device holds the storage: for device kernels, copies between
+  // devices and identity checks, never for a host access.
+  void* device_data() const {
     return static_cast<char*>(storage_->data()) +
            storage_offset_ * static_cast<int64_t>(itemsize());
   }
 
   [[noreturn]] [[gnu::cold]] void throw_bad_dim(int64_t d) const;
+  [[noreturn]] [[gnu::cold]] void throw_not_on_cpu() const;
 
   // Replaces the storage (resize_ when the old one is too small, set_).
   void set_storage(Storage s) { storage_ = std::move(s); }

@@ -1,6 +1,7 @@
 #include "dispatch/copy.h"
 
 #include "core/factory.h"
+#include "dispatch/copy_device.h"
 #include "dispatch/tensor_iterator.h"
 
 namespace ember {
@@ -33,6 +34,11 @@ void copy_into(const Tensor& dst, const Tensor& src, const char* op, bool bump_v
     if (bump_version) dst.bump_version();
     return;
   }
+  if (__builtin_expect(!dst.device().is_cpu() || !src.device().is_cpu(), 0)) {
+    copy_across_devices(dst, src, op);
+    if (bump_version) dst.bump_version();
+    return;
+  }
   auto iter = TensorIteratorConfig()
                   .name(op)
                   .add_output(dst)
@@ -45,6 +51,10 @@ void copy_into(const Tensor& dst, const Tensor& src, const char* op, bool bump_v
 
 Tensor converted_copy(const Tensor& src, ScalarType dtype, const char* op) {
   Tensor out = empty_tensor(src.sizes(), dtype, src.device(), op);
+  if (!src.device().is_cpu()) {
+    copy_across_devices(out, src, op);
+    return out;
+  }
   auto iter = TensorIteratorConfig()
                   .name(op)
                   .add_output(out)

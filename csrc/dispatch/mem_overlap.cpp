@@ -32,8 +32,9 @@ void assert_no_partial_overlap(const Tensor& out, const Tensor& in, const char* 
   if (!out.defined() || !in.defined() || in.is_same(out) || in.storage() != out.storage()) return;
   const int64_t out_n = element_extent(out), in_n = element_extent(in);
   if (out_n != out.numel() || in_n != in.numel() || out_n == 0 || in_n == 0) return;
-  const char* ob = static_cast<const char*>(out.data_ptr());
-  const char* ib = static_cast<const char*>(in.data_ptr());
+  // Addresses only, never dereferenced: valid on any device.
+  const char* ob = static_cast<const char*>(out.impl()->device_data());
+  const char* ib = static_cast<const char*>(in.impl()->device_data());
   const char* oe = ob + out_n * static_cast<int64_t>(out.itemsize());
   const char* ie = ib + in_n * static_cast<int64_t>(in.itemsize());
   if (oe <= ib || ie <= ob) return;  // disjoint

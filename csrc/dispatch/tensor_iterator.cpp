@@ -354,9 +354,12 @@ TensorIterator TensorIteratorConfig::build() {
     out_dims = 1;
   }
   pshape.resize(out_dims);
+  // A device iterator carries device addresses, for that device's kernels only (its stubs
+  // dispatch on it.device_); a CPU one asks data_ptr(), which refuses a device tensor.
+  const bool on_cpu = it.device_.is_cpu();
   for (IterOperand& o : it.ops_) {
     o.strides.resize(out_dims);
-    o.data = static_cast<char*>(o.tensor.data_ptr());
+    o.data = static_cast<char*>(on_cpu ? o.tensor.data_ptr() : o.tensor.impl()->device_data());
   }
   it.shape_ = std::move(pshape);
   return it;

@@ -92,6 +92,14 @@ void Work::wait(Milliseconds timeout) {
 }
 
 bool Work::is_completed() {
+  if (poller_ && !done_.load() && poller_()) {
+    // Finished on the device: the waiter returns at once and finishes the Work. An error stays
+    // on the Work for wait() to raise.
+    try {
+      wait(Milliseconds(0));
+    } catch (const std::exception&) {
+    }
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   return done_;
 }

@@ -49,6 +49,9 @@ class Work {
   // The operation's side.
   void finish(std::exception_ptr error = nullptr);
   void set_waiter(std::function<int(Milliseconds)> waiter) { waiter_ = std::move(waiter); }
+  // Work that ends on a device (NCCL): is_completed() asks `poller` whether it has, and then runs
+  // the waiter to finish it, so a Work that nobody waits on still completes when polled.
+  void set_poller(std::function<bool()> poller) { poller_ = std::move(poller); }
   std::string description;
 
   // How long wait() spins before it sleeps (Note [Waits spin first]).
@@ -61,6 +64,7 @@ class Work {
   std::atomic<bool> done_{false};  // written under mutex_; read without it while spinning
   std::exception_ptr error_;
   std::function<int(Milliseconds)> waiter_;  // send/recv: completes on the waiting thread
+  std::function<bool()> poller_;
   int source_rank_ = -1;
 };
 

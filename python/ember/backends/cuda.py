@@ -1,7 +1,7 @@
 """ember.backends.cuda: PyTorch's CUDA switches (cuBLAS matmul precision, the linear-algebra
-library preference, the scaled-dot-product-attention kernels). Ember has no CUDA backend
-(is_built() is False); the settings are stored with PyTorch's defaults so that scripts which set
-them run unchanged and read back what they set.
+library preference, the scaled-dot-product-attention kernels). Ember's CUDA backend has no
+matmul or attention kernels yet (docs/design/cuda.md); the settings are stored with PyTorch's
+defaults so that scripts which set them run unchanged and read back what they set.
 
 ``matmul.allow_tf32`` is not a separate flag: as in PyTorch it is derived from
 ember.get_float32_matmul_precision() (True unless "highest"), and assigning it sets the
@@ -33,8 +33,11 @@ __all__ = [
 
 
 def is_built():
-    """Whether Ember is built with CUDA support: False."""
-    return False
+    """Whether this build of Ember has its CUDA backend module (ember._C_cuda), as
+    torch.backends.cuda.is_built: a GPU is needed only to use it."""
+    from .. import cuda
+
+    return cuda._try_import() is not None
 
 
 def _reduction_setting(name, value):

@@ -43,7 +43,12 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    return False
+    """Whether this build has the NCCL backend (ember._C_cuda built with NCCL), as
+    torch.distributed.is_nccl_available: a GPU is needed only to use it."""
+    from .. import cuda
+
+    module = cuda._try_import()
+    return _AVAILABLE and module is not None and bool(module.has_nccl)
 
 
 def is_mpi_available():
@@ -51,9 +56,12 @@ def is_mpi_available():
 
 
 def is_backend_available(backend):
-    """Whether ``backend`` can be used by this build: "gloo" when Gloo is built in (NCCL, MPI
+    """Whether this build has ``backend``: "gloo" when Gloo is built in, "nccl" when NCCL is (MPI
     and UCC never are)."""
-    return str(backend).lower() == "gloo" and _AVAILABLE
+    name = str(backend).lower()
+    if name == "nccl":
+        return is_nccl_available()
+    return name == "gloo" and _AVAILABLE
 
 
 # PyTorch's defaults per device type: gloo for the CPU (and the devices whose tensors Gloo

@@ -1,10 +1,14 @@
 """Process groups and collectives (torch.distributed.distributed_c10d's API) on the Gloo backend
-in C++ (ember._C._distributed).
+in C++ (ember._C._distributed) for CPU tensors and the NCCL backend (ember._C_cuda) for CUDA
+tensors.
 
-Every collective takes ember tensors on the CPU. The C++ side needs contiguous buffers, so a
-non-contiguous tensor is copied into a contiguous one and the result copied back when the
-operation completes (``Work.wait``; at once for a synchronous call). Ranks given to a
-collective (``src``, ``dst``) are global ranks, as in PyTorch; a group translates them.
+A group holds a Gloo group, an NCCL group, or both (``"cpu:gloo,cuda:nccl"``, and the default
+when a GPU is there); each collective runs on the one for its tensors' device. As in PyTorch, the
+NCCL communicator is made on the first collective over CUDA tensors, on their device. The C++
+side needs contiguous buffers, so a non-contiguous tensor is copied into a contiguous one and the
+result copied back when the operation completes (``Work.wait``; at once for a synchronous call).
+Ranks given to a collective (``src``, ``dst``) are global ranks, as in PyTorch; a group
+translates them.
 """
 
 from __future__ import annotations
@@ -39,15 +43,22 @@ def _seconds(timeout):
 
 
 class ProcessGroup:
-    """A group of processes: its rank and size, its global ranks, and the Gloo group that runs
-    its collectives (None on a process outside the group)."""
+    """A group of processes: its rank and size, its global ranks, and the engines that run its
+    collectives: a Gloo group for CPU tensors and, made on first use, an NCCL group for CUDA
+    tensors (``_gloo`` is None on a process outside the group or for an NCCL-only group)."""
 
-    def __init__(self, backend, gloo, ranks, name):
+    def __init__(self, backend, gloo, ranks, name, nccl_store=None, rank=-1, timeout_s=None):
         self._backend, self._gloo, self._ranks, self.group_name = backend, gloo, ranks, name
         self._p2p_tags = {}
+        # NCCL: the store its communicator meets through, this process's rank in the group, and
+        # the communicator once made (with its CUDA device index).
+        self._nccl_store, self._nccl, self._nccl_device = nccl_store, None, None
+        self._rank = gloo.rank() if gloo is not None else rank
+        self._timeout_s = gloo.timeout_seconds if gloo is not None else timeout_s
+        self._destroyed = False
 
     def rank(self):
-        return self._gloo.rank()
+        return self._rank
 
     def size(self):
         return len(self._ranks)
@@ -96,25 +107,93 @@ def _resolve(group):
         return None
     if not isinstance(pg, ProcessGroup):
         raise TypeError(f"group must be a ProcessGroup, got {type(pg).__name__}")
-    if pg._gloo is None:
+    if pg._destroyed:
         raise ValueError("the process group was destroyed")
     return pg
 
 
+def _nccl_module():
+    """ember._C_cuda when it has NCCL and a GPU is there; else RuntimeError saying why."""
+    from .. import cuda
+
+    if not cuda.is_available():
+        module = cuda._try_import()
+        if module is None or not module.has_nccl:
+            raise RuntimeError("Distributed package doesn't have NCCL built in (this build of "
+                               "Ember has no NCCL backend: use the gloo backend)")
+        raise RuntimeError(f"ProcessGroupNCCL is only supported with GPUs, no GPUs found! "
+                           f"({cuda._reason()}; use the gloo backend for CPU tensors)")
+    if not cuda._module.has_nccl:
+        raise RuntimeError("Distributed package doesn't have NCCL built in (Ember's CUDA backend "
+                           "was built without NCCL)")
+    return cuda._module
+
+
+def _engine(pg, tensor, op):
+    """The engine that runs ``op`` on ``tensor``: Gloo for a CPU tensor, NCCL for a CUDA one."""
+    if tensor.device.type == "cuda":
+        if pg._nccl_store is None:
+            raise ValueError(f"{op}: the group's backend is {pg._backend!r}, which has no CUDA "
+                             f"support; got a tensor on {tensor.device} (use the nccl backend, "
+                             "or move the tensor to the CPU)")
+        index = tensor.device.index or 0
+        if pg._nccl is None:
+            with _State.lock:
+                if pg._nccl is None:
+                    module = _nccl_module()
+                    pg._nccl = module.ProcessGroupNCCL(pg._nccl_store, pg.rank(), pg.size(),
+                                                       pg._timeout_s, index)
+                    pg._nccl_device = index
+        if index != pg._nccl_device:
+            raise ValueError(f"{op}: the group's NCCL communicator is on cuda:{pg._nccl_device}, "
+                             f"got a tensor on {tensor.device}")
+        return pg._nccl
+    if pg._gloo is None:
+        raise ValueError(f"{op}: the group's backend is {pg._backend!r}, which reduces CUDA "
+                         f"tensors only; got a tensor on {tensor.device} (use gloo, or "
+                         "'cpu:gloo,cuda:nccl')")
+    return pg._gloo
+
+
+def _any_engine(pg):
+    """The engine for an operation without tensors (barrier): Gloo when the group has it."""
+    if pg._gloo is not None:
+        return pg._gloo
+    if pg._nccl is None:
+        from .. import cuda
+
+        device = cuda.current_device() if cuda.is_available() else 0
+        return _engine(pg, ember.empty(0, device=f"cuda:{device}"), "barrier")
+    return pg._nccl
+
+
 def _parse_backend(backend):
-    names = str(backend or "gloo").lower()
+    """(the name get_backend reports, whether CPU tensors run on Gloo, whether CUDA tensors run
+    on NCCL). None is PyTorch's default, "cpu:gloo,cuda:nccl"; a backend named alone serves
+    every device it can."""
+    names = "cpu:gloo,cuda:nccl" if backend is None else str(backend).lower()
+    gloo = nccl = False
     for part in names.split(","):
         device, _, name = part.rpartition(":")
+        if device not in ("", "cpu", "cuda"):
+            raise RuntimeError(f"Invalid backend string: '{backend}' (device '{device}')")
         if name == "nccl":
-            if device in ("", "cuda") and "," not in names:
-                raise RuntimeError("Distributed package doesn't have NCCL built in (Ember has no "
-                                   "CUDA tensors to reduce: use the gloo backend)")
+            nccl = True
             continue
         if name == "mpi":
             raise RuntimeError("Distributed package doesn't have MPI built in")
         if name not in ("gloo", "undefined"):
             raise RuntimeError(f"Invalid backend: '{name}'")
-    return "gloo"
+        gloo = True
+    if nccl and not gloo:
+        _nccl_module()  # NCCL alone: it must be usable now, as PyTorch checks at init
+        return "nccl", False, True
+    if nccl:
+        # With Gloo beside it, NCCL is made when a CUDA tensor first needs it (only if a GPU).
+        from .. import cuda
+
+        return "gloo", True, cuda.is_available()
+    return "gloo", True, False
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
@@ -125,7 +204,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     with _State.lock:
         if _State.default is not None:
             raise ValueError("trying to initialize the default process group twice!")
-        backend_name = _parse_backend(backend)
+        backend_name, use_gloo, use_nccl = _parse_backend(backend)
         timeout_s = _seconds(timeout)
         if store is not None:
             if init_method is not None:
@@ -138,8 +217,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                                                        world_size, timeout_s)
         hostname, interface = gloo_address(host)
         prefixed = _D.PrefixStore("default_pg", store)
-        gloo = _D.ProcessGroupGloo(prefixed, rank, world_size, timeout_s, hostname, interface)
-        pg = ProcessGroup(backend_name, gloo, list(range(world_size)), group_name or "0")
+        gloo = _D.ProcessGroupGloo(prefixed, rank, world_size, timeout_s, hostname,
+                                   interface) if use_gloo else None
+        nccl_store = _D.PrefixStore("default_pg_nccl", store) if use_nccl else None
+        pg = ProcessGroup(backend_name, gloo, list(range(world_size)), group_name or "0",
+                          nccl_store, rank, timeout_s)
         _State.default, _State.store, _State.master_host = pg, store, host
         _State.groups = {pg.group_name: pg}
         _State.group_count = 1
@@ -152,7 +234,8 @@ def destroy_process_group(group=None):
         if group is None or group is _State.default:
             _default_group()
             for pg in _State.groups.values():
-                pg._gloo = None
+                pg._gloo = pg._nccl = None
+                pg._destroyed = True
             _State.default = _State.store = None
             _State.groups = {}
             GroupMember.WORLD = None
@@ -160,7 +243,8 @@ def destroy_process_group(group=None):
         if group is GroupMember.NON_GROUP_MEMBER:
             return
         _State.groups.pop(group.group_name, None)
-        group._gloo = None
+        group._gloo = group._nccl = None
+        group._destroyed = True
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
@@ -176,18 +260,24 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
         for r in ranks:
             if not 0 <= r < size:
                 raise ValueError(f"new_group: rank {r} is not in the default group (size {size})")
-        _parse_backend(backend)
+        if backend is None:
+            backend_name, use_gloo = world._backend, world._gloo is not None
+            use_nccl = world._nccl_store is not None
+        else:
+            backend_name, use_gloo, use_nccl = _parse_backend(backend)
         name = str(_State.group_count)
         _State.group_count += 1
         me = get_rank()
         if me not in ranks:
             return GroupMember.NON_GROUP_MEMBER
-        timeout_s = _seconds(timeout) if timeout is not None else world._gloo.timeout_seconds
+        timeout_s = _seconds(timeout) if timeout is not None else world._timeout_s
         hostname, interface = gloo_address(_State.master_host)
         prefixed = _D.PrefixStore(f"group_{name}", _State.store)
         gloo = _D.ProcessGroupGloo(prefixed, ranks.index(me), len(ranks), timeout_s, hostname,
-                                   interface)
-        pg = ProcessGroup("gloo", gloo, ranks, name)
+                                   interface) if use_gloo else None
+        nccl_store = _D.PrefixStore(f"group_{name}_nccl", _State.store) if use_nccl else None
+        pg = ProcessGroup(backend_name, gloo, ranks, name, nccl_store, ranks.index(me),
+                          timeout_s)
         _State.groups[name] = pg
         return pg
 
@@ -291,11 +381,32 @@ def _finish(async_op, work):
     return None
 
 
-def _check_tensor(t, op, name="tensor"):
+def _check_tensor(t, op, name="tensor", like=None):
     if not isinstance(t, ember.Tensor):
         raise TypeError(f"{op}: {name} must be an ember.Tensor, got {type(t).__name__}")
-    if t.device.type != "cpu":
-        raise ValueError(f"{op}: the gloo backend works on CPU tensors, got one on {t.device}")
+    if t.device.type not in ("cpu", "cuda"):
+        raise ValueError(f"{op}: {name} is on {t.device}; collectives take CPU (gloo) or CUDA "
+                         "(nccl) tensors")
+    if like is not None and t.device != like.device:
+        raise ValueError(f"{op}: {name} is on {t.device}, but the input is on {like.device}: "
+                         "every tensor of a collective must be on one device")
+
+
+def _empty(n, like):
+    """A flat buffer of ``n`` elements of like's dtype, on like's device."""
+    return ember.empty(n, dtype=like.dtype, device=like.device)
+
+
+def _flat_cat(tensors, like):
+    """The tensors' elements one after another, in a new flat tensor on like's device (copies,
+    which run on every device, rather than ember.cat, which has no CUDA kernel yet)."""
+    flat = _empty(sum(t.numel() for t in tensors), like)
+    offset = 0
+    for t in tensors:
+        n = t.numel()
+        flat[offset:offset + n].copy_(t.reshape(-1))
+        offset += n
+    return flat
 
 
 def _contiguous(t):
@@ -333,9 +444,10 @@ def _reduce_op(op):
 
 
 def _average(t, pg, op_value):
+    """Gloo has no average: the sum is divided afterwards. NCCL averages itself (None)."""
     from . import ReduceOp
 
-    if op_value != ReduceOp.AVG.value:
+    if op_value != ReduceOp.AVG.value or t.device.type == "cuda":
         return None
     if not (t.is_floating_point() or t.is_complex()):
         raise TypeError(f"ReduceOp.AVG needs a floating-point or complex tensor, got {t.dtype}")
@@ -362,9 +474,9 @@ def all_reduce(tensor, op=None, group=None, async_op=False):
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     average = _average(tensor, pg, op_value)
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.allreduce(buffer, op_value, inline=not async_op)
+    work = _engine(pg, tensor, "all_reduce").allreduce(buffer, op_value, inline=not async_op)
     avg_buffer = _average(buffer, pg, op_value) if average else None
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, _chain(avg_buffer, copy_back),
+    return _finish(async_op, Work(work, pg._timeout_s, _chain(avg_buffer, copy_back),
                                   [tensor]))
 
 
@@ -381,8 +493,8 @@ def reduce(tensor, dst=None, op=None, group=None, async_op=False, group_dst=None
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     buffer, copy_back = _contiguous(tensor)
     average = _average(buffer, pg, op_value) if pg.rank() == root else None
-    work = pg._gloo.reduce(buffer, root, op_value, inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, _chain(average, copy_back),
+    work = _engine(pg, tensor, "reduce").reduce(buffer, root, op_value, inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, _chain(average, copy_back),
                                   [tensor]))
 
 
@@ -395,13 +507,13 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
                                                                  "src")
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.broadcast(buffer, root, inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [tensor]))
+    work = _engine(pg, tensor, "broadcast").broadcast(buffer, root, inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, copy_back, [tensor]))
 
 
 def _same_layout(tensors, like, op):
     for i, t in enumerate(tensors):
-        _check_tensor(t, op, f"tensor {i}")
+        _check_tensor(t, op, f"tensor {i}", like)
         if t.dtype != like.dtype or t.numel() != like.numel():
             raise ValueError(f"{op}: tensor {i} is {t.dtype} with {t.numel()} elements; every "
                              f"tensor must be {like.dtype} with {like.numel()} elements "
@@ -431,9 +543,9 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                          f"has {pg.size()} ranks")
     _same_layout(tensor_list, tensor, "all_gather")
     source = tensor.contiguous()
-    flat = ember.empty(pg.size() * tensor.numel(), dtype=tensor.dtype)
-    work = pg._gloo.allgather(flat, source, inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds,
+    flat = _empty(pg.size() * tensor.numel(), tensor)
+    work = _engine(pg, tensor, "all_gather").allgather(flat, source, inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s,
                                   _split_into(flat, tensor_list), tensor_list))
 
 
@@ -444,23 +556,29 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if _skip_non_member(pg, "all_gather_into_tensor"):
         return None
     _check_tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
-    _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
+    _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor", output_tensor)
     if output_tensor.dtype != input_tensor.dtype or \
             output_tensor.numel() != pg.size() * input_tensor.numel():
         raise ValueError(f"all_gather_into_tensor: the output ({output_tensor.dtype}, "
                          f"{output_tensor.numel()} elements) must be {input_tensor.dtype} with "
                          f"world size x {input_tensor.numel()} elements")
     buffer, copy_back = _contiguous(output_tensor)
-    work = pg._gloo.allgather(buffer, input_tensor.contiguous(), inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [output_tensor]))
+    work = _engine(pg, input_tensor, "all_gather_into_tensor").allgather(
+        buffer, input_tensor.contiguous(), inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, copy_back, [output_tensor]))
 
 
-def _reduce_scatter_flat(pg, output, flat, op_value, async_op):
-    """Reduces ``flat`` (world size chunks of output's size) and keeps this rank's chunk: one
-    all-reduce, as Gloo has no reduce-scatter for arbitrary types."""
+def _reduce_scatter_flat(pg, output, flat, op_value, async_op, op):
+    """Reduces ``flat`` (world size chunks of output's size) and keeps this rank's chunk. NCCL
+    has the collective; on Gloo it is one all-reduce, as Gloo has no reduce-scatter for arbitrary
+    types."""
     n = output.numel()
     me = pg.rank()
-    work = pg._gloo.allreduce(flat, op_value, inline=not async_op)
+    engine = _engine(pg, flat, op)
+    if output.device.type == "cuda":
+        buffer, copy_back = _contiguous(output)
+        return engine.reduce_scatter(buffer, flat, op_value, inline=not async_op), copy_back
+    work = engine.allreduce(flat, op_value, inline=not async_op)
     average = _average(flat, pg, op_value)
 
     def keep_mine():
@@ -482,10 +600,9 @@ def reduce_scatter(output, input_list, op=None, group=None, async_op=False):
                          f"has {pg.size()} ranks")
     _same_layout(input_list, output, "reduce_scatter")
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
-    flat = ember.cat([t.reshape(-1) for t in input_list]) if output.numel() else \
-        ember.empty(0, dtype=output.dtype)
-    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, [output]))
+    flat = _flat_cat(input_list, output)
+    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op, "reduce_scatter")
+    return _finish(async_op, Work(work, pg._timeout_s, finish, [output]))
 
 
 def reduce_scatter_tensor(output, input, op=None, group=None, async_op=False):  # noqa: A002
@@ -496,15 +613,16 @@ def reduce_scatter_tensor(output, input, op=None, group=None, async_op=False):  
     if _skip_non_member(pg, "reduce_scatter_tensor"):
         return None
     _check_tensor(output, "reduce_scatter_tensor", "output")
-    _check_tensor(input, "reduce_scatter_tensor", "input")
+    _check_tensor(input, "reduce_scatter_tensor", "input", output)
     if input.dtype != output.dtype or input.numel() != pg.size() * output.numel():
         raise ValueError(f"reduce_scatter_tensor: the input ({input.dtype}, {input.numel()} "
                          f"elements) must be {output.dtype} with world size x {output.numel()} "
                          "elements")
     op_value = _reduce_op(ReduceOp.SUM if op is None else op)
     flat = input.reshape(-1).clone()
-    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, [output]))
+    work, finish = _reduce_scatter_flat(pg, output, flat, op_value, async_op,
+                                        "reduce_scatter_tensor")
+    return _finish(async_op, Work(work, pg._timeout_s, finish, [output]))
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -516,18 +634,19 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     root = group_dst if group_dst is not None else _group_rank(pg, 0 if dst is None else dst,
                                                                  "dst")
     finish = None
-    flat = ember.empty(0, dtype=tensor.dtype)
+    flat = _empty(0, tensor)
     if pg.rank() == root:
         if gather_list is None or len(gather_list) != pg.size():
             raise ValueError(f"gather: the destination rank needs a gather_list of {pg.size()} "
                              "tensors")
         _same_layout(gather_list, tensor, "gather")
-        flat = ember.empty(pg.size() * tensor.numel(), dtype=tensor.dtype)
+        flat = _empty(pg.size() * tensor.numel(), tensor)
         finish = _split_into(flat, gather_list)
     elif gather_list:
         raise ValueError("gather: gather_list must be given only on the destination rank")
-    work = pg._gloo.gather(flat, tensor.contiguous(), root, inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, finish, gather_list or []))
+    work = _engine(pg, tensor, "gather").gather(flat, tensor.contiguous(), root,
+                                                 inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, finish, gather_list or []))
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -538,18 +657,18 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     _check_tensor(tensor, "scatter")
     root = group_src if group_src is not None else _group_rank(pg, 0 if src is None else src,
                                                                  "src")
-    flat = ember.empty(0, dtype=tensor.dtype)
+    flat = _empty(0, tensor)
     if pg.rank() == root:
         if scatter_list is None or len(scatter_list) != pg.size():
             raise ValueError(f"scatter: the source rank needs a scatter_list of {pg.size()} "
                              "tensors")
         _same_layout(scatter_list, tensor, "scatter")
-        flat = ember.cat([t.reshape(-1) for t in scatter_list])
+        flat = _flat_cat(scatter_list, tensor)
     elif scatter_list:
         raise ValueError("scatter: scatter_list must be given only on the source rank")
     buffer, copy_back = _contiguous(tensor)
-    work = pg._gloo.scatter(buffer, flat, root, inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [tensor]))
+    work = _engine(pg, tensor, "scatter").scatter(buffer, flat, root, inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, copy_back, [tensor]))
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,  # noqa: A002
@@ -560,7 +679,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if _skip_non_member(pg, "all_to_all_single"):
         return None
     _check_tensor(output, "all_to_all_single", "output")
-    _check_tensor(input, "all_to_all_single", "input")
+    _check_tensor(input, "all_to_all_single", "input", output)
     if input.dtype != output.dtype:
         raise TypeError(f"all_to_all_single: input is {input.dtype}, output {output.dtype}")
     size = pg.size()
@@ -580,9 +699,9 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     out_counts = counts(output, output_split_sizes, "output")
     in_counts = counts(input, input_split_sizes, "input")
     buffer, copy_back = _contiguous(output)
-    work = pg._gloo.alltoall(buffer, input.contiguous(), out_counts, in_counts,
-                             inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds, copy_back, [output]))
+    work = _engine(pg, input, "all_to_all_single").alltoall(
+        buffer, input.contiguous(), out_counts, in_counts, inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s, copy_back, [output]))
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -594,16 +713,18 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     size = pg.size()
     if len(output_tensor_list) != size or len(input_tensor_list) != size:
         raise ValueError(f"all_to_all: both lists need {size} tensors (one per rank)")
+    first = input_tensor_list[0]
     for i, t in enumerate(list(output_tensor_list) + list(input_tensor_list)):
-        _check_tensor(t, "all_to_all", f"tensor {i}")
-    dtype = input_tensor_list[0].dtype
+        _check_tensor(t, "all_to_all", f"tensor {i}", first)
+    dtype = first.dtype
     if any(t.dtype != dtype for t in list(output_tensor_list) + list(input_tensor_list)):
         raise TypeError("all_to_all: every tensor must have the same dtype")
-    flat_in = ember.cat([t.reshape(-1) for t in input_tensor_list])
-    flat_out = ember.empty(sum(t.numel() for t in output_tensor_list), dtype=dtype)
-    work = pg._gloo.alltoall(flat_out, flat_in, [t.numel() for t in output_tensor_list],
-                             [t.numel() for t in input_tensor_list], inline=not async_op)
-    return _finish(async_op, Work(work, pg._gloo.timeout_seconds,
+    flat_in = _flat_cat(input_tensor_list, first)
+    flat_out = _empty(sum(t.numel() for t in output_tensor_list), first)
+    work = _engine(pg, first, "all_to_all").alltoall(
+        flat_out, flat_in, [t.numel() for t in output_tensor_list],
+        [t.numel() for t in input_tensor_list], inline=not async_op)
+    return _finish(async_op, Work(work, pg._timeout_s,
                                   _split_into(flat_out, output_tensor_list), output_tensor_list))
 
 
@@ -612,8 +733,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _resolve(group)
     if _skip_non_member(pg, "barrier"):
         return None
-    return _finish(async_op, Work(pg._gloo.barrier(inline=not async_op),
-                                  pg._gloo.timeout_seconds))
+    return _finish(async_op, Work(_any_engine(pg).barrier(inline=not async_op),
+                                  pg._timeout_s))
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
@@ -621,7 +742,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     pg = _resolve(group)
     if _skip_non_member(pg, "monitored_barrier"):
         return None
-    work = Work(pg._gloo.barrier(inline=True), pg._gloo.timeout_seconds)
+    work = Work(_any_engine(pg).barrier(inline=True), pg._timeout_s)
     work.wait(timeout)
     return None
 
@@ -642,7 +763,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
         return None
     _p2p(pg, tensor, dst, tag, "isend")
     peer = group_dst if group_dst is not None else _group_rank(pg, dst, "dst")
-    return Work(pg._gloo.send(tensor, peer, tag), pg._gloo.timeout_seconds, None, [tensor])
+    return Work(_engine(pg, tensor, "isend").send(tensor, peer, tag), pg._timeout_s, None,
+                [tensor])
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -655,7 +777,8 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
         peer = group_src
     else:
         peer = -1 if src is None else _group_rank(pg, src, "src")
-    return Work(pg._gloo.recv(tensor, peer, tag), pg._gloo.timeout_seconds, None, [tensor])
+    return Work(_engine(pg, tensor, "irecv").recv(tensor, peer, tag), pg._timeout_s, None,
+                [tensor])
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -703,21 +826,34 @@ def batch_isend_irecv(p2p_op_list):
 # -- objects -------------------------------------------------------------------------------------
 # Objects travel pickled, as in PyTorch: unpickling runs code chosen by the sender, so use these
 # only between processes that trust each other (the ranks of one job).
-def _to_bytes_tensor(obj):
+def _object_device(pg, device=None):
+    """Where object bytes travel: the CPU on a group with Gloo, else (NCCL alone) the current
+    CUDA device, as PyTorch does."""
+    if device is not None:
+        return ember.device(device)
+    if pg._gloo is not None:
+        return ember.device("cpu")
+    from .. import cuda
+
+    return ember.device("cuda", cuda.current_device())
+
+
+def _to_bytes_tensor(obj, device):
     buffer = io.BytesIO()
     pickle.Pickler(buffer).dump(obj)
-    return ember.from_numpy(np.frombuffer(bytearray(buffer.getvalue()), dtype=np.uint8))
+    data = ember.from_numpy(np.frombuffer(bytearray(buffer.getvalue()), dtype=np.uint8))
+    return data if device.type == "cpu" else data.to(device)
 
 
 def _from_bytes_tensor(t, size):
-    return pickle.loads(t[:size].numpy().tobytes())
+    return pickle.loads(t[:size].cpu().numpy().tobytes())
 
 
-def _sizes_everywhere(pg, size):
-    local = ember.tensor([size], dtype=ember.int64)
-    sizes = [ember.zeros(1, dtype=ember.int64) for _ in range(pg.size())]
+def _sizes_everywhere(pg, size, device):
+    local = ember.tensor([size], dtype=ember.int64).to(device)
+    sizes = [ember.zeros(1, dtype=ember.int64, device=device) for _ in range(pg.size())]
     all_gather(sizes, local, group=pg)
-    return [int(s.item()) for s in sizes]
+    return [int(s.cpu().item()) for s in sizes]
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -728,12 +864,13 @@ def all_gather_object(object_list, obj, group=None):
     if len(object_list) != pg.size():
         raise ValueError(f"all_gather_object: object_list has {len(object_list)} entries, the "
                          f"group has {pg.size()} ranks")
-    data = _to_bytes_tensor(obj)
-    sizes = _sizes_everywhere(pg, data.numel())
+    device = _object_device(pg)
+    data = _to_bytes_tensor(obj, device)
+    sizes = _sizes_everywhere(pg, data.numel(), device)
     longest = max(sizes)
-    padded = ember.zeros(longest, dtype=ember.uint8)
-    padded[:data.numel()] = data
-    chunks = [ember.empty(longest, dtype=ember.uint8) for _ in range(pg.size())]
+    padded = ember.zeros(longest, dtype=ember.uint8, device=device)
+    padded[:data.numel()].copy_(data)
+    chunks = [ember.empty(longest, dtype=ember.uint8, device=device) for _ in range(pg.size())]
     all_gather(chunks, padded, group=pg)
     for r in range(pg.size()):
         object_list[r] = _from_bytes_tensor(chunks[r], sizes[r])
@@ -761,17 +898,20 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     root = _group_rank(pg, src, "src")
     me = pg.rank()
     count = len(object_list)
-    datas = [_to_bytes_tensor(o) for o in object_list] if me == root else []
+    device = _object_device(pg, device)
+    datas = [_to_bytes_tensor(o, device) for o in object_list] if me == root else []
     sizes = ember.tensor([d.numel() for d in datas] if me == root else [0] * count,
-                         dtype=ember.int64)
+                         dtype=ember.int64).to(device)
     broadcast(sizes, src=src, group=pg)
-    total = int(sizes.sum().item()) if count else 0
-    flat = ember.cat(datas) if me == root and total else ember.empty(total, dtype=ember.uint8)
+    host_sizes = [int(n) for n in sizes.cpu().tolist()]
+    total = sum(host_sizes)
+    flat = _flat_cat(datas, datas[0]) if me == root and total else \
+        ember.empty(total, dtype=ember.uint8, device=device)
     broadcast(flat, src=src, group=pg)
     if me != root:
         offset = 0
         for i in range(count):
-            n = int(sizes[i].item())
+            n = host_sizes[i]
             object_list[i] = _from_bytes_tensor(flat[offset:offset + n], n)
             offset += n
 
