@@ -6,6 +6,7 @@
 #include "bindings/pybind_ember.h"
 
 #ifdef EMBER_HAVE_GLOO
+#include "distributed/arguments.h"
 #include "distributed/process_group.h"
 #include "distributed/store.h"
 #endif
@@ -19,9 +20,7 @@ using namespace ember::distributed;
 using py::arg;
 
 Milliseconds millis(double seconds) {
-  EMBER_CHECK_T(ValueError, seconds >= 0, "[distributed] a timeout must be >= 0 seconds, got ",
-                seconds);
-  return Milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
+  return timeout_from_seconds(seconds);
 }
 
 // A timeout as PyTorch's stores take it, a datetime.timedelta, or as seconds.
@@ -114,12 +113,6 @@ struct Here {
   std::optional<ProcessGroupGloo::InlineScope> scope;
 };
 
-int reduce_op_from(int op) {
-  EMBER_CHECK_T(ValueError, op >= 0 && op <= static_cast<int>(ReduceOp::kBxor),
-                "[distributed] unknown reduce op ", op);
-  return op;
-}
-
 }  // namespace
 
 void init_distributed(py::module_& m) {
@@ -207,14 +200,14 @@ void init_distributed(py::module_& m) {
           "allreduce",
           [](ProcessGroupGloo& g, const Tensor& t, int op, bool wait_here) {
             Here here(wait_here);
-            return g.allreduce(t, static_cast<ReduceOp>(reduce_op_from(op)));
+            return g.allreduce(t, reduce_op_from(op));
           },
           arg("tensor"), arg("op"), arg("inline") = false, nogil())
       .def(
           "reduce",
           [](ProcessGroupGloo& g, const Tensor& t, int root, int op, bool wait_here) {
             Here here(wait_here);
-            return g.reduce(t, root, static_cast<ReduceOp>(reduce_op_from(op)));
+            return g.reduce(t, root, reduce_op_from(op));
           },
           arg("tensor"), arg("root"), arg("op"), arg("inline") = false, nogil())
       .def(

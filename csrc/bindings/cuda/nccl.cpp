@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bindings/cuda/pybind_cuda.h"
+#include "distributed/arguments.h"
 #include "distributed/nccl/process_group_nccl.h"
 
 namespace ember {
@@ -14,19 +15,6 @@ namespace {
 
 using namespace ember::distributed;
 using py::arg;
-
-Milliseconds millis(double seconds) {
-  EMBER_CHECK_T(ValueError, seconds >= 0, "[distributed] a timeout must be >= 0 seconds, got ",
-                seconds);
-  return Milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
-}
-
-// Python's ReduceOp values (python/ember/distributed/__init__.py) are ReduceOp's.
-ReduceOp reduce_op_from(int op) {
-  EMBER_CHECK_T(ValueError, op >= 0 && op <= static_cast<int>(ReduceOp::kBxor),
-                "[distributed] unknown reduce op ", op);
-  return static_cast<ReduceOp>(op);
-}
 
 // Destroying the group finalizes its communicator, which waits for the operations in flight (up
 // to the timeout); other Python threads, other ranks of this process among them, run meanwhile.
@@ -47,7 +35,7 @@ void init_nccl(py::module_& m) {
   py::class_<Group, std::shared_ptr<Group>>(m, "ProcessGroupNCCL")
       .def(py::init(
                [](std::shared_ptr<Store> store, int rank, int size, double timeout, int device) {
-                 const Milliseconds t = millis(timeout);
+                 const Milliseconds t = timeout_from_seconds(timeout);
                  py::gil_scoped_release release;
                  return std::shared_ptr<Group>(new Group(std::move(store), rank, size, t, device),
                                                destroy);

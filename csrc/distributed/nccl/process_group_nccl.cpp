@@ -607,85 +607,61 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(const Tensor& output, con
 // rank and copies its own on the stream.
 std::shared_ptr<Work> ProcessGroupNCCL::gather(const Tensor& output, const Tensor& input,
                                                int root) {
-  const std::string name = "nccl gather";
-  check_rank(root, name, "dst");
-  check_tensor(input, name, "input tensor");
-  const bool is_root = rank_ == root;
-  if (is_root) {
-    check_tensor(output, name, "output tensor");
-    EMBER_CHECK_T(TypeError, output.dtype() == input.dtype(), "[", name, "] the output is ",
-                  dtype_name(output.dtype()), " but the input is ", dtype_name(input.dtype()));
-    EMBER_CHECK_T(ValueError, output.numel() == input.numel() * size_, "[", name, "] the output (",
-                  describe(output), ") has ", output.numel(), " elements, expected ", size_,
-                  " x the input's (", describe(input), ") ", input.numel());
-  }
-  const NcclType type = nccl_type(input.dtype(), name);
-  if (input.numel() == 0) return launch(name, {}, nullptr);
-  const size_t count = static_cast<size_t>(input.numel() * type.scalars);
-  const size_t bytes = static_cast<size_t>(input.numel()) * element_size(input.dtype());
-  const char* in = bytes_of(input);
-  char* out = is_root ? bytes_of(output) : nullptr;
-  std::vector<Tensor> tensors{input};
-  if (is_root) tensors.push_back(output);
-  const int rank = rank_, size = size_;
-  return launch(name, std::move(tensors), [=](ncclComm_t comm, cudaStream_t stream) {
-    if (!is_root) {
-      EMBER_NCCL_CHECK(name, comm, ncclSend(in, count, type.type, root, comm, stream));
-      return;
-    }
-    char* mine = out + static_cast<size_t>(rank) * bytes;
-    if (mine != in)
-      EMBER_CUDA_CHECK(name.c_str(),
-                       cudaMemcpyAsync(mine, in, bytes, cudaMemcpyDeviceToDevice, stream));
-    NcclGroup group(name);
-    for (int r = 0; r < size; ++r) {
-      if (r == rank) continue;
-      EMBER_NCCL_CHECK(
-          name, comm,
-          ncclRecv(out + static_cast<size_t>(r) * bytes, count, type.type, r, comm, stream));
-    }
-    group.end(comm);
-  });
+  return exchange_with_root("nccl gather", input, output, root, /*to_root=*/true);
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::scatter(const Tensor& output, const Tensor& input,
                                                 int root) {
-  const std::string name = "nccl scatter";
-  check_rank(root, name, "src");
-  check_tensor(output, name, "output tensor");
+  return exchange_with_root("nccl scatter", output, input, root, /*to_root=*/false);
+}
+
+std::shared_ptr<Work> ProcessGroupNCCL::exchange_with_root(const std::string& name,
+                                                           const Tensor& chunk, const Tensor& whole,
+                                                           int root, bool to_root) {
+  check_rank(root, name, to_root ? "dst" : "src");
+  const char* chunk_name = to_root ? "input" : "output";
+  const char* whole_name = to_root ? "output" : "input";
+  check_tensor(chunk, name, chunk_name);
   const bool is_root = rank_ == root;
-  if (is_root) {
-    check_tensor(input, name, "input tensor");
-    EMBER_CHECK_T(TypeError, output.dtype() == input.dtype(), "[", name, "] the output is ",
-                  dtype_name(output.dtype()), " but the input is ", dtype_name(input.dtype()));
-    EMBER_CHECK_T(ValueError, input.numel() == output.numel() * size_, "[", name, "] the input (",
-                  describe(input), ") has ", input.numel(), " elements, expected ", size_,
-                  " x the output's (", describe(output), ") ", output.numel());
+  if (is_root) {  // elsewhere `whole` is ignored, as in PyTorch
+    check_tensor(whole, name, whole_name);
+    EMBER_CHECK_T(TypeError, whole.dtype() == chunk.dtype(), "[", name, "] the ", whole_name,
+                  " is ", dtype_name(whole.dtype()), " but the ", chunk_name, " is ",
+                  dtype_name(chunk.dtype()));
+    EMBER_CHECK_T(ValueError, whole.numel() == chunk.numel() * size_, "[", name, "] the ",
+                  whole_name, " (", describe(whole), ") has ", whole.numel(),
+                  " elements, expected ", size_, " x the ", chunk_name, "'s (", describe(chunk),
+                  ") ", chunk.numel());
   }
-  const NcclType type = nccl_type(output.dtype(), name);
-  if (output.numel() == 0) return launch(name, {}, nullptr);
-  const size_t count = static_cast<size_t>(output.numel() * type.scalars);
-  const size_t bytes = static_cast<size_t>(output.numel()) * element_size(output.dtype());
-  char* out = bytes_of(output);
-  const char* in = is_root ? bytes_of(input) : nullptr;
-  std::vector<Tensor> tensors{output};
-  if (is_root) tensors.push_back(input);
+  const NcclType type = nccl_type(chunk.dtype(), name);
+  if (chunk.numel() == 0) return launch(name, {}, nullptr);
+  const size_t count = static_cast<size_t>(chunk.numel() * type.scalars);
+  const size_t bytes = static_cast<size_t>(chunk.numel()) * element_size(chunk.dtype());
+  char* mine = bytes_of(chunk);
+  char* all = is_root ? bytes_of(whole) : nullptr;
+  std::vector<Tensor> tensors{chunk};
+  if (is_root) tensors.push_back(whole);
   const int rank = rank_, size = size_;
   return launch(name, std::move(tensors), [=](ncclComm_t comm, cudaStream_t stream) {
     if (!is_root) {
-      EMBER_NCCL_CHECK(name, comm, ncclRecv(out, count, type.type, root, comm, stream));
+      EMBER_NCCL_CHECK(name, comm,
+                       to_root ? ncclSend(mine, count, type.type, root, comm, stream)
+                               : ncclRecv(mine, count, type.type, root, comm, stream));
       return;
     }
-    const char* mine = in + static_cast<size_t>(rank) * bytes;
-    if (mine != out)
+    char* own_slot = all + static_cast<size_t>(rank) * bytes;
+    if (own_slot != mine) {
       EMBER_CUDA_CHECK(name.c_str(),
-                       cudaMemcpyAsync(out, mine, bytes, cudaMemcpyDeviceToDevice, stream));
+                       cudaMemcpyAsync(to_root ? own_slot : mine, to_root ? mine : own_slot, bytes,
+                                       cudaMemcpyDeviceToDevice, stream));
+    }
     NcclGroup group(name);
     for (int r = 0; r < size; ++r) {
       if (r == rank) continue;
-      EMBER_NCCL_CHECK(
-          name, comm,
-          ncclSend(in + static_cast<size_t>(r) * bytes, count, type.type, r, comm, stream));
+      char* slot = all + static_cast<size_t>(r) * bytes;
+      EMBER_NCCL_CHECK(name, comm,
+                       to_root ? ncclRecv(slot, count, type.type, r, comm, stream)
+                               : ncclSend(slot, count, type.type, r, comm, stream));
     }
     group.end(comm);
   });

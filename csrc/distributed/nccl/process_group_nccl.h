@@ -103,6 +103,9 @@ class ProcessGroupNCCL {
       const std::string& op, std::vector<Tensor> tensors,
       const std::function<void(ncclComm* comm, CUstream_st* stream)>& enqueue,
       int source_rank = -1);
+  // gather (to_root) and scatter: each rank's `chunk` to or from its slot of the root's `whole`.
+  std::shared_ptr<Work> exchange_with_root(const std::string& name, const Tensor& chunk,
+                                           const Tensor& whole, int root, bool to_root);
   void check_tensor(const Tensor& t, const std::string& op, const char* what) const;
   void check_rank(int r, const std::string& op, const char* what) const;
   // Ends the communicator (finalized when healthy, else aborted) and frees the CUDA resources;
