@@ -161,3 +161,13 @@ def test_nccl_without_a_gpu_says_why():
         dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
     assert dist.is_backend_available("nccl") is NCCL
     assert not dist.is_initialized()
+
+
+def test_ddp_refuses_an_nccl_only_group():
+    # Made by hand: without a GPU no NCCL group can be created, but DDP's check needs none.
+    from ember.distributed._c10d import ProcessGroup
+
+    group = ProcessGroup("nccl", None, [0], "nccl-only", nccl_store=dist.HashStore(), rank=0,
+                         timeout_s=1.0)
+    with pytest.raises(RuntimeError, match="reduces CUDA tensors.*use the gloo backend"):
+        ember.nn.parallel.DistributedDataParallel(ember.nn.Linear(2, 2), process_group=group)

@@ -143,6 +143,13 @@ class DistributedDataParallel(Module):
         if self.process_group is None:
             raise ValueError("Default process group has not been initialized, please make sure "
                              "to call init_process_group.")
+        if getattr(self.process_group, "_gloo", True) is None:
+            # An NCCL-only group reduces CUDA tensors; DDP's modules are on the CPU (CUDA modules
+            # need CUDA kernels for their ops, which do not exist yet).
+            raise RuntimeError("DistributedDataParallel: the process group's backend is "
+                               f"{self.process_group._backend!r}, which reduces CUDA tensors, "
+                               "but Ember's DDP trains CPU modules: use the gloo backend (or "
+                               "'cpu:gloo,cuda:nccl')")
         self.device_ids = None
         self.output_device = None
         self.dim = dim
