@@ -688,8 +688,9 @@ def _check_location(location):
     if device.type == "cuda" and not ember.cuda.is_available():
         raise _cuda_unavailable_error()
     if device.type != "cpu":
-        raise RuntimeError(f"[load] cannot restore a storage on device {location!r}: ember "
-                           "stores tensors on the CPU only")
+        raise RuntimeError(f"[load] cannot restore a storage on device {location!r} yet: load "
+                           "with map_location='cpu' and move the tensors with .to(device) "
+                           "(docs/design/cuda.md)")
     return device
 
 
