@@ -434,14 +434,7 @@ inline vec::Vec<float> exp2_nonpositive(vec::Vec<float> x) {
   p = vec::fma(p, f, V(2.40222424e-1f));
   p = vec::fma(p, f, V(6.93147004e-1f));
   p = vec::fma(p, f, V(1.0f));
-#if EMBER_CPU_LEVEL >= 2
-  return vec::from_reg(_mm512_scalef_ps(vec::reg(p), vec::reg(n)));
-#else
-  // 2^n from its exponent bits, in two halves when it is below the normal range.
-  if (!vec::any(n < V(-126.0f))) return p * vec::pow2_int(n);
-  const V n1 = vec::round_to_int(n * 0.5f);
-  return p * vec::pow2_int(n1) * vec::pow2_int(n - n1);
-#endif
+  return vec::scale_by_pow2<float, true>(p, n);
 }
 inline vec::Vec<double> exp2_nonpositive(vec::Vec<double> x) {
   return vec::exp<double, true>(x * vec::Vec<double>(kLn2));

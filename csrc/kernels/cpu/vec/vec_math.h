@@ -160,6 +160,30 @@ inline Vec<T> round_to_int(Vec<T> x) {  // ties to even, for |x| < 2^22 (float) 
   return (x + C::kMagic) - C::kMagic;
 }
 
+// p * 2^n for integral-valued n with |n| up to about twice the exponent range (the callers clamp
+// their arguments so): a result below the normal range rounds to a subnormal or 0, one above it
+// overflows to inf. With `kNonPositive` the caller promises n <= 0 (or NaN), which halves the
+// range test.
+template <typename T, bool kNonPositive = false>
+inline Vec<T> scale_by_pow2(Vec<T> p, Vec<T> n) {
+#if EMBER_CPU_LEVEL >= 2
+  // vscalefps does it in one instruction.
+  if constexpr (sizeof(T) == 4) {
+    return from_reg(_mm512_scalef_ps(reg(p), reg(n)));
+  } else {
+    return from_reg(_mm512_scalef_pd(reg(p), reg(n)));
+  }
+#else
+  using C = ExpConstants<T>;
+  // 2^n from its exponent bits; past the normal range, in two halves.
+  const auto outside = kNonPositive ? n < Vec<T>(C::kNormalMin)
+                                    : (n < Vec<T>(C::kNormalMin)) | (n > Vec<T>(C::kNormalMax));
+  if (!any(outside)) return p * pow2_int(n);
+  const Vec<T> n1 = round_to_int(n * T(0.5));
+  return p * pow2_int(n1) * pow2_int(n - n1);
+#endif
+}
+
 // e^x; with `kNonPositive` the caller promises x <= 0 or NaN (sigmoid's e^-|x|), which saves
 // the upper clamp and half the range test.
 template <typename T, bool kNonPositive = false>
@@ -170,21 +194,7 @@ inline Vec<T> exp(Vec<T> x) {
   const Vec<T> n = round_nearest(xc * C::kLog2e);
   Vec<T> r = fma(-n, Vec<T>(C::kLn2Hi), xc);
   r = fma(-n, Vec<T>(C::kLn2Lo), r);
-  const Vec<T> p = exp_poly(r);
-#if EMBER_CPU_LEVEL >= 2
-  // vscalefps: p * 2^n in one instruction, rounding subnormal results and overflowing to inf.
-  if constexpr (sizeof(T) == 4) {
-    return from_reg(_mm512_scalef_ps(reg(p), reg(n)));
-  } else {
-    return from_reg(_mm512_scalef_pd(reg(p), reg(n)));
-  }
-#else
-  const auto outside = kNonPositive ? n < Vec<T>(C::kNormalMin)
-                                    : (n < Vec<T>(C::kNormalMin)) | (n > Vec<T>(C::kNormalMax));
-  if (!any(outside)) return p * pow2_int(n);
-  const Vec<T> n1 = round_to_int(n * T(0.5));
-  return p * pow2_int(n1) * pow2_int(n - n1);
-#endif
+  return scale_by_pow2<T, kNonPositive>(exp_poly(r), n);
 }
 
 // ---------------------------------------------------------------------------------------------
