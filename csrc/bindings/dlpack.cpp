@@ -65,8 +65,11 @@ void delete_export(Managed* self) {
 
 void fill_dl_tensor(dlpack::Tensor& dl, ExportContext* ctx) {
   const Tensor& t = ctx->tensor;
-  dl.data = t.data_ptr();
-  dl.device = {dlpack::kCPU, 0};
+  // A CUDA tensor exports its device address, named as a CUDA device (never as host memory).
+  dl.data = t.impl()->device_data();
+  dl.device = t.device().is_cpu()
+                  ? dlpack::Device{dlpack::kCPU, 0}
+                  : dlpack::Device{dlpack::kCUDA, static_cast<int32_t>(t.device().index)};
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = to_dl_dtype(t.dtype());
   dl.shape = ctx->shape.data();
@@ -150,9 +153,17 @@ void release_import(void* ctx, void*) noexcept {
 Tensor import_dl_tensor(const dlpack::Tensor& dl, StorageImpl::Deleter deleter, void* managed,
                         bool read_only) {
   const char* op = "from_dlpack";
-  if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDAHost) {
+  Device device;  // host memory: CPU, or CUDA's pinned host memory
+  if (dl.device.device_type == dlpack::kCUDA) {
+    device = Device(DeviceType::CUDA, static_cast<int16_t>(dl.device.device_id));
+    try {
+      check_device_available(device, op);
+    } catch (...) {
+      deleter(managed, nullptr);
+      throw;
+    }
+  } else if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDAHost) {
     deleter(managed, nullptr);
-    check_device_available(Device(DeviceType::CUDA, static_cast<int16_t>(dl.device.device_id)), op);
     EMBER_THROW(Error, "[", op, "] unsupported DLPack device type ", dl.device.device_type);
   }
   auto dtype = from_dl_dtype(dl.dtype);
@@ -178,7 +189,7 @@ Tensor import_dl_tensor(const dlpack::Tensor& dl, StorageImpl::Deleter deleter, 
   }
   const size_t nbytes = empty ? 0 : static_cast<size_t>(extent) * element_size(*dtype);
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
-  auto storage = make_intrusive<StorageImpl>(data, nbytes, Device(), deleter, managed);
+  auto storage = make_intrusive<StorageImpl>(data, nbytes, device, deleter, managed);
   storage->set_read_only(read_only);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), *dtype, sizes, strides, 0));
 }
@@ -216,20 +227,26 @@ Tensor tensor_from_dlpack(py::handle obj) {
                 "array) or a DLPack capsule, but got ",
                 Py_TYPE(obj.ptr())->tp_name);
   }
+  // A CUDA producer orders its pending work before the stream we name: 1, the legacy default
+  // stream, on which Ember's copies and fills run.
+  py::object stream = py::none();
   if (py::hasattr(obj, "__dlpack_device__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();
     const int type = dev[0].cast<int>();
     if (type != dlpack::kCPU && type != dlpack::kCUDAHost) {
       check_device_available(Device(DeviceType::CUDA, dev[1].cast<int16_t>()), "from_dlpack");
+      if (type == dlpack::kCUDA) stream = py::int_(1);
     }
   }
   py::object capsule;
   try {
     capsule = obj.attr("__dlpack__")(
+        py::arg("stream") = stream,
         py::arg("max_version") = py::make_tuple(dlpack::kMajorVersion, dlpack::kMinorVersion));
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError)) throw;
-    capsule = obj.attr("__dlpack__")();  // a producer from before the versioned protocol
+    // A producer from before the versioned protocol.
+    capsule = stream.is_none() ? obj.attr("__dlpack__")() : obj.attr("__dlpack__")(stream);
   }
   return tensor_from_capsule(capsule);
 }
@@ -247,9 +264,19 @@ void init_dlpack(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
         if (!dl_device.is_none()) {
           py::tuple dev = dl_device;
           const int type = dev[0].cast<int>();
-          if (type != dlpack::kCPU) {
+          const int want = self.device().is_cpu() ? dlpack::kCPU : dlpack::kCUDA;
+          if (type != want ||
+              (want == dlpack::kCUDA && dev[1].cast<int>() != self.device().index)) {
             throw_buffer_error(str_cat("[__dlpack__] cannot export a ", self.device().str(),
-                                       " tensor to DLPack device type ", type));
+                                       " tensor to DLPack device (", type, ", ", dev[1].cast<int>(),
+                                       ")"));
+          }
+        }
+        if (!self.device().is_cpu()) {
+          // The consumer may read on any stream: the fills queued on the device finish first.
+          py::object cuda = py::module_::import("ember.cuda");
+          if (py::cast<bool>(cuda.attr("is_available")())) {
+            cuda.attr("synchronize")(self.device().index);
           }
         }
         bool versioned = false;
