@@ -131,12 +131,16 @@ def _nccl_module():
 
 def _engine(pg, tensor, op):
     """The engine that runs ``op`` on ``tensor``: Gloo for a CPU tensor, NCCL for a CUDA one."""
-    if tensor.device.type == "cuda":
+    return _engine_for(pg, tensor.device, op)
+
+
+def _engine_for(pg, device, op):
+    if device.type == "cuda":
         if pg._nccl_store is None:
             raise ValueError(f"{op}: the group's backend is {pg._backend!r}, which has no CUDA "
-                             f"support; got a tensor on {tensor.device} (use the nccl backend, "
+                             f"support; got a tensor on {device} (use the nccl backend, "
                              "or move the tensor to the CPU)")
-        index = tensor.device.index or 0
+        index = device.index or 0
         if pg._nccl is None:
             with _State.lock:
                 if pg._nccl is None:
@@ -146,25 +150,23 @@ def _engine(pg, tensor, op):
                     pg._nccl_device = index
         if index != pg._nccl_device:
             raise ValueError(f"{op}: the group's NCCL communicator is on cuda:{pg._nccl_device}, "
-                             f"got a tensor on {tensor.device}")
+                             f"got a tensor on {device}")
         return pg._nccl
     if pg._gloo is None:
         raise ValueError(f"{op}: the group's backend is {pg._backend!r}, which reduces CUDA "
-                         f"tensors only; got a tensor on {tensor.device} (use gloo, or "
+                         f"tensors only; got a tensor on {device} (use gloo, or "
                          "'cpu:gloo,cuda:nccl')")
     return pg._gloo
 
 
 def _any_engine(pg):
-    """The engine for an operation without tensors (barrier): Gloo when the group has it."""
-    if pg._gloo is not None:
-        return pg._gloo
-    if pg._nccl is None:
-        from .. import cuda
+    """The engine for an operation without tensors (barrier): Gloo when the group has it, else
+    NCCL on its device (made on the current CUDA device if no collective made it yet)."""
+    if pg._gloo is not None or pg._nccl is not None:
+        return pg._gloo if pg._gloo is not None else pg._nccl
+    from .. import cuda
 
-        device = cuda.current_device() if cuda.is_available() else 0
-        return _engine(pg, ember.empty(0, device=f"cuda:{device}"), "barrier")
-    return pg._nccl
+    return _engine_for(pg, ember.device("cuda", cuda.current_device()), "barrier")
 
 
 def _parse_backend(backend):
