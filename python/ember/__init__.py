@@ -74,6 +74,8 @@ from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 from . import amp, backends  # noqa: E402,F401
 from . import distributed, futures, multiprocessing, profiler  # noqa: E402,F401
+from ._compile import compile  # noqa: E402,F401  (eager: see _compile.py)
+from . import compiler, jit  # noqa: E402,F401
 from ._legacy_types import (  # noqa: E402,F401
     BFloat16Tensor,
     BoolTensor,

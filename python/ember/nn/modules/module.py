@@ -734,6 +734,13 @@ class Module(_StateDictMixin):
     def eval(self):
         return self.train(False)
 
+    def compile(self, *args, **kwargs) -> None:
+        """Compiles this module's call in place, with ``ember.compile``'s arguments. Ember runs
+        eagerly, so the call, its hooks and the state_dict keys stay as they were."""
+        from ..._compile import module_compile
+
+        module_compile(self, *args, **kwargs)
+
     def requires_grad_(self, requires_grad: bool = True):
         for p in self.parameters():
             p.requires_grad_(requires_grad)
