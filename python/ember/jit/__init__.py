@@ -24,8 +24,9 @@ from typing import Any, Callable
 
 __all__ = ["Attribute", "Error", "Final", "ScriptFunction", "ScriptModule", "annotate",
            "enable_onednn_fusion", "export", "fork", "freeze", "ignore", "interface",
-           "is_scripting", "is_tracing", "isinstance", "load", "onednn_fusion_enabled", "optimize_for_inference",
-           "save", "script", "script_if_tracing", "trace", "trace_module", "unused", "wait"]
+           "is_scripting", "is_tracing", "isinstance", "load", "onednn_fusion_enabled",
+           "optimize_for_inference", "save", "script", "script_if_tracing", "trace",
+           "trace_module", "unused", "wait"]
 
 Final = typing.Final
 
