@@ -115,7 +115,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "full",
       [](py::object size, py::object fill_value, py::object out, py::object dtype,
-         py::object device, py::object requires_grad, py::object, py::object) {
+         py::object device, py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "full");
         RequiresGradRequest requires_grad_request(requires_grad, "full");
         if (!PySequence_Check(size.ptr())) {
           throw py::type_error(
@@ -136,7 +137,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "empty_strided",
       [](py::object size, py::object stride, py::object dtype, py::object device,
-         py::object requires_grad, py::object, py::object) {
+         py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "empty_strided");
         RequiresGradRequest requires_grad_request(requires_grad, "empty_strided");
         return empty_strided(parse_int_sequence(size, "empty_strided", "size"),
                              parse_int_sequence(stride, "empty_strided", "stride"),
@@ -148,8 +150,9 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
 
   m.def(
       "scalar_tensor",
-      [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad, py::object,
-         py::object) {
+      [](const Scalar& s, py::object dtype, py::object device, py::object requires_grad,
+         py::object layout, py::object) {
+        check_layout(layout, "scalar_tensor");
         RequiresGradRequest requires_grad_request(requires_grad, "scalar_tensor");
         TensorOptions o = parse_options(dtype, device, "scalar_tensor");
         return full({}, s, TensorOptions(o.dtype_or(default_dtype()), o.device));
@@ -164,7 +167,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
     m.def(
         name,
         [name, fill](const Tensor& t, py::object dtype, py::object device, py::object requires_grad,
-                     py::object, py::object memory_format, py::object) {
+                     py::object layout, py::object memory_format, py::object) {
+          check_layout(layout, name);
           RequiresGradRequest requires_grad_request(requires_grad, name);
           Tensor out = native::empty_like_as(t, like_options(t, dtype, device, name),
                                              parse_memory_format(memory_format, name));
@@ -181,7 +185,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "full_like",
       [](const Tensor& t, py::object fill_value, py::object dtype, py::object device,
-         py::object requires_grad, py::object, py::object memory_format, py::object) {
+         py::object requires_grad, py::object layout, py::object memory_format, py::object) {
+        check_layout(layout, "full_like");
         RequiresGradRequest requires_grad_request(requires_grad, "full_like");
         const Scalar v = parse_number(fill_value, "full_like", "fill_value");
         Tensor out = native::empty_like_as(t, like_options(t, dtype, device, "full_like"),
@@ -207,7 +212,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def(
       "new_full",
       [](const Tensor& self, py::object size, py::object fill_value, py::object dtype,
-         py::object device, py::object requires_grad, py::object, py::object) {
+         py::object device, py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "new_full");
         RequiresGradRequest requires_grad_request(requires_grad, "new_full");
         const Scalar v = parse_number(fill_value, "new_full", "fill_value");
         return full(parse_int_sequence(size, "new_full", "size"), v,
@@ -219,7 +225,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   cls.def(
       "new_empty_strided",
       [](const Tensor& self, py::object size, py::object stride, py::object dtype,
-         py::object device, py::object requires_grad, py::object, py::object) {
+         py::object device, py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "new_empty_strided");
         RequiresGradRequest requires_grad_request(requires_grad, "new_empty_strided");
         return empty_strided(parse_int_sequence(size, "new_empty_strided", "size"),
                              parse_int_sequence(stride, "new_empty_strided", "stride"),
@@ -298,7 +305,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "linspace",
       [](py::object start, py::object end, py::object steps, py::object out, py::object dtype,
-         py::object device, py::object requires_grad, py::object, py::object) {
+         py::object device, py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "linspace");
         RequiresGradRequest requires_grad_request(requires_grad, "linspace");
         const Scalar s = spaced_endpoint(start, "linspace", "start", end);
         const Scalar e = spaced_endpoint(end, "linspace", "end", start);
@@ -313,7 +321,9 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "logspace",
       [](py::object start, py::object end, py::object steps, double base, py::object out,
-         py::object dtype, py::object device, py::object requires_grad, py::object, py::object) {
+         py::object dtype, py::object device, py::object requires_grad, py::object layout,
+         py::object) {
+        check_layout(layout, "logspace");
         RequiresGradRequest requires_grad_request(requires_grad, "logspace");
         const Scalar s = spaced_endpoint(start, "logspace", "start", end);
         const Scalar e = spaced_endpoint(end, "logspace", "end", start);
@@ -329,7 +339,8 @@ void init_creation(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "eye",
       [](py::object n, py::object m_cols, py::object out, py::object dtype, py::object device,
-         py::object requires_grad, py::object, py::object) {
+         py::object requires_grad, py::object layout, py::object) {
+        check_layout(layout, "eye");
         RequiresGradRequest requires_grad_request(requires_grad, "eye");
         const int64_t rows = parse_int(n, "eye", "n");
         const int64_t cols = m_cols.is_none() ? rows : parse_int(m_cols, "eye", "m");

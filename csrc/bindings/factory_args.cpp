@@ -102,8 +102,10 @@ FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
       f.generator = value;
     else if (key == "size")
       f.size = value;
-    else if (key == "layout" || key == "pin_memory")
-      continue;  // strided CPU memory only
+    else if (key == "layout")
+      check_layout(value, op);
+    else if (key == "pin_memory")
+      continue;  // pinning is a CUDA host-allocation hint; the CPU memory is used as it is
     else {
       bool known = false;
       for (const char* e : extra) known = known || key == e;
@@ -114,6 +116,17 @@ FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
     }
   }
   return f;
+}
+
+void check_layout(py::handle layout, const char* op) {
+  if (layout.is_none()) return;
+  // ember.strided, made once by ember/_layout.py and kept for the interpreter's life.
+  static const py::handle strided =
+      py::object(py::module_::import("ember._layout").attr("strided")).release();
+  if (layout.is(strided)) return;
+  throw py::type_error(str_cat(
+      op, "(): argument 'layout' must be ember.strided (Ember's tensors are ",
+      "dense and strided; it has no sparse layouts), not ", py::repr(layout).cast<std::string>()));
 }
 
 TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out, const char* op) {

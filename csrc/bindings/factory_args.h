@@ -51,6 +51,9 @@ struct FactoryKwargs {
 FactoryKwargs parse_factory_kwargs(const py::kwargs& kw, const char* op,
                                    std::initializer_list<const char*> extra = {});
 
+// A factory's `layout` argument: None or ember.strided, else TypeError naming the op.
+void check_layout(py::handle layout, const char* op);
+
 // Options for a factory that may write to out=: with out given, dtype=None means out's dtype and
 // a different explicit dtype raises RuntimeError (as PyTorch).
 TensorOptions factory_options(py::handle dtype, py::handle device, py::handle out, const char* op);

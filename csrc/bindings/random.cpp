@@ -242,8 +242,9 @@ void init_random(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   m.def(
       "normal",
       [](py::handle mean, py::handle std, py::object size, py::object generator, py::object out,
-         py::object dtype, py::object device, py::object requires_grad, py::object,
+         py::object dtype, py::object device, py::object requires_grad, py::object layout,
          py::object) -> py::object {
+        check_layout(layout, "normal");
         const char* op = "normal";
         RequiresGradRequest requires_grad_request(requires_grad, op);
         Generator* g = parse_generator(generator, op);

@@ -37,6 +37,7 @@ void init_spectral_windows(py::module_& m) {
         name,
         [kind, name](int64_t window_length, bool periodic, py::handle dtype, py::handle layout,
                      py::handle device, bool pin_memory, py::handle requires_grad) {
+          check_layout(layout, name);
           return make_window(kind, window_length, periodic, 0.0, 0.0, dtype, device, requires_grad,
                              name);
         },
@@ -49,6 +50,7 @@ void init_spectral_windows(py::module_& m) {
       "hamming_window",
       [](int64_t window_length, bool periodic, double alpha, double beta, py::handle dtype,
          py::handle layout, py::handle device, bool pin_memory, py::handle requires_grad) {
+        check_layout(layout, "hamming_window");
         return make_window(WindowKind::kHamming, window_length, periodic, alpha, beta, dtype,
                            device, requires_grad, "hamming_window");
       },
@@ -60,6 +62,7 @@ void init_spectral_windows(py::module_& m) {
       "kaiser_window",
       [](int64_t window_length, bool periodic, double beta, py::handle dtype, py::handle layout,
          py::handle device, bool pin_memory, py::handle requires_grad) {
+        check_layout(layout, "kaiser_window");
         return make_window(WindowKind::kKaiser, window_length, periodic, 0.0, beta, dtype, device,
                            requires_grad, "kaiser_window");
       },

@@ -129,6 +129,12 @@ void init_tensor_class(py::module_& m) {
       .def("is_complex", [](const Tensor& t) { return t.is_complex(); })
       .def_property_readonly("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_property_readonly("is_cuda", [](const Tensor& t) { return !t.device().is_cpu(); })
+      // Every Ember tensor is dense and strided (ember/_layout.py).
+      .def_property_readonly(
+          "layout",
+          [](const Tensor&) { return py::module_::import("ember._layout").attr("strided"); })
+      .def_property_readonly("is_sparse", [](const Tensor&) { return false; })
+      .def_property_readonly("is_sparse_csr", [](const Tensor&) { return false; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.impl()->version(); })
       .def("_is_view_of",
            [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })

@@ -32,6 +32,7 @@ from ._dtypes import (  # noqa: E402,F401
     short,
 )
 from ._size import Size  # noqa: E402,F401
+from ._layout import layout, strided  # noqa: E402,F401
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: E402,F401
 from ._functional import broadcast_shapes  # noqa: E402,F401
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
