@@ -3,6 +3,7 @@
 #include "bindings/pybind_ember.h"
 #include "core/allocator.h"
 #include "core/cpu_capability.h"
+#include "core/float_mode.h"
 #include "core/parallel.h"
 #include "dispatch/tensor_iterator.h"
 
@@ -100,6 +101,7 @@ void init_dtypes(py::module_& m) {
       py::arg("tensor1"), py::arg("tensor2"));
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads, py::arg("int"));
+  m.def("set_flush_denormal", &set_flush_denormal, py::arg("mode"));
   // ember.backends.cpu reads these (core/cpu_capability.h).
   m.def("_get_cpu_capability", [] { return std::string(cpu_capability_name(cpu_capability())); });
   m.def("_max_cpu_capability",

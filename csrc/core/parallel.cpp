@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/float_mode.h"
 
 namespace ember {
 
@@ -53,6 +54,7 @@ void parallel_run(int64_t begin, int64_t end, int64_t grain,
   std::once_flag error_once;
 #pragma omp parallel num_threads(nthreads)
   {
+    apply_flush_denormal();  // threads the pool added since set_flush_denormal
     const int tid = omp_get_thread_num();
     const int nt = omp_get_num_threads();
     const int64_t chunk = (range + nt - 1) / nt;
