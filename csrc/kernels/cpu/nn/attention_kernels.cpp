@@ -39,10 +39,14 @@ namespace {
 // The backward keeps dK / dV accumulators and three K / V tiles per key block, so its blocks stay
 // small enough for L1 / L2. The forward holds one score block: wide key blocks amortise the
 // per-row work of the online softmax (two reductions, the rescale of the output row) over more
-// columns (128 -> 512 keys made the forward 6% faster at L = 2048, 1024 another 1%).
+// columns (on Zen 4, 128 -> 512 keys made the forward 6% faster at L = 2048). Each query block
+// streams all of its head's K and V (2 MiB at L = 4096, more than L2), so taller query blocks
+// (kForwardQueryBlock) read them less often; with 128 queries, 512 keys keep the score block at
+// 256 KiB. On a Cascade Lake Xeon 128 x 512 beat 64 x 1024 by 4% at L = 4096 and 2.5% at 2048
+// (avx2: 72 x 512 by 2%); on Zen 4, 1024 keys had been 1% ahead of 512 with 64 queries.
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 128;
-constexpr int64_t kForwardKeyBlock = 1024;
+constexpr int64_t kForwardKeyBlock = 512;
 
 constexpr double kLog2e = 1.4426950408889634074;
 constexpr double kLn2 = 0.69314718055994530942;
@@ -70,10 +74,11 @@ constexpr int kWideStripRows = 6;  // the value products' 4-vector strips (512-b
 // 16 rows ahead gained less, 32 lost it again.
 constexpr int64_t kValuePrefetchRows = 6;
 
-// The forward's query blocks are whole numbers of row tiles (4 and 6 rows), so that no block
-// ends in a short tile (at avx2, 64 rows left a 4-row tile in every block, 5% of the time).
+// The forward's query blocks are whole numbers of score-tile rows (4 and 6), so that no block
+// ends in a short score tile (at avx2, 64 rows left a 4-row tile in every block, 5% of the
+// time); see kForwardKeyBlock for their height.
 template <typename T>
-constexpr int64_t kForwardQueryBlock = kWideRegisters<T> ? 64 : 72;
+constexpr int64_t kForwardQueryBlock = kWideRegisters<T> ? 128 : 72;
 
 // The score products' tiles are kDotRows x kPanelVectors; at the 512-bit levels 4 x 4 beat 8 x 2
 // (half the broadcasts per FMA; the row max then covers a 64-key panel at once). A panel is
