@@ -17,6 +17,17 @@ void init_config(py::module_& m) {
     d["openmp"] = _OPENMP;
     d["compiler"] = __VERSION__;
     d["cxx_standard"] = __cplusplus;
+    // What the optional CUDA part of the build holds, answerable without loading it.
+#ifdef EMBER_BUILT_CUDA
+    d["cuda"] = true;
+#else
+    d["cuda"] = false;
+#endif
+#ifdef EMBER_BUILT_NCCL
+    d["nccl"] = true;
+#else
+    d["nccl"] = false;
+#endif
 #ifdef __AVX512F__
     d["simd"] = "AVX-512";
 #elif defined(__AVX2__)

@@ -35,9 +35,9 @@ __all__ = [
 def is_built():
     """Whether this build of Ember has its CUDA backend module (ember._C_cuda), as
     torch.backends.cuda.is_built: a GPU is needed only to use it."""
-    from .. import cuda
+    from .. import _C
 
-    return cuda._try_import() is not None
+    return bool(_C._build_info()["cuda"])
 
 
 def _reduction_setting(name, value):

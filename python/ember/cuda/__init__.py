@@ -11,6 +11,7 @@ does. Seeding is a no-op without CUDA generators, so scripts calling
 ``ember.cuda.manual_seed_all(seed)`` run unchanged.
 """
 
+import os
 import threading
 
 _lock = threading.Lock()
@@ -19,8 +20,27 @@ _load_error = None  # why it could not be imported (str), once tried
 _registered = False  # the backend is registered with the core: "cuda" tensors can be made
 
 
+def _driver_present():
+    """Whether an NVIDIA driver is installed. Without one no GPU can be used, and ember._C_cuda is
+    not imported at all: importing it loads the CUDA runtime and NCCL, and a later
+    ``import torch`` would then bind to those copies (same sonames) instead of its own newer
+    ones, and fail (Note [The CUDA module loads only with a driver])."""
+    markers = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/dxg")
+    if any(os.path.exists(m) for m in markers):
+        return True
+    import ctypes
+
+    try:  # the driver library itself (the toolkit's link stub is libcuda.so, not .so.1)
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
 def _try_import():
     global _module, _load_error
+    if _module is None and _load_error is None and not _driver_present():
+        _load_error = "no CUDA GPU was found (no NVIDIA driver is installed)"
     if _module is None and _load_error is None:
         try:
             # _C first: it registers the types _C_cuda's functions take and return.

@@ -45,10 +45,9 @@ def is_gloo_available():
 def is_nccl_available():
     """Whether this build has the NCCL backend (ember._C_cuda built with NCCL), as
     torch.distributed.is_nccl_available: a GPU is needed only to use it."""
-    from .. import cuda
+    from .. import _C
 
-    module = cuda._try_import()
-    return _AVAILABLE and module is not None and bool(module.has_nccl)
+    return _AVAILABLE and bool(_C._build_info()["nccl"])
 
 
 def is_mpi_available():

@@ -117,8 +117,9 @@ def _nccl_module():
     from .. import cuda
 
     if not cuda.is_available():
-        module = cuda._try_import()
-        if module is None or not module.has_nccl:
+        from .. import _C
+
+        if not _C._build_info()["nccl"]:
             raise RuntimeError("Distributed package doesn't have NCCL built in (this build of "
                                "Ember has no NCCL backend: use the gloo backend)")
         raise RuntimeError(f"ProcessGroupNCCL is only supported with GPUs, no GPUs found! "
