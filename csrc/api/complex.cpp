@@ -23,4 +23,14 @@ Tensor conj(const Tensor& a) {
   return native::conj(a);
 }
 
+Tensor view_as_real(const Tensor& a) {
+  if (autograd::should_record(a)) return derivatives::view_as_real(a);
+  return native::view_as_real(a);
+}
+
+Tensor view_as_complex(const Tensor& a) {
+  if (autograd::should_record(a)) return derivatives::view_as_complex(a);
+  return native::view_as_complex(a);
+}
+
 }  // namespace ember

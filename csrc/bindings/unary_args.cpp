@@ -219,6 +219,10 @@ void init_unary_args(py::module_& m, TensorClass& cls) {
       "imag", [](const Tensor& a) { return imag(a); }, py::arg("input"));
   m.def(
       "conj", [](const Tensor& a) { return conj(a); }, py::arg("input"));
+  m.def(
+      "view_as_real", [](const Tensor& a) { return view_as_real(a); }, py::arg("input"));
+  m.def(
+      "view_as_complex", [](const Tensor& a) { return view_as_complex(a); }, py::arg("input"));
   cls.def("conj", [](const Tensor& a) { return conj(a); });
   for (const char* name : {"resolve_conj", "resolve_neg"}) {
     m.def(

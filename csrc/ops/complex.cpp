@@ -1,5 +1,6 @@
 #include "ops/complex.h"
 
+#include "core/shape.h"
 #include "ops/unary.h"
 
 namespace ember {
@@ -31,6 +32,43 @@ Tensor imag(const Tensor& a) {
 Tensor conj(const Tensor& a) {
   if (!a.is_complex()) return a;
   return conj_physical(a);
+}
+
+Tensor view_as_real(const Tensor& a) {
+  EMBER_CHECK(a.is_complex(), "[view_as_real] view_as_real is only supported for complex tensors, ",
+              "got ", dtype_name(a.dtype()));
+  DimVector sizes(a.sizes()), strides;
+  for (int64_t s : a.strides()) strides.push_back(s * 2);
+  sizes.push_back(2);
+  strides.push_back(1);
+  return Tensor(make_intrusive<TensorImpl>(a.storage(), to_real(a.dtype()), sizes, strides,
+                                           a.storage_offset() * 2, a.impl()->version_counter()));
+}
+
+Tensor view_as_complex(const Tensor& a) {
+  const ScalarType dt = a.dtype();
+  EMBER_CHECK(
+      dt == ScalarType::Float32 || dt == ScalarType::Float64,
+      "[view_as_complex] view_as_complex is only supported for float32 and float64 tensors, ",
+      "got ", dtype_name(dt), (dt == ScalarType::Float16 ? " (Ember has no complex32)" : ""));
+  EMBER_CHECK(a.dim() > 0, "[view_as_complex] input tensor must have one or more dimensions");
+  const int64_t last = a.dim() - 1;
+  EMBER_CHECK(a.size(last) == 2, "[view_as_complex] tensor must have a last dimension of size 2, ",
+              "got shape ", shape_str(a.sizes()));
+  EMBER_CHECK(a.stride(last) == 1, "[view_as_complex] tensor must have a last dimension with ",
+              "stride 1, got stride ", a.stride(last), " (call .contiguous() first)");
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < last; ++d) {
+    EMBER_CHECK(a.stride(d) % 2 == 0 || a.size(d) == 1, "[view_as_complex] tensor must have a ",
+                "stride divisible by 2 for all but the last dimension, got strides ",
+                shape_str(a.strides()), " (call .contiguous() first)");
+    sizes.push_back(a.size(d));
+    strides.push_back(a.size(d) == 1 ? 1 : a.stride(d) / 2);
+  }
+  EMBER_CHECK(a.storage_offset() % 2 == 0, "[view_as_complex] tensor must have a storage_offset ",
+              "divisible by 2, got ", a.storage_offset(), " (call .clone() first)");
+  return Tensor(make_intrusive<TensorImpl>(a.storage(), to_complex(dt), sizes, strides,
+                                           a.storage_offset() / 2, a.impl()->version_counter()));
 }
 
 }  // namespace native

@@ -10,5 +10,11 @@ Tensor real(const Tensor& a);  // complex: a view; real dtypes: a itself
 Tensor imag(const Tensor& a);  // complex: a view; other dtypes raise TypeError
 Tensor conj(const Tensor& a);  // complex: conj_physical(a); real dtypes: a itself
 
+// view_as_real: complex (..., n) -> its real dtype (..., n, 2), sharing storage.
+// view_as_complex: float32 / float64 (..., n, 2) with a unit last stride, even other strides and
+// an even storage offset -> complex64 / complex128 (..., n), sharing storage.
+Tensor view_as_real(const Tensor& a);
+Tensor view_as_complex(const Tensor& a);
+
 }  // namespace native
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include "api/elementwise.h"
 #include "api/range_factories.h"
 #include "api/unary.h"
+#include "api/views.h"
 #include "autograd/derivatives/elementwise.h"
 #include "autograd/derivatives/elementwise_helpers.h"
 #include "ops/complex.h"
@@ -61,6 +62,24 @@ Tensor imag(const Tensor& a) {
     return variable_list{ember::mul(g[0], imaginary_unit())};
   });
   return autograd::record(node, {a}, Tensor(), "imag", [&] { return native::imag(a); });
+}
+
+Tensor view_as_real(const Tensor& a) {
+  auto node =
+      autograd::new_node("ViewAsRealBackward0", {a}, [](FunctionNode&, const variable_list& g) {
+        return variable_list{ember::view_as_complex(ember::contiguous(g[0]))};
+      });
+  return autograd::record(node, {a}, Tensor(), "view_as_real",
+                          [&] { return native::view_as_real(a); });
+}
+
+Tensor view_as_complex(const Tensor& a) {
+  auto node =
+      autograd::new_node("ViewAsComplexBackward0", {a}, [](FunctionNode&, const variable_list& g) {
+        return variable_list{ember::view_as_real(g[0])};
+      });
+  return autograd::record(node, {a}, Tensor(), "view_as_complex",
+                          [&] { return native::view_as_complex(a); });
 }
 
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out) {

@@ -73,6 +73,8 @@ Tensor conj(const Tensor& a);                              // complex a only
 Tensor conj_physical(const Tensor& a, const Tensor& out);  // complex a only
 Tensor real(const Tensor& a);                              // complex a only (a view)
 Tensor imag(const Tensor& a);                              // (a view)
+Tensor view_as_real(const Tensor& a);                      // (a view)
+Tensor view_as_complex(const Tensor& a);                   // (a view)
 Tensor complex(const Tensor& real, const Tensor& imag, const Tensor& out);
 Tensor polar(const Tensor& abs, const Tensor& angle, const Tensor& out);
 
