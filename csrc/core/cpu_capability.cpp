@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace ember {
@@ -120,6 +121,18 @@ std::string cpu_capability_names() {
     out += kNames[i];
   }
   return out;
+}
+
+bool cpu_is_intel() {
+  static const bool intel = [] {
+    const CpuidRegs r = cpuid(0, 0);  // the vendor string is in ebx, edx, ecx
+    char vendor[13] = {};
+    std::memcpy(vendor, &r.b, 4);
+    std::memcpy(vendor + 4, &r.d, 4);
+    std::memcpy(vendor + 8, &r.c, 4);
+    return std::string(vendor) == "GenuineIntel";
+  }();
+  return intel;
 }
 
 }  // namespace ember

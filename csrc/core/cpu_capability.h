@@ -29,5 +29,8 @@ CpuCapability cpu_capability();
 const std::string& cpu_capability_warning();
 // Every level name, lowest first, comma-separated (for messages).
 std::string cpu_capability_names();
+// Whether the CPU reports the vendor "GenuineIntel": some oneDNN kernel choices are measured per
+// vendor (Note [Padded B rows]).
+bool cpu_is_intel();
 
 }  // namespace ember

@@ -292,6 +292,29 @@ def test_float32_rows_2kib_apart(k, threads):
     np.testing.assert_allclose(got_strided, want_strided, rtol=0, atol=1e-5 * scale)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float32_large_row_major_b(threads):
+    # Note [Padded B rows]: on Intel cores at the AVX-512 levels, a row-major B of 3 MiB or more
+    # with at least 256 columns is copied to padded rows (B 768 x 1024 here; with a transposed A
+    # it is not). Elsewhere the same products take the plain path; the answers must agree.
+    rng = np.random.default_rng(12)
+    a_np = rng.standard_normal((200, 768)).astype(np.float32)
+    b_np = rng.standard_normal((768, 1024)).astype(np.float32)
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(threads)
+        got = (ember.tensor(a_np) @ ember.tensor(b_np)).numpy()
+        got_t = (ember.tensor(a_np.T.copy()).t() @ ember.tensor(b_np)).numpy()
+        out = ember.empty(200, 1024)
+        ember.matmul(ember.tensor(a_np), ember.tensor(b_np), out=out)
+    finally:
+        ember.set_num_threads(saved)
+    want = a_np.astype(np.float64) @ b_np.astype(np.float64)
+    atol = 1e-5 * np.sqrt(768)
+    for result in (got, got_t, out.numpy()):
+        np.testing.assert_allclose(result, want, rtol=0, atol=atol)
+
+
 def test_concurrent_python_threads():
     # Bindings release the GIL around matmul; concurrent callers must still get right answers.
     rng = np.random.default_rng(11)

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cpu_capability.h"
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_cpu.h"
 #include "kernels/cpu/onednn_isa.h"
@@ -55,11 +56,26 @@ struct Entry {
 // aliasing between B's rows; 4 KiB multiples, as at 1024, measured fine), the primitive is built
 // for a padded B and each call copies B into a per-thread buffer first. On two threads the same
 // product went from 1.9 to 1.2 ms (and was 1.4x PyTorch's time in bench_cpu_levels.py).
+//
+// On Intel cores the AVX-512 brgemm matmul has the opposite trouble: it reads a row-major B in
+// place, and once B is a few MiB (past L2) it runs at 33-80 GFLOP/s on a Cascade Lake core, where
+// the same product with B's rows padded, which makes oneDNN pick its gemm:jit kernel (it packs B
+// itself), runs at 100-130 GFLOP/s with the copy included: 2048^3 went from 67 to 125 GFLOP/s,
+// an LM head's backward (4096 x 8192 @ 8192 x 256) from 59 to 103, a BERT feed-forward shape
+// (1024 x 768 @ 768 x 3072) from 45 to 116. Below 3 MiB, and for B narrower than 256 columns,
+// brgemm stayed ahead (0.63-0.85 at 64 columns), and so it did with a transposed A (a weight
+// gradient, X^T G: 57-60 GFLOP/s padded against 88-110). On Zen 4 brgemm already matched PyTorch on
+// such products (matmul f32 2048: 0.85x), so the rule is kept to Intel cores, where it was
+// measured.
 bool wants_padded_b(const GemmParams& p, const std::string& impl) {
   if (p.dtype != ScalarType::Float32 || p.batch != 1 || p.b.col_stride != 1) return false;
+  const int64_t b_bytes = p.k * p.n * 4;
+  if (impl.rfind("brg:avx512_core", 0) == 0) {
+    return cpu_is_intel() && p.a.col_stride == 1 && p.n >= 256 && b_bytes >= (3 << 20);
+  }
   if (impl.rfind("gemm:jit", 0) != 0) return false;
   const int64_t row_bytes = p.b.row_stride * 4;
-  return row_bytes % 4096 == 2048 && p.k * p.n * 4 >= (256 << 10);
+  return row_bytes % 4096 == 2048 && b_bytes >= (256 << 10);
 }
 
 dnnl::engine& cpu_engine() {
@@ -240,15 +256,21 @@ bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue) {
   thread_local dnnl::stream stream(cpu_engine());
   auto& eng = cpu_engine();
   void* b_data = p.b.data;
+  // A thread keeps its copy buffer for the next call, up to 64 MiB; a larger B gets a buffer of
+  // its own, freed after the call, so that one huge product does not pin its size per thread.
+  std::vector<float> large_padded_b;
   if (entry->padded_b_row_stride > 0) {
     thread_local std::vector<float> padded_b;
     const int64_t ld = entry->padded_b_row_stride;
-    if (padded_b.size() < static_cast<size_t>(p.k * ld)) padded_b.resize(p.k * ld);
+    const size_t elements = static_cast<size_t>(p.k * ld);
+    std::vector<float>& buffer =
+        elements * sizeof(float) <= (size_t(64) << 20) ? padded_b : large_padded_b;
+    if (buffer.size() < elements) buffer.resize(elements);
     const float* src = static_cast<const float*>(p.b.data);
     for (int64_t r = 0; r < p.k; ++r) {
-      std::memcpy(padded_b.data() + r * ld, src + r * p.b.row_stride, p.n * sizeof(float));
+      std::memcpy(buffer.data() + r * ld, src + r * p.b.row_stride, p.n * sizeof(float));
     }
-    b_data = padded_b.data();
+    b_data = buffer.data();
   }
   dnnl::memory ma(entry->a, eng, p.a.data), mb(entry->b, eng, b_data), mc(entry->c, eng, p.c.data);
   std::unordered_map<int, dnnl::memory> args{
