@@ -101,7 +101,6 @@ class OptimizedModule(Module):
         return (self.__class__, (self._orig_mod,))
 
 
-
 def compile(
     model: Callable | None = None,
     *,
@@ -110,16 +109,20 @@ def compile(
     backend: str | Callable = "inductor",
     mode: str | None = None,
     options: dict | None = None,
+    name: str | None = None,
     disable: bool = False,
-    **kwargs: Any,
+    recompile_limit: int | None = None,
+    isolate_recompiles: bool = False,
+    dynamic_shapes: Any = None,
 ):
     """Returns ``model`` ready to call, as ``torch.compile`` does; Ember runs it eagerly.
 
     A module is wrapped in an ``OptimizedModule`` (its ``_orig_mod`` is ``model``), a function
     in a wrapper that calls it. Used bare (``@ember.compile``) or with arguments
     (``@ember.compile(mode="max-autotune")``) it is a decorator. ``disable=True`` returns
-    ``model`` itself, as in PyTorch. ``fullgraph``, ``dynamic``, ``backend`` and further keyword
-    arguments (``name``, ``recompile_limit``, ...) are accepted and have nothing to steer.
+    ``model`` itself, as in PyTorch. ``fullgraph``, ``dynamic``, ``backend``, ``name``,
+    ``recompile_limit``, ``isolate_recompiles`` and ``dynamic_shapes`` are PyTorch's and have
+    nothing to steer here; an unknown keyword is a TypeError, as in PyTorch.
     """
     if model is None:
 
@@ -127,7 +130,9 @@ def compile(
             if fn is None:
                 raise RuntimeError("Model can't be None")
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                           options=options, disable=disable, **kwargs)
+                           options=options, name=name, disable=disable,
+                           recompile_limit=recompile_limit,
+                           isolate_recompiles=isolate_recompiles, dynamic_shapes=dynamic_shapes)
 
         return decorate
     _check_arguments(backend, mode, options)

@@ -91,6 +91,10 @@ def test_compile_bad_arguments():
         ember.compile(3)
     with pytest.raises(RuntimeError, match="Model can't be None"):
         ember.compile()(None)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ember.compile(_model(), fulgraph=True)  # a typo, refused as by PyTorch
+    assert ember.compile(_model(), name="m", recompile_limit=4).__class__.__name__ == (
+        "OptimizedModule")
 
 
 def test_compiled_module_checkpoint_round_trip(tmp_path):
