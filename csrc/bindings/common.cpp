@@ -9,18 +9,21 @@ namespace ember {
 PyTypeObject* g_tensor_type = nullptr;
 
 namespace {
-py::object g_dtype_objects[kNumScalarTypes];
-}
+// Handles, not py::objects: the references are leaked on purpose. A py::object here would be
+// released by an exit handler after the interpreter is gone, which crashes Python 3.12 and later
+// at exit (their object allocator's state belongs to the interpreter).
+py::handle g_dtype_objects[kNumScalarTypes];
+}  // namespace
 
 py::object dtype_object(ScalarType t) {
   EMBER_CHECK(t != ScalarType::Undefined, "[dtype] undefined dtype");
-  py::object& o = g_dtype_objects[static_cast<int>(t)];
+  py::handle& o = g_dtype_objects[static_cast<int>(t)];
   if (!o) {
     static DTypeObject storage[kNumScalarTypes];
     storage[static_cast<int>(t)].type = t;
-    o = py::cast(&storage[static_cast<int>(t)], py::return_value_policy::reference);
+    o = py::cast(&storage[static_cast<int>(t)], py::return_value_policy::reference).release();
   }
-  return o;
+  return py::reinterpret_borrow<py::object>(o);
 }
 
 std::optional<ScalarType> try_parse_dtype(py::handle h) {

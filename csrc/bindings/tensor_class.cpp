@@ -63,7 +63,10 @@ py::class_<TensorImpl, TensorImplPtr>& tensor_class() {
 }
 
 void init_tensor_class(py::module_& m) {
-  static py::class_<TensorImpl, TensorImplPtr> cls(m, "Tensor", py::dynamic_attr());
+  // Leaked on purpose: a static py::class_ would release its reference from an exit handler,
+  // after the interpreter is gone, which crashes Python 3.12 (its allocator state is per
+  // interpreter).
+  auto& cls = *new py::class_<TensorImpl, TensorImplPtr>(m, "Tensor", py::dynamic_attr());
   g_tensor_class = &cls;
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -142,6 +143,23 @@ size_t rounded_size(size_t nbytes, SizeTier& tier) {
   return rounded;
 }
 
+// RAM plus swap: a block larger than that can never be backed. Where the kernel overcommits
+// (vm.overcommit_memory = 1, as on some VMs), malloc grants it anyway, and the first kernel that
+// writes it is killed or swaps for minutes instead of raising OutOfMemoryError.
+size_t total_memory() {
+  static const size_t total = [] {
+    struct sysinfo info {};
+    if (sysinfo(&info) != 0) return SIZE_MAX;
+    size_t units = 0, bytes = 0;
+    if (__builtin_add_overflow(info.totalram, info.totalswap, &units) ||
+        __builtin_mul_overflow(units, static_cast<size_t>(info.mem_unit), &bytes)) {
+      return SIZE_MAX;
+    }
+    return bytes;
+  }();
+  return total;
+}
+
 BlockCache* cache_for(SizeTier tier) {
   return tier == SizeTier::kHuge     ? &g_huge_cache
          : tier == SizeTier::kMedium ? &g_medium_cache
@@ -157,6 +175,10 @@ void* cpu_alloc(size_t nbytes, const char* op) {
                 " bytes");
   SizeTier tier = SizeTier::kSmall;
   rounded = rounded_size(nbytes, tier);
+  EMBER_CHECK_T(OutOfMemoryError, tier != SizeTier::kHuge || rounded <= total_memory(), "[", op,
+                "] cannot allocate ", nbytes, " bytes (", static_cast<double>(nbytes) / (1 << 30),
+                " GiB): more than this machine's memory and swap (",
+                static_cast<double>(total_memory()) / (1 << 30), " GiB)");
   BlockCache* cache = cache_for(tier);
   void* p = cache ? cache->take(rounded) : nullptr;
   if (p == nullptr) {

@@ -13,17 +13,17 @@ StorageImpl::StorageImpl(size_t nbytes, Device device, const char* op)
     return;
   }
   device_ = resolve_device_index(device);
-  data_ = device_backend(device.type)->allocate(nbytes, device_.index, op);
-  device_owned_ = true;
+  const DeviceBackend* backend = device_backend(device.type);
+  data_ = backend->allocate(nbytes, device_.index, op);
+  owner_ = backend;
 }
 
 StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter, void* ctx)
     : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter), ctx_(ctx) {}
 
 StorageImpl::~StorageImpl() {
-  if (device_owned_) {
-    // Only a registered backend hands out device memory, and backends stay registered.
-    device_backend(device_.type)->release(data_, nbytes_, device_.index);
+  if (owner_ != nullptr) {
+    owner_->release(data_, nbytes_, device_.index);
   } else if (deleter_) {
     deleter_(ctx_, data_);
   } else {

@@ -9,6 +9,8 @@
 
 namespace ember {
 
+struct DeviceBackend;
+
 class StorageImpl : public RefCounted {
  public:
   using Deleter = void (*)(void* ctx, void* data) noexcept;
@@ -25,7 +27,7 @@ class StorageImpl : public RefCounted {
   Device device() const { return device_; }
   bool owns_memory() const { return deleter_ == nullptr; }
   // Memory from a device backend's allocator (not the host's).
-  bool device_owned() const { return device_owned_; }
+  bool device_owned() const { return owner_ != nullptr; }
   // Storage borrowed from a read-only source (a read-only NumPy array); writes must be refused.
   bool read_only() const { return read_only_; }
   void set_read_only(bool v) { read_only_ = v; }
@@ -37,7 +39,10 @@ class StorageImpl : public RefCounted {
   Deleter deleter_ = nullptr;  // nullptr: memory came from cpu_alloc
   void* ctx_ = nullptr;
   bool read_only_ = false;
-  bool device_owned_ = false;  // data_ came from device_backend(device_.type)->allocate
+  // The backend whose allocate gave data_ (nullptr: not device memory). Its own release frees
+  // it, even if another backend registered for the device type since (the tests' host-memory
+  // stand-in, then the real CUDA backend).
+  const DeviceBackend* owner_ = nullptr;
 };
 
 using Storage = intrusive_ptr<StorageImpl>;

@@ -82,7 +82,11 @@ struct DispatchStub<Ret (*)(Args...)> {
                                            : table[static_cast<int>(device.type)];
     if (fn == nullptr) {
       EMBER_THROW(NotImplementedError, "[", name, "] not implemented for device ",
-                  device_type_name(device.type));
+                  device_type_name(device.type),
+                  device.type == DeviceType::CPU
+                      ? ""
+                      : ": this backend has no kernel for it yet; move the tensors with .cpu(), "
+                        "compute there, and move the result back with .to(device)");
     }
     // Every thread resolves to the same pointer, so a race only repeats the lookup.
     if (device.type == DeviceType::CPU) cpu_resolved.store(fn, std::memory_order_relaxed);

@@ -685,13 +685,30 @@ def _check_location(location):
         device = ember.device(location)
     except Exception as e:
         raise RuntimeError(f"[load] unknown device location {location!r} in the file") from e
-    if device.type == "cuda" and not ember.cuda.is_available():
-        raise _cuda_unavailable_error()
+    if device.type == "cuda":
+        if not ember.cuda.is_available():
+            raise _cuda_unavailable_error()
+        count = ember.cuda.device_count()
+        if (device.index or 0) >= count:
+            raise RuntimeError(f"Attempting to deserialize object on CUDA device {device.index} "
+                               f"but ember.cuda.device_count() is {count}. Please use "
+                               "ember.load with map_location to map your storages to an "
+                               "existing device.")
+        return device
     if device.type != "cpu":
-        raise RuntimeError(f"[load] cannot restore a storage on device {location!r} yet: load "
-                           "with map_location='cpu' and move the tensors with .to(device) "
-                           "(docs/design/cuda.md)")
+        raise RuntimeError(f"[load] cannot restore a storage on device {location!r}: load with "
+                           "map_location='cpu' and move the tensors with .to(device)")
     return device
+
+
+def _on_device(storage, device):
+    """The storage read from the file (host memory), on ``device``: its bytes are copied there as
+    one storage, so that tensors which shared it in the file still share it."""
+    if device.type == "cpu":
+        return storage
+    nbytes = storage.nbytes()
+    flat = _C._rebuild_tensor(storage, ember.uint8, (nbytes,), (1,), 0)
+    return flat.to(device).untyped_storage()
 
 
 def _make_restore(map_location):
@@ -700,8 +717,7 @@ def _make_restore(map_location):
     location) returning a storage (None: the default)."""
 
     def default(storage, location):
-        _check_location(location)
-        return storage
+        return _on_device(storage, _check_location(location))
 
     if map_location is None:
         return default
@@ -709,8 +725,7 @@ def _make_restore(map_location):
         target = str(map_location)
 
         def to_device(storage, location):
-            _check_location(target)
-            return storage
+            return _on_device(storage, _check_location(target))
 
         return to_device
     if isinstance(map_location, dict):

@@ -1069,8 +1069,8 @@ def caught(fn):
     return result, [(w.category, str(w.message)) for w in record]
 
 
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the answers without a GPU")
 def test_cuda_amp_autocast_without_cuda_warns_and_runs_disabled():
-    assert not ember.cuda.is_available()
     ac, record = caught(lambda: ember.cuda.amp.autocast())
     assert [c for c, _ in record] == [FutureWarning, UserWarning]
     assert "ember.cuda.amp.autocast(args...)` is deprecated" in record[0][1]
@@ -1454,8 +1454,11 @@ def test_state_functions_match_torch(torch):
             assert lib.autocast_decrement_nesting() == 1
         with pytest.warns(UserWarning, match="CPU Autocast only supports dtypes of"):
             assert not lib.autocast("cpu", dtype=lib.float32)._enabled
-        with pytest.warns(UserWarning, match="CUDA is not available"):
-            assert not lib.autocast("cuda")._enabled
+        if lib.cuda.is_available():
+            assert lib.autocast("cuda")._enabled
+        else:
+            with pytest.warns(UserWarning, match="CUDA is not available"):
+                assert not lib.autocast("cuda")._enabled
         with pytest.warns(FutureWarning):
             assert not lib.cuda.amp.autocast(enabled=False)._enabled
         assert lib.amp.is_autocast_available("cpu")

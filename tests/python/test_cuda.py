@@ -84,13 +84,42 @@ def test_zero_dim_and_empty():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_fills(dtype):
     dt = getattr(ember, dtype)
-    np.testing.assert_array_equal(ember.zeros(5, dtype=dt, device="cuda").cpu().numpy(),
-                                  ember.zeros(5, dtype=dt).numpy())
+    # through float32: NumPy has no bfloat16
+    np.testing.assert_array_equal(ember.zeros(5, dtype=dt, device="cuda").cpu().float().numpy(),
+                                  np.zeros(5))
     np.testing.assert_array_equal(ember.ones(2, 3, dtype=dt, device="cuda").cpu().float().numpy(),
                                   np.ones((2, 3)))
     value = True if dtype == "bool" else 3
     full = ember.full((4,), value, dtype=dt, device="cuda")
     assert ember.equal(full.cpu(), ember.full((4,), value, dtype=dt))
+
+
+@pytest.mark.cuda
+@gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fill_of_contiguous_views_at_every_offset(dtype):
+    # The kernel stores 16 bytes at a time between the view's first and last 16-byte boundaries
+    # and single elements outside them: every start and length around those boundaries.
+    dt = getattr(ember, dtype)
+    value = True if dtype == "bool" else 5
+    for start in range(0, 17):
+        for length in (0, 1, 2, 3, 7, 8, 15, 16, 17, 33, 100):
+            d = ember.zeros(160, dtype=dt, device="cuda")
+            d[start:start + length].fill_(value)
+            want = ember.zeros(160, dtype=dt)
+            want[start:start + length] = value
+            assert ember.equal(d.cpu(), want), (start, length)
+
+
+@pytest.mark.cuda
+@gpu
+def test_load_onto_the_gpu_keeps_shared_storages(tmp_path):
+    x = ember.arange(6.0)
+    ember.save({"a": x, "b": x[2:]}, tmp_path / "shared.pt")
+    loaded = ember.load(tmp_path / "shared.pt", map_location="cuda")
+    assert loaded["a"].device == ember.device("cuda", 0) == loaded["b"].device
+    loaded["a"].fill_(7.0)  # one storage on the device: the view sees the fill
+    assert loaded["b"].cpu().tolist() == [7.0] * 4
 
 
 @pytest.mark.cuda
@@ -252,5 +281,25 @@ def test_the_cuda_module_imports_without_a_gpu():
     import ember._C_cuda as C
 
     assert C.device_count() == (ember.cuda.device_count())
-    assert isinstance(C.has_nccl, bool)
     assert C.runtime_version() >= 12000
+    nccl_module = importlib.util.find_spec("ember._C_nccl") is not None
+    assert nccl_module is bool(ember._C._build_info()["nccl"])
+
+
+SHARED_LIBRARIES_LOADED = """
+import ember, ember._C_cuda, ember.cuda, ember.distributed as dist
+ember.cuda.is_available(); dist.is_nccl_available()
+maps = open("/proc/self/maps").read()
+print(sorted({name for name in ("libcudart.so", "libnccl.so") if name in maps}))
+"""
+
+
+@pytest.mark.skipif(not BUILT, reason="this build has no CUDA backend module")
+def test_no_cuda_runtime_or_nccl_library_is_loaded_by_soname():
+    # A later `import torch` would take shared copies of these in place of its own newer ones
+    # (docs/design/cuda.md): the runtime is linked statically, and libnccl loads only with
+    # ember._C_nccl, which only an NCCL process group imports.
+    result = subprocess.run([sys.executable, "-c", SHARED_LIBRARIES_LOADED], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -74,8 +74,9 @@ def test_generator_errors():
         g.set_state(ember.zeros(3, dtype=ember.uint8))
     with pytest.raises(TypeError, match="RNG state must be an ember.uint8 tensor"):
         ember.set_rng_state(ember.zeros(3))
-    with pytest.raises(RuntimeError, match=r"\[Generator\] device 'cuda' is not available"):
-        ember.Generator(device="cuda")
+    if not ember.cuda.is_available():
+        with pytest.raises(RuntimeError, match=r"\[Generator\] device 'cuda' is not available"):
+            ember.Generator(device="cuda")
     with pytest.raises(TypeError, match="generator must be an ember.Generator"):
         ember.rand(2, generator=3)
 
@@ -462,7 +463,10 @@ def test_dtype_errors_are_not_implemented_errors():
     (lambda: ember.rand(2, dtype=ember.float32, out=ember.empty(0, dtype=ember.float64)),
      "dtype float32 does not match dtype of out parameter"),
     (lambda: ember.rand(-2), "negative dimension"),
-    (lambda: ember.rand(2, device="cuda"), r"\[rand\] device 'cuda' is not available"),
+    (lambda: ember.rand(2, device="cuda"),
+     # with a GPU: no sampling kernel there yet
+     r"not implemented for device cuda: this backend has no kernel" if ember.cuda.is_available()
+     else r"\[rand\] device 'cuda' is not available"),
 ])
 def test_runtime_errors(call, match):
     with pytest.raises(RuntimeError, match=match):

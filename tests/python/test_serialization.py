@@ -336,21 +336,21 @@ def test_map_location():
     seen = []
     roundtrip(sd, map_location=lambda s, loc: seen.append(loc))
     assert seen == ["cpu"]
-    for location in ["cuda", "cuda:0", ember.device("cuda")] if _cuda_device_ok() else ["cuda"]:
-        with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
-            roundtrip(sd, map_location=location)
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
-        roundtrip(sd, map_location={"cpu": "cuda:0"})
+    cuda_locations = ["cuda", "cuda:0", ember.device("cuda"), {"cpu": "cuda:0"}]
+    if ember.cuda.is_available():  # restored on the GPU, as torch.load does
+        for location in cuda_locations:
+            w = roundtrip(sd, map_location=location)["w"]
+            assert w.device == ember.device("cuda", 0) and w.cpu().tolist() == [1.0, 1.0]
+        count = ember.cuda.device_count()
+        with pytest.raises(RuntimeError, match=f"on CUDA device {count} but"):
+            roundtrip(sd, map_location=f"cuda:{count}")
+    else:
+        for location in cuda_locations:
+            with pytest.raises(RuntimeError,
+                               match="Attempting to deserialize object on a CUDA device"):
+                roundtrip(sd, map_location=location)
     with pytest.raises(TypeError, match="map_location must be"):
         roundtrip(sd, map_location=3)
-
-
-def _cuda_device_ok():
-    try:
-        ember.device("cuda")
-    except Exception:
-        return False
-    return not ember.cuda.is_available()
 
 
 def test_weights_only_and_mmap(tmp_path):
@@ -598,8 +598,13 @@ def test_handmade_torch_zip_and_geometry_checks(tmp_path):
         ember.load(good, map_location=lambda s, loc: s.cuda())  # the callable's own error
     cuda_pt = tmp_path / "cuda.pt"
     _write_torch_zip(cuda_pt, _persistent_pickle("cuda:0"), {"0": bytes(8)})
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
-        ember.load(cuda_pt)
+    if ember.cuda.is_available():
+        on_gpu = ember.load(cuda_pt)
+        assert on_gpu.device == ember.device("cuda", 0) and on_gpu.cpu().tolist() == [0.0, 0.0]
+    else:
+        with pytest.raises(RuntimeError,
+                           match="Attempting to deserialize object on a CUDA device"):
+            ember.load(cuda_pt)
     assert ember.load(cuda_pt, map_location="cpu").tolist() == [0.0, 0.0]
     assert ember.load(cuda_pt, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 0.0]
     cases = {

@@ -90,10 +90,4 @@ PYBIND11_MODULE(_C_cuda, m) {
         return py::make_tuple(free_bytes, total_bytes);
       },
       py::arg("device") = -1);
-#ifdef EMBER_HAVE_NCCL
-  init_nccl(m);
-  m.attr("has_nccl") = true;
-#else
-  m.attr("has_nccl") = false;
-#endif
 }

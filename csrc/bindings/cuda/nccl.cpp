@@ -1,5 +1,6 @@
-// ember._C_cuda.ProcessGroupNCCL: the NCCL process group behind ember.distributed's "nccl"
-// backend. Its methods take the same arguments as ember._C._distributed.ProcessGroupGloo's, so
+// ember._C_nccl.ProcessGroupNCCL: the NCCL process group behind ember.distributed's "nccl"
+// backend, in a module of its own so that libnccl loads only when such a group is made. Its
+// methods take the same arguments as ember._C._distributed.ProcessGroupGloo's, so
 // python/ember/distributed/_c10d.py drives either; `inline` only matters to Gloo and is ignored.
 // Every call that can block releases the GIL.
 #include <memory>
@@ -105,3 +106,8 @@ void init_nccl(py::module_& m) {
 }
 
 }  // namespace ember
+
+PYBIND11_MODULE(_C_nccl, m) {
+  m.doc() = "Ember's NCCL process group";
+  ember::init_nccl(m);
+}

@@ -1,8 +1,8 @@
-// pybind11 glue of ember._C_cuda, the CUDA extension module. It is a separate module from
-// ember._C (which must import on machines without CUDA), so it cannot use _C's fast Tensor caster
-// (bindings/pybind_ember.h, whose helpers live in _C). Tensors cross through pybind11's shared
-// type registry instead: _C registers TensorImpl with its intrusive holder, Store and Work with
-// shared_ptr holders, and its exception translators, and ember.cuda imports _C first.
+// pybind11 glue of ember._C_cuda and ember._C_nccl, the CUDA extension modules. They are separate
+// from ember._C (which must import on machines without CUDA), so they cannot use _C's fast Tensor
+// caster (bindings/pybind_ember.h, whose helpers live in _C). Tensors cross through pybind11's
+// shared type registry instead: _C registers TensorImpl with its intrusive holder, Store and Work
+// with shared_ptr holders, and its exception translators, and ember.cuda imports _C first.
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -38,6 +38,6 @@ struct type_caster<ember::Tensor> {
 
 namespace ember {
 namespace py = pybind11;
-// Defines ProcessGroupNCCL in `m` (bindings/cuda/nccl.cpp).
+// Defines ProcessGroupNCCL in `m`, the ember._C_nccl module (bindings/cuda/nccl.cpp).
 void init_nccl(py::module_& m);
 }  // namespace ember

@@ -20,6 +20,15 @@ __global__ void fill_contiguous(E* out, int64_t numel, E value) {
   }
 }
 
+// 16 bytes per store: a fill of 4-byte elements stored one element per thread reached half of
+// the H200's write bandwidth (1.07 TB/s against PyTorch's 2.26 on 64 MiB).
+__global__ void fill_vectors(uint4* out, int64_t count, uint4 value) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = value;
+  }
+}
+
 template <typename E>
 __global__ void fill_strided(E* out, int64_t numel, E value, FillGeometry g) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < numel;
@@ -33,20 +42,42 @@ __global__ void fill_strided(E* out, int64_t numel, E value, FillGeometry g) {
   }
 }
 
+constexpr int kThreads = 256;
+
+// Enough blocks to fill the GPU; the grid-stride loops cover the rest.
+unsigned blocks_for(int64_t items) {
+  const int64_t wanted = (items + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(wanted < 65535 ? wanted : 65535);
+}
+
 template <int N>
 cudaError_t launch(void* data, const FillGeometry& g, int64_t numel, bool contiguous,
                    const void* pattern, cudaStream_t stream) {
   using E = Bytes<N>;
   E value;
   std::memcpy(&value, pattern, N);
-  constexpr int kThreads = 256;
-  // Enough blocks to fill the GPU; the grid-stride loops cover the rest.
-  const int64_t wanted = (numel + kThreads - 1) / kThreads;
-  const unsigned blocks = static_cast<unsigned>(wanted < 65535 ? wanted : 65535);
-  if (contiguous) {
-    fill_contiguous<E><<<blocks, kThreads, 0, stream>>>(static_cast<E*>(data), numel, value);
-  } else {
-    fill_strided<E><<<blocks, kThreads, 0, stream>>>(static_cast<E*>(data), numel, value, g);
+  E* out = static_cast<E*>(data);
+  if (!contiguous) {
+    fill_strided<E><<<blocks_for(numel), kThreads, 0, stream>>>(out, numel, value, g);
+    return cudaGetLastError();
+  }
+  // The elements before the first 16-byte boundary and after the last one are written one by
+  // one; the run between them 16 bytes at a time, with the pattern repeated 16 / N times (a view
+  // may start anywhere, but an element never straddles the boundary: N divides 16).
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  int64_t head = static_cast<int64_t>(((16 - address % 16) % 16) / N);
+  if (head > numel) head = numel;
+  const int64_t vectors = (numel - head) * N / 16;
+  const int64_t tail_start = head + vectors * 16 / N;
+  if (head > 0) fill_contiguous<E><<<1, kThreads, 0, stream>>>(out, head, value);
+  if (vectors > 0) {
+    uint4 wide;
+    for (int i = 0; i < 16 / N; ++i) std::memcpy(reinterpret_cast<char*>(&wide) + i * N, &value, N);
+    fill_vectors<<<blocks_for(vectors), kThreads, 0, stream>>>(reinterpret_cast<uint4*>(out + head),
+                                                               vectors, wide);
+  }
+  if (tail_start < numel) {
+    fill_contiguous<E><<<1, kThreads, 0, stream>>>(out + tail_start, numel - tail_start, value);
   }
   return cudaGetLastError();
 }

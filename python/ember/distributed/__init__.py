@@ -43,7 +43,7 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    """Whether this build has the NCCL backend (ember._C_cuda built with NCCL), as
+    """Whether this build has the NCCL backend (ember._C_nccl), as
     torch.distributed.is_nccl_available: a GPU is needed only to use it."""
     from .. import _C
 

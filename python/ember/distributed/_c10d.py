@@ -1,5 +1,5 @@
 """Process groups and collectives (torch.distributed.distributed_c10d's API) on the Gloo backend
-in C++ (ember._C._distributed) for CPU tensors and the NCCL backend (ember._C_cuda) for CUDA
+in C++ (ember._C._distributed) for CPU tensors and the NCCL backend (ember._C_nccl) for CUDA
 tensors.
 
 A group holds a Gloo group, an NCCL group, or both (``"cpu:gloo,cuda:nccl"``, and the default
@@ -113,21 +113,21 @@ def _resolve(group):
 
 
 def _nccl_module():
-    """ember._C_cuda when it has NCCL and a GPU is there; else RuntimeError saying why."""
-    from .. import cuda
+    """ember._C_nccl when this build has NCCL and a GPU is there; else RuntimeError saying why.
 
+    The module, and with it libnccl, loads only here: a copy of libnccl loaded by soname would
+    otherwise be taken by a later ``import torch`` in place of its own (docs/design/cuda.md)."""
+    from .. import _C, cuda
+
+    if not _C._build_info()["nccl"]:
+        raise RuntimeError("Distributed package doesn't have NCCL built in (this build of "
+                           "Ember has no NCCL backend: use the gloo backend)")
     if not cuda.is_available():
-        from .. import _C
-
-        if not _C._build_info()["nccl"]:
-            raise RuntimeError("Distributed package doesn't have NCCL built in (this build of "
-                               "Ember has no NCCL backend: use the gloo backend)")
         raise RuntimeError(f"ProcessGroupNCCL is only supported with GPUs, no GPUs found! "
                            f"({cuda._reason()}; use the gloo backend for CPU tensors)")
-    if not cuda._module.has_nccl:
-        raise RuntimeError("Distributed package doesn't have NCCL built in (Ember's CUDA backend "
-                           "was built without NCCL)")
-    return cuda._module
+    from .. import _C_nccl
+
+    return _C_nccl
 
 
 def _engine(pg, tensor, op):
