@@ -2,7 +2,7 @@
 # Packs a Python 3.12 build of Ember, with the shared libraries it loads, for a GPU machine
 # that has Python 3.12, CUDA, PyTorch and pytest but no package registry (CONTRIBUTING.md, "On
 # a GPU machine"). Writes .gpu/site.tar.xz (the ember package: Python files and binaries),
-# .gpu/libs.tar.xz (libdnnl, OpenBLAS, SLEEF, Gloo and what they load) and .gpu/setup.sh, which
+# .gpu/libs.tar.xz (libdnnl, OpenBLAS, SLEEF, Gloo and what they load) and .gpu/setup, which
 # unpacks both on the GPU machine and registers the libraries behind the system's own.
 #
 #   PY312=/path/to/python3.12 bash scripts/gpu_bundle.sh
@@ -43,7 +43,7 @@ for f in .gpu/site/ember/*.so; do ldd "$f"; done | awk '/=>/ {print $3}' | sort 
   xargs -I{} cp -L {} .gpu/libs/
 strip --strip-unneeded .gpu/libs/*.so* 2>/dev/null || true
 (cd .gpu && tar -cJf site.tar.xz site && tar -cJf libs.tar.xz libs)
-cat > .gpu/setup.sh <<'EOF'
+cat > .gpu/setup <<'EOF'
 # Sourced on the GPU machine from the repository root: unpacks the bundle and sets PYTHONPATH.
 mkdir -p /opt/ember && tar -xJf .gpu/libs.tar.xz -C /opt/ember && tar -xJf .gpu/site.tar.xz -C /opt/ember
 nccl=$(find /opt /usr/local /usr/lib -name 'libnccl.so.2*' 2>/dev/null | head -1)
@@ -52,5 +52,5 @@ printf "/opt/ember/site/ember\n/opt/ember/libs\n%s\n" "$(dirname "${nccl:-/}")" 
 ldconfig
 export PYTHONPATH=/opt/ember/site PYTHONUNBUFFERED=1
 EOF
-ls -l .gpu/*.tar.xz .gpu/setup.sh
-echo "gpu_bundle: carry .gpu/site.tar.xz .gpu/libs.tar.xz .gpu/setup.sh; run 'source .gpu/setup.sh; ...'"
+ls -l .gpu/*.tar.xz .gpu/setup
+echo "gpu_bundle: carry .gpu/site.tar.xz .gpu/libs.tar.xz .gpu/setup; run 'source .gpu/setup; ...'"
