@@ -113,6 +113,7 @@ void gemm_kernel(const GemmParams& p) {
       return gemm_through_float32<Half>(p);
     case ScalarType::Float32:
       if (float32_gemv(p)) return;
+      if (openblas_sgemm_transposed_a(p)) return;
       if (onednn_gemm(p)) return;
       return blocked_gemm(p);
     case ScalarType::Float64:

@@ -10,6 +10,7 @@
 // elsewhere in an exclusive scope, goes to Eigen's GEMM instead of waiting.
 #include <algorithm>
 
+#include "core/cpu_capability.h"
 #include "core/deterministic.h"
 #include "core/parallel.h"
 #include "kernels/cpu/gemm_cpu.h"
@@ -19,6 +20,9 @@ extern "C" {
 void scipy_dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
                   const double* alpha, const double* a, const int* lda, const double* b,
                   const int* ldb, const double* beta, double* c, const int* ldc, FLen, FLen);
+void scipy_sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                  const float* alpha, const float* a, const int* lda, const float* b,
+                  const int* ldb, const float* beta, float* c, const int* ldc, FLen, FLen);
 }
 
 namespace ember {
@@ -54,7 +58,82 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
   return true;
 }
 
+// Note [float32 weight gradients through OpenBLAS]
+// A linear layer's weight gradient is G^T X: A (the output gradient, tokens x out) is read
+// transposed, and the reduction runs over the tokens. On an Intel core oneDNN's AVX-512 brgemm
+// kernel runs these products well below its usual speed, while OpenBLAS's SkylakeX sgemm does
+// not. Measured on a Cascade Lake core (Intel Xeon @ 2.50GHz, one thread; m x n, k; GFLOP/s,
+// oneDNN against OpenBLAS, best of several runs on a noisy VM):
+//   768 x 3072, k 1024 (a BERT feed-forward weight):  42-43 against 109
+//   3072 x 768, k 1024:                                82-83 against 109-111
+//   2304 x 768, k 1024 (BERT's packed qkv weight):     72-80 against 112-113
+//   8192 x 256, k 4096 (an LM head's weight):          74-78 against 91-100
+// and on two threads (each half of C one single-threaded sgemm) 120 -> 204, 164 -> 212,
+// 153 -> 209 and 149 -> 179. Smaller outputs went the other way: 768 x 256, 1024 x 256 and
+// 256 x 1024 at k 4096 were 0.86-1.10x oneDNN's time on one thread and 1.1-1.6x on two, where
+// each thread's half is too short. So the rule is float32, A transposed, B and C row-major, an
+// output of at least 1.5 M elements with both sides >= 256, and k >= 512, on Intel cores at an
+// AVX-512 level (OpenBLAS picks its kernels from the CPU itself, so a lower level forced with
+// EMBER_CPU_CAPABILITY keeps to oneDNN, which honours it). Zen 4 was not measured and keeps
+// oneDNN. Not under deterministic algorithms: which engine runs would depend on the thread count.
+constexpr int64_t kSgemmMinOutput = int64_t(3) << 19;
+
+bool sgemm_transposed_a_applies(const GemmParams& p) {
+  if (p.dtype != ScalarType::Float32 || p.batch != 1 || deterministic_algorithms()) return false;
+  if (!cpu_is_intel() || cpu_capability() < CpuCapability::Avx512) return false;
+  if (p.m < 256 || p.n < 256 || p.k < 512 || p.m * p.n < kSgemmMinOutput) return false;
+  if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
+  // A (m x k) column-major: its transpose is a row-major k x m matrix, G as the layer stored it.
+  if (p.a.row_stride != 1 || p.a.col_stride < p.m || !fits_int(p.a.col_stride)) return false;
+  if (p.b.col_stride != 1 || p.b.row_stride < p.n || !fits_int(p.b.row_stride)) return false;
+  if (p.c.col_stride != 1 || p.c.row_stride < p.n || !fits_int(p.c.row_stride)) return false;
+  return p.alpha.to<double>() != 0.0;  // BLAS would skip A B (see openblas_gemm)
+}
+
 }  // namespace
+
+bool openblas_sgemm_transposed_a(const GemmParams& p) {
+  if (!sgemm_transposed_a_applies(p)) return false;
+  lapack::ThreadScope scope(lapack::ThreadScope::TryOnly{});
+  if (!scope.held() || scope.threads() != 1) return false;
+  const float alpha = static_cast<float>(p.alpha.to<double>());
+  const float beta = static_cast<float>(p.beta.to<double>());
+  const float* a = static_cast<const float*>(p.a.data);
+  const float* b = static_cast<const float*>(p.b.data);
+  float* c = static_cast<float*>(p.c.data);
+  const int lda = static_cast<int>(p.a.col_stride), ldb = static_cast<int>(p.b.row_stride);
+  const int ldc = static_cast<int>(p.c.row_stride);
+  // Column-major, C^T (n x m) = B^T (n x k: B's row-major storage as it is, 'N') times A^T
+  // (k x m: A's column-major storage transposed, 'T').
+  const char no = 'N', tr = 'T';
+  auto block = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    const int m = static_cast<int>(i1 - i0), n = static_cast<int>(j1 - j0),
+              k = static_cast<int>(p.k);
+    scipy_sgemm_(&no, &tr, &n, &m, &k, &alpha, b + j0, &ldb, a + i0, &lda, &beta,
+                 c + i0 * p.c.row_stride + j0, &ldc, 1, 1);
+  };
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  if (threads == 1) {
+    block(0, p.m, 0, p.n);
+    return true;
+  }
+  // One single-threaded sgemm per thread, over a slice of C's longer side (whole 16-element
+  // steps, so that each slice starts on a cache line when C does).
+  const bool split_rows = p.m >= p.n;
+  const int64_t side = split_rows ? p.m : p.n;
+  const int64_t step = ((side + threads - 1) / threads + 15) / 16 * 16;
+  parallel_for(0, (side + step - 1) / step, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t lo = s * step, hi = std::min(side, lo + step);
+      if (split_rows) {
+        block(lo, hi, 0, p.n);
+      } else {
+        block(0, p.m, lo, hi);
+      }
+    }
+  });
+  return true;
+}
 
 bool openblas_gemm(const GemmParams& p) {
   if (p.dtype != ScalarType::Float64) return false;
