@@ -319,12 +319,12 @@ def test_float32_large_row_major_b(threads):
 @pytest.mark.parametrize("m, n", [(1200, 1300), (1900, 800)])
 def test_float32_transposed_a_large(threads, m, n):
     # Note [float32 weight gradients through OpenBLAS]: on Intel cores at the AVX-512 levels a
-    # float32 A^T B with an output of 1.5 M elements or more goes to OpenBLAS's sgemm, split
-    # over the threads along C's longer side (here in steps that leave a remainder). A's rows
+    # float32 A^T B with a large output and k >= 1024 goes to OpenBLAS's sgemm, split over the
+    # threads along C's longer side (here in steps that leave a remainder). A's rows
     # may lie further apart than m (a slice of a wider G), alpha and beta must be honoured, and
     # the product must match the other engines' on every CPU.
     rng = np.random.default_rng(13)
-    k = 520
+    k = 1100
     wide_g = rng.standard_normal((k, m + 37)).astype(np.float32)
     x = rng.standard_normal((k, n)).astype(np.float32)
     c0 = rng.standard_normal((m, n)).astype(np.float32)
@@ -347,13 +347,13 @@ def test_linear_weight_gradient_large():
     # The weight gradient of a Linear (G^T X, Note [float32 weight gradients through OpenBLAS])
     # at a BERT feed-forward shape, against NumPy in float64.
     rng = np.random.default_rng(14)
-    x_np = rng.standard_normal((600, 768)).astype(np.float32)
-    g_np = rng.standard_normal((600, 2048)).astype(np.float32)
+    x_np = rng.standard_normal((1100, 768)).astype(np.float32)
+    g_np = rng.standard_normal((1100, 2048)).astype(np.float32)
     lin = ember.nn.Linear(768, 2048)
     y = lin(ember.tensor(x_np))
     y.backward(ember.tensor(g_np))
     want = g_np.T.astype(np.float64) @ x_np.astype(np.float64)
-    np.testing.assert_allclose(lin.weight.grad.numpy(), want, rtol=0, atol=1e-5 * np.sqrt(600))
+    np.testing.assert_allclose(lin.weight.grad.numpy(), want, rtol=0, atol=1e-5 * np.sqrt(1100))
     np.testing.assert_allclose(lin.bias.grad.numpy(), g_np.sum(0, dtype=np.float64), atol=1e-3)
 
 

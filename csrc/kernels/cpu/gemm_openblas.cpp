@@ -61,27 +61,33 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
 // Note [float32 weight gradients through OpenBLAS]
 // A linear layer's weight gradient is G^T X: A (the output gradient, tokens x out) is read
 // transposed, and the reduction runs over the tokens. On an Intel core oneDNN's AVX-512 brgemm
-// kernel runs these products well below its usual speed, while OpenBLAS's SkylakeX sgemm does
-// not. Measured on a Cascade Lake core (Intel Xeon @ 2.50GHz, one thread; m x n, k; GFLOP/s,
-// oneDNN against OpenBLAS, best of several runs on a noisy VM):
-//   768 x 3072, k 1024 (a BERT feed-forward weight):  42-43 against 109
-//   3072 x 768, k 1024:                                82-83 against 109-111
-//   2304 x 768, k 1024 (BERT's packed qkv weight):     72-80 against 112-113
-//   8192 x 256, k 4096 (an LM head's weight):          74-78 against 91-100
-// and on two threads (each half of C one single-threaded sgemm) 120 -> 204, 164 -> 212,
-// 153 -> 209 and 149 -> 179. Smaller outputs went the other way: 768 x 256, 1024 x 256 and
-// 256 x 1024 at k 4096 were 0.86-1.10x oneDNN's time on one thread and 1.1-1.6x on two, where
-// each thread's half is too short. So the rule is float32, A transposed, B and C row-major, an
-// output of at least 1.5 M elements with both sides >= 256, and k >= 512, on Intel cores at an
-// AVX-512 level (OpenBLAS picks its kernels from the CPU itself, so a lower level forced with
-// EMBER_CPU_CAPABILITY keeps to oneDNN, which honours it). Zen 4 was not measured and keeps
-// oneDNN. Not under deterministic algorithms: which engine runs would depend on the thread count.
-constexpr int64_t kSgemmMinOutput = int64_t(3) << 19;
+// kernel runs many of these products well below its usual speed, while OpenBLAS's SkylakeX sgemm
+// does not. Measured on a Cascade Lake core (Intel Xeon @ 2.50GHz) in one process, the two
+// engines alternating call by call (medians of 9; m x n, k; OpenBLAS's time over oneDNN's, one
+// thread / two threads):
+//   768 x 3072, k 1024 or 4096 (a BERT feed-forward weight): 0.32 / 0.44-0.45 (38-42 GFLOP/s
+//     against 118-121 on one thread)
+//   2304 x 768, k 1024 (BERT's packed qkv): 0.71 / 0.75;  3072 x 768, k 1024-4096: 0.71-0.95 /
+//     0.75-0.78;  768 x 768, k 1024-4096: 0.74-0.82 / 0.79-0.91;  4096 x 256, k 1024: 0.90 / 0.82
+//   8192 x 256, k 4096 (an LM head): 0.88 / 0.88;  768 x 256 and 1024 x 256, k 4096: 0.82-0.87 /
+//     0.93-0.98;  1024 x 1024, k 2048: 0.96 / 1.00
+// and it lost elsewhere: short reductions (2048 x 512 at k 512: 1.04 / 1.02), m of 512 or less
+// (256 x 1024 at k 4096: 1.08; 512 x 256 at k 1024: 1.16 / 1.31; 512 x 1024: 1.01 / 1.05), and
+// small outputs at moderate k (768 x 256 at k 2048: 1.12 / 1.25). So the rule is: float32, A
+// transposed, B and C row-major, m >= 768, n >= 256, and either an output of at least 512 K
+// elements with k >= 1024 or k >= 4096; on Intel cores at an AVX-512 level (OpenBLAS picks its
+// kernels from the CPU itself, so a lower level forced with EMBER_CPU_CAPABILITY keeps to oneDNN,
+// which honours it). With several threads each thread runs one single-threaded sgemm on a slice
+// of C's longer side. Zen 4 was not measured and keeps oneDNN. Not under deterministic
+// algorithms: which engine runs would depend on the thread count.
+constexpr int64_t kSgemmMinRows = 768, kSgemmMinCols = 256, kSgemmMinDepth = 1024;
+constexpr int64_t kSgemmMinOutput = int64_t(1) << 19, kSgemmLongDepth = 4096;
 
 bool sgemm_transposed_a_applies(const GemmParams& p) {
   if (p.dtype != ScalarType::Float32 || p.batch != 1 || deterministic_algorithms()) return false;
   if (!cpu_is_intel() || cpu_capability() < CpuCapability::Avx512) return false;
-  if (p.m < 256 || p.n < 256 || p.k < 512 || p.m * p.n < kSgemmMinOutput) return false;
+  if (p.m < kSgemmMinRows || p.n < kSgemmMinCols || p.k < kSgemmMinDepth) return false;
+  if (p.m * p.n < kSgemmMinOutput && p.k < kSgemmLongDepth) return false;
   if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
   // A (m x k) column-major: its transpose is a row-major k x m matrix, G as the layer stored it.
   if (p.a.row_stride != 1 || p.a.col_stride < p.m || !fits_int(p.a.col_stride)) return false;
