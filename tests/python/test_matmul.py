@@ -343,6 +343,31 @@ def test_float32_transposed_a_large(threads, m, n):
     np.testing.assert_allclose(got_addmm, 0.5 * c0 + 2.0 * want, rtol=0, atol=3 * atol)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m, n", [(600, 200), (256, 700)])
+def test_float32_long_reduction_row_major(threads, m, n):
+    # The same Note, input gradients: a row-major A @ B with k >= 2048 and k >= 3n (n <= 768)
+    # goes to OpenBLAS on Intel AVX-512 cores, split along C's longer side (rows, then columns
+    # here). A and B may be slices of wider matrices; alpha and beta must be honoured.
+    rng = np.random.default_rng(15)
+    k = 2100
+    wide_a = rng.standard_normal((m, k + 5)).astype(np.float32)
+    wide_b = rng.standard_normal((k, n + 9)).astype(np.float32)
+    c0 = rng.standard_normal((m, n)).astype(np.float32)
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(threads)
+        a_e, b_e = ember.tensor(wide_a)[:, :k], ember.tensor(wide_b)[:, :n]
+        got = ember.mm(a_e, b_e).numpy()
+        got_addmm = ember.addmm(ember.tensor(c0), a_e, b_e, beta=-1.0, alpha=0.5).numpy()
+    finally:
+        ember.set_num_threads(saved)
+    want = wide_a[:, :k].astype(np.float64) @ wide_b[:, :n].astype(np.float64)
+    atol = 1e-5 * np.sqrt(k)
+    np.testing.assert_allclose(got, want, rtol=0, atol=atol)
+    np.testing.assert_allclose(got_addmm, -c0 + 0.5 * want, rtol=0, atol=atol)
+
+
 def test_linear_weight_gradient_large():
     # The weight gradient of a Linear (G^T X, Note [float32 weight gradients through OpenBLAS])
     # at a BERT feed-forward shape, against NumPy in float64.

@@ -1,7 +1,7 @@
 // CPU GEMM back ends (see kernels/gemm_stubs.h for the contract). gemm_kernel.cpp picks one
 // per dtype:
 //   float32, bfloat16 (and float16 when oneDNN has a native kernel): oneDNN's matmul primitive,
-//     except large float32 weight gradients on Intel AVX-512 cores: OpenBLAS's sgemm
+//     except some large float32 gradient products on Intel AVX-512 cores: OpenBLAS's sgemm
 //   float64: OpenBLAS's dgemm (scipy-openblas32) from 8x8x8 up, Eigen below
 //   complex64, complex128: Eigen
 //   integers (and anything oneDNN declines): the cache-blocked reference loops below
@@ -18,10 +18,11 @@ bool onednn_gemm(const GemmParams& p, const GemmEpilogue* epilogue = nullptr);
 // float64 through OpenBLAS's dgemm. Returns false (having done nothing) for other dtypes, tiny
 // products, and when OpenBLAS is busy elsewhere (see gemm_openblas.cpp).
 bool openblas_gemm(const GemmParams& p);
-// float32 products with A transposed (weight gradients) on Intel AVX-512 cores, through
-// OpenBLAS's sgemm where it was measured faster than oneDNN (Note [float32 weight gradients
-// through OpenBLAS]). Returns false (having done nothing) elsewhere.
-bool openblas_sgemm_transposed_a(const GemmParams& p);
+// float32 products on Intel AVX-512 cores through OpenBLAS's sgemm, for the shapes and layouts
+// where it was measured faster than oneDNN: weight gradients (A transposed) and input gradients
+// with a long reduction (Note [float32 weight gradients through OpenBLAS]). Returns false
+// (having done nothing) elsewhere.
+bool openblas_sgemm(const GemmParams& p);
 // float64 / complex64 / complex128 through Eigen's GEMM.
 void eigen_gemm(const GemmParams& p);
 // Integer dtypes (exact, wrapping like PyTorch's) and float fallbacks: blocked loops.

@@ -113,7 +113,7 @@ void gemm_kernel(const GemmParams& p) {
       return gemm_through_float32<Half>(p);
     case ScalarType::Float32:
       if (float32_gemv(p)) return;
-      if (openblas_sgemm_transposed_a(p)) return;
+      if (openblas_sgemm(p)) return;
       if (onednn_gemm(p)) return;
       return blocked_gemm(p);
     case ScalarType::Float64:
@@ -152,6 +152,9 @@ void gemm_epilogue_kernel(const GemmParams& p, const GemmEpilogue& e) {
   EMBER_CHECK(p.batch == 1 && p.c.col_stride == 1 && p.alpha.to_double() == 1.0 &&
                   p.beta.to_double() == 0.0,
               "[gemm_epilogue] expects one matrix, a row-major C, alpha 1 and beta 0");
+  const bool plain =
+      e.bias == nullptr && e.activation == GemmActivation::None && e.residual == nullptr;
+  if (plain) return gemm_kernel(p);
   if (p.dtype == ScalarType::Float32 && onednn_gemm(p, &e)) return;
   gemm_kernel(p);
   dispatch_dtype<kFloat32 | kFloat64>(p.dtype, "gemm_epilogue", [&](auto tag) {

@@ -59,6 +59,7 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
 }
 
 // Note [float32 weight gradients through OpenBLAS]
+// (The Note's name is from its first case; the second, input gradients, follows below it.)
 // A linear layer's weight gradient is G^T X: A (the output gradient, tokens x out) is read
 // transposed, and the reduction runs over the tokens. On an Intel core oneDNN's AVX-512 brgemm
 // kernel runs many of these products well below its usual speed, while OpenBLAS's SkylakeX sgemm
@@ -82,24 +83,49 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
 // algorithms: which engine runs would depend on the thread count.
 constexpr int64_t kSgemmMinRows = 768, kSgemmMinCols = 256, kSgemmMinDepth = 1024;
 constexpr int64_t kSgemmMinOutput = int64_t(1) << 19, kSgemmLongDepth = 4096;
+// Both operands row-major (an input gradient G W, W as the layer stores it): OpenBLAS won where
+// the reduction is long against a narrow B, k >= 2048 and k >= 3n with n <= 768 (medians, one
+// thread / two): 4096 x 256 at k 2048: 0.62 / 0.74; an LM head's G W, 4096 x 256 at k 8192:
+// 0.84-0.93 / 0.88-0.92 (against oneDNN with B's rows padded, Note [Padded B rows]);
+// 2048 x 512 and 8192 x 512 at k 2048: 0.85-0.87 / 0.85-0.87; BERT's 1024 x 768 at k 2304 and
+// 3072: 0.81-0.88 / 0.84-1.01; 4096 x 768 at k 3072: 1.00-1.05 / 1.00. Elsewhere oneDNN was as
+// fast or faster (4096 x 1024 at k 256: 1.08 / 1.04; 512^3: 1.07 / 1.11; 2048^3: 1.04 / 0.99),
+// or the two traded places from run to run (4096 x 256 at k 768 and 1024: 0.89-1.25). With B
+// transposed (a forward Linear, X W^T) oneDNN was as fast or faster at every measured shape
+// (0.95-1.12 / 0.98-1.38), so that layout, and A and B both transposed, keep to oneDNN.
+constexpr int64_t kSgemmMinRowsAB = 256, kSgemmMinColsAB = 128, kSgemmMaxColsAB = 768;
+constexpr int64_t kSgemmMinDepthAB = 2048;
 
-bool sgemm_transposed_a_applies(const GemmParams& p) {
+// Whether OpenBLAS's sgemm takes p (see the Note above); A's and B's layouts come from
+// as_transposed, which also checks their leading dimensions.
+bool sgemm_applies(const GemmParams& p, bool a_transposed, bool b_transposed) {
   if (p.dtype != ScalarType::Float32 || p.batch != 1 || deterministic_algorithms()) return false;
   if (!cpu_is_intel() || cpu_capability() < CpuCapability::Avx512) return false;
-  if (p.m < kSgemmMinRows || p.n < kSgemmMinCols || p.k < kSgemmMinDepth) return false;
-  if (p.m * p.n < kSgemmMinOutput && p.k < kSgemmLongDepth) return false;
   if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
-  // A (m x k) column-major: its transpose is a row-major k x m matrix, G as the layer stored it.
-  if (p.a.row_stride != 1 || p.a.col_stride < p.m || !fits_int(p.a.col_stride)) return false;
-  if (p.b.col_stride != 1 || p.b.row_stride < p.n || !fits_int(p.b.row_stride)) return false;
-  if (p.c.col_stride != 1 || p.c.row_stride < p.n || !fits_int(p.c.row_stride)) return false;
-  return p.alpha.to<double>() != 0.0;  // BLAS would skip A B (see openblas_gemm)
+  if (p.alpha.to<double>() == 0.0) return false;  // BLAS would skip A B (see openblas_gemm)
+  if (a_transposed && !b_transposed) {
+    if (p.m < kSgemmMinRows || p.n < kSgemmMinCols || p.k < kSgemmMinDepth) return false;
+    return p.m * p.n >= kSgemmMinOutput || p.k >= kSgemmLongDepth;
+  }
+  if (!a_transposed && !b_transposed) {  // an input gradient G W, or a plain A @ B
+    return p.m >= kSgemmMinRowsAB && p.n >= kSgemmMinColsAB && p.n <= kSgemmMaxColsAB &&
+           p.k >= kSgemmMinDepthAB && p.k >= 3 * p.n;
+  }
+  return false;
 }
 
 }  // namespace
 
-bool openblas_sgemm_transposed_a(const GemmParams& p) {
-  if (!sgemm_transposed_a_applies(p)) return false;
+bool openblas_sgemm(const GemmParams& p) {
+  if (p.dtype != ScalarType::Float32 || p.batch != 1) return false;
+  char ta, tb;
+  int lda, ldb;
+  // Column-major, C^T (n x m) = op(B^T) (n x k) op(A^T) (k x m), as in openblas_gemm.
+  if (!as_transposed(p.b, p.k, p.n, &tb, &ldb) || !as_transposed(p.a, p.m, p.k, &ta, &lda)) {
+    return false;
+  }
+  if (p.c.col_stride != 1 || p.c.row_stride < p.n || !fits_int(p.c.row_stride)) return false;
+  if (!sgemm_applies(p, ta == 'T', tb == 'T')) return false;
   lapack::ThreadScope scope(lapack::ThreadScope::TryOnly{});
   if (!scope.held() || scope.threads() != 1) return false;
   const float alpha = static_cast<float>(p.alpha.to<double>());
@@ -107,16 +133,13 @@ bool openblas_sgemm_transposed_a(const GemmParams& p) {
   const float* a = static_cast<const float*>(p.a.data);
   const float* b = static_cast<const float*>(p.b.data);
   float* c = static_cast<float*>(p.c.data);
-  const int lda = static_cast<int>(p.a.col_stride), ldb = static_cast<int>(p.b.row_stride);
   const int ldc = static_cast<int>(p.c.row_stride);
-  // Column-major, C^T (n x m) = B^T (n x k: B's row-major storage as it is, 'N') times A^T
-  // (k x m: A's column-major storage transposed, 'T').
-  const char no = 'N', tr = 'T';
+  // C rows i0..i1 and columns j0..j1: A's rows from i0, B's columns from j0.
   auto block = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     const int m = static_cast<int>(i1 - i0), n = static_cast<int>(j1 - j0),
               k = static_cast<int>(p.k);
-    scipy_sgemm_(&no, &tr, &n, &m, &k, &alpha, b + j0, &ldb, a + i0, &lda, &beta,
-                 c + i0 * p.c.row_stride + j0, &ldc, 1, 1);
+    scipy_sgemm_(&tb, &ta, &n, &m, &k, &alpha, b + j0 * p.b.col_stride, &ldb,
+                 a + i0 * p.a.row_stride, &lda, &beta, c + i0 * p.c.row_stride + j0, &ldc, 1, 1);
   };
   const int threads = in_parallel_region() ? 1 : get_num_threads();
   if (threads == 1) {
