@@ -6,6 +6,9 @@ Ember module) and see the same batch. Cases (the nn issue's benchmarks):
 - MLP 784-256-256-10 (ReLU), Adam, batch 64 and 512;
 - small CNN: conv3x3(1->32) relu maxpool2, conv3x3(32->64) relu maxpool2, linear(3136->10),
   Adam, batch 64 of 1x28x28;
+- a BERT-base-shaped classifier: 2 TransformerEncoderLayers (d_model 768, 12 heads, feed-forward
+  3072, gelu, no dropout), the mean over the tokens, linear(768->10), Adam, batch 8 x 128 tokens
+  (its weight gradients are the products of Note [float32 weight gradients through OpenBLAS]);
 1 and 2 threads. Goal: no slower than PyTorch (ratio <= 1).
 
     PYTHONPATH=build/python python benchmarks/bench_training.py
@@ -31,6 +34,21 @@ def _cnn(nn):
         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(64 * 7 * 7, 10),
     )
+
+
+def _encoder_classifier(nn):
+    class EncoderClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu",
+                                               batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = nn.Linear(768, 10)
+
+        def forward(self, x):
+            return self.head(self.encoder(x).mean(dim=1))
+
+    return EncoderClassifier()
 
 
 def _stepper(lib, model, x, y):
@@ -70,6 +88,8 @@ def run(threads=(1, 2), repeat=11):
         ("MLP 784-256-256-10 step (b=64)", _cases(_mlp, (784,), 64, rng)),
         ("MLP 784-256-256-10 step (b=512)", _cases(_mlp, (784,), 512, rng)),
         ("CNN 2x conv3x3 step (b=64)", _cases(_cnn, (1, 28, 28), 64, rng)),
+        ("BERT-base 2-layer classifier step (8x128)",
+         _cases(_encoder_classifier, (128, 768), 8, rng)),
     ]
     results = []
     for n in threads:
