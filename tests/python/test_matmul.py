@@ -403,6 +403,41 @@ def test_concurrent_python_threads():
         np.testing.assert_allclose(results[k], mats[k] @ mats[k], rtol=1e-4, atol=1e-4)
 
 
+def test_concurrent_python_threads_gradient_products():
+    # The products that go to OpenBLAS's sgemm on Intel AVX-512 cores (a weight gradient with
+    # k >= 4096, an input gradient with a long reduction), from several Python threads at once,
+    # each with Ember's two threads: every caller must get its own right answer.
+    rng = np.random.default_rng(16)
+    gs = [rng.standard_normal((4096, 768)).astype(np.float32) for _ in range(3)]
+    xs = [rng.standard_normal((4096, 256)).astype(np.float32) for _ in range(3)]
+    ws = [rng.standard_normal((768, 256)).astype(np.float32) for _ in range(3)]
+    results = [None] * 3
+
+    def work(i):
+        g, x, w = ember.tensor(gs[i]), ember.tensor(xs[i]), ember.tensor(ws[i])
+        for _ in range(2):
+            dw = ember.mm(g.t(), x)
+            dx = ember.mm(ember.tensor(xs[i][:, :256].T.copy()), ember.tensor(gs[i][:, :256]))
+        results[i] = (dw.numpy(), dx.numpy(), (g[:, :256] @ w.t()).numpy())
+
+    saved = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        ember.set_num_threads(saved)
+    for i in range(3):
+        g, x, w = (a.astype(np.float64) for a in (gs[i], xs[i], ws[i]))
+        dw, dx, y = results[i]
+        np.testing.assert_allclose(dw, g.T @ x, rtol=0, atol=1e-5 * np.sqrt(4096))
+        np.testing.assert_allclose(dx, x[:, :256].T @ g[:, :256], rtol=0, atol=1e-5 * 64)
+        np.testing.assert_allclose(y, g[:, :256] @ w.T, rtol=0, atol=1e-5 * 16)
+
+
 def test_many_shapes_hit_the_primitive_cache():
     # Shapes beyond the cache capacity evict old primitives; results stay right.
     rng = np.random.default_rng(12)
