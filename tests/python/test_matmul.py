@@ -2,6 +2,7 @@
 dtype and layout, batch broadcasting, float32 accuracy at scale, alpha/beta rules, out=, the
 operator forms, threads, and the errors (class and message) PyTorch raises."""
 
+import contextlib
 import threading
 
 import numpy as np
@@ -315,57 +316,41 @@ def test_float32_large_row_major_b(threads):
         np.testing.assert_allclose(result, want, rtol=0, atol=atol)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("m, n", [(1200, 1300), (1900, 800)])
-def test_float32_transposed_a_large(threads, m, n):
-    # Note [float32 weight gradients through OpenBLAS]: on Intel cores at the AVX-512 levels a
-    # float32 A^T B with a large output and k >= 1024 goes to OpenBLAS's sgemm, split over the
-    # threads along C's longer side (here in steps that leave a remainder). A's rows
-    # may lie further apart than m (a slice of a wider G), alpha and beta must be honoured, and
-    # the product must match the other engines' on every CPU.
-    rng = np.random.default_rng(13)
-    k = 1100
-    wide_g = rng.standard_normal((k, m + 37)).astype(np.float32)
-    x = rng.standard_normal((k, n)).astype(np.float32)
-    c0 = rng.standard_normal((m, n)).astype(np.float32)
-    g = wide_g[:, :m]
+@contextlib.contextmanager
+def _num_threads(n):
     saved = ember.get_num_threads()
+    ember.set_num_threads(n)
     try:
-        ember.set_num_threads(threads)
-        got = ember.mm(ember.tensor(wide_g)[:, :m].t(), ember.tensor(x)).numpy()
-        got_addmm = ember.addmm(ember.tensor(c0), ember.tensor(wide_g)[:, :m].t(),
-                                ember.tensor(x), beta=0.5, alpha=2.0).numpy()
+        yield
     finally:
         ember.set_num_threads(saved)
-    want = g.T.astype(np.float64) @ x.astype(np.float64)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("a_transposed, m, n, k", [
+    (True, 1200, 1300, 1100), (True, 1900, 800, 1100), (False, 600, 200, 2100),
+    (False, 256, 700, 2100)])
+def test_float32_gradient_products_large(threads, a_transposed, m, n, k):
+    # Note [float32 weight gradients through OpenBLAS]: on Intel cores at the AVX-512 levels a
+    # float32 A^T B with a large output and k >= 1024 (a weight gradient), and a row-major A @ B
+    # with k >= 2048 and k >= 3n, n <= 768 (an input gradient), go to OpenBLAS's sgemm, split
+    # over the threads along C's longer side (here in steps that leave a remainder; rows, then
+    # columns). A and B may be slices of wider matrices, alpha and beta must be honoured, and the
+    # product must match the other engines' on every CPU.
+    rng = np.random.default_rng(13)
+    wide_a = rng.standard_normal((k, m + 37) if a_transposed else (m, k + 5)).astype(np.float32)
+    wide_b = rng.standard_normal((k, n + 9)).astype(np.float32)
+    c0 = rng.standard_normal((m, n)).astype(np.float32)
+    a_np = wide_a[:, :m].T if a_transposed else wide_a[:, :k]
+    with _num_threads(threads):
+        a = ember.tensor(wide_a)[:, :m].t() if a_transposed else ember.tensor(wide_a)[:, :k]
+        b = ember.tensor(wide_b)[:, :n]
+        got = ember.mm(a, b).numpy()
+        got_addmm = ember.addmm(ember.tensor(c0), a, b, beta=0.5, alpha=2.0).numpy()
+    want = a_np.astype(np.float64) @ wide_b[:, :n].astype(np.float64)
     atol = 1e-5 * np.sqrt(k)
     np.testing.assert_allclose(got, want, rtol=0, atol=atol)
     np.testing.assert_allclose(got_addmm, 0.5 * c0 + 2.0 * want, rtol=0, atol=3 * atol)
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("m, n", [(600, 200), (256, 700)])
-def test_float32_long_reduction_row_major(threads, m, n):
-    # The same Note, input gradients: a row-major A @ B with k >= 2048 and k >= 3n (n <= 768)
-    # goes to OpenBLAS on Intel AVX-512 cores, split along C's longer side (rows, then columns
-    # here). A and B may be slices of wider matrices; alpha and beta must be honoured.
-    rng = np.random.default_rng(15)
-    k = 2100
-    wide_a = rng.standard_normal((m, k + 5)).astype(np.float32)
-    wide_b = rng.standard_normal((k, n + 9)).astype(np.float32)
-    c0 = rng.standard_normal((m, n)).astype(np.float32)
-    saved = ember.get_num_threads()
-    try:
-        ember.set_num_threads(threads)
-        a_e, b_e = ember.tensor(wide_a)[:, :k], ember.tensor(wide_b)[:, :n]
-        got = ember.mm(a_e, b_e).numpy()
-        got_addmm = ember.addmm(ember.tensor(c0), a_e, b_e, beta=-1.0, alpha=0.5).numpy()
-    finally:
-        ember.set_num_threads(saved)
-    want = wide_a[:, :k].astype(np.float64) @ wide_b[:, :n].astype(np.float64)
-    atol = 1e-5 * np.sqrt(k)
-    np.testing.assert_allclose(got, want, rtol=0, atol=atol)
-    np.testing.assert_allclose(got_addmm, -c0 + 0.5 * want, rtol=0, atol=atol)
 
 
 def test_linear_weight_gradient_large():
@@ -420,16 +405,12 @@ def test_concurrent_python_threads_gradient_products():
             dx = ember.mm(ember.tensor(xs[i][:, :256].T.copy()), ember.tensor(gs[i][:, :256]))
         results[i] = (dw.numpy(), dx.numpy(), (g[:, :256] @ w.t()).numpy())
 
-    saved = ember.get_num_threads()
-    try:
-        ember.set_num_threads(2)
+    with _num_threads(2):
         threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
         for th in threads:
             th.start()
         for th in threads:
             th.join()
-    finally:
-        ember.set_num_threads(saved)
     for i in range(3):
         g, x, w = (a.astype(np.float64) for a in (gs[i], xs[i], ws[i]))
         dw, dx, y = results[i]
