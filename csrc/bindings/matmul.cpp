@@ -1,6 +1,7 @@
 // The matmul family, products and einsum. Every product runs with the GIL released.
 #include "api/matmul.h"
 #include "bindings/list_args.h"
+#include "kernels/gemm_stubs.h"
 
 namespace ember {
 
@@ -83,6 +84,29 @@ void init_matmul(py::module_& m, py::class_<TensorImpl, TensorImplPtr>& cls) {
   def_product(m, cls, "outer", "vec2", &outer);
   def_product(m, cls, "ger", "vec2", &outer);
   def_product(m, cls, "kron", "other", &kron);
+  // When Ember's packed float32 GEMM runs (kernels/gemm_stubs.h): "off" for A/B measurements
+  // against oneDNN (benchmarks/), "always" for tests, "auto" the default.
+  m.def(
+      "_set_packed_sgemm_mode",
+      [](const std::string& mode) {
+        using native::PackedSgemmMode;
+        if (mode == "off") return native::set_packed_sgemm_mode(PackedSgemmMode::Off);
+        if (mode == "auto") return native::set_packed_sgemm_mode(PackedSgemmMode::Auto);
+        if (mode == "always") return native::set_packed_sgemm_mode(PackedSgemmMode::Always);
+        throw py::value_error("_set_packed_sgemm_mode: expected 'off', 'auto' or 'always', got '" +
+                              mode + "'");
+      },
+      py::arg("mode"));
+  m.def("_get_packed_sgemm_mode", [] {
+    switch (native::packed_sgemm_mode()) {
+      case native::PackedSgemmMode::Off:
+        return "off";
+      case native::PackedSgemmMode::Always:
+        return "always";
+      default:
+        return "auto";
+    }
+  });
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     Tensor y = b.cast<Tensor>();

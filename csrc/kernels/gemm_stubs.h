@@ -45,6 +45,22 @@ struct GemmEpilogue {
 using GemmEpilogueFn = void (*)(const GemmParams& p, const GemmEpilogue& e);
 EMBER_DECLARE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 
+// float32 GEMMs (batch 1, alpha 1, beta 0) through Ember's own packed AVX-512 kernel, with
+// `epilogue` (optional) fused, for the shapes and layouts where it was measured faster than
+// oneDNN on Intel cores (Note [A packed float32 GEMM for wide products],
+// kernels/cpu/gemm_packed_kernels.cpp). Returns false, having done nothing, everywhere else and
+// below the avx512 level.
+using PackedSgemmFn = bool (*)(const GemmParams& p, const GemmEpilogue* epilogue);
+EMBER_DECLARE_STUB(packed_sgemm_stub, PackedSgemmFn);
+// When gemm_stub and gemm_epilogue_stub try packed_sgemm_stub first. Thread-safe.
+enum class PackedSgemmMode : int {
+  Off = 0,     // never (for A/B measurements against oneDNN)
+  Auto = 1,    // the default: Intel cores, the measured shapes
+  Always = 2,  // every float32 product it can lay out, on any AVX-512 core (for tests)
+};
+PackedSgemmMode packed_sgemm_mode();
+void set_packed_sgemm_mode(PackedSgemmMode mode);
+
 // float32 matrix-vector products, the GEMMs with m == 1 or n == 1 whose matrix operand is
 // contiguous along k (a Linear at batch 1, mv): y[i * incy] = alpha * sum_k a[i * lda + k] *
 // x[k] (+ beta * y[i * incy] when beta != 0; beta == 0 never reads y) for i < rows. x is

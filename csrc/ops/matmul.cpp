@@ -20,6 +20,7 @@ EMBER_DEFINE_STUB(gemm_stub, GemmFn);
 EMBER_DEFINE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 EMBER_DEFINE_STUB(dot_stub, DotFn);
 EMBER_DEFINE_STUB(gemv_f32_stub, GemvFn);
+EMBER_DEFINE_STUB(packed_sgemm_stub, PackedSgemmFn);
 
 // ----- shared plumbing ----------------------------------------------------------------------
 

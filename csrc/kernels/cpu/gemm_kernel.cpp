@@ -1,4 +1,5 @@
 // gemm_stub and dot_stub on CPU: the dtype decides the back end (see gemm_cpu.h).
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -10,6 +11,13 @@
 
 namespace ember {
 namespace native {
+
+namespace {
+std::atomic<PackedSgemmMode> packed_mode{PackedSgemmMode::Auto};
+}  // namespace
+PackedSgemmMode packed_sgemm_mode() { return packed_mode.load(std::memory_order_relaxed); }
+void set_packed_sgemm_mode(PackedSgemmMode mode) { packed_mode.store(mode); }
+
 namespace {
 
 // Note [16-bit GEMM without 16-bit dot products]: where the CPU has no bfloat16 dot product
@@ -113,6 +121,7 @@ void gemm_kernel(const GemmParams& p) {
       return gemm_through_float32<Half>(p);
     case ScalarType::Float32:
       if (float32_gemv(p)) return;
+      if (packed_sgemm_stub(Device(), p, nullptr)) return;
       if (openblas_sgemm(p)) return;
       if (onednn_gemm(p)) return;
       return blocked_gemm(p);
@@ -155,6 +164,7 @@ void gemm_epilogue_kernel(const GemmParams& p, const GemmEpilogue& e) {
   const bool plain =
       e.bias == nullptr && e.activation == GemmActivation::None && e.residual == nullptr;
   if (plain) return gemm_kernel(p);
+  if (p.dtype == ScalarType::Float32 && packed_sgemm_stub(Device(), p, &e)) return;
   if (p.dtype == ScalarType::Float32 && onednn_gemm(p, &e)) return;
   gemm_kernel(p);
   dispatch_dtype<kFloat32 | kFloat64>(p.dtype, "gemm_epilogue", [&](auto tag) {

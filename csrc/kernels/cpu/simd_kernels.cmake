@@ -13,6 +13,7 @@ set(EMBER_SIMD_KERNEL_SOURCES
   fft_kernels.cpp
   fft_plan.cpp
   fill_kernel.cpp
+  gemm_packed_kernels.cpp
   gemv_kernels.cpp
   logical_bitwise_kernels.cpp
   optim_kernels.cpp
