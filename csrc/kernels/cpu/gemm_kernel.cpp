@@ -15,8 +15,12 @@ namespace native {
 namespace {
 std::atomic<PackedSgemmMode> packed_mode{PackedSgemmMode::Auto};
 }  // namespace
-PackedSgemmMode packed_sgemm_mode() { return packed_mode.load(std::memory_order_relaxed); }
-void set_packed_sgemm_mode(PackedSgemmMode mode) { packed_mode.store(mode); }
+PackedSgemmMode packed_sgemm_mode() {
+  return packed_mode.load(std::memory_order_relaxed);
+}
+void set_packed_sgemm_mode(PackedSgemmMode mode) {
+  packed_mode.store(mode);
+}
 
 namespace {
 

@@ -156,8 +156,7 @@ inline void micro_kernel(int64_t kc, const float* ap, const float* bp, float* c,
   }
   for (int64_t kk = 0; kk < kc; ++kk) {
     _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + kPrefetchSteps) * kNr), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + kPrefetchSteps) * kNr + 16),
-                 _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + kPrefetchSteps) * kNr + 16), _MM_HINT_T0);
     if (kk < a_next_lines)
       _mm_prefetch(reinterpret_cast<const char*>(a_next + kk * 16), _MM_HINT_T1);
     const __m512 w0 = _mm512_load_ps(bp + kk * kNr), w1 = _mm512_load_ps(bp + kk * kNr + 16);
@@ -183,8 +182,8 @@ struct MicroTable {
 
 // micro_kernel<rows> for rows in [1, kMr].
 inline void micro_kernel_rows(int64_t rows, int64_t kc, const float* ap, const float* bp, float* c,
-                              int64_t ldc, __mmask16 m0, __mmask16 m1, int init,
-                              const float* bias, const float* a_next, int64_t a_next_lines) {
+                              int64_t ldc, __mmask16 m0, __mmask16 m1, int init, const float* bias,
+                              const float* a_next, int64_t a_next_lines) {
   using Table = MicroTable<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13>;
   static_assert(sizeof(Table::fns) / sizeof(Table::fns[0]) == kMr);
   Table::fns[rows - 1](kc, ap, bp, c, ldc, m0, m1, init, bias, a_next, a_next_lines);
@@ -225,8 +224,9 @@ inline size_t scratch_floats(const Blocking& b) {
 // called for every finished C tile (after the last k block), for an epilogue.
 template <typename Finish>
 void gemm_range(const Operand& a, const Operand& b, float* c, int64_t ldc, int64_t k,
-                const float* bias, bool accumulate, const Blocking& blk, int64_t i_begin, int64_t i_end,
-                int64_t j_begin, int64_t j_end, float* scratch, const Finish& finish) {
+                const float* bias, bool accumulate, const Blocking& blk, int64_t i_begin,
+                int64_t i_end, int64_t j_begin, int64_t j_end, float* scratch,
+                const Finish& finish) {
   float* a_pack = scratch;
   float* b_pack = scratch + a_pack_floats(blk);
   for (int64_t ic = i_begin; ic < i_end; ic += blk.mc) {
