@@ -9,7 +9,7 @@ GEMM for wide products] (csrc/kernels/cpu/gemm_packed_kernels.cpp) says which of
 kernel takes: on Intel AVX-512 cores only; elsewhere "auto" and "off" run the same engine.
 
 Each thread count runs in its own process. Per shape: the median of `--repeat` rounds (each
-round times auto, off and torch once, in that order), GFLOP/s, the ratios, and the fraction of
+round times auto, off and torch once, in an order rotated every round), GFLOP/s, the ratios, and the fraction of
 `--peak-gflops` per core times the thread count.
 
     PYTHONPATH=build/python python benchmarks/bench_gemm_engines.py [--threads 1 2]
@@ -96,8 +96,11 @@ def run_threads(threads: int, repeat: int) -> list[dict]:
         times: dict[str, list[float]] = {"auto": [], "off": [], "torch": []}
         for _ in range(2):
             run_torch()
-        for _ in range(repeat):
-            for who in ("auto", "off", "torch"):
+        order = ("auto", "off", "torch")
+        for r in range(repeat):
+            # Rotated each round: whoever runs right after PyTorch shares the cores with its
+            # OpenMP threads' spin-wait, so a fixed order would favour someone.
+            for who in order[r % 3:] + order[:r % 3]:
                 if who != "torch":
                     set_mode(who)
                 fn = run_torch if who == "torch" else run_ember

@@ -4,19 +4,24 @@
 //
 // Note [A packed float32 GEMM for wide products]: on a Cascade Lake core (Intel Xeon @ 2.50GHz,
 // 152 GFLOP/s fp32 peak per core) oneDNN's brgemm ran a BERT-base feed-forward Linear (1024 x 768
-// @ 768 x 3072) at 114-117 GFLOP/s and PyTorch's MKL at 125, which left Ember's dense encoder at
-// 0.99x PyTorch's. Measured in one process, alternating with oneDNN (best of 15, t = packed time
-// over oneDNN's), this kernel ran:
-//   - forward Linears X W^T, k = 768: n = 2304 / 3072 at 0.91-0.96 (120-125 GFLOP/s); n = 8192
-//     (an LM head, k = 256) at 0.94; but n = 768 at 1.07-1.2 and k = 3072 at 1.05-1.14: there
-//     oneDNN stays;
-//   - input gradients G W (both row-major): 0.42-0.95 at every shape measured with m >= 1024 (the
-//     BERT shapes 0.42-0.80, oneDNN's copy of a row-major B costs it there), one at parity;
-//   - weight gradients G^T X: 0.81-0.89 at k = 1024 and 4096, but 1.05 at n = 1024, k = 4096.
-// What makes the difference is that k up to 1024 is one block: each C element is written once,
-// with its bias, instead of being read back per k block (15% of the time with k blocks of 256),
-// and B's panel is prefetched into L1 16 steps ahead. The rule below keeps to where it won by at
-// least 5%. Unmeasured on AMD cores, which keep oneDNN.
+// @ 768 x 3072) at 111-117 GFLOP/s and PyTorch's MKL at 120-126, which left Ember's dense encoder
+// at 0.93-0.99x PyTorch's. benchmarks/bench_gemm_engines.py, in one process, alternating with the
+// kernel switched off, on Ember-allocated (64-byte aligned) operands, one thread (this kernel's
+// time over the other engine's):
+//   - forward Linears X W^T + bias with k = 768 and n = 2304 / 3072 (BERT's qkv and first
+//     feed-forward, m = 512 or 1024): 0.94-0.97, at 114-121 GFLOP/s; an LM head (k = 256,
+//     n = 8192, m = 4096): 0.89-0.91;
+//   - but n = 768 or 1024 about even (0.99-1.02) and k = 3072 (BERT's second feed-forward) even
+//     at every blocking tried: oneDNN keeps those;
+//   - input gradients G W with n = 256 and k >= 2048 (m = 4096): 0.92-0.93 against OpenBLAS; at
+//     k = 768 / 1024 1.12-1.18 and at n = 512 1.06, where oneDNN's brgemm reads row-major A
+//     without the transposing copy this kernel makes;
+//   - weight gradients G^T X: never ahead of OpenBLAS / oneDNN (0.95-1.13): not routed.
+// With two threads the m = 1024 products were even, the m = 4096 ones 0.94-0.95. The kernel's
+// speed comes from k up to 1024 in one block (each C element written once, with its bias,
+// instead of read back per k block: 15% of the time with blocks of 256) and from bringing the
+// next row panel of packed A in from L3 while the current one runs (5-10%). The rule in
+// `applies` keeps to those wins. AMD cores keep oneDNN: unmeasured there.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -58,11 +63,12 @@ bool applies(const GemmParams& p, Layout layout) {
   const int64_t m = p.m, n = p.n, k = p.k;
   switch (layout) {
     case Layout::NT:
-      // With two threads the BERT-sized products (m = 1024) came out even with oneDNN, the
+      // With two threads the BERT-sized products (m = 1024) came out even with oneDNN; the
       // larger ones (m = 4096) still 5-10% ahead.
-      return m >= (get_num_threads() > 1 ? 2048 : 256) && k >= 256 && k <= 1024 && n >= 768;
+      return m >= (get_num_threads() > 1 ? 2048 : 256) && k >= 256 && k <= 1024 && n >= 2048;
     case Layout::NN:
-      return m >= 1024 && n >= 256 && n <= 512 && k >= 512;
+      // Measured at n = 256 (an LM's input gradients into d_model 256); 5% behind at n = 512.
+      return m >= 2048 && n >= 192 && n <= 320 && k >= 2048;
     default:
       return false;
   }
