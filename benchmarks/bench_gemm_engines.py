@@ -9,8 +9,8 @@ GEMM for wide products] (csrc/kernels/cpu/gemm_packed_kernels.cpp) says which of
 kernel takes: on Intel AVX-512 cores only; elsewhere "auto" and "off" run the same engine.
 
 Each thread count runs in its own process. Per shape: the median of `--repeat` rounds (each
-round times auto, off and torch once, in an order rotated every round), GFLOP/s, the ratios, and the fraction of
-`--peak-gflops` per core times the thread count.
+round times auto, off and torch once, in an order rotated every round), GFLOP/s, the ratios,
+and the fraction of `--peak-gflops` per core times the thread count.
 
     PYTHONPATH=build/python python benchmarks/bench_gemm_engines.py [--threads 1 2]
         [--repeat 15] [--peak-gflops 152] [--json benchmarks/results/gemm_engines.json]
