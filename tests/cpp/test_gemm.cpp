@@ -276,6 +276,60 @@ void check_epilogue(double tol) {
 }  // namespace
 
 TEST_CASE("gemm epilogues: bias, relu / gelu and residual fused into the product", "[gemm]") {
-  check_epilogue<float>(2e-5);    // oneDNN's post-ops
+  check_epilogue<float>(2e-5);    // oneDNN's post-ops (or the packed kernel's, on Intel)
   check_epilogue<double>(1e-12);  // the plain GEMM, then the epilogue loop
+  // Ember's packed float32 kernel's epilogue, on any AVX-512 core.
+  set_packed_sgemm_mode(PackedSgemmMode::Always);
+  check_epilogue<float>(2e-5);
+  set_packed_sgemm_mode(PackedSgemmMode::Auto);
+}
+
+TEST_CASE("the packed float32 GEMM: layouts, remainders, k blocks, threads", "[gemm]") {
+  // Note [A packed float32 GEMM for wide products]. "always" hands it every product it can lay
+  // out; it takes them on AVX-512 levels and declines below. Sizes cross the 14-row and
+  // 32-column tiles, the 16-wide packing transposes, k blocks (k > 1024) and row blocks.
+  set_packed_sgemm_mode(PackedSgemmMode::Always);
+  const bool avx512 = cpu_capability() >= CpuCapability::Avx512;
+  std::mt19937 gen(9);
+  std::normal_distribution<float> dist(0.f, 1.f);
+  struct Shape {
+    int64_t m, n, k;
+  };
+  const int saved_threads = get_num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (Shape s : {Shape{1, 1, 1}, Shape{13, 7, 5}, Shape{29, 70, 33}, Shape{45, 33, 1100},
+                    Shape{1030, 40, 1024}}) {
+      for (bool b_transposed : {true, false}) {  // a Linear's W^T, or a row-major B
+        for (int beta : {0, 1}) {
+          std::vector<float> a(s.m * (s.k + 3)), b(s.k * s.n + 5), c(s.m * s.n);
+          for (auto& v : a) v = dist(gen);
+          for (auto& v : b) v = dist(gen);
+          for (auto& v : c) v = beta == 0 ? std::nanf("") : dist(gen);  // beta 0: never read
+          GemmParams p;
+          p.dtype = ScalarType::Float32;
+          p.m = s.m;
+          p.n = s.n;
+          p.k = s.k;
+          p.a = {a.data(), 0, s.k + 3, 1};  // rows 3 floats longer than k
+          p.b = b_transposed ? GemmMatrix{b.data(), 0, 1, s.k} : GemmMatrix{b.data(), 0, s.n, 1};
+          p.c = {c.data(), 0, s.n, 1};
+          p.beta = Scalar(int64_t(beta));
+          std::vector<std::complex<double>> want(c.size());
+          reference_gemm<float>(p, want);
+          const bool taken = packed_sgemm_stub(Device(), p, nullptr);
+          CHECK(taken == avx512);
+          if (!taken) gemm_stub(Device(), p);
+          for (size_t i = 0; i < c.size(); ++i) {
+            INFO("m " << s.m << " n " << s.n << " k " << s.k << " b_transposed " << b_transposed
+                      << " beta " << beta << " threads " << threads << " at " << i);
+            REQUIRE(std::abs(c[i] - want[i].real()) <=
+                    2e-5 * (1 + std::sqrt(double(s.k))) * (1 + std::abs(want[i].real())));
+          }
+        }
+      }
+    }
+  }
+  set_num_threads(saved_threads);
+  set_packed_sgemm_mode(PackedSgemmMode::Auto);
 }
