@@ -2,7 +2,6 @@
 dtype and layout, batch broadcasting, float32 accuracy at scale, alpha/beta rules, out=, the
 operator forms, threads, and the errors (class and message) PyTorch raises."""
 
-import contextlib
 import threading
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 
 import ember
 from opinfo import COMPLEX, FLOATING, INTEGRAL, TOL, make_array, make_tensor, to_numpy
+from thread_count import num_threads
 
 NUMERIC = INTEGRAL + FLOATING + COMPLEX
 GEMM_TOL = dict(TOL)
@@ -316,16 +316,6 @@ def test_float32_large_row_major_b(threads):
         np.testing.assert_allclose(result, want, rtol=0, atol=atol)
 
 
-@contextlib.contextmanager
-def _num_threads(n):
-    saved = ember.get_num_threads()
-    ember.set_num_threads(n)
-    try:
-        yield
-    finally:
-        ember.set_num_threads(saved)
-
-
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("a_transposed, m, n, k", [
     (True, 1200, 1300, 1100), (True, 1900, 800, 1100), (False, 600, 200, 2100),
@@ -342,7 +332,7 @@ def test_float32_gradient_products_large(threads, a_transposed, m, n, k):
     wide_b = rng.standard_normal((k, n + 9)).astype(np.float32)
     c0 = rng.standard_normal((m, n)).astype(np.float32)
     a_np = wide_a[:, :m].T if a_transposed else wide_a[:, :k]
-    with _num_threads(threads):
+    with num_threads(threads):
         a = ember.tensor(wide_a)[:, :m].t() if a_transposed else ember.tensor(wide_a)[:, :k]
         b = ember.tensor(wide_b)[:, :n]
         got = ember.mm(a, b).numpy()
@@ -405,7 +395,7 @@ def test_concurrent_python_threads_gradient_products():
             dx = ember.mm(ember.tensor(xs[i][:, :256].T.copy()), ember.tensor(gs[i][:, :256]))
         results[i] = (dw.numpy(), dx.numpy(), (g[:, :256] @ w.t()).numpy())
 
-    with _num_threads(2):
+    with num_threads(2):
         threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
         for th in threads:
             th.start()

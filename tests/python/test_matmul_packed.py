@@ -12,6 +12,7 @@ import pytest
 
 import ember
 import ember.nn.functional as F
+from thread_count import num_threads
 
 
 @contextlib.contextmanager
@@ -22,16 +23,6 @@ def _packed_mode(mode):
         yield
     finally:
         ember._C._set_packed_sgemm_mode(saved)
-
-
-@contextlib.contextmanager
-def _num_threads(n):
-    saved = ember.get_num_threads()
-    ember.set_num_threads(n)
-    try:
-        yield
-    finally:
-        ember.set_num_threads(saved)
 
 
 def _atol(k):
@@ -53,7 +44,7 @@ def test_linear_and_mm_match_float64(mode, threads, m, k, n):
     w = rng.standard_normal((n, k)).astype(np.float32)
     bias = rng.standard_normal(n).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
-    with _packed_mode(mode), _num_threads(threads):
+    with _packed_mode(mode), num_threads(threads):
         ex, ew, eb = ember.tensor(x), ember.tensor(w), ember.tensor(bias)
         linear = F.linear(ex, ew, eb).numpy()  # A @ W^T, beta 1 over the broadcast bias
         linear_nobias = F.linear(ex, ew).numpy()
@@ -74,7 +65,7 @@ def test_strided_operands_and_out(threads):
     wide_x = rng.standard_normal((m, k + 11)).astype(np.float32)
     wide_w = rng.standard_normal((n, k + 3)).astype(np.float32)
     c0 = rng.standard_normal((m, n)).astype(np.float32)
-    with _packed_mode("always"), _num_threads(threads):
+    with _packed_mode("always"), num_threads(threads):
         x = ember.tensor(wide_x)[:, :k]
         w = ember.tensor(wide_w)[:, :k]
         got = F.linear(x, w).numpy()
@@ -96,9 +87,9 @@ def test_results_do_not_depend_on_thread_count():
     tall = ember.tensor(rng.standard_normal((3000, 600)).astype(np.float32))
     narrow = ember.tensor(rng.standard_normal((600, 300)).astype(np.float32))
     with _packed_mode("always"):
-        with _num_threads(1):
+        with num_threads(1):
             one = [F.linear(x, w).numpy(), ember.mm(tall, narrow).numpy()]
-        with _num_threads(2):
+        with num_threads(2):
             two = [F.linear(x, w).numpy(), ember.mm(tall, narrow).numpy()]
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
