@@ -45,7 +45,7 @@ struct GemmEpilogue {
 using GemmEpilogueFn = void (*)(const GemmParams& p, const GemmEpilogue& e);
 EMBER_DECLARE_STUB(gemm_epilogue_stub, GemmEpilogueFn);
 
-// float32 GEMMs (batch 1, alpha 1, beta 0) through Ember's own packed AVX-512 kernel, with
+// float32 GEMMs (batch 1, alpha 1, beta 0 or 1) through Ember's own packed AVX-512 kernel, with
 // `epilogue` (optional) fused, for the shapes and layouts where it was measured faster than
 // oneDNN on Intel cores (Note [A packed float32 GEMM for wide products],
 // kernels/cpu/gemm_packed_kernels.cpp). Returns false, having done nothing, everywhere else and

@@ -1,7 +1,9 @@
 // CPU GEMM back ends (see kernels/gemm_stubs.h for the contract). gemm_kernel.cpp picks one
 // per dtype:
 //   float32, bfloat16 (and float16 when oneDNN has a native kernel): oneDNN's matmul primitive,
-//     except some large float32 gradient products on Intel AVX-512 cores: OpenBLAS's sgemm
+//     except on Intel AVX-512 cores: the widest float32 Linears and some input gradients run
+//     Ember's packed kernel (packed_sgemm_stub, gemm_packed_kernels.cpp), some large float32
+//     gradient products OpenBLAS's sgemm
 //   float64: OpenBLAS's dgemm (scipy-openblas32) from 8x8x8 up, Eigen below
 //   complex64, complex128: Eigen
 //   integers (and anything oneDNN declines): the cache-blocked reference loops below
