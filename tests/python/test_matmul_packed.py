@@ -154,3 +154,33 @@ def test_mode_switch():
     assert ember._C._get_packed_sgemm_mode() == "auto"
     with pytest.raises(ValueError, match="'off', 'auto' or 'always'"):
         ember._C._set_packed_sgemm_mode("fast")
+
+
+def test_concurrent_python_threads():
+    # Each worker thread packs into its own scratch: three Python threads running products at
+    # once (the GIL is released around each) must each get the serial answer.
+    import threading
+
+    rng = np.random.default_rng(9)
+    xs = [ember.tensor(rng.standard_normal((300, 500)).astype(np.float32)) for _ in range(3)]
+    w = ember.tensor(rng.standard_normal((900, 500)).astype(np.float32))
+    with _packed_mode("always"), num_threads(2):
+        want = [F.linear(x, w).numpy() for x in xs]
+        got = [None] * 3
+        errors = []
+
+        def work(i):
+            try:
+                for _ in range(5):
+                    got[i] = F.linear(xs[i], w).numpy()
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
