@@ -9,8 +9,8 @@
 // kernel switched off, on Ember-allocated (64-byte aligned) operands, one thread (this kernel's
 // time over the other engine's):
 //   - forward Linears X W^T + bias with k = 768 and n = 2304 / 3072 (BERT's qkv and first
-//     feed-forward, m = 512 or 1024): 0.94-0.97, at 114-121 GFLOP/s; an LM head (k = 256,
-//     n = 8192, m = 4096): 0.89-0.91;
+//     feed-forward, m = 512 or 1024): 0.94-0.97, at 114-121 GFLOP/s; at m = 128, 0.98; an LM
+//     head (k = 256, n = 8192, m = 4096): 0.89-0.91;
 //   - but n = 768 or 1024 about even (0.99-1.02) and k = 3072 (BERT's second feed-forward) even
 //     at every blocking tried: oneDNN keeps those;
 //   - input gradients G W with n = 256 and k >= 2048 (m = 4096): 0.92-0.93 against OpenBLAS; at
@@ -65,7 +65,7 @@ bool applies(const GemmParams& p, Layout layout) {
     case Layout::NT:
       // With two threads the BERT-sized products (m = 1024) came out even with oneDNN; the
       // larger ones (m = 4096) still 5-10% ahead.
-      return m >= (get_num_threads() > 1 ? 2048 : 256) && k >= 256 && k <= 1024 && n >= 2048;
+      return m >= (get_num_threads() > 1 ? 2048 : 128) && k >= 256 && k <= 1024 && n >= 2048;
     case Layout::NN:
       // Measured at n = 256 (an LM's input gradients into d_model 256); 5% behind at n = 512.
       return m >= 2048 && n >= 192 && n <= 320 && k >= 2048;
