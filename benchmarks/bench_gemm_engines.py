@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,17 +41,6 @@ SHAPES = [
     ("NN", 4096, 1024, 256, "LM fc2 input grad"),
     ("NN", 4096, 8192, 256, "LM head input grad"),
 ]
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def run_threads(threads: int, repeat: int) -> list[dict]:
@@ -142,7 +130,10 @@ def main() -> None:
                               str(args.repeat)], env=env, check=True, capture_output=True,
                              text=True).stdout
         rows += json.loads(out.strip().splitlines()[-1])
-    print(f"CPU: {cpu_model()}; peak {args.peak_gflops:.0f} GFLOP/s per core")
+    from common import environment
+
+    env_info = environment()
+    print(f"CPU: {env_info.get('cpu', '?')}; peak {args.peak_gflops:.0f} GFLOP/s per core")
     print(f"{'thr':>3} {'shape':<34} {'auto':>7} {'off':>7} {'torch':>7}  GFLOP/s | "
           f"auto/off auto/torch | auto % peak")
     for r in rows:
@@ -154,8 +145,8 @@ def main() -> None:
               f"   {peak:4.1f}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"cpu": cpu_model(), "peak_gflops_per_core": args.peak_gflops,
-                       "rows": rows}, f, indent=1)
+            json.dump({"cpu": env_info.get("cpu", "?"), "environment": env_info,
+                       "peak_gflops_per_core": args.peak_gflops, "rows": rows}, f, indent=1)
         print(f"results: {args.json}")
 
 

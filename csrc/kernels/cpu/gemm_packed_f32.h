@@ -3,8 +3,8 @@
 // Only for translation units compiled at an AVX-512 level; everything here is in the level's
 // namespace (kernels/cpu/cpu_level.h).
 //
-// C (m x n, row-major, ldc) = A (m x k) @ B (k x n), both operands given by element strides,
-// one of which is 1. The work is cut into
+// C (m x n, row-major, ldc) = A (m x k, row-major) @ B (k x n, row- or column-major), the
+// operands given by element strides. The work is cut into
 //   - k blocks of kc (the whole k up to 1024, so C is written once);
 //   - n blocks of nc columns: B's block, packed into panels of kNr columns (kc x kNr each, k
 //     major), stays in L2 while every row panel of A passes over it;
@@ -93,20 +93,12 @@ inline void pack_transposed(const float* src, int64_t src_stride, int64_t vector
   }
 }
 
-// Rows [i0, i0 + rows) (rows <= kMr) and k in [p0, p0 + kc) of A into a kc x kMr panel.
+// Rows [i0, i0 + rows) (rows <= kMr) and k in [p0, p0 + kc) of a row-major A (column stride 1)
+// into a kc x kMr panel: a transpose.
 inline void pack_a_panel(const Operand& a, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
                          float* dst) {
-  const float* base = a.data + i0 * a.row_stride + p0 * a.col_stride;
-  if (a.col_stride == 1) {
-    pack_transposed(base, a.row_stride, rows, kc, dst, kMr, lanes_mask(kMr));
-    return;
-  }
-  // A stored transposed (row stride 1): each k holds the panel's rows contiguously.
-  const __mmask16 load_mask = lanes_mask(rows), store_mask = lanes_mask(kMr);
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const __m512 v = _mm512_maskz_loadu_ps(load_mask, base + kk * a.col_stride);
-    _mm512_mask_storeu_ps(dst + kk * kMr, store_mask, v);
-  }
+  pack_transposed(a.data + i0 * a.row_stride + p0, a.row_stride, rows, kc, dst, kMr,
+                  lanes_mask(kMr));
 }
 
 // k in [p0, p0 + kc) and columns [j0, j0 + cols) of B into panels of kNr columns, kc x kNr
