@@ -129,7 +129,7 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   EMBER_CHECK(n >= t.dim(),
               "[repeat] Number of dimensions of repeat dims can not be smaller "
               "than number of dimensions of tensor");
-  DimVector padded(n, 1), target(n), split, split_strides;
+  DimVector padded(n, 1), target(n);
   for (int64_t i = 0; i < t.dim(); ++i) padded[n - t.dim() + i] = t.size(i);
   for (int64_t i = 0; i < n; ++i) {
     EMBER_CHECK(!__builtin_mul_overflow(padded[i], repeats[i], &target[i]),
@@ -142,19 +142,27 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
                 "negative dimension ",
                 std::min(target[i], repeats[i]), ": ", torch_shape_str(target));
   }
-  checked_numel(target, op);
-  Tensor out = empty_tensor(target, t.dtype(), t.device(), op);
-  if (out.numel() == 0) return out;
-  // out viewed as (r0, p0, r1, p1, ...) receives t broadcast over every r_i.
-  Tensor src = reshape(t, padded);
-  for (int64_t i = 0; i < n; ++i) {
-    split.push_back(repeats[i]);
-    split.push_back(padded[i]);
-    split_strides.push_back(0);
-    split_strides.push_back(src.stride(i));
+  if (checked_numel(target, op) == 0) return empty_tensor(target, t.dtype(), t.device(), op);
+  // One dim at a time, the innermost first: each stage copies runs of everything inside its
+  // dim (already repeated), so the big outer stages move long contiguous runs. One copy of a
+  // broadcast view over all dims at once ran element by element when the innermost dim was
+  // short (a (2, 3, 3) half tensor repeated (256, 3, 65536): 6 s, against PyTorch's 2 s).
+  Tensor cur = contiguous(reshape(t, padded));
+  bool copied = false;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    if (repeats[i] == 1) continue;
+    DimVector shape(cur.sizes());
+    shape[i] *= repeats[i];
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < i; ++d) outer *= shape[d];
+    for (int64_t d = i; d < n; ++d) inner *= cur.size(d);
+    Tensor next = empty_tensor(shape, t.dtype(), t.device(), op);
+    copy_into(view(next, {outer, repeats[i], inner}),
+              make_view(cur, {outer, repeats[i], inner}, {inner, 0, 1}, cur.storage_offset()), op);
+    cur = next;
+    copied = true;
   }
-  copy_into(view(out, split), make_view(src, split, split_strides, src.storage_offset()), op);
-  return out;
+  return copied ? cur : contiguous(clone(cur));
 }
 
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim,
