@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/vec/vec.h"
+#include "kernels/cpu/vec/vec_shuffle.h"
 
 namespace ember {
 namespace native {
@@ -182,45 +183,17 @@ EMBER_FFT_INLINE void small_dft(const Cx<V>* a, Cx<V>* b, int r, const T* cs, co
   }
 }
 
-// Lane shuffles of vec::Vec (GCC's __builtin_shuffle with constant index vectors: one permute
-// instruction each where the level has them). They move complex data between the interleaved
-// layout of std::complex and the split layout of the passes, and transpose W x W blocks so a
-// pass whose lanes run along p can store whole vectors.
+// Lane shuffles for the passes (vec_shuffle.h holds the generic ones): they move complex data
+// between the interleaved layout of std::complex and the split layout of the passes, and
+// transpose W x W blocks so a pass whose lanes run along p can store whole vectors.
 namespace lanes {
 
-template <typename T>
-using Mask = typename vec::Vec<T>::Mask;
-
-// Lane c of the result: a[idx(c)] for idx(c) < W, else b[idx(c) - W].
-template <typename T, typename F>
-EMBER_FFT_INLINE vec::Vec<T> shuffle2(vec::Vec<T> a, vec::Vec<T> b, F idx) {
-  constexpr int W = vec::Vec<T>::size;
-  Mask<T> m{};
-  for (int c = 0; c < W; ++c) m[c] = idx(c);
-  return __builtin_shuffle(a.v, b.v, m);
-}
-
-// One stage of the W x W transpose: rows i and i + H (i & H == 0) swap their off-diagonal
-// H x H blocks. Stages H = W / 2, ..., 1 make the full transpose (each stage transposes the
-// blocks the previous one moved).
-template <typename T, int H>
-EMBER_FFT_INLINE void transpose_stage(vec::Vec<T>* v) {
-  if constexpr (H >= 1) {
-    constexpr int W = vec::Vec<T>::size;
-    for (int i = 0; i < W; ++i) {
-      if (i & H) continue;
-      const vec::Vec<T> a = v[i], b = v[i + H];
-      v[i] = shuffle2<T>(a, b, [](int c) { return (c & H) ? c - H + W : c; });
-      v[i + H] = shuffle2<T>(a, b, [](int c) { return (c & H) ? c + W : c + H; });
-    }
-    transpose_stage<T, H / 2>(v);
-  }
-}
+using vec::shuffle2;
 
 // v[i][j] <-> v[j][i] for the W vectors v[0 .. W).
 template <typename T>
 EMBER_FFT_INLINE void transpose(vec::Vec<T>* v) {
-  transpose_stage<T, vec::Vec<T>::size / 2>(v);
+  vec::transpose_square<T>(v);
 }
 
 // Interleaved complex (lo holds the first W / 2 values, hi the next) to real and imaginary

@@ -113,10 +113,14 @@ std::tuple<Tensor, Tensor, Tensor> scaled_dot_product_fused_attention_backward(
   const Tensor gc = prepare(grad_out, ct), oc = prepare(out, ct);
   const Tensor lc = contiguous(logsumexp.dtype() == ct ? logsumexp : to_dtype(logsumexp, ct));
   const Tensor bc = prepare_bias(attn_bias, q, k.size(2), ct);
-  Tensor dq = zeros(q.sizes(), TensorOptions(ct));
-  Tensor dk = zeros(k.sizes(), TensorOptions(ct));
-  Tensor dv = zeros(v.sizes(), TensorOptions(ct));
-  if (q.numel() > 0 && k.numel() > 0 && v.size(3) > 0 && q.size(2) > 0) {
+  // The kernel writes every element of the three gradients, so they start uninitialised;
+  // only the shapes it does not run on start (and stay) zero.
+  const bool runs = q.numel() > 0 && k.numel() > 0 && v.size(3) > 0 && q.size(2) > 0;
+  const auto make = [&](const Tensor& like) {
+    return runs ? empty(like.sizes(), TensorOptions(ct)) : zeros(like.sizes(), TensorOptions(ct));
+  };
+  Tensor dq = make(q), dk = make(k), dv = make(v);
+  if (runs) {
     SdpaParams p;
     p.scale = sdpa_scale(q, scale);
     p.is_causal = is_causal;

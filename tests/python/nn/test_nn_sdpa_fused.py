@@ -69,6 +69,35 @@ def test_fused_causal_is_top_left_aligned(L, S):
     np.testing.assert_allclose(got, np_sdpa(q, k, v, causal=True), rtol=1e-12, atol=1e-12)
 
 
+# Causal blocks on the diagonal skip the score and value tiles the mask hides (and the
+# backward leaves dP unwritten there). Sizes put the diagonal inside, at the edge of and past
+# the tiles and blocks; q, k and v are strided views of one packed projection, as in a model,
+# and E = 20 is not a whole number of vectors (the K transpose's scalar remainder).
+@pytest.mark.parametrize("L,S", [(256, 256), (300, 200), (200, 300), (129, 129), (33, 70),
+                                 (1, 64)])
+@pytest.mark.parametrize("E", [64, 20])
+def test_causal_blocks_match_the_math_form_with_gradients(L, S, E):
+    T = max(L, S)
+    packed = rand(2, T, 3, 3, E, seed=41)
+    g = rand(2, 3, L, E, seed=42)
+    for dtype, tol in ((ember.float64, 1e-10), (ember.float32, 3e-5)):
+        grads, outs = [], []
+        for run in (fused, math_form):
+            base = ember.tensor(packed, dtype=dtype, requires_grad=True)
+            parts = base.permute(2, 0, 3, 1, 4)  # (3, N, H, T, E) views
+            q, k, v = parts[0][:, :, :L], parts[1][:, :, :S], parts[2][:, :, :S]
+            out = run(q, k, v, is_causal=True)
+            out.backward(ember.tensor(g, dtype=dtype))
+            outs.append(out.detach().numpy())
+            grads.append(base.grad.numpy())
+        np.testing.assert_allclose(outs[0], np_sdpa(packed.transpose(2, 0, 3, 1, 4)[0][:, :, :L],
+                                                    packed.transpose(2, 0, 3, 1, 4)[1][:, :, :S],
+                                                    packed.transpose(2, 0, 3, 1, 4)[2][:, :, :S],
+                                                    causal=True), rtol=tol, atol=tol)
+        np.testing.assert_allclose(grads[0], grads[1], rtol=tol, atol=tol)
+        assert np.isfinite(grads[0]).all()
+
+
 def test_fused_masks_of_every_kind():
     N, H, L, S, E = 3, 2, 37, 150, 16
     q, k, v = rand(N, H, L, E, seed=7), rand(N, H, S, E, seed=8), rand(N, H, S, E, seed=9)
