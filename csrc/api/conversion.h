@@ -9,6 +9,7 @@ using native::contains;
 using native::ContainsFn;
 using native::detach;
 using native::empty_like;
+using native::is_non_overlapping_and_dense;
 using native::item;
 
 // Tensor.to(dtype / device / other), .double(), .half(), .type(dtype), .type_as(), .cpu(), ...:

@@ -14,9 +14,6 @@ namespace native {
 
 EMBER_DEFINE_STUB(contains_stub, ContainsFn);
 
-namespace {
-// Whether t's elements fill a block of storage exactly once in some dim order (a permutation of
-// a contiguous layout, size-1 dims ignored).
 bool is_non_overlapping_and_dense(const Tensor& t) {
   DimVector perm(t.dim());
   std::iota(perm.begin(), perm.end(), 0);
@@ -30,7 +27,6 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   }
   return true;
 }
-}  // namespace
 
 Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
   const ScalarType dtype = opts.dtype_or(t.dtype());

@@ -13,6 +13,10 @@ namespace native {
 
 // contains' kernel stub is in kernels/conversion_stubs.h.
 
+// Whether t's elements fill a block of storage exactly once in some dim order (a permutation of
+// a contiguous layout, size-1 dims ignored).
+bool is_non_overlapping_and_dense(const Tensor& t);
+
 // An uninitialised tensor shaped like t. With preserve_strides, a t whose elements are dense and
 // non-overlapping (any permutation of a contiguous layout) passes its strides on, as
 // torch.preserve_format does; anything else gets contiguous strides.

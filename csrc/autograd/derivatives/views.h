@@ -57,9 +57,14 @@ std::vector<Tensor> split_views(const char* name, const Tensor& t, int64_t dim,
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim, std::vector<Tensor> pieces);
 
 // See Note [Gradient of a strided view] (views_shape.cpp): zeros of `sizes` (g's dtype and
-// device) with g copied into view_of(zeros). Differentiable with respect to g.
+// device) with g copied into view_of(zeros). Differentiable with respect to g. With
+// dense_strides (see dense_strides_of), the zeros take those strides.
 Tensor embed_into_zeros(IntArrayRef sizes, const Tensor& g,
-                        const std::function<Tensor(const Tensor&)>& view_of);
+                        const std::function<Tensor(const Tensor&)>& view_of,
+                        IntArrayRef dense_strides = {});
+// t's strides when t is a permutation of a contiguous layout other than the contiguous one
+// (a permuted view), else none: the gradient of a view of t then keeps t's layout.
+DimVector dense_strides_of(const Tensor& t);
 // A view of a multi-output view is one too (its in-place modification raises as well).
 void propagate_view_creation(const Tensor& input, const Tensor& view);
 

@@ -8,6 +8,7 @@
 // shape with the gradient copied into the same view of it. copy_ and the view ops are public and
 // recorded, so with create_graph=True the copy gives the zero tensor a CopySlices history and the
 // result is differentiable again. Overlapping views (unfold, as_strided) add instead (index_add).
+#include "api/conversion.h"
 #include "api/creation.h"
 #include "api/elementwise.h"
 #include "api/indexing.h"
@@ -24,11 +25,24 @@ using autograd::FunctionNode;
 using autograd::variable_list;
 
 Tensor embed_into_zeros(IntArrayRef sizes, const Tensor& g,
-                        const std::function<Tensor(const Tensor&)>& view_of) {
-  Tensor z = zeros(sizes, TensorOptions(g.dtype(), g.device()));
+                        const std::function<Tensor(const Tensor&)>& view_of,
+                        IntArrayRef dense_strides) {
+  const TensorOptions opts(g.dtype(), g.device());
+  Tensor z;
+  if (dense_strides.empty()) {
+    z = zeros(sizes, opts);
+  } else {
+    z = empty_strided(sizes, dense_strides, opts);
+    zero_fresh(z);
+  }
   Tensor dst = view_of(z);
   ember::copy_(dst, g);
   return z;
+}
+
+DimVector dense_strides_of(const Tensor& t) {
+  if (t.is_contiguous() || t.numel() == 0 || !is_non_overlapping_and_dense(t)) return {};
+  return DimVector(t.strides());
 }
 
 void propagate_view_creation(const Tensor& input, const Tensor& view) {
@@ -47,26 +61,34 @@ Tensor alias(const Tensor& t, const Tensor& result) {
   return record_view_result(node, t, result);
 }
 
+// select and slice: when t is a permuted view (q = qkv.view(B, T, 3, H, D).permute(2, 0, 3, 1,
+// 4)[0] in attention), the gradient takes t's layout, so that undoing the permutation gives a
+// contiguous gradient and the view's backward a view instead of a copy.
 Tensor select(const Tensor& t, int64_t dim, int64_t index, const Tensor& result) {
-  const DimVector in_sizes(t.sizes());
+  const DimVector in_sizes(t.sizes()), in_strides = dense_strides_of(t);
   auto node = autograd::new_node(
-      "SelectBackward0", {t}, [in_sizes, dim, index](FunctionNode&, const variable_list& g) {
+      "SelectBackward0", {t},
+      [in_sizes, in_strides, dim, index](FunctionNode&, const variable_list& g) {
         return variable_list{embed_into_zeros(
-            in_sizes, g[0], [&](const Tensor& z) { return ember::select(z, dim, index); })};
+            in_sizes, g[0], [&](const Tensor& z) { return ember::select(z, dim, index); },
+            in_strides)};
       });
   return record_view_result(node, t, result);
 }
 
 Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t step, const Tensor& result) {
-  const DimVector in_sizes(t.sizes());
+  const DimVector in_sizes(t.sizes()), in_strides = dense_strides_of(t);
   const int64_t length = result.size(dim);
   auto node = autograd::new_node(
       "SliceBackward0", {t},
-      [in_sizes, dim, start, step, length](FunctionNode&, const variable_list& g) {
-        return variable_list{embed_into_zeros(in_sizes, g[0], [&](const Tensor& z) {
-          const int64_t end = length == 0 ? start : start + (length - 1) * step + 1;
-          return ember::slice(z, dim, start, end, step);
-        })};
+      [in_sizes, in_strides, dim, start, step, length](FunctionNode&, const variable_list& g) {
+        return variable_list{embed_into_zeros(
+            in_sizes, g[0],
+            [&](const Tensor& z) {
+              const int64_t end = length == 0 ? start : start + (length - 1) * step + 1;
+              return ember::slice(z, dim, start, end, step);
+            },
+            in_strides)};
       });
   return record_view_result(node, t, result);
 }
