@@ -610,3 +610,27 @@ def test_narrow_copy_is_a_contiguous_copy_with_narrows_checks():
         ember.narrow_copy(x, 1, 0, 2, out=ember.empty(0, dtype=ember.float64))
     with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments don't support"):
         ember.narrow_copy(leaf(arr(3, 4)), 1, 0, 2, out=ember.empty(0, dtype=ember.float64))
+
+
+def test_select_and_slice_of_a_permuted_view_give_the_right_gradients():
+    # q, k, v = qkv.view(B, T, 3, H, D).permute(2, 0, 3, 1, 4) picked by select (and a slice):
+    # their gradients are built in the permuted view's layout (so the permutation's backward
+    # needs no copy); the values must be those of a plain dense computation, also twice
+    # differentiable.
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((2, 5, 3, 4, 6))
+    weights = [rng.standard_normal((2, 4, 5, 6)) for _ in range(3)]
+    x = ember.tensor(base, requires_grad=True)
+    parts = x.permute(2, 0, 3, 1, 4)
+    loss = sum((parts[i] * ember.tensor(w)).sum() for i, w in enumerate(weights))
+    loss = loss + (parts[1:, :, :, 2:] ** 2).sum()
+    loss.backward()
+    want = np.zeros((3, 2, 4, 5, 6))
+    for i, w in enumerate(weights):
+        want[i] += w
+    want[1:, :, :, 2:] += 2 * base.transpose(2, 0, 3, 1, 4)[1:, :, :, 2:]
+    np.testing.assert_allclose(x.grad.numpy(), want.transpose(1, 3, 0, 2, 4), rtol=1e-12)
+    assert x.grad.is_contiguous()
+    y = ember.tensor(rng.standard_normal((3, 4, 5)), requires_grad=True)
+    assert gradgradcheck(lambda t: t.permute(2, 0, 1)[1] ** 3, (y,))
+    assert gradcheck(lambda t: t.permute(1, 2, 0)[:, 1:4:2] * 2, (y,))

@@ -82,10 +82,7 @@ std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, c
   const ScalarType ct = compute_type(q.dtype());
   const Tensor qc = prepare(q, ct), kc = prepare(k, ct), vc = prepare(v, ct);
   const Tensor bc = prepare_bias(attn_bias, q, k.size(2), ct);
-  // The output is (N, H, L, Ev) laid out as (N, L, H, Ev), as PyTorch's: attention's usual
-  // out.transpose(1, 2).reshape(N, L, H * Ev) is then a view, not a copy.
-  Tensor out =
-      permute(empty({q.size(0), q.size(2), q.size(1), v.size(3)}, TensorOptions(ct)), {0, 2, 1, 3});
+  Tensor out = empty({q.size(0), q.size(1), q.size(2), v.size(3)}, TensorOptions(ct));
   Tensor lse = empty({q.size(0), q.size(1), q.size(2)}, TensorOptions(ct));
   if (out.numel() > 0) {
     SdpaParams p;

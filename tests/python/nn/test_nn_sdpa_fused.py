@@ -329,3 +329,12 @@ def test_matches_pytorch():
         want = torch.nn.functional.scaled_dot_product_attention(
             *(torch.tensor(a, dtype=torch.float32) for a in (q, k, v)), **kwargs_t).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_output_is_contiguous_as_pytorch_returns_it():
+    # Programs view the output directly (out.view(N * H, L, E)), which needs PyTorch's layout.
+    q, k, v = rand(2, 3, 70, 16, seed=43), rand(2, 3, 90, 16, seed=44), rand(2, 3, 90, 8, seed=45)
+    for kwargs in ({}, {"is_causal": True}):
+        out = fused(*tensors(q, k, v, dtype=ember.float32), **kwargs)
+        assert out.is_contiguous()
+        assert tuple(out.view(6, 70, 8).shape) == (6, 70, 8)
