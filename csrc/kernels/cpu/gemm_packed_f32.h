@@ -36,6 +36,8 @@ constexpr int kNr = 32;  // columns of the C tile: two zmm
 // How far ahead (in k steps) the micro-kernel prefetches its B panel into L1; measured best
 // among 0, 8 and 16 on the Cascade Lake core.
 constexpr int kPrefetchSteps = 16;
+// How many k steps before the end the last line of the C tile is prefetched for writing.
+constexpr int kCPrefetchLead = 32;
 
 // One operand: element (r, c) at data[r * row_stride + c * col_stride].
 struct Operand {
@@ -146,7 +148,15 @@ inline void micro_kernel(int64_t kc, const float* ap, const float* bp, float* c,
       acc1[i] = b1;
     }
   }
+  // A tile that C's old values do not start is still read from memory by its stores (for
+  // ownership); its 2 * MR lines are prefetched for writing, one per k step, shortly before the
+  // end, so that the stores find them in cache.
+  const int64_t c_first = init == 1 ? kc : std::max<int64_t>(0, kc - 2 * MR - kCPrefetchLead);
   for (int64_t kk = 0; kk < kc; ++kk) {
+    if (kk >= c_first && kk < c_first + 2 * MR) {
+      const int64_t line = kk - c_first;
+      __builtin_prefetch(c + (line >> 1) * ldc + (line & 1) * 16, 1, 3);
+    }
     _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + kPrefetchSteps) * kNr), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + kPrefetchSteps) * kNr + 16), _MM_HINT_T0);
     if (kk < a_next_lines)

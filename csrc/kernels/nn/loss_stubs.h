@@ -62,25 +62,25 @@ using NllBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad, dou
                                int64_t S, int64_t ignore_index);
 EMBER_DECLARE_STUB(nll_loss_backward_stub, NllBackwardFn);
 
-// x, lsm: (N, C, S) contiguous (S = the product of the dims after the class dim; 1 for 2-D
-// inputs); target: (N * S) int64 class indices, or (N, C, S) probabilities when prob_target.
-// Writes lsm = log_softmax(x) over C and the per-sample loss (N * S); returns the total weight of
-// the non-ignored samples (index targets).
+// x: (N, C, S) contiguous (S = the product of the dims after the class dim; 1 for 2-D inputs);
+// target: (N * S) int64 class indices, or (N, C, S) probabilities when prob_target. Writes lse
+// (N * S), each sample's logsumexp over C (its log_softmax is x - lse, never stored), and the
+// per-sample loss (N * S); returns the total weight of the non-ignored samples (index targets).
 struct ClassGeometry {
   int64_t N, C, S;
 };
-using CrossEntropyFn = void (*)(const Tensor& lsm, const Tensor& loss, double* weight_sum,
+using CrossEntropyFn = void (*)(const Tensor& lse, const Tensor& loss, double* weight_sum,
                                 const Tensor& x, const Tensor& target, const Tensor& weight,
                                 const ClassGeometry& geo, double label_smoothing,
                                 int64_t ignore_index, bool prob_target);
 EMBER_DECLARE_STUB(cross_entropy_stub, CrossEntropyFn);
-// gi and, for probability targets, gt (N, C, S) (either may be undefined); grad has N * S
-// elements or one, multiplied by scale.
+// gi and, for probability targets, gt (N, C, S) (either may be undefined), from the forward's x
+// and lse; grad has N * S elements or one, multiplied by scale.
 using CrossEntropyBackwardFn = void (*)(const Tensor& gi, const Tensor& gt, const Tensor& grad,
-                                        double scale, const Tensor& lsm, const Tensor& target,
-                                        const Tensor& weight, const ClassGeometry& geo,
-                                        double label_smoothing, int64_t ignore_index,
-                                        bool prob_target);
+                                        double scale, const Tensor& x, const Tensor& lse,
+                                        const Tensor& target, const Tensor& weight,
+                                        const ClassGeometry& geo, double label_smoothing,
+                                        int64_t ignore_index, bool prob_target);
 EMBER_DECLARE_STUB(cross_entropy_backward_stub, CrossEntropyBackwardFn);
 
 }  // namespace native

@@ -67,7 +67,7 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& input, const Tensor& 
 // cross_entropy: the loss plus what the backward needs.
 struct CrossEntropyResult {
   Tensor loss;
-  Tensor lsm;           // log_softmax (N, C, S) in the compute dtype
+  Tensor lse;           // each sample's logsumexp over the classes (N * S): log_softmax = x - lse
   Tensor target_rows;   // the target as the kernels read it: (N * S) int64 or (N, C, S)
   Tensor weight;        // (C) in the compute dtype, or undefined
   double total_weight;  // index targets: sum of the weights of the non-ignored rows

@@ -206,11 +206,11 @@ CrossEntropyResult cross_entropy_forward(const Tensor& input, const Tensor& targ
   r.target_rows = prob ? contiguous(compute_dtype_of(target, ct))
                        : contiguous(reshape(to_dtype(target, ScalarType::Int64), {geo.N * geo.S}));
   r.weight = weight.defined() ? contiguous(compute_dtype_of(reshape(weight, {C}), ct)) : Tensor();
-  r.lsm = empty({geo.N, C, geo.S}, TensorOptions(ct));
+  r.lse = empty({geo.N * geo.S}, TensorOptions(ct));
   Tensor loss = empty({geo.N * geo.S}, TensorOptions(ct));
   r.total_weight = 0;
   if (x.numel() > 0) {
-    cross_entropy_stub(input.device(), r.lsm, loss, &r.total_weight, x, r.target_rows, r.weight,
+    cross_entropy_stub(input.device(), r.lse, loss, &r.total_weight, x, r.target_rows, r.weight,
                        geo, label_smoothing, ignore_index, prob);
   } else {
     zero_(loss);
@@ -242,7 +242,7 @@ std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tenso
                                                  int64_t ignore_index, double label_smoothing,
                                                  bool need_input, bool need_target) {
   const bool prob = is_probability_target(input, target);
-  const ScalarType ct = saved.lsm.dtype();
+  const ScalarType ct = saved.lse.dtype();
   const ClassGeometry geo = class_geometry(input);
   const int64_t R = geo.N * geo.S;
   double scale = 1.0;
@@ -253,7 +253,9 @@ std::pair<Tensor, Tensor> cross_entropy_backward(const Tensor& grad, const Tenso
   Tensor gt = need_target && prob ? empty({geo.N, geo.C, geo.S}, opts) : Tensor();
   if (!gi.defined() && !gt.defined()) return {};
   if (R * geo.C > 0) {
-    cross_entropy_backward_stub(input.device(), gi, gt, g, scale, saved.lsm, saved.target_rows,
+    // The input as the forward read it (no copy for a contiguous float input).
+    const Tensor x = contiguous(compute_dtype_of(input, ct));
+    cross_entropy_backward_stub(input.device(), gi, gt, g, scale, x, saved.lse, saved.target_rows,
                                 saved.weight, geo, label_smoothing, ignore_index, prob);
   }
   std::pair<Tensor, Tensor> out;

@@ -193,7 +193,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                            const Tensor x = n.saved(0), t = n.saved(1), w = n.saved(2);
                            if (!autograd::GradMode::is_enabled()) {
                              CrossEntropyResult saved;
-                             saved.lsm = n.saved(3);
+                             saved.lse = n.saved(3);
                              saved.target_rows = n.saved(4);
                              saved.weight = n.saved(5);
                              saved.total_weight = *total_weight;
@@ -234,7 +234,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     *total_weight = res.total_weight;
     return res.loss;
   });
-  node->save(res.lsm);
+  node->save(res.lse);
   node->save(res.target_rows);
   node->save(res.weight);
   return out;

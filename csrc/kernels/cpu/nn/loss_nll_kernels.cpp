@@ -119,14 +119,18 @@ struct CeArgs {
   T weight(int64_t c) const { return w ? w[c] : T(1); }
 };
 
-// S = 1: one contiguous row of classes per sample.
+// S = 1: one contiguous row of classes per sample. Its log_softmax is never stored: lsm_c =
+// x_c - lse, with lse = logsumexp(x) the one number per sample the backward keeps (on a
+// language model's 4096 x 8192 logits a stored log_softmax was 128 MB written and read back,
+// most of the loss's time).
 template <typename T>
-EMBER_NN_FLATTEN double ce_forward_row(const CeArgs<T>& a, const T* x, T* lr, T* loss) {
+EMBER_NN_FLATTEN double ce_forward_row(const CeArgs<T>& a, const T* x, T* lse_out, T* loss) {
   const int64_t C = a.C;
-  nn_rows::softmax(x, lr, C, /*log=*/true);
+  const T lse = nn_rows::logsumexp(x, C);
+  *lse_out = lse;
   if (a.tp) {
     *loss = -nn_rows::sum<T>(
-        C, [&](int64_t c) { return a.weight(c) * (a.tp[c] * a.keep + a.smooth) * lr[c]; });
+        C, [&](int64_t c) { return a.weight(c) * (a.tp[c] * a.keep + a.smooth) * (x[c] - lse); });
     return 0;
   }
   const int64_t v = *a.ti;
@@ -135,17 +139,17 @@ EMBER_NN_FLATTEN double ce_forward_row(const CeArgs<T>& a, const T* x, T* lr, T*
     return 0;
   }
   const T wt = a.weight(v);
-  T l = -a.keep * wt * lr[v];
+  T l = -a.keep * wt * (x[v] - lse);
   if (a.smooth != T(0)) {
-    l -= a.smooth * (a.w ? nn_rows::sum<T>(C, [&](int64_t c) { return a.w[c] * lr[c]; })
-                         : nn_rows::sum<T>(C, [&](int64_t c) { return lr[c]; }));
+    l -= a.smooth * (a.w ? nn_rows::sum<T>(C, [&](int64_t c) { return a.w[c] * (x[c] - lse); })
+                         : nn_rows::sum<T>(C, [&](int64_t c) { return x[c] - lse; }));
   }
   *loss = l;
   return wt;
 }
 
 template <typename T>
-EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* gi, T* gt,
+EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* x, T lse, T* gi, T* gt,
                                       T w_total) {
   const int64_t C = a.C;
   if (a.tp) {
@@ -154,11 +158,11 @@ EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* 
         nn_rows::sum<T>(C, [&](int64_t c) { return a.weight(c) * (tr[c] * a.keep + a.smooth); });
     if (gi) {
       for (int64_t c = 0; c < C; ++c) {
-        gi[c] = gr * (vmath::exp(lr[c]) * P - a.weight(c) * (tr[c] * a.keep + a.smooth));
+        gi[c] = gr * (vmath::exp(x[c] - lse) * P - a.weight(c) * (tr[c] * a.keep + a.smooth));
       }
     }
     if (gt) {
-      for (int64_t c = 0; c < C; ++c) gt[c] = -gr * a.keep * a.weight(c) * lr[c];
+      for (int64_t c = 0; c < C; ++c) gt[c] = -gr * a.keep * a.weight(c) * (x[c] - lse);
     }
     return;
   }
@@ -170,17 +174,17 @@ EMBER_NN_FLATTEN void ce_backward_row(const CeArgs<T>& a, T gr, const T* lr, T* 
   const T wt = a.weight(v);
   const T P = gr * (a.keep * wt + a.smooth * w_total), Q = gr * a.smooth;
   if (a.w) {
-    for (int64_t c = 0; c < C; ++c) gi[c] = vmath::exp(lr[c]) * P - a.w[c] * Q;
+    for (int64_t c = 0; c < C; ++c) gi[c] = vmath::exp(x[c] - lse) * P - a.w[c] * Q;
   } else {
-    for (int64_t c = 0; c < C; ++c) gi[c] = vmath::exp(lr[c]) * P - Q;
+    for (int64_t c = 0; c < C; ++c) gi[c] = vmath::exp(x[c] - lse) * P - Q;
   }
   gi[v] -= gr * a.keep * wt;
 }
 
-// Forward for the samples (n, s0 .. s0 + L) (L = 1 when S = 1): lsm and loss; returns the
-// samples' total target weight.
+// Forward for the samples (n, s0 .. s0 + L) (L = 1 when S = 1): their lse (at n * S + s0) and
+// loss; returns the samples' total target weight.
 template <typename T>
-EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm, T* loss, int64_t n,
+EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lse, T* loss, int64_t n,
                                          int64_t s0, int64_t L) {
   const int64_t C = a.C, S = a.S;
   const int64_t base = n * C * S + s0;
@@ -188,18 +192,19 @@ EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm,
     CeArgs<T> row = a;
     if (row.ti) row.ti += n;
     if (row.tp) row.tp += base;
-    return ce_forward_row(row, x + base, lsm + base, loss + n);
+    return ce_forward_row(row, x + base, lse + n, loss + n);
   }
-  nn_rows::softmax_columns(x + base, lsm + base, C, S, L, /*log=*/true);
+  T* ls = lse + n * S + s0;
+  nn_rows::logsumexp_columns(x + base, C, S, L, ls);
   T acc[nn_rows::kBlock], wsum[nn_rows::kBlock];
   double total = 0;
   if (a.tp) {
     for (int64_t j = 0; j < L; ++j) acc[j] = 0;
     for (int64_t c = 0; c < C; ++c) {
       const T wc = a.weight(c);
-      const T* lr = lsm + base + c * S;
+      const T* xr = x + base + c * S;
       const T* tr = a.tp + base + c * S;
-      for (int64_t j = 0; j < L; ++j) acc[j] += wc * (tr[j] * a.keep + a.smooth) * lr[j];
+      for (int64_t j = 0; j < L; ++j) acc[j] += wc * (tr[j] * a.keep + a.smooth) * (xr[j] - ls[j]);
     }
     for (int64_t j = 0; j < L; ++j) loss[n * S + s0 + j] = -acc[j];
     return 0;
@@ -208,8 +213,8 @@ EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm,
     for (int64_t j = 0; j < L; ++j) wsum[j] = 0;
     for (int64_t c = 0; c < C; ++c) {
       const T wc = a.weight(c);
-      const T* lr = lsm + base + c * S;
-      for (int64_t j = 0; j < L; ++j) wsum[j] += wc * lr[j];
+      const T* xr = x + base + c * S;
+      for (int64_t j = 0; j < L; ++j) wsum[j] += wc * (xr[j] - ls[j]);
     }
   }
   for (int64_t j = 0; j < L; ++j) {
@@ -219,7 +224,7 @@ EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm,
       continue;
     }
     const T wt = a.weight(v);
-    T l = -a.keep * wt * lsm[base + v * S + j];
+    T l = -a.keep * wt * (x[base + v * S + j] - ls[j]);
     if (a.smooth != T(0)) l -= a.smooth * wsum[j];
     loss[n * S + s0 + j] = l;
     total += wt;
@@ -229,18 +234,19 @@ EMBER_NN_FLATTEN double ce_forward_block(const CeArgs<T>& a, const T* x, T* lsm,
 
 template <typename T>
 EMBER_NN_FLATTEN void ce_backward_block(const CeArgs<T>& a, const T* g, int64_t gs, T scale,
-                                        const T* lsm, T* gi, T* gt, T w_total, int64_t n,
-                                        int64_t s0, int64_t L) {
+                                        const T* x, const T* lse, T* gi, T* gt, T w_total,
+                                        int64_t n, int64_t s0, int64_t L) {
   const int64_t C = a.C, S = a.S;
   const int64_t base = n * C * S + s0;
   if (S == 1) {
     CeArgs<T> row = a;
     if (row.ti) row.ti += n;
     if (row.tp) row.tp += base;
-    ce_backward_row(row, static_cast<T>(g[n * gs] * scale), lsm + base, gi ? gi + base : nullptr,
-                    gt ? gt + base : nullptr, w_total);
+    ce_backward_row(row, static_cast<T>(g[n * gs] * scale), x + base, lse[n],
+                    gi ? gi + base : nullptr, gt ? gt + base : nullptr, w_total);
     return;
   }
+  const T* ls = lse + n * S + s0;
   // Per sample: gi_c = exp(lsm_c) * P - w_c * Q (index targets, then the target's own term).
   T P[nn_rows::kBlock], Q[nn_rows::kBlock], gr[nn_rows::kBlock];
   for (int64_t j = 0; j < L; ++j) gr[j] = g[(n * S + s0 + j) * gs] * scale;
@@ -253,17 +259,17 @@ EMBER_NN_FLATTEN void ce_backward_block(const CeArgs<T>& a, const T* g, int64_t 
     }
     for (int64_t c = 0; c < C; ++c) {
       const T wc = a.weight(c);
-      const T* lr = lsm + base + c * S;
+      const T* xr = x + base + c * S;
       const T* tr = a.tp + base + c * S;
       if (gi) {
         T* out = gi + base + c * S;
         for (int64_t j = 0; j < L; ++j) {
-          out[j] = gr[j] * (vmath::exp(lr[j]) * P[j] - wc * (tr[j] * a.keep + a.smooth));
+          out[j] = gr[j] * (vmath::exp(xr[j] - ls[j]) * P[j] - wc * (tr[j] * a.keep + a.smooth));
         }
       }
       if (gt) {
         T* out = gt + base + c * S;
-        for (int64_t j = 0; j < L; ++j) out[j] = -gr[j] * a.keep * wc * lr[j];
+        for (int64_t j = 0; j < L; ++j) out[j] = -gr[j] * a.keep * wc * (xr[j] - ls[j]);
       }
     }
     return;
@@ -277,9 +283,9 @@ EMBER_NN_FLATTEN void ce_backward_block(const CeArgs<T>& a, const T* g, int64_t 
   }
   for (int64_t c = 0; c < C; ++c) {
     const T wc = a.weight(c);
-    const T* lr = lsm + base + c * S;
+    const T* xr = x + base + c * S;
     T* out = gi + base + c * S;
-    for (int64_t j = 0; j < L; ++j) out[j] = vmath::exp(lr[j]) * P[j] - wc * Q[j];
+    for (int64_t j = 0; j < L; ++j) out[j] = vmath::exp(xr[j] - ls[j]) * P[j] - wc * Q[j];
   }
   for (int64_t j = 0; j < L; ++j) {
     const int64_t v = a.ti[n * S + s0 + j];
@@ -327,7 +333,7 @@ CeArgs<T> ce_args(const Tensor& target, const Tensor& weight, const ClassGeometr
                    ignore_index};
 }
 
-void cross_entropy_kernel(const Tensor& lsm, const Tensor& loss, double* weight_sum,
+void cross_entropy_kernel(const Tensor& lse, const Tensor& loss, double* weight_sum,
                           const Tensor& x, const Tensor& target, const Tensor& weight,
                           const ClassGeometry& geo, double label_smoothing, int64_t ignore_index,
                           bool prob_target) {
@@ -338,7 +344,7 @@ void cross_entropy_kernel(const Tensor& lsm, const Tensor& loss, double* weight_
     using T = typename decltype(tag)::type;
     const CeArgs<T> a = ce_args<T>(target, weight, geo, label_smoothing, ignore_index, prob_target);
     const T* xp = x.data<T>();
-    T* lp = lsm.data<T>();
+    T* lp = lse.data<T>();
     T* out = loss.data<T>();
     *weight_sum = for_sample_blocks(geo.N, geo.C, geo.S, [&](int64_t n, int64_t s0, int64_t L) {
       return ce_forward_block(a, xp, lp, out, n, s0, L);
@@ -347,10 +353,11 @@ void cross_entropy_kernel(const Tensor& lsm, const Tensor& loss, double* weight_
 }
 
 void cross_entropy_backward_kernel(const Tensor& gi, const Tensor& gt, const Tensor& grad,
-                                   double scale, const Tensor& lsm, const Tensor& target,
-                                   const Tensor& weight, const ClassGeometry& geo,
-                                   double label_smoothing, int64_t ignore_index, bool prob_target) {
-  dispatch_dtype<kFloat32 | kFloat64>(lsm.dtype(), "cross_entropy_backward", [&](auto tag) {
+                                   double scale, const Tensor& x, const Tensor& lse,
+                                   const Tensor& target, const Tensor& weight,
+                                   const ClassGeometry& geo, double label_smoothing,
+                                   int64_t ignore_index, bool prob_target) {
+  dispatch_dtype<kFloat32 | kFloat64>(x.dtype(), "cross_entropy_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const CeArgs<T> a = ce_args<T>(target, weight, geo, label_smoothing, ignore_index, prob_target);
     T w_total = static_cast<T>(geo.C);
@@ -361,8 +368,8 @@ void cross_entropy_backward_kernel(const Tensor& gi, const Tensor& gt, const Ten
     T* gip = gi.defined() ? gi.data<T>() : nullptr;
     T* gtp = gt.defined() ? gt.data<T>() : nullptr;
     for_sample_blocks(geo.N, geo.C, geo.S, [&](int64_t n, int64_t s0, int64_t L) {
-      ce_backward_block(a, g, gs, static_cast<T>(scale), lsm.data<T>(), gip, gtp, w_total, n, s0,
-                        L);
+      ce_backward_block(a, g, gs, static_cast<T>(scale), x.data<T>(), lse.data<T>(), gip, gtp,
+                        w_total, n, s0, L);
       return 0.0;
     });
   });

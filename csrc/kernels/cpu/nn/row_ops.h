@@ -121,19 +121,18 @@ inline void moments(int64_t n, const F& f, double& mean, double& var) {
   var = std::max(s2 / n - m * m, 0.0);
 }
 
-// y = softmax(x) or log_softmax(x) over one contiguous row (y may not alias x).
+// sum(e^(x - m)) over one contiguous row; with y, the exps are stored there too. The tail's
+// padding lanes are -inf, whose exp is 0.
 template <typename T>
-inline void softmax(const T* x, T* y, int64_t n, bool log) {
+inline T exp_sum(const T* x, T* y, int64_t n, T m_scalar) {
   using V = vec::Vec<T>;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
-  const V m = max(x, n);
-  // e^(x - max), summed (and stored for softmax) in one pass; the tail's padding lanes are -inf,
-  // whose exp is 0.
+  const V m(m_scalar);
   V s0 = T(0), s1 = T(0);
   int64_t i = 0;
   for (; i + 2 * V::size <= n; i += 2 * V::size) {
     const V e0 = vec::exp(V::load(x + i) - m), e1 = vec::exp(V::load(x + i + V::size) - m);
-    if (!log) {
+    if (y) {
       e0.store(y + i);
       e1.store(y + i + V::size);
     }
@@ -143,10 +142,29 @@ inline void softmax(const T* x, T* y, int64_t n, bool log) {
   for (; i < n; i += V::size) {
     const int64_t len = std::min<int64_t>(V::size, n - i);
     const V e = vec::exp(V::load_partial(x + i, len, kLow) - m);
-    if (!log) e.store_partial(y + i, len);
+    if (y) e.store_partial(y + i, len);
     s0 = s0 + e;
   }
-  const T s = vec::reduce_add(s0 + s1);
+  return vec::reduce_add(s0 + s1);
+}
+
+// log(sum(e^x)) over one contiguous row, as max + log(sum(e^(x - max))): log_softmax(x) is
+// x - logsumexp(x), exactly as softmax(log=true) computes it.
+template <typename T>
+inline T logsumexp(const T* x, int64_t n) {
+  const T m = max(x, n);
+  return m + T(std::log(exp_sum<T>(x, nullptr, n, m)));
+}
+
+// y = softmax(x) or log_softmax(x) over one contiguous row (y may not alias x).
+template <typename T>
+inline void softmax(const T* x, T* y, int64_t n, bool log) {
+  using V = vec::Vec<T>;
+  const T mx = max(x, n);
+  const V m(mx);
+  // e^(x - max), summed (and stored for softmax) in one pass.
+  const T s = exp_sum<T>(x, log ? nullptr : y, n, mx);
+  int64_t i = 0;
   if (log) {
     const V shift = m + T(std::log(s));
     for (i = 0; i + V::size <= n; i += V::size) (V::load(x + i) - shift).store(y + i);
@@ -232,6 +250,30 @@ inline void normalize_affine(const T* x, T* y, int64_t n, T a, T c, const T* w, 
 }
 
 constexpr int64_t kBlock = 64;
+
+// logsumexp of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n), into lse[0, L).
+template <typename T>
+void logsumexp_columns(const T* x, int64_t n, int64_t inner, int64_t L, T* lse) {
+  T mx[kBlock], s[kBlock];
+  for (int64_t j = 0; j < L; ++j) {
+    mx[j] = x[j];
+    s[j] = 0;
+  }
+  for (int64_t k = 1; k < n; ++k) {
+    const T* row = x + k * inner;
+    for (int64_t j = 0; j < L; ++j) mx[j] = row[j] > mx[j] ? row[j] : mx[j];
+  }
+  using V = vec::Vec<T>;
+  for (int64_t k = 0; k < n; ++k) {
+    const T* row = x + k * inner;
+    for (int64_t j = 0; j < L; j += V::size) {
+      const int64_t len = std::min<int64_t>(V::size, L - j);
+      const V e = vec::exp(V::load_n(row + j, len) - V::load_n(mx + j, len));
+      (V::load_n(s + j, len) + e).store_n(s + j, len);
+    }
+  }
+  for (int64_t j = 0; j < L; ++j) lse[j] = mx[j] + std::log(s[j]);
+}
 
 // softmax / log_softmax of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n):
 // the reduced dim is strided; the per-column max / sum are small arrays the loops vectorise over.
