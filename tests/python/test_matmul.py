@@ -492,3 +492,57 @@ def test_dtype_errors():
     # An empty bool product is allowed, as in PyTorch.
     empty = ember.mm(f(2, 0, dtype=ember.bool), f(0, 3, dtype=ember.bool))
     assert empty.tolist() == [[False] * 3] * 2
+
+
+# F.linear with a bias runs one GEMM whose epilogue adds the bias (float32, CPU, unit column
+# strides, two rows or more); anything else goes through addmm. Both must equal the same NumPy
+# reference, whatever the layout.
+@pytest.mark.parametrize("rows,k,n", [(2, 3, 5), (7, 33, 17), (130, 64, 96), (4096, 256, 1024)])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed input", "strided weight",
+                                    "strided bias", "3-d input", "float64"])
+def test_linear_bias_fused_and_addmm_routes_agree_with_numpy(rows, k, n, layout):
+    rng = np.random.default_rng(rows + k + n)
+    dtype = np.float64 if layout == "float64" else np.float32
+    x = rng.standard_normal((rows, k)).astype(dtype)
+    w = rng.standard_normal((n, k)).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    want = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    ex, ew, eb = ember.tensor(x), ember.tensor(w), ember.tensor(b)
+    if layout == "transposed input":
+        ex = ember.tensor(np.ascontiguousarray(x.T)).t()
+    elif layout == "strided weight":
+        ew = ember.tensor(np.repeat(w, 2, axis=1))[:, ::2]
+    elif layout == "strided bias":
+        eb = ember.tensor(np.repeat(b, 2))[::2]
+    elif layout == "3-d input" and rows % 2 == 0:
+        ex = ex.reshape(2, rows // 2, k)
+    got = ember.nn.functional.linear(ex, ew, eb).numpy().reshape(rows, n)
+    tol = 1e-12 if dtype == np.float64 else 2e-5 * max(1.0, np.sqrt(k))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_linear_bias_fused_route_propagates_nan_and_inf():
+    x = np.ones((8, 16), np.float32)
+    w = np.ones((4, 16), np.float32)
+    b = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    got = ember.nn.functional.linear(ember.tensor(x), ember.tensor(w), ember.tensor(b)).numpy()
+    assert np.isnan(got[:, 0]).all() and (got[:, 1] == np.inf).all()
+    assert (got[:, 2] == -np.inf).all() and (got[:, 3] == 17).all()
+
+
+def test_linear_bias_fused_route_with_threads_and_autograd():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 40)).astype(np.float32)
+    w = rng.standard_normal((70, 40)).astype(np.float32)
+    b = rng.standard_normal(70).astype(np.float32)
+    want = x @ w.T + b
+    for threads in (1, 2):
+        with num_threads(threads):
+            ex = ember.tensor(x, requires_grad=True)
+            ew, eb = ember.tensor(w, requires_grad=True), ember.tensor(b, requires_grad=True)
+            y = ember.nn.functional.linear(ex, ew, eb)
+            np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-4, atol=1e-4)
+            y.sum().backward()
+            np.testing.assert_allclose(eb.grad.numpy(), np.full(70, 300.0), rtol=1e-6)
+            np.testing.assert_allclose(ex.grad.numpy(), np.tile(w.sum(0), (300, 1)), rtol=1e-4,
+                                       atol=1e-4)
