@@ -76,11 +76,10 @@ bool as_transposed(const GemmMatrix& g, int64_t r, int64_t c, char* trans, int* 
 // (256 x 1024 at k 4096: 1.08; 512 x 256 at k 1024: 1.16 / 1.31; 512 x 1024: 1.01 / 1.05), and
 // small outputs at moderate k (768 x 256 at k 2048: 1.12 / 1.25). So the rule is: float32, A
 // transposed, B and C row-major, m >= 768, n >= 256, and either an output of at least 512 K
-// elements with k >= 1024 or k >= 4096; on Intel cores at an AVX-512 level (OpenBLAS picks its
-// kernels from the CPU itself, so a lower level forced with EMBER_CPU_CAPABILITY keeps to oneDNN,
-// which honours it). With several threads each thread runs one single-threaded sgemm on a slice
-// of C's longer side. Zen 4 was not measured and keeps oneDNN. Not under deterministic
-// algorithms: which engine runs would depend on the thread count.
+// elements with k >= 1024 or k >= 4096; on Intel cores at an AVX-512 level (the avx2 level has
+// its own, narrower rule: Note [OpenBLAS at the avx2 level]). With several threads each thread runs
+// one single-threaded sgemm on a slice of C's longer side. Zen 4 was not measured and keeps oneDNN.
+// Not under deterministic algorithms: which engine runs would depend on the thread count.
 constexpr int64_t kSgemmMinRows = 768, kSgemmMinCols = 256, kSgemmMinDepth = 1024;
 constexpr int64_t kSgemmMinOutput = int64_t(1) << 19, kSgemmLongDepth = 4096;
 // Both operands row-major (an input gradient G W, W as the layer stores it): OpenBLAS won where
@@ -95,14 +94,32 @@ constexpr int64_t kSgemmMinOutput = int64_t(1) << 19, kSgemmLongDepth = 4096;
 // (0.95-1.12 / 0.98-1.38), so that layout, and A and B both transposed, keep to oneDNN.
 constexpr int64_t kSgemmMinRowsAB = 256, kSgemmMinColsAB = 128, kSgemmMaxColsAB = 768;
 constexpr int64_t kSgemmMinDepthAB = 2048;
+// Note [OpenBLAS at the avx2 level]
+// At the avx2 level (an AVX2-only Intel core, or an AVX-512 one forced down with
+// EMBER_CPU_CAPABILITY, in which case ember/_load.py sets OPENBLAS_CORETYPE=Haswell so that
+// OpenBLAS runs its AVX2 kernels too), oneDNN's AVX2 kernel is slow on one kind of weight
+// gradient: A transposed and B about 256 columns wide (a d_model of 256). Measured on the
+// Cascade Lake core forced to avx2, the engines alternating call by call (OpenBLAS's time over
+// oneDNN's, one thread / two threads; m x n, k):
+//   8192 x 256, k 4096 (an LM head): 0.64 / 0.63 (oneDNN at 23-64 GFLOP/s, varying run to run,
+//     against OpenBLAS's 60-62 and MKL's 65-69);  1024 x 256, k 4096: 0.80 / 0.80;
+//   768 x 256, k 2048-4096: 0.88-0.91 / 0.88
+// and level elsewhere: n of 128, 384, 512, 768 or 3072 (0.99-1.05), m of 512, and the input
+// gradients (both row-major: 0.93-1.03), which keep oneDNN. So at this level the rule is: A
+// transposed, m >= 768, 192 <= n <= 320, k >= 2048.
+constexpr int64_t kSgemmAvx2MinDepth = 2048, kSgemmAvx2MinCols = 192, kSgemmAvx2MaxCols = 320;
 
 // Whether OpenBLAS's sgemm takes p (see the Note above); A's and B's layouts come from
 // as_transposed, which also checks their leading dimensions.
 bool sgemm_applies(const GemmParams& p, bool a_transposed, bool b_transposed) {
   if (p.dtype != ScalarType::Float32 || p.batch != 1 || deterministic_algorithms()) return false;
-  if (!cpu_is_intel() || cpu_capability() < CpuCapability::Avx512) return false;
+  if (!cpu_is_intel() || cpu_capability() < CpuCapability::Avx2) return false;
   if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k)) return false;
-  if (p.alpha.to<double>() == 0.0) return false;  // BLAS would skip A B (see openblas_gemm)
+  if (p.alpha.to<double>() == 0.0) return false;   // BLAS would skip A B (see openblas_gemm)
+  if (cpu_capability() < CpuCapability::Avx512) {  // see Note [OpenBLAS at the avx2 level]
+    return a_transposed && !b_transposed && p.m >= kSgemmMinRows && p.n >= kSgemmAvx2MinCols &&
+           p.n <= kSgemmAvx2MaxCols && p.k >= kSgemmAvx2MinDepth;
+  }
   if (a_transposed && !b_transposed) {
     if (p.m < kSgemmMinRows || p.n < kSgemmMinCols || p.k < kSgemmMinDepth) return false;
     return p.m * p.n >= kSgemmMinOutput || p.k >= kSgemmLongDepth;
