@@ -43,44 +43,9 @@ def _find_openblas():
     return path if os.path.isfile(path) else None
 
 
-# OpenBLAS's kernels for the CPU levels EMBER_CPU_CAPABILITY can force (sse4 at `default`).
-_OPENBLAS_CORE_FOR_LEVEL = {"avx2": "Haswell", "default": "Nehalem"}
-
-
-def _cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def _match_openblas_to_forced_level():
-    """EMBER_CPU_CAPABILITY runs Ember's kernels as on a CPU that has only that level; OpenBLAS
-    picks its kernels from the CPU itself, so it is told the same through OPENBLAS_CORETYPE,
-    which it reads once, when it loads. A value the caller set is kept. Only on x86-64, and only
-    for a level this CPU has (a kernel set above the CPU would fault; Ember itself then warns
-    and runs its own highest level)."""
-    import platform
-
-    level = os.environ.get("EMBER_CPU_CAPABILITY", "")
-    core = _OPENBLAS_CORE_FOR_LEVEL.get(level)
-    if core is None or "OPENBLAS_CORETYPE" in os.environ:
-        return
-    if platform.machine() not in ("x86_64", "AMD64"):
-        return
-    if level == "avx2" and not {"avx2", "fma"} <= _cpu_flags():
-        return
-    os.environ["OPENBLAS_CORETYPE"] = core
-
-
 def preload():
     # Either falls back to the loader's search path when absent (a system copy); the import of
     # _C then fails clearly, naming the missing library.
-    _match_openblas_to_forced_level()
     path = _find_onednn()
     if path is not None:
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)

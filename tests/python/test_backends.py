@@ -68,42 +68,6 @@ def test_cpu_capability():
     )
 
 
-def _forced_level_env(level, coretype=None):
-    import os
-
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    env["EMBER_CPU_CAPABILITY"] = level
-    if coretype is not None:
-        env["OPENBLAS_CORETYPE"] = coretype
-    return env
-
-
-def _openblas_coretype_after_import(env):
-    code = (
-        "import os, numpy as np, ember; a = ember.tensor(np.arange(64.0).reshape(8, 8)); "
-        "assert float((a @ a).sum()) == float((np.arange(64.0).reshape(8, 8) @ "
-        "np.arange(64.0).reshape(8, 8)).sum()); print(os.environ.get('OPENBLAS_CORETYPE'))"
-    )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, env=env).stdout.strip()
-
-
-def test_forced_cpu_level_forces_openblas_kernels_too():
-    # EMBER_CPU_CAPABILITY below the CPU's own level makes OpenBLAS (loaded with Ember) pick the
-    # same level's kernels; a coretype the caller chose stays, and so does the CPU's own level.
-    import platform
-
-    if platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("CPU levels are x86-64 levels")
-    levels = ember.backends.cpu.get_cpu_capability()
-    assert _openblas_coretype_after_import(_forced_level_env("default")) == "Nehalem"
-    if levels != "DEFAULT":
-        assert _openblas_coretype_after_import(_forced_level_env("avx2")) == "Haswell"
-    assert _openblas_coretype_after_import(_forced_level_env("avx2", "Sandybridge")) == (
-        "Sandybridge")
-    assert _openblas_coretype_after_import(_forced_level_env("")) == "None"
-
-
 def test_unknown_attributes_raise():
     with pytest.raises(AttributeError):
         ember.backends.cudnn.no_such_flag  # noqa: B018

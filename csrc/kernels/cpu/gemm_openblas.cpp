@@ -95,12 +95,13 @@ constexpr int64_t kSgemmMinOutput = int64_t(1) << 19, kSgemmLongDepth = 4096;
 constexpr int64_t kSgemmMinRowsAB = 256, kSgemmMinColsAB = 128, kSgemmMaxColsAB = 768;
 constexpr int64_t kSgemmMinDepthAB = 2048;
 // Note [OpenBLAS at the avx2 level]
-// At the avx2 level (an AVX2-only Intel core, or an AVX-512 one forced down with
-// EMBER_CPU_CAPABILITY, in which case ember/_load.py sets OPENBLAS_CORETYPE=Haswell so that
-// OpenBLAS runs its AVX2 kernels too), oneDNN's AVX2 kernel is slow on one kind of weight
-// gradient: A transposed and B about 256 columns wide (a d_model of 256). Measured on the
-// Cascade Lake core forced to avx2, the engines alternating call by call (OpenBLAS's time over
-// oneDNN's, one thread / two threads; m x n, k):
+// At the avx2 level (an AVX2-only Intel core, where OpenBLAS picks its AVX2 "Haswell" kernels
+// itself), oneDNN's AVX2 kernel is slow on one kind of weight gradient: A transposed and B about
+// 256 columns wide (a d_model of 256). Measured on the Cascade Lake core forced to avx2
+// (EMBER_CPU_CAPABILITY=avx2 with OPENBLAS_CORETYPE=Haswell, so that OpenBLAS ran those kernels
+// as on such a core; without it, a forced level leaves OpenBLAS on the CPU's own kernels), the
+// engines alternating call by call (OpenBLAS's time over oneDNN's, one thread / two threads;
+// m x n, k):
 //   8192 x 256, k 4096 (an LM head): 0.64 / 0.63 (oneDNN at 23-64 GFLOP/s, varying run to run,
 //     against OpenBLAS's 60-62 and MKL's 65-69);  1024 x 256, k 4096: 0.80 / 0.80;
 //   768 x 256, k 2048-4096: 0.88-0.91 / 0.88
