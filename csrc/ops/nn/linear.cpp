@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/gemm_stubs.h"
 #include "ops/creation.h"
 #include "ops/matmul.h"
 #include "ops/nn/conv_util.h"
@@ -38,23 +37,28 @@ Tensor fused_bias_linear(const Tensor& x2, const Tensor& weight, const Tensor& b
   if (weight.device() != x2.device() || bias.device() != x2.device()) return {};
   if (x2.size(1) == 0 || weight.size(0) == 0) return {};
   if (x2.stride(1) != 1 || weight.stride(1) != 1 || bias.stride(0) != 1) return {};
-  const int64_t rows = x2.size(0), out_features = weight.size(0);
-  Tensor out = empty({rows, out_features}, TensorOptions(x2.dtype(), x2.device()));
-  GemmParams p;
-  p.dtype = x2.dtype();
-  p.m = rows;
-  p.n = out_features;
-  p.k = x2.size(1);
-  p.a = {x2.data_ptr(), 0, x2.stride(0), 1};
-  p.b = {weight.data_ptr(), 0, 1, weight.stride(0)};  // B = weight^T
-  p.c = {out.data_ptr(), 0, out_features, 1};
+  Tensor out = empty({x2.size(0), weight.size(0)}, TensorOptions(x2.dtype(), x2.device()));
   GemmEpilogue e;
   e.bias = bias.data_ptr();
-  gemm_epilogue_stub(x2.device(), p, e);
+  linear_epilogue_into(out, x2, weight, e);
   return out;
 }
 
 }  // namespace
+
+void linear_epilogue_into(const Tensor& out, const Tensor& x, const Tensor& w,
+                          const GemmEpilogue& epilogue) {
+  if (x.size(0) == 0) return;
+  GemmParams p;
+  p.dtype = x.dtype();
+  p.m = x.size(0);
+  p.n = w.size(0);
+  p.k = w.size(1);
+  p.a = {x.data_ptr(), 0, x.stride(0), 1};
+  p.b = {w.data_ptr(), 0, 1, w.stride(0)};  // B = w^T: element (k, n) is w[n][k]
+  p.c = {out.data_ptr(), 0, out.stride(0), 1};
+  gemm_epilogue_stub(x.device(), p, epilogue);
+}
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   check_linear_args(input, weight);

@@ -12,6 +12,7 @@
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "ops/nn/activation.h"
+#include "ops/nn/linear.h"
 #include "ops/nn/norm.h"
 #include "ops/views.h"
 
@@ -24,16 +25,6 @@ constexpr const char* kOp = "transformer_encoder_fastpath";
 // out (T, out_features) = act(x (T, in) @ w (out, in)^T + b) + residual, as one GEMM.
 void fused_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& b,
                   GemmActivation act, const Tensor& residual = {}) {
-  const int64_t rows = x.size(0), out_features = w.size(0);
-  if (rows == 0) return;
-  GemmParams p;
-  p.dtype = x.dtype();
-  p.m = rows;
-  p.n = out_features;
-  p.k = w.size(1);
-  p.a = {x.data_ptr(), 0, x.stride(0), 1};
-  p.b = {w.data_ptr(), 0, 1, w.stride(0)};  // B = w^T: element (k, n) is w[n][k]
-  p.c = {out.data_ptr(), 0, out_features, 1};
   GemmEpilogue e;
   e.bias = b.defined() ? b.data_ptr() : nullptr;
   e.activation = act;
@@ -41,7 +32,7 @@ void fused_linear(const Tensor& out, const Tensor& x, const Tensor& w, const Ten
     e.residual = residual.data_ptr();
     e.residual_row_stride = residual.stride(0);
   }
-  gemm_epilogue_stub(x.device(), p, e);
+  linear_epilogue_into(out, x, w, e);
 }
 
 // A linear of the layer, float or dynamically quantized: out = act(x W^T + b) + residual. The

@@ -251,10 +251,10 @@ inline void normalize_affine(const T* x, T* y, int64_t n, T a, T c, const T* w, 
 
 constexpr int64_t kBlock = 64;
 
-// logsumexp of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n), into lse[0, L).
+// The per-column max mx and sum s of e^(x - mx) over columns [0, L) (L <= kBlock) of the rows
+// x[k * inner], k in [0, n); with y, the exps are stored at the same places in y too.
 template <typename T>
-void logsumexp_columns(const T* x, int64_t n, int64_t inner, int64_t L, T* lse) {
-  T mx[kBlock], s[kBlock];
+void column_exp_sums(const T* x, T* y, int64_t n, int64_t inner, int64_t L, T* mx, T* s) {
   for (int64_t j = 0; j < L; ++j) {
     mx[j] = x[j];
     s[j] = 0;
@@ -269,9 +269,17 @@ void logsumexp_columns(const T* x, int64_t n, int64_t inner, int64_t L, T* lse) 
     for (int64_t j = 0; j < L; j += V::size) {
       const int64_t len = std::min<int64_t>(V::size, L - j);
       const V e = vec::exp(V::load_n(row + j, len) - V::load_n(mx + j, len));
+      if (y) e.store_n(y + k * inner + j, len);
       (V::load_n(s + j, len) + e).store_n(s + j, len);
     }
   }
+}
+
+// logsumexp of columns [0, L) (L <= kBlock) of the rows x[k * inner], k in [0, n), into lse[0, L).
+template <typename T>
+void logsumexp_columns(const T* x, int64_t n, int64_t inner, int64_t L, T* lse) {
+  T mx[kBlock], s[kBlock];
+  column_exp_sums<T>(x, nullptr, n, inner, L, mx, s);
   for (int64_t j = 0; j < L; ++j) lse[j] = mx[j] + std::log(s[j]);
 }
 
@@ -280,25 +288,7 @@ void logsumexp_columns(const T* x, int64_t n, int64_t inner, int64_t L, T* lse) 
 template <typename T>
 void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t L, bool log) {
   T mx[kBlock], s[kBlock];
-  for (int64_t j = 0; j < L; ++j) {
-    mx[j] = x[j];
-    s[j] = 0;
-  }
-  for (int64_t k = 1; k < n; ++k) {
-    const T* row = x + k * inner;
-    for (int64_t j = 0; j < L; ++j) mx[j] = row[j] > mx[j] ? row[j] : mx[j];
-  }
-  using V = vec::Vec<T>;
-  for (int64_t k = 0; k < n; ++k) {
-    const T* row = x + k * inner;
-    T* out = y + k * inner;
-    for (int64_t j = 0; j < L; j += V::size) {
-      const int64_t len = std::min<int64_t>(V::size, L - j);
-      const V e = vec::exp(V::load_n(row + j, len) - V::load_n(mx + j, len));
-      if (!log) e.store_n(out + j, len);
-      (V::load_n(s + j, len) + e).store_n(s + j, len);
-    }
-  }
+  column_exp_sums<T>(x, log ? nullptr : y, n, inner, L, mx, s);
   if (log) {
     for (int64_t j = 0; j < L; ++j) s[j] = std::log(s[j]);
     for (int64_t k = 0; k < n; ++k) {
