@@ -499,7 +499,8 @@ def test_dtype_errors():
 # reference, whatever the layout.
 @pytest.mark.parametrize("rows,k,n", [(2, 3, 5), (7, 33, 17), (130, 64, 96), (4096, 256, 1024)])
 @pytest.mark.parametrize("layout", ["contiguous", "transposed input", "strided weight",
-                                    "strided bias", "3-d input", "float64"])
+                                    "strided bias", "3-d input", "expanded input",
+                                    "expanded weight", "float64"])
 def test_linear_bias_fused_and_addmm_routes_agree_with_numpy(rows, k, n, layout):
     rng = np.random.default_rng(rows + k + n)
     dtype = np.float64 if layout == "float64" else np.float32
@@ -516,6 +517,14 @@ def test_linear_bias_fused_and_addmm_routes_agree_with_numpy(rows, k, n, layout)
         eb = ember.tensor(np.repeat(b, 2))[::2]
     elif layout == "3-d input" and rows % 2 == 0:
         ex = ex.reshape(2, rows // 2, k)
+    elif layout == "expanded input":  # row stride 0: every row the same
+        x[:] = x[0]
+        want = x.astype(np.float64) @ w.T.astype(np.float64) + b
+        ex = ember.tensor(x[0]).expand(rows, k)
+    elif layout == "expanded weight":
+        w[:] = w[0]
+        want = x.astype(np.float64) @ w.T.astype(np.float64) + b
+        ew = ember.tensor(w[0]).expand(n, k)
     got = ember.nn.functional.linear(ex, ew, eb).numpy().reshape(rows, n)
     tol = 1e-12 if dtype == np.float64 else 2e-5 * max(1.0, np.sqrt(k))
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

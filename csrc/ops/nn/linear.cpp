@@ -32,11 +32,16 @@ namespace {
 // with unit column strides only (the epilogue GEMM's operands); one row stays a
 // matrix-vector product (addmm's route).
 Tensor fused_bias_linear(const Tensor& x2, const Tensor& weight, const Tensor& bias) {
-  if (!bias.defined() || bias.size(0) != weight.size(0) || bias.dim() != 1) return {};
+  // (linear has checked that bias is 1-D.)
+  if (!bias.defined() || bias.size(0) != weight.size(0)) return {};
   if (!x2.device().is_cpu() || x2.dtype() != ScalarType::Float32 || x2.size(0) < 2) return {};
   if (weight.device() != x2.device() || bias.device() != x2.device()) return {};
-  if (x2.size(1) == 0 || weight.size(0) == 0) return {};
+  const int64_t k = x2.size(1);
+  if (k == 0 || weight.size(0) == 0) return {};
+  // The GEMM's layout contract: a unit column stride and a row stride of at least k, which an
+  // expanded (stride 0) input or weight does not have.
   if (x2.stride(1) != 1 || weight.stride(1) != 1 || bias.stride(0) != 1) return {};
+  if (x2.stride(0) < k || weight.stride(0) < k) return {};
   Tensor out = empty({x2.size(0), weight.size(0)}, TensorOptions(x2.dtype(), x2.device()));
   GemmEpilogue e;
   e.bias = bias.data_ptr();
