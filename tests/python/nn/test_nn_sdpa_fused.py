@@ -137,10 +137,11 @@ def test_fully_masked_rows_give_zeros_and_zero_gradients():
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("L,S", [(3, 1023), (66, 1025), (65, 2100), (600, 600)])
-def test_forward_key_blocks_and_their_fused_row_max(L, S, causal):
-    # The forward visits keys in blocks of 1024 and takes a block's row max inside the score
-    # tiles when no mask follows (a full block, no bias, not crossing the causal diagonal): both
-    # forms meet here, with a float mask too.
+def test_forward_key_blocks_with_and_without_fused_exp(L, S, causal):
+    # The forward visits keys in blocks of 512, and takes the softmax's exp inside the score
+    # tiles when nothing changes the scores after the product (a full block, no bias, not
+    # crossing the causal diagonal); other blocks store their scores and pass over them. Both
+    # kinds meet in one row here, with a float mask too.
     q, k, v = rand(1, 2, L, 64, seed=21), rand(1, 2, S, 64, seed=22), rand(1, 2, S, 16, seed=23)
     bias = rand(1, 1, L, S, seed=24)
     for dtype, tol in ((ember.float64, 1e-12), (ember.float32, 2e-5)):
@@ -149,6 +150,53 @@ def test_forward_key_blocks_and_their_fused_row_max(L, S, causal):
         if not causal:
             got = fused(*tensors(q, k, v, dtype=dtype), attn_mask=ember.tensor(bias, dtype=dtype))
             np.testing.assert_allclose(got.numpy(), np_sdpa(q, k, v, bias), rtol=tol, atol=tol)
+
+
+def stale_reference_inputs(pattern, L=70, S=1100, E=16):
+    rng = np.random.default_rng(50)
+    q, k, v = (rng.standard_normal(shape) for shape in ((1, 2, L, E), (1, 2, S, E), (1, 2, S, 8)))
+    q[..., 0] = np.abs(q[..., 0]) + 2.0  # a positive first component: k[..., 0] steers the scores
+    if pattern == "rising":
+        k[..., 0] = np.linspace(-40.0, 40.0, S)
+    elif pattern == "falling":
+        k[..., 0] = np.linspace(40.0, -40.0, S)
+    elif pattern == "wide":
+        q *= 5.0
+    elif pattern == "neg_inf_keys":  # keys whose every score is -inf, from an infinite component
+        k[:, :, :150, 0] = -np.inf  # all of the first tiles of every row
+        k[:, :, 600:700, 0] = -np.inf  # and a stretch of the second block
+    return q, k, v
+
+
+# Note [Stale reference]: the forward's score tiles take 2^(s - m) against the reference m they
+# find and raise it when a score passes it by more than the headroom; the backward's take P from
+# lse. Scores here rise along the keys by 40 to 100 (in base 2), so the reference rises several
+# times within a block and across blocks, or fall (it never rises after the first tile), or
+# spread widely; or a row's first tiles are all -inf.
+@pytest.mark.parametrize("pattern", ["rising", "falling", "wide", "neg_inf_keys"])
+def test_stale_reference_softmax(pattern):
+    q, k, v = stale_reference_inputs(pattern)
+    g = rand(1, 2, q.shape[2], 8, seed=51)
+    ref = np_sdpa(q, k, v)
+    assert np.isfinite(ref).all()
+    # float32 gradients: the fused backward takes the softmax's row term as rowsum(dO * O)
+    # (FlashAttention-2's), not rowsum(P * dP), so its dS sums to a rounding error rather than
+    # to 0; dq = dS K then carries that error times K's common component (up to 40 here): 1e-4
+    # against the math form's 5e-6, with or without the tiles' exp.
+    for dtype, tol, grad_tol in ((ember.float64, 1e-10, 1e-10), (ember.float32, 1e-4, 3e-4)):
+        runs = []
+        for run in (fused, math_form):
+            ts = tensors(q, k, v, dtype=dtype, grad=True)
+            out = run(*ts)
+            out.backward(ember.tensor(g, dtype=dtype))
+            runs.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+        np.testing.assert_allclose(runs[0][0], ref, rtol=tol, atol=tol)
+        np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=tol, atol=tol)
+        # dq = dS K takes 0 * -inf where keys are infinite: NaN there in both forms.
+        for a, b in zip(runs[0][1:], runs[1][1:]):
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+            np.testing.assert_allclose(a, b, rtol=grad_tol,
+                                       atol=grad_tol * max(1.0, np.nanmax(np.abs(b))))
 
 
 def test_nan_scores_give_nan_rows_as_the_math_form():

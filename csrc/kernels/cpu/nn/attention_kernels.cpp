@@ -144,19 +144,25 @@ inline void for_row_tiles(int64_t rows, Tile&& tile) {
 // The register tiles stay out of line: inlined into the long forward loop, GCC kept their
 // accumulator arrays in memory and stored every accumulator on every step (1.3x slower at avx2).
 
-// R rows x C vectors of out = a (rows `lda` apart) @ one B panel (depth x kPanel). With
-// row_max (R vectors), each row's lane-wise running max also takes in the tile's values, while
-// they are still in registers: the forward's softmax then skips its own pass over the scores.
-template <typename T, int R>
+// R rows x C vectors of a (rows `lda` apart) @ one B panel (depth x kPanel), handed to
+// epilogue(c, i, j) while still in registers: the tile holds rows [i, i + R) and columns
+// [j, j + kPanel) of the block. The epilogue stores them, or first turns them into the softmax's
+// probabilities or the scores' gradients (see the epilogue structs below), so that those element
+// passes need no trip of their own through the score block.
+template <typename T, int R, typename Epilogue>
 __attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth,
-                                        T* out, int64_t ldo, T* row_max) {
+                                        int64_t i, int64_t j, const Epilogue& epilogue) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   constexpr int C = kPanelVectors<T>;
   // The first step multiplies instead of adding to zeros: zero-initialised, GCC built the
   // accumulator array on the stack and loaded it back on every call (depth is only E).
   V c[R][C];
-  {
+  if (depth == 0) {  // empty heads: every product is 0
+    for (int r = 0; r < R; ++r) {
+      for (int k = 0; k < C; ++k) c[r][k] = V(T(0));
+    }
+  } else {
     V b[C];
     for (int k = 0; k < C; ++k) b[k] = V::load(panel + k * W);
     for (int r = 0; r < R; ++r) {
@@ -172,39 +178,36 @@ __attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel,
       for (int k = 0; k < C; ++k) c[r][k] = vec::fma(x, b[k], c[r][k]);
     }
   }
-  for (int r = 0; r < R; ++r) {
-    for (int k = 0; k < C; ++k) c[r][k].store(out + r * ldo + k * W);
-  }
-  if (row_max) {
-    for (int r = 0; r < R; ++r) {
-      V mx = c[r][0];
-      for (int k = 1; k < C; ++k) mx = vec::max_with(mx, c[r][k]);
-      vec::max_with(V::load(row_max + r * W), mx).store(row_max + r * W);
-    }
-  }
+  epilogue(c, i, j);
 }
 
-// out[i][j] = sum_e a[i][e] * B[e][j] for i < rows, j < cols (a multiple of kPanel): a's rows
-// are `lda` apart; B is packed in panels (see pack_panels); out's rows are `ldo` apart. With
-// row_max (rows vectors), see dot_tile. With diag (Note [Causal blocks]), tiles whose every
-// column is masked are left unwritten.
+// The plain epilogue: the products themselves, into rows `ldo` apart.
 template <typename T>
-void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t depth, int64_t cols,
-               T* out, int64_t ldo, T* row_max = nullptr, int64_t diag = kUnmasked) {
-  constexpr int64_t W = vec::Vec<T>::size;
-  constexpr int64_t P = kPanel<T>;
-  if (depth == 0) {  // empty heads: the tiles take at least one step
-    for (int64_t i = 0; i < rows; ++i) std::fill(out + i * ldo, out + i * ldo + cols, T(0));
-    if (row_max) std::fill(row_max, row_max + rows * W, T(0));
-    return;
+struct StoreProducts {
+  T* out;
+  int64_t ldo;
+  template <int R, int C>
+  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+    constexpr int64_t W = vec::Vec<T>::size;
+    for (int r = 0; r < R; ++r) {
+      for (int k = 0; k < C; ++k) c[r][k].store(out + (i + r) * ldo + j + k * W);
+    }
   }
+};
+
+// a @ B for the rows of a (rows `lda` apart) and the columns [0, cols) (a multiple of kPanel) of
+// B, packed in panels (see pack_panels), tile by tile through `epilogue` (see dot_tile). With
+// diag (Note [Causal blocks]), tiles whose every column is masked are skipped.
+template <typename T, typename Epilogue>
+void dot_block(const T* a, int64_t lda, int64_t rows, const T* panels, int64_t depth, int64_t cols,
+               const Epilogue& epilogue, int64_t diag = kUnmasked) {
+  constexpr int64_t P = kPanel<T>;
   for (int64_t j = 0; j < cols; j += P) {
     const T* panel = panels + j * depth;  // panel j / P starts (j / P) * depth * P in
     for_row_tiles<kDotRows<T>>(rows, [&](int64_t i, auto height) {
       constexpr int H = decltype(height)::value;
       if (j >= diag + i + H) return;  // every column of the tile is masked
-      dot_tile<T, H>(a + i * lda, lda, panel, depth, out + i * ldo + j, ldo,
-                     row_max ? row_max + i * W : nullptr);
+      dot_tile<T, H>(a + i * lda, lda, panel, depth, i, j, epilogue);
     });
   }
 }
@@ -503,13 +506,13 @@ struct PackedGeometry {
   }
 };
 
-// 2^x for x <= 0, -inf or NaN: the forward's softmax works in base 2 (its scores carry the
-// factor log2(e), folded into the scale of Q), so the reduction is n = round(x), f = x - n in
+// 2^x for x <= kHeadroom, -inf or NaN: the softmax works in base 2 (the forward's scores carry
+// the factor log2(e), folded into the scale of Q), so the reduction is n = round(x), f = x - n in
 // [-1/2, 1/2], with no multiply by log2(e) and no two-part ln 2. float: a degree-5 polynomial
 // for 2^f, fitted for relative error (1.9e-7 with float rounding, about 3 ulp; the softmax's sum
 // and the products with V round more than that). The clamp keeps -inf (masked scores) out of
 // the reduction; vscalefps (or the exponent bits) then give 2^n, 0 below the subnormals.
-inline vec::Vec<float> exp2_nonpositive(vec::Vec<float> x) {
+inline vec::Vec<float> exp2_scores(vec::Vec<float> x) {
   using V = vec::Vec<float>;
   const V xc = vec::max_with(V(-151.0f), x);  // 2^-151 rounds to 0
   const V n = vec::round_nearest(xc);
@@ -520,16 +523,157 @@ inline vec::Vec<float> exp2_nonpositive(vec::Vec<float> x) {
   p = vec::fma(p, f, V(2.40222424e-1f));
   p = vec::fma(p, f, V(6.93147004e-1f));
   p = vec::fma(p, f, V(1.0f));
-  return vec::scale_by_pow2<float, true>(p, n);
+  return vec::scale_by_pow2<float, true>(p, n);  // n <= kHeadroom: no overflow to handle
 }
-inline vec::Vec<double> exp2_nonpositive(vec::Vec<double> x) {
+inline vec::Vec<double> exp2_scores(vec::Vec<double> x) {
   return vec::exp<double, true>(x * vec::Vec<double>(kLn2));
 }
 
-// One row of one key block of the online softmax, in base 2. The row's scores si[0, cols) (cols
-// a multiple of 2 vectors; block_max, when given, their lane-wise max) become p = 2^(s - m'),
-// where m' is the larger of the running max m and the block's; the running sum l and the output
-// row (out_width wide) are rescaled by 2^(m - m').
+// Note [Stale reference]
+// The online softmax keeps, per query row, a reference m, the sum l of 2^(s - m) over the keys
+// seen so far, and the output row O = sum 2^(s - m) v. Any m gives the same result (l and O
+// scale together, and lse = m + log2 l), so m need not be the running max: it only has to keep
+// 2^(s - m) finite. The forward's score tiles therefore take 2^(s - m) in dot_tile's epilogue,
+// against the m they find, while the products are still in registers (ExpScores), instead of
+// storing the scores and passing over them twice more (max, then exp) through L2: on a Cascade
+// Lake Xeon those passes were 12% of the forward at L = 2048. A tile may hold scores up to
+// kHeadroom above m, so probabilities reach 2^kHeadroom; a higher score raises m to the tile's
+// max, and what the row has stored in this key block so far, and its sum, are scaled down by
+// 2^(m_old - m_new) (rare: at most a few times per row, and once for the row's first tile, when
+// m is still -inf). Key blocks that need their scores changed after the product (an additive
+// mask, the causal mask inside the block, padding columns) keep the stored passes
+// (softmax_block_row), which take m up to the block's max as before: both keep the same
+// invariant, so blocks of either kind mix in one row. The price of the headroom: the output
+// accumulates up to 2^kHeadroom times more before the final division by l, which overflows
+// only for values within a factor 2^kHeadroom * S of float's largest.
+constexpr int kHeadroom = 8;
+
+// The forward's epilogue: the tile's probabilities p = 2^(s - m) (scores s already in base 2)
+// into rows `ldp` apart, each row's lane-wise sum into sums (W lanes a row). m, p and sums are
+// indexed by the block's row.
+template <typename T>
+struct ExpScores {
+  T* p;
+  int64_t ldp;
+  T* m;
+  T* sums;
+
+  template <int R, int C>
+  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+    using V = vec::Vec<T>;
+    constexpr int64_t W = V::size;
+    constexpr T kLow = -std::numeric_limits<T>::infinity();
+    for (int r = 0; r < R; ++r) {
+      const int64_t row = i + r;
+      V mx = c[r][0];
+      for (int k = 1; k < C; ++k) mx = vec::max_with(mx, c[r][k]);
+      // A NaN score compares false here and flows through the exp into p and the sum.
+      if (m[row] == kLow || vec::any(mx > V(m[row] + T(kHeadroom)))) {
+        if (!raise_reference<C>(c[r], row, j)) continue;
+      }
+      const V mv(m[row]);
+      V sum = V::load(sums + row * W);
+      for (int k = 0; k < C; ++k) {
+        const V e = exp2_scores(c[r][k] - mv);
+        e.store(p + row * ldp + j + k * W);
+        sum = sum + e;
+      }
+      sum.store(sums + row * W);
+    }
+  }
+
+  // The rare branch of Note [Stale reference]: m[row] becomes the tile's largest score, and the
+  // row's earlier probabilities in this block (columns [0, j)) and its sum are rescaled. A row
+  // whose scores are all -inf or NaN so far keeps m = -inf and stores here p = 0, or NaN where a
+  // score is NaN (which the sum carries to the output); then it returns false.
+  template <int C>
+  __attribute__((noinline, cold)) bool raise_reference(const vec::Vec<T> (&c)[C], int64_t row,
+                                                       int64_t j) const {
+    using V = vec::Vec<T>;
+    constexpr int64_t W = V::size;
+    constexpr T kLow = -std::numeric_limits<T>::infinity();
+    // The max instruction returns its second operand when either is NaN, so the running max
+    // (second) skips NaN scores.
+    V top_lanes(m[row]);
+    for (int k = 0; k < C; ++k) top_lanes = vec::max_with(c[k], top_lanes);
+    const T top = vec::reduce_max(top_lanes);
+    T* p_row = p + row * ldp;
+    T* sum_row = sums + row * W;
+    if (top == kLow) {
+      T scores[C * W];
+      for (int k = 0; k < C; ++k) c[k].store(scores + k * W);
+      for (int64_t t = 0; t < C * W; ++t) {
+        const T e = std::isnan(scores[t]) ? scores[t] : T(0);
+        p_row[j + t] = e;
+        sum_row[t % W] += e;
+      }
+      return false;
+    }
+    if (top > m[row]) {
+      const T alpha = m[row] == kLow ? T(0) : std::exp2(m[row] - top);
+      for (int64_t t = 0; t < j; ++t) p_row[t] *= alpha;
+      for (int64_t t = 0; t < W; ++t) sum_row[t] *= alpha;
+      m[row] = top;
+    }
+    return true;
+  }
+};
+
+// The backward's first epilogue: P = exp(scale s - lse) = 2^(log2(e) (scale s - lse)), with one
+// rounding for the shift (fma), into rows `ldp` apart; lse is indexed by the block's row. A row
+// whose every key is masked (lse = -inf) has P = 0.
+template <typename T>
+struct ProbabilitiesFromLse {
+  T* p;
+  int64_t ldp;
+  const T* lse;
+  T scale_log2;
+
+  template <int R, int C>
+  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+    using V = vec::Vec<T>;
+    constexpr int64_t W = V::size;
+    for (int r = 0; r < R; ++r) {
+      T* out = p + (i + r) * ldp + j;
+      const T li = lse[i + r];
+      if (li == -std::numeric_limits<T>::infinity()) {
+        for (int k = 0; k < C; ++k) V(T(0)).store(out + k * W);
+        continue;
+      }
+      const V shift(-li * T(kLog2e)), scale(scale_log2);
+      for (int k = 0; k < C; ++k) exp2_scores(vec::fma(c[r][k], scale, shift)).store(out + k * W);
+    }
+  }
+};
+
+// The backward's second epilogue: from dP's tile, dS = scale P (dP - D) into rows `ld` apart, P
+// read from the same place in rows `ld` apart; D (rowsum(dO * O)) is indexed by the block's row.
+template <typename T>
+struct ScoreGradients {
+  const T* p;
+  T* ds;
+  int64_t ld;
+  const T* d;
+  T scale;
+
+  template <int R, int C>
+  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+    using V = vec::Vec<T>;
+    constexpr int64_t W = V::size;
+    for (int r = 0; r < R; ++r) {
+      const int64_t at = (i + r) * ld + j;
+      const V dr(d[i + r]), sv(scale);
+      for (int k = 0; k < C; ++k) {
+        (V::load(p + at + k * W) * sv * (c[r][k] - dr)).store(ds + at + k * W);
+      }
+    }
+  }
+};
+
+// One row of one key block of the online softmax, in base 2, for blocks whose scores were
+// stored (Note [Stale reference]). The row's scores si[0, cols) (cols a multiple of 2 vectors)
+// become p = 2^(s - m'), where m' is the larger of the reference m and the block's max; the sum
+// l and the output row (out_width wide) are rescaled by 2^(m - m').
 //
 // The max uses the plain max instruction, which may drop a NaN score; the exp of that score is
 // NaN all the same, so a NaN still reaches l and the output. The one case where a dropped NaN
@@ -538,19 +682,14 @@ inline vec::Vec<double> exp2_nonpositive(vec::Vec<double> x) {
 constexpr int64_t kSoftmaxPrefetch = 128;  // elements ahead of the softmax's reads
 
 template <typename T>
-inline void softmax_block_row(T* si, int64_t cols, const T* block_max, T& m, T& l, T* out_row,
-                              int64_t out_width) {
+inline void softmax_block_row(T* si, int64_t cols, T& m, T& l, T* out_row, int64_t out_width) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
   V mx0(kLow), mx1(kLow);
-  if (block_max) {  // the lane-wise max, already taken by dot_tile
-    mx0 = V::load(block_max);
-  } else {
-    for (int64_t j = 0; j < cols; j += 2 * W) {
-      mx0 = vec::max_with(mx0, V::load(si + j));
-      mx1 = vec::max_with(mx1, V::load(si + j + W));
-    }
+  for (int64_t j = 0; j < cols; j += 2 * W) {
+    mx0 = vec::max_with(mx0, V::load(si + j));
+    mx1 = vec::max_with(mx1, V::load(si + j + W));
   }
   const T m_new = std::max(m, vec::reduce_max(vec::max_with(mx0, mx1)));
   if (m_new == kLow) {  // every key so far masked: nothing to add, unless a score is NaN
@@ -568,8 +707,8 @@ inline void softmax_block_row(T* si, int64_t cols, const T* block_max, T& m, T& 
     const uintptr_t ahead = reinterpret_cast<uintptr_t>(si + j) + sizeof(T) * kSoftmaxPrefetch;
     __builtin_prefetch(reinterpret_cast<const void*>(ahead), 1, 3);
     __builtin_prefetch(reinterpret_cast<const void*>(ahead + sizeof(T) * W), 1, 3);
-    const V e0 = exp2_nonpositive(V::load(si + j) - mv);
-    const V e1 = exp2_nonpositive(V::load(si + j + W) - mv);
+    const V e0 = exp2_scores(V::load(si + j) - mv);
+    const V e1 = exp2_scores(V::load(si + j + W) - mv);
     e0.store(si + j);
     e1.store(si + j + W);
     sum0 = sum0 + e0;
@@ -617,7 +756,8 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
         const int64_t Sp_max = round_up(max_s, P);
         std::vector<T> qt(kForwardQueryBlock<T> * Ep), kt(g.E * Sp_max), vt(max_s * Evp),
             sb(kForwardQueryBlock<T> * kbp), ot(kForwardQueryBlock<T> * Evp),
-            m(kForwardQueryBlock<T>), l(kForwardQueryBlock<T>), rmax(kForwardQueryBlock<T> * W);
+            m(kForwardQueryBlock<T>), m_before(kForwardQueryBlock<T>), l(kForwardQueryBlock<T>),
+            sums(kForwardQueryBlock<T> * W);
         int64_t packed_n = -1, packed_hk = -1;
         int64_t n =
             std::upper_bound(first_unit.begin(), first_unit.end(), u0) - first_unit.begin() - 1;
@@ -644,21 +784,33 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
           for (int64_t k0 = 0; k0 < k_end; k0 += kForwardKeyBlock) {
             const int64_t cols = std::min(kForwardKeyBlock, k_end - k0), colsp = round_up(cols, P);
             // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
-            // scores are set to -inf below. q is already scaled.
-            // dot_block takes each row's max on the way when nothing changes the scores after it:
-            // no bias, no causal mask within the block, and no columns past `cols`.
+            // scores are set to -inf below. q is already scaled. When nothing changes the
+            // scores after the product (no bias, no causal mask within the block, no columns
+            // past `cols`), the tiles take the exp themselves (Note [Stale reference]).
             const bool masked_within = p.is_causal && k0 + cols > q0 + 1;
-            const bool fused_max = !o.bias && cols == colsp && !masked_within;
             const int64_t diag = masked_within ? q0 - k0 : kUnmasked;
-            if (fused_max) std::fill(rmax.begin(), rmax.begin() + rows * W, kLow);
-            dot_block(qt.data(), Ep, rows, kt.data() + k0 * g.E, g.E, colsp, sb.data(), kbp,
-                      fused_max ? rmax.data() : nullptr, diag);
-            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row, o.bias_col,
-                          T(1), p.is_causal, T(kLog2e));
-            for (int64_t i = 0; i < rows; ++i) {
-              softmax_block_row(sb.data() + i * kbp, visible_end<T>(diag, i, colsp, 2 * W),
-                                fused_max ? rmax.data() + i * W : nullptr, m[i], l[i],
-                                ot.data() + i * Evp, Evp);
+            const T* kb = kt.data() + k0 * g.E;
+            if (!o.bias && cols == colsp && !masked_within) {
+              std::copy(m.begin(), m.begin() + rows, m_before.begin());
+              std::fill(sums.begin(), sums.begin() + rows * W, T(0));
+              dot_block(qt.data(), Ep, rows, kb, g.E, colsp,
+                        ExpScores<T>{sb.data(), kbp, m.data(), sums.data()});
+              for (int64_t i = 0; i < rows; ++i) {
+                const T alpha = m_before[i] == kLow ? T(0) : std::exp2(m_before[i] - m[i]);
+                l[i] = l[i] * alpha + vec::reduce_add(V::load(sums.data() + i * W));
+                if (alpha == T(1)) continue;
+                T* oi = ot.data() + i * Evp;
+                for (int64_t c = 0; c < Evp; c += W) (V::load(oi + c) * V(alpha)).store(oi + c);
+              }
+            } else {
+              dot_block(qt.data(), Ep, rows, kb, g.E, colsp, StoreProducts<T>{sb.data(), kbp},
+                        diag);
+              finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row,
+                            o.bias_col, T(1), p.is_causal, T(kLog2e));
+              for (int64_t i = 0; i < rows; ++i) {
+                softmax_block_row(sb.data() + i * kbp, visible_end<T>(diag, i, colsp, 2 * W), m[i],
+                                  l[i], ot.data() + i * Evp, Evp);
+              }
             }
             accumulate_rows(sb.data(), kbp, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
                             Evp, diag);
@@ -686,6 +838,7 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
   const int64_t kbp = round_up(kKeyBlock, W);
   constexpr int64_t P = kPanel<T>;
   const T scale = static_cast<T>(p.scale);
+  const T scale_log2 = static_cast<T>(p.scale * kLog2e);
   const int64_t units = g.N * g.Hk;
   parallel_for(0, units, 1, [&](int64_t u0, int64_t u1) {
     // Per unit: Q, dO and dQ of the group's query heads as padded tiles of all their rows
@@ -741,23 +894,31 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
             T* dqt = dqall.data() + (r0 + q0) * Ep;
             // Note [Causal blocks]: the products skip what the mask hides.
             const int64_t diag = p.is_causal && k0 + cols > q0 + 1 ? q0 - k0 : kUnmasked;
-            dot_block(qt, Ep, rows, kt.data(), g.E, colsp, sb.data(), kbp, static_cast<T*>(nullptr),
-                      diag);
-            finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
-                          bias.defined() ? bias.stride(2) : 0, bias.defined() ? bias.stride(3) : 0,
-                          scale, p.is_causal);
-            // P = exp(S - lse); rows whose every key is masked (lse = -inf) have P = 0.
-            for (int64_t i = 0; i < rows; ++i) {
-              T* si = sb.data() + i * kbp;
-              const T li = ls[q0 + i];
-              const int64_t end = visible_end<T>(diag, i, colsp, W);
-              if (li == kLow) {
-                std::fill(si, si + end, T(0));
-                continue;
-              }
-              const V lv(li);
-              for (int64_t j = 0; j < end; j += W) {
-                vec::exp(V::load(si + j) - lv).store(si + j);
+            // Without a bias, a mask inside the block or padding columns, the tiles take P and dS
+            // themselves (the epilogues), as the forward's take its probabilities.
+            const bool fused = !bs && diag == kUnmasked && cols == colsp;
+            if (fused) {
+              dot_block(qt, Ep, rows, kt.data(), g.E, colsp,
+                        ProbabilitiesFromLse<T>{sb.data(), kbp, ls + q0, scale_log2});
+            } else {
+              dot_block(qt, Ep, rows, kt.data(), g.E, colsp, StoreProducts<T>{sb.data(), kbp},
+                        diag);
+              finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
+                            bias.defined() ? bias.stride(2) : 0,
+                            bias.defined() ? bias.stride(3) : 0, scale, p.is_causal);
+              // P = exp(S - lse); rows whose every key is masked (lse = -inf) have P = 0.
+              for (int64_t i = 0; i < rows; ++i) {
+                T* si = sb.data() + i * kbp;
+                const T li = ls[q0 + i];
+                const int64_t end = visible_end<T>(diag, i, colsp, W);
+                if (li == kLow) {
+                  std::fill(si, si + end, T(0));
+                  continue;
+                }
+                const V lv(li);
+                for (int64_t j = 0; j < end; j += W) {
+                  vec::exp(V::load(si + j) - lv).store(si + j);
+                }
               }
             }
             // dV += P^T dO.
@@ -765,19 +926,24 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
             // dP = dO V^T, then dS = scale * P * (dP - D). In a causal block dP is computed only
             // up to the row's tile end (dot_block), so dS is zeroed from there, not computed: a
             // product 0 * dP with dP never written could be NaN.
-            dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp, dpb.data(), kbp,
-                      static_cast<T*>(nullptr), diag);
-            for (int64_t i = 0; i < rows; ++i) {
-              const V dv_row(d[q0 + i]);
-              T* pi = sb.data() + i * kbp;
-              T* dpi = dpb.data() + i * kbp;
-              const int64_t end = visible_end<T>(diag, i, colsp, W);
-              const int64_t computed = std::min(end, round_up(tile_end(diag, i, 1, cols), W));
-              int64_t j = 0;
-              for (; j < computed; j += W) {
-                (V::load(pi + j) * (V::load(dpi + j) - dv_row) * V(scale)).store(dpi + j);
+            if (fused) {
+              dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp,
+                        ScoreGradients<T>{sb.data(), dpb.data(), kbp, d + q0, scale});
+            } else {
+              dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp, StoreProducts<T>{dpb.data(), kbp},
+                        diag);
+              for (int64_t i = 0; i < rows; ++i) {
+                const V dv_row(d[q0 + i]);
+                T* pi = sb.data() + i * kbp;
+                T* dpi = dpb.data() + i * kbp;
+                const int64_t end = visible_end<T>(diag, i, colsp, W);
+                const int64_t computed = std::min(end, round_up(tile_end(diag, i, 1, cols), W));
+                int64_t j = 0;
+                for (; j < computed; j += W) {
+                  (V::load(pi + j) * (V::load(dpi + j) - dv_row) * V(scale)).store(dpi + j);
+                }
+                std::fill(dpi + j, dpi + end, T(0));
               }
-              std::fill(dpi + j, dpi + end, T(0));
             }
             // dQ += dS K, dK += dS^T Q.
             accumulate_rows(dpb.data(), kbp, rows, cols, kp.data(), Ep, Ep, dqt, Ep, diag);
