@@ -43,8 +43,8 @@ namespace {
 // per-row work of the online softmax (two reductions, the rescale of the output row) over more
 // columns (on Zen 4, 128 -> 512 keys made the forward 6% faster at L = 2048). Each query block
 // streams all of its head's K and V (2 MiB at L = 4096, more than L2), so taller query blocks
-// (kForwardQueryBlock) read them less often; with 128 queries, 512 keys keep the score block at
-// 256 KiB. On a Cascade Lake Xeon 128 x 512 beat 64 x 1024 by 4% at L = 4096 and 2.5% at 2048
+// (kForwardQueryBlock) read them less often; with 120 queries, 512 keys keep the score block at
+// 240 KiB. On a Cascade Lake Xeon 128 x 512 beat 64 x 1024 by 4% at L = 4096 and 2.5% at 2048
 // (avx2: 72 x 512 by 2%); on Zen 4, 1024 keys had been 1% ahead of 512 with 64 queries.
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 128;
@@ -57,13 +57,13 @@ int64_t round_up(int64_t x, int64_t m) {
   return (x + m - 1) / m * m;
 }
 
-// Register tiles. A 512-bit level has 32 vector registers: the score products keep 16
-// accumulators (4 rows x 4 vectors) and the value products 24 (6 rows x 4 vectors), plus the
-// loaded operands. The value products stream their B operand (V, a key block of it is 256 KiB)
-// from L2, so taller tiles load less of it per FMA: 6 rows instead of 4 made the forward 8%
-// faster on a Cascade Lake Xeon (151 to 139 ms at L = 2048, one core). Narrower levels have 16
-// registers: 6 rows x 2 vectors is 12 accumulators, 2 B vectors and one broadcast, enough
-// independent FMAs to cover the FMA latency on two pipes (4 x 2 left them waiting).
+// Register tiles. A 512-bit level has 32 vector registers: the score and the value products
+// each keep 24 accumulators (6 rows x 4 vectors), plus the loaded operands. The value products
+// stream their B operand (V, a key block of it is 256 KiB) from L2, so taller tiles load less of it
+// per FMA: 6 rows instead of 4 made the forward 8% faster on a Cascade Lake Xeon (151 to 139 ms at
+// L = 2048, one core). Narrower levels have 16 registers: 6 rows x 2 vectors is 12 accumulators, 2
+// B vectors and one broadcast, enough independent FMAs to cover the FMA latency on two pipes (4 x 2
+// left them waiting).
 template <typename T>
 constexpr bool kWideRegisters = vec::Vec<T>::size * sizeof(T) >= 64;
 template <typename T>
@@ -76,20 +76,21 @@ constexpr int kWideStripRows = 6;  // the value products' 4-vector strips (512-b
 // 16 rows ahead gained less, 32 lost it again.
 constexpr int64_t kValuePrefetchRows = 6;
 
-// The forward's query blocks are whole numbers of score-tile rows (4 and 6), so that no block
-// ends in a short score tile (at avx2, 64 rows left a 4-row tile in every block, 5% of the
-// time); see kForwardKeyBlock for their height.
+// The forward's query blocks are whole numbers of 6-row tiles, so that no block ends in a short
+// tile (at avx2, 64 rows left a 4-row tile in every block, 5% of the time; at avx512, 120 rows
+// beat 128 by 2.5-4% on the Xeon); see kForwardKeyBlock for their height.
 template <typename T>
-constexpr int64_t kForwardQueryBlock = kWideRegisters<T> ? 128 : 72;
+constexpr int64_t kForwardQueryBlock = kWideRegisters<T> ? 120 : 72;
 
 // The score products' tiles are kDotRows x kPanelVectors; at the 512-bit levels 4 x 4 beat 8 x 2
-// (half the broadcasts per FMA; the row max then covers a 64-key panel at once). A panel is
+// (half the broadcasts per FMA), and 6 x 4 beat 4 x 4 by 1.5-3% once the tiles took the
+// softmax's exp and the backward's dS in their epilogue (Note [Stale reference]). A panel is
 // kPanelVectors vectors of columns: B operands of the score products are packed panel by panel,
 // each panel's rows (depth of them) contiguous, so a tile walks its B sequentially.
 template <typename T>
 constexpr int kPanelVectors = kWideRegisters<T> ? 4 : 2;
 template <typename T>
-constexpr int kDotRows = kWideRegisters<T> ? 4 : 6;
+constexpr int kDotRows = 6;
 template <typename T>
 constexpr int64_t kPanel = kPanelVectors<T>* vec::Vec<T>::size;
 
@@ -701,7 +702,7 @@ inline void softmax_block_row(T* si, int64_t cols, T& m, T& l, T* out_row, int64
   const V mv(m_new);
   V sum0(T(0)), sum1(T(0));
   for (int64_t j = 0; j < cols; j += 2 * W) {
-    // The score block (128 rows x 512 keys) lives in L2; fetching 8 lines ahead took 1% off the
+    // The score block (120 rows x 512 keys) lives in L2; fetching 8 lines ahead took 1% off the
     // forward on a Cascade Lake Xeon. A prefetch never faults, so the row's end needs no test;
     // the address is formed as an integer, as in accumulate_tile.
     const uintptr_t ahead = reinterpret_cast<uintptr_t>(si + j) + sizeof(T) * kSoftmaxPrefetch;
