@@ -50,6 +50,12 @@ constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 128;
 constexpr int64_t kForwardKeyBlock = 512;
 
+// The score blocks' rows are one cache line longer than their keys: at 128 keys (512 bytes) the
+// backward's transposed products, which walk a column of 64 rows, found them in 8 of L1's 64 sets
+// only; padded, the Xeon's backward at L = 2048 ran 3-6% faster (the forward's 2 KiB rows, level).
+template <typename T>
+constexpr int64_t kRowPad = 64 / sizeof(T);
+
 constexpr double kLog2e = 1.4426950408889634074;
 constexpr double kLn2 = 0.69314718055994530942;
 
@@ -145,11 +151,11 @@ inline void for_row_tiles(int64_t rows, Tile&& tile) {
 // The register tiles stay out of line: inlined into the long forward loop, GCC kept their
 // accumulator arrays in memory and stored every accumulator on every step (1.3x slower at avx2).
 
-// R rows x C vectors of a (rows `lda` apart) @ one B panel (depth x kPanel), handed to
-// epilogue(c, i, j) while still in registers: the tile holds rows [i, i + R) and columns
-// [j, j + kPanel) of the block. The epilogue stores them, or first turns them into the softmax's
-// probabilities or the scores' gradients (see the epilogue structs below), so that those element
-// passes need no trip of their own through the score block.
+// R rows x C vectors of a (rows `lda` apart) @ one B panel (depth x kPanel), handed row by row
+// to epilogue.row(c, row, j) while still in registers: the tile holds rows [i, i + R) and
+// columns [j, j + kPanel) of the block. The epilogue stores them, or first turns them into the
+// softmax's probabilities or the scores' gradients (see the epilogue structs below), so that
+// those element passes need no trip of their own through the score block.
 template <typename T, int R, typename Epilogue>
 __attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel, int64_t depth,
                                         int64_t i, int64_t j, const Epilogue& epilogue) {
@@ -179,7 +185,7 @@ __attribute__((noinline)) void dot_tile(const T* a, int64_t lda, const T* panel,
       for (int k = 0; k < C; ++k) c[r][k] = vec::fma(x, b[k], c[r][k]);
     }
   }
-  epilogue(c, i, j);
+  for (int r = 0; r < R; ++r) epilogue.row(c[r], i + r, j);
 }
 
 // The plain epilogue: the products themselves, into rows `ldo` apart.
@@ -187,12 +193,30 @@ template <typename T>
 struct StoreProducts {
   T* out;
   int64_t ldo;
-  template <int R, int C>
-  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+  template <int C>
+  void row(vec::Vec<T> (&c)[C], int64_t i, int64_t j) const {
     constexpr int64_t W = vec::Vec<T>::size;
-    for (int r = 0; r < R; ++r) {
-      for (int k = 0; k < C; ++k) c[r][k].store(out + (i + r) * ldo + j + k * W);
+    for (int k = 0; k < C; ++k) c[k].store(out + i * ldo + j + k * W);
+  }
+};
+
+// The products, and each row's lane-wise running max in row_max (W lanes a row), taken while
+// they are still in registers: the stored softmax pass then skips its own max.
+template <typename T>
+struct StoreProductsAndMax {
+  T* out;
+  int64_t ldo;
+  T* row_max;
+  template <int C>
+  void row(vec::Vec<T> (&c)[C], int64_t i, int64_t j) const {
+    using V = vec::Vec<T>;
+    constexpr int64_t W = V::size;
+    V mx = c[0];
+    for (int k = 0; k < C; ++k) {
+      c[k].store(out + i * ldo + j + k * W);
+      mx = vec::max_with(mx, c[k]);
     }
+    vec::max_with(V::load(row_max + i * W), mx).store(row_max + i * W);
   }
 };
 
@@ -549,6 +573,13 @@ inline vec::Vec<double> exp2_scores(vec::Vec<double> x) {
 // only for values within a factor 2^kHeadroom * S of float's largest.
 constexpr int kHeadroom = 8;
 
+// The tiles take the exp (forward and backward) and dS (backward) at the 32-register levels only.
+// At avx2 both directions were 5-8% slower with them on the Xeon (the tiles there are 2 vectors
+// wide, so each row's checks and sums cover half as many scores), and keep the stored passes,
+// with each row's max taken by the forward's tiles.
+template <typename T>
+constexpr bool kExpInTiles = kWideRegisters<T>;
+
 // The forward's epilogue: the tile's probabilities p = 2^(s - m) (scores s already in base 2)
 // into rows `ldp` apart, each row's lane-wise sum into sums (W lanes a row). m, p and sums are
 // indexed by the block's row.
@@ -559,28 +590,25 @@ struct ExpScores {
   T* m;
   T* sums;
 
-  template <int R, int C>
-  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+  template <int C>
+  void row(vec::Vec<T> (&c)[C], int64_t row, int64_t j) const {
     using V = vec::Vec<T>;
     constexpr int64_t W = V::size;
     constexpr T kLow = -std::numeric_limits<T>::infinity();
-    for (int r = 0; r < R; ++r) {
-      const int64_t row = i + r;
-      V mx = c[r][0];
-      for (int k = 1; k < C; ++k) mx = vec::max_with(mx, c[r][k]);
-      // A NaN score compares false here and flows through the exp into p and the sum.
-      if (m[row] == kLow || vec::any(mx > V(m[row] + T(kHeadroom)))) {
-        if (!raise_reference<C>(c[r], row, j)) continue;
-      }
-      const V mv(m[row]);
-      V sum = V::load(sums + row * W);
-      for (int k = 0; k < C; ++k) {
-        const V e = exp2_scores(c[r][k] - mv);
-        e.store(p + row * ldp + j + k * W);
-        sum = sum + e;
-      }
-      sum.store(sums + row * W);
+    V mx = c[0];
+    for (int k = 1; k < C; ++k) mx = vec::max_with(mx, c[k]);
+    // A NaN score compares false here and flows through the exp into p and the sum.
+    if (m[row] == kLow || vec::any(mx > V(m[row] + T(kHeadroom)))) {
+      if (!raise_reference<C>(c, row, j)) return;
     }
+    const V mv(m[row]);
+    V sum = V::load(sums + row * W);
+    for (int k = 0; k < C; ++k) {
+      const V e = exp2_scores(c[k] - mv);
+      e.store(p + row * ldp + j + k * W);
+      sum = sum + e;
+    }
+    sum.store(sums + row * W);
   }
 
   // The rare branch of Note [Stale reference]: m[row] becomes the tile's largest score, and the
@@ -630,20 +658,18 @@ struct ProbabilitiesFromLse {
   const T* lse;
   T scale_log2;
 
-  template <int R, int C>
-  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+  template <int C>
+  void row(vec::Vec<T> (&c)[C], int64_t i, int64_t j) const {
     using V = vec::Vec<T>;
     constexpr int64_t W = V::size;
-    for (int r = 0; r < R; ++r) {
-      T* out = p + (i + r) * ldp + j;
-      const T li = lse[i + r];
-      if (li == -std::numeric_limits<T>::infinity()) {
-        for (int k = 0; k < C; ++k) V(T(0)).store(out + k * W);
-        continue;
-      }
-      const V shift(-li * T(kLog2e)), scale(scale_log2);
-      for (int k = 0; k < C; ++k) exp2_scores(vec::fma(c[r][k], scale, shift)).store(out + k * W);
+    T* out = p + i * ldp + j;
+    const T li = lse[i];
+    if (li == -std::numeric_limits<T>::infinity()) {
+      for (int k = 0; k < C; ++k) V(T(0)).store(out + k * W);
+      return;
     }
+    const V shift(-li * T(kLog2e)), scale(scale_log2);
+    for (int k = 0; k < C; ++k) exp2_scores(vec::fma(c[k], scale, shift)).store(out + k * W);
   }
 };
 
@@ -657,24 +683,23 @@ struct ScoreGradients {
   const T* d;
   T scale;
 
-  template <int R, int C>
-  void operator()(vec::Vec<T> (&c)[R][C], int64_t i, int64_t j) const {
+  template <int C>
+  void row(vec::Vec<T> (&c)[C], int64_t i, int64_t j) const {
     using V = vec::Vec<T>;
     constexpr int64_t W = V::size;
-    for (int r = 0; r < R; ++r) {
-      const int64_t at = (i + r) * ld + j;
-      const V dr(d[i + r]), sv(scale);
-      for (int k = 0; k < C; ++k) {
-        (V::load(p + at + k * W) * sv * (c[r][k] - dr)).store(ds + at + k * W);
-      }
+    const int64_t at = i * ld + j;
+    const V dr(d[i]), sv(scale);
+    for (int k = 0; k < C; ++k) {
+      (V::load(p + at + k * W) * sv * (c[k] - dr)).store(ds + at + k * W);
     }
   }
 };
 
 // One row of one key block of the online softmax, in base 2, for blocks whose scores were
-// stored (Note [Stale reference]). The row's scores si[0, cols) (cols a multiple of 2 vectors)
-// become p = 2^(s - m'), where m' is the larger of the reference m and the block's max; the sum
-// l and the output row (out_width wide) are rescaled by 2^(m - m').
+// stored (Note [Stale reference]). The row's scores si[0, cols) (cols a multiple of 2 vectors;
+// block_max, when given, their lane-wise max) become p = 2^(s - m'), where m' is the larger of
+// the reference m and the block's max; the sum l and the output row (out_width wide) are
+// rescaled by 2^(m - m').
 //
 // The max uses the plain max instruction, which may drop a NaN score; the exp of that score is
 // NaN all the same, so a NaN still reaches l and the output. The one case where a dropped NaN
@@ -683,14 +708,19 @@ struct ScoreGradients {
 constexpr int64_t kSoftmaxPrefetch = 128;  // elements ahead of the softmax's reads
 
 template <typename T>
-inline void softmax_block_row(T* si, int64_t cols, T& m, T& l, T* out_row, int64_t out_width) {
+inline void softmax_block_row(T* si, int64_t cols, const T* block_max, T& m, T& l, T* out_row,
+                              int64_t out_width) {
   using V = vec::Vec<T>;
   constexpr int64_t W = V::size;
   constexpr T kLow = -std::numeric_limits<T>::infinity();
   V mx0(kLow), mx1(kLow);
-  for (int64_t j = 0; j < cols; j += 2 * W) {
-    mx0 = vec::max_with(mx0, V::load(si + j));
-    mx1 = vec::max_with(mx1, V::load(si + j + W));
+  if (block_max) {  // the lane-wise max, already taken by the score tiles
+    mx0 = V::load(block_max);
+  } else {
+    for (int64_t j = 0; j < cols; j += 2 * W) {
+      mx0 = vec::max_with(mx0, V::load(si + j));
+      mx1 = vec::max_with(mx1, V::load(si + j + W));
+    }
   }
   const T m_new = std::max(m, vec::reduce_max(vec::max_with(mx0, mx1)));
   if (m_new == kLow) {  // every key so far masked: nothing to add, unless a score is NaN
@@ -732,6 +762,7 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
   const int64_t kbp = round_up(kForwardKeyBlock, W);
+  const int64_t lds = kbp + kRowPad<T>;
   constexpr int64_t P = kPanel<T>;
   // Scores are kept in base 2 (scale log2(e) q k^T): the softmax then needs 2^x, not e^x.
   const T scale_log2 = static_cast<T>(p.scale * kLog2e);
@@ -756,9 +787,9 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
         // head).
         const int64_t Sp_max = round_up(max_s, P);
         std::vector<T> qt(kForwardQueryBlock<T> * Ep), kt(g.E * Sp_max), vt(max_s * Evp),
-            sb(kForwardQueryBlock<T> * kbp), ot(kForwardQueryBlock<T> * Evp),
+            sb(kForwardQueryBlock<T> * lds), ot(kForwardQueryBlock<T> * Evp),
             m(kForwardQueryBlock<T>), m_before(kForwardQueryBlock<T>), l(kForwardQueryBlock<T>),
-            sums(kForwardQueryBlock<T> * W);
+            sums(kForwardQueryBlock<T> * W), row_max(kForwardQueryBlock<T> * W);
         int64_t packed_n = -1, packed_hk = -1;
         int64_t n =
             std::upper_bound(first_unit.begin(), first_unit.end(), u0) - first_unit.begin() - 1;
@@ -787,15 +818,17 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
             // Columns past `cols` (up to colsp) are the next keys or the zero padding: their
             // scores are set to -inf below. q is already scaled. When nothing changes the
             // scores after the product (no bias, no causal mask within the block, no columns
-            // past `cols`), the tiles take the exp themselves (Note [Stale reference]).
+            // past `cols`), the tiles take the exp themselves (Note [Stale reference]), or, at
+            // the 16-register levels, each row's max.
             const bool masked_within = p.is_causal && k0 + cols > q0 + 1;
+            const bool plain = !o.bias && cols == colsp && !masked_within;
             const int64_t diag = masked_within ? q0 - k0 : kUnmasked;
             const T* kb = kt.data() + k0 * g.E;
-            if (!o.bias && cols == colsp && !masked_within) {
+            if (kExpInTiles<T> && plain) {
               std::copy(m.begin(), m.begin() + rows, m_before.begin());
               std::fill(sums.begin(), sums.begin() + rows * W, T(0));
               dot_block(qt.data(), Ep, rows, kb, g.E, colsp,
-                        ExpScores<T>{sb.data(), kbp, m.data(), sums.data()});
+                        ExpScores<T>{sb.data(), lds, m.data(), sums.data()});
               for (int64_t i = 0; i < rows; ++i) {
                 const T alpha = m_before[i] == kLow ? T(0) : std::exp2(m_before[i] - m[i]);
                 l[i] = l[i] * alpha + vec::reduce_add(V::load(sums.data() + i * W));
@@ -804,16 +837,23 @@ void forward_impl(const Geometry& geo, const SdpaParams& p) {
                 for (int64_t c = 0; c < Evp; c += W) (V::load(oi + c) * V(alpha)).store(oi + c);
               }
             } else {
-              dot_block(qt.data(), Ep, rows, kb, g.E, colsp, StoreProducts<T>{sb.data(), kbp},
-                        diag);
-              finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, o.bias, o.bias_row,
+              if (plain) {
+                std::fill(row_max.begin(), row_max.begin() + rows * W, kLow);
+                dot_block(qt.data(), Ep, rows, kb, g.E, colsp,
+                          StoreProductsAndMax<T>{sb.data(), lds, row_max.data()});
+              } else {
+                dot_block(qt.data(), Ep, rows, kb, g.E, colsp, StoreProducts<T>{sb.data(), lds},
+                          diag);
+              }
+              finish_scores(sb.data(), lds, rows, cols, colsp, q0, k0, o.bias, o.bias_row,
                             o.bias_col, T(1), p.is_causal, T(kLog2e));
               for (int64_t i = 0; i < rows; ++i) {
-                softmax_block_row(sb.data() + i * kbp, visible_end<T>(diag, i, colsp, 2 * W), m[i],
-                                  l[i], ot.data() + i * Evp, Evp);
+                softmax_block_row(sb.data() + i * lds, visible_end<T>(diag, i, colsp, 2 * W),
+                                  plain ? row_max.data() + i * W : nullptr, m[i], l[i],
+                                  ot.data() + i * Evp, Evp);
               }
             }
-            accumulate_rows(sb.data(), kbp, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
+            accumulate_rows(sb.data(), lds, rows, cols, vt.data() + k0 * Evp, Evp, Evp, ot.data(),
                             Evp, diag);
           }
           for (int64_t i = 0; i < rows; ++i) {
@@ -837,6 +877,7 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
   const int64_t W = V::size;
   const int64_t Ep = round_up(g.E, W), Evp = round_up(g.Ev, W);
   const int64_t kbp = round_up(kKeyBlock, W);
+  const int64_t lds = kbp + kRowPad<T>;
   constexpr int64_t P = kPanel<T>;
   const T scale = static_cast<T>(p.scale);
   const T scale_log2 = static_cast<T>(p.scale * kLog2e);
@@ -846,7 +887,7 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
     // (packed once, not once per key block), and each key block's K, K^T and V^T.
     const int64_t rows_all = g.group * g.L;
     std::vector<T> kt(Ep * kbp), kp(kbp * Ep), vt(Evp * kbp), qall(rows_all * Ep),
-        doall(rows_all * Evp), dqall(rows_all * Ep), sb(kQueryBlock * kbp), dpb(kQueryBlock * kbp),
+        doall(rows_all * Evp), dqall(rows_all * Ep), sb(kQueryBlock * lds), dpb(kQueryBlock * lds),
         dka(kbp * Ep), dva(kbp * Evp), drow(rows_all);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t n = u / g.Hk, hk = u % g.Hk;
@@ -897,19 +938,19 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
             const int64_t diag = p.is_causal && k0 + cols > q0 + 1 ? q0 - k0 : kUnmasked;
             // Without a bias, a mask inside the block or padding columns, the tiles take P and dS
             // themselves (the epilogues), as the forward's take its probabilities.
-            const bool fused = !bs && diag == kUnmasked && cols == colsp;
+            const bool fused = kExpInTiles<T> && !bs && diag == kUnmasked && cols == colsp;
             if (fused) {
               dot_block(qt, Ep, rows, kt.data(), g.E, colsp,
-                        ProbabilitiesFromLse<T>{sb.data(), kbp, ls + q0, scale_log2});
+                        ProbabilitiesFromLse<T>{sb.data(), lds, ls + q0, scale_log2});
             } else {
-              dot_block(qt, Ep, rows, kt.data(), g.E, colsp, StoreProducts<T>{sb.data(), kbp},
+              dot_block(qt, Ep, rows, kt.data(), g.E, colsp, StoreProducts<T>{sb.data(), lds},
                         diag);
-              finish_scores(sb.data(), kbp, rows, cols, colsp, q0, k0, bs,
+              finish_scores(sb.data(), lds, rows, cols, colsp, q0, k0, bs,
                             bias.defined() ? bias.stride(2) : 0,
                             bias.defined() ? bias.stride(3) : 0, scale, p.is_causal);
               // P = exp(S - lse); rows whose every key is masked (lse = -inf) have P = 0.
               for (int64_t i = 0; i < rows; ++i) {
-                T* si = sb.data() + i * kbp;
+                T* si = sb.data() + i * lds;
                 const T li = ls[q0 + i];
                 const int64_t end = visible_end<T>(diag, i, colsp, W);
                 if (li == kLow) {
@@ -923,20 +964,20 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
               }
             }
             // dV += P^T dO.
-            accumulate_transposed(sb.data(), kbp, rows, cols, dot, Evp, Evp, dva.data(), Evp, diag);
+            accumulate_transposed(sb.data(), lds, rows, cols, dot, Evp, Evp, dva.data(), Evp, diag);
             // dP = dO V^T, then dS = scale * P * (dP - D). In a causal block dP is computed only
             // up to the row's tile end (dot_block), so dS is zeroed from there, not computed: a
             // product 0 * dP with dP never written could be NaN.
             if (fused) {
               dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp,
-                        ScoreGradients<T>{sb.data(), dpb.data(), kbp, d + q0, scale});
+                        ScoreGradients<T>{sb.data(), dpb.data(), lds, d + q0, scale});
             } else {
-              dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp, StoreProducts<T>{dpb.data(), kbp},
+              dot_block(dot, Evp, rows, vt.data(), g.Ev, colsp, StoreProducts<T>{dpb.data(), lds},
                         diag);
               for (int64_t i = 0; i < rows; ++i) {
                 const V dv_row(d[q0 + i]);
-                T* pi = sb.data() + i * kbp;
-                T* dpi = dpb.data() + i * kbp;
+                T* pi = sb.data() + i * lds;
+                T* dpi = dpb.data() + i * lds;
                 const int64_t end = visible_end<T>(diag, i, colsp, W);
                 const int64_t computed = std::min(end, round_up(tile_end(diag, i, 1, cols), W));
                 int64_t j = 0;
@@ -947,8 +988,8 @@ void backward_impl(const Tensor& dq, const Tensor& dk, const Tensor& dv, const T
               }
             }
             // dQ += dS K, dK += dS^T Q.
-            accumulate_rows(dpb.data(), kbp, rows, cols, kp.data(), Ep, Ep, dqt, Ep, diag);
-            accumulate_transposed(dpb.data(), kbp, rows, cols, qt, Ep, Ep, dka.data(), Ep, diag);
+            accumulate_rows(dpb.data(), lds, rows, cols, kp.data(), Ep, Ep, dqt, Ep, diag);
+            accumulate_transposed(dpb.data(), lds, rows, cols, qt, Ep, Ep, dka.data(), Ep, diag);
           }
         }
         T* dks = dk.data<T>() + ((n * g.Hk + hk) * g.S + k0) * g.E;
