@@ -255,8 +255,10 @@ __attribute__((noinline)) void accumulate_tile(const T* p, int64_t pr, int64_t p
     // formed as an integer, because a pointer past the array's end would be undefined.
     const uintptr_t ahead =
         reinterpret_cast<uintptr_t>(x) + sizeof(T) * ((j + kValuePrefetchRows) * ldx);
-    for (int c = 0; c < C; ++c) {
-      __builtin_prefetch(reinterpret_cast<const void*>(ahead + sizeof(T) * c * W), 0, 3);
+    // One prefetch per cache line the strip reads (an avx2 strip of 2 vectors is one line).
+    constexpr int kLines = std::max<int>(1, C * W * sizeof(T) / 64);
+    for (int c = 0; c < kLines; ++c) {
+      __builtin_prefetch(reinterpret_cast<const void*>(ahead + 64 * c), 0, 3);
     }
     const T* pj_ptr = p + j * pj;
     for (int r = 0; r < R; ++r) {
