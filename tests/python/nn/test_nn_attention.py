@@ -88,6 +88,17 @@ def test_sdpa_dropout_is_reproducible():
     assert not np.allclose(a.numpy(), F.scaled_dot_product_attention(q, k, v).numpy())
 
 
+@pytest.mark.parametrize("p", [-0.5, 1.5, float("nan")])
+def test_sdpa_dropout_outside_zero_one_raises(p):
+    # PyTorch's math backend applied a negative probability as no dropout at all; a NaN would
+    # do the same here. Both backends refuse them, as they refuse p > 1.
+    q = ember.tensor(rand(2, 4, 8))
+    with pytest.raises(RuntimeError, match="scaled_dot_product_attention: dropout probability"):
+        F.scaled_dot_product_attention(q, q, q, dropout_p=p)
+    # The ends of the range stay valid: p = 1 drops every weight.
+    assert (F.scaled_dot_product_attention(q, q, q, dropout_p=1.0).numpy() == 0).all()
+
+
 def test_sdpa_gradcheck():
     q, k, v = (ember.tensor(rand(2, 3, 4, seed=i), requires_grad=True) for i in range(3))
     mask = ember.tensor(rand(3, 3, seed=5))

@@ -57,6 +57,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {attn_mask.dtype} and  query.dtype: {query.dtype} instead."
         )
+    if not 0.0 <= dropout_p <= 1.0:  # also NaN, which neither backend could apply
+        raise RuntimeError(
+            "scaled_dot_product_attention: dropout probability has to be between 0 and 1, but "
+            f"got {dropout_p}"
+        )
     reason = _fused_unavailable(query, key, value, attn_mask, dropout_p, enable_gqa)
     if reason is None and _backend_flags.flash_sdp_enabled():
         return _fused(query, key, value, attn_mask, is_causal, scale)
