@@ -30,8 +30,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """Attention of query (..., L, E) over key (..., S, E) and value (..., S, Ev).
 
     attn_mask: bool (True = take part) or float (added to the scores), broadcastable to
-    (..., L, S). is_causal: query i attends to keys j <= i (no attn_mask allowed with it).
+    (..., L, S), or a CausalBias (ember.nn.attention.bias). is_causal: query i attends to keys
+    j <= i (no attn_mask allowed with it).
     enable_gqa: key / value heads (dim -3) are repeated to match the query's heads."""
+    if getattr(type(attn_mask), "_is_causal_bias", False):  # ember.nn.attention.bias
+        return attn_mask._dispatch(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                   enable_gqa)
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError(
             "scaled_dot_product_attention: expected query, key and value to have at least 2 "
