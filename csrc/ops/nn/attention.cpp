@@ -2,6 +2,8 @@
 // ops/nn/attention.h.
 #include "ops/nn/attention.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/error.h"
@@ -65,6 +67,40 @@ Tensor prepare_bias(const Tensor& bias, const Tensor& q, int64_t S, ScalarType c
   return expand(b, want);
 }
 
+// Note [Output layout as the query's]: the output takes the query's order of its batch, head
+// and query dims (the embedding innermost), as PyTorch's CPU kernel gives it. A query that is a
+// head-split view of a (batch, sequence, 3 * heads * embedding) projection, the usual
+// self-attention, then gives an output laid out (batch, query, head, embedding), so that
+// y.transpose(1, 2).view(B, L, H * E) works (PyTorch's SDPA tutorial depends on it) and merging
+// the heads costs nothing; a contiguous query gives a contiguous output, which programs view
+// as (B * H, L, E). Dims of size 1 or stride 0 (a broadcast batch) keep their place, and a value
+// width other than the query's gives a contiguous output, as in PyTorch. The kernels write
+// through the output's strides.
+Tensor output_like_query(const Tensor& q, int64_t ev, ScalarType dtype) {
+  const DimVector shape{q.size(0), q.size(1), q.size(2), ev};
+  std::array<int64_t, 3> order{0, 1, 2};  // outermost first
+  if (ev == q.size(3)) {
+    std::array<int64_t, 3> ranked{};
+    int64_t n = 0;
+    for (int64_t d = 0; d < 3; ++d) {
+      if (q.size(d) > 1 && q.stride(d) != 0) ranked[n++] = d;
+    }
+    std::array<int64_t, 3> sorted = ranked;
+    std::stable_sort(sorted.begin(), sorted.begin() + n,
+                     [&](int64_t a, int64_t b) { return q.stride(a) > q.stride(b); });
+    for (int64_t i = 0, j = 0; i < 3; ++i) {  // the ranked dims' places, in sorted order
+      if (j < n && order[i] == ranked[j]) order[i] = sorted[j++];
+    }
+  }
+  DimVector strides(4, 1);
+  int64_t step = ev;
+  for (int64_t i = 2; i >= 0; --i) {
+    strides[order[i]] = step;
+    step *= shape[order[i]];
+  }
+  return empty_strided(shape, strides, TensorOptions(dtype));
+}
+
 }  // namespace
 
 double sdpa_scale(const Tensor& q, std::optional<double> scale) {
@@ -82,7 +118,7 @@ std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, c
   const ScalarType ct = compute_type(q.dtype());
   const Tensor qc = prepare(q, ct), kc = prepare(k, ct), vc = prepare(v, ct);
   const Tensor bc = prepare_bias(attn_bias, q, k.size(2), ct);
-  Tensor out = empty({q.size(0), q.size(1), q.size(2), v.size(3)}, TensorOptions(ct));
+  Tensor out = output_like_query(q, v.size(3), ct);
   Tensor lse = empty({q.size(0), q.size(1), q.size(2)}, TensorOptions(ct));
   if (out.numel() > 0) {
     SdpaParams p;
@@ -90,13 +126,17 @@ std::tuple<Tensor, Tensor> scaled_dot_product_fused_attention(const Tensor& q, c
     p.is_causal = is_causal;
     if (k.size(2) == 0) {
       // No keys: every row is fully masked (zeros, lse = -inf), as the kernel would give.
-      out = zeros(out.sizes(), TensorOptions(ct));
+      fill_(out, Scalar(0.0));
       lse = full(lse.sizes(), Scalar(-INFINITY), TensorOptions(ct));
     } else {
       sdpa_forward_stub(q.device(), out, lse, qc, kc, vc, bc, p);
     }
   }
-  if (out.dtype() != q.dtype()) out = to_dtype(out, q.dtype());
+  if (out.dtype() != q.dtype()) {
+    Tensor converted = output_like_query(q, v.size(3), q.dtype());
+    copy_(converted, out);
+    out = converted;
+  }
   return {out, lse};
 }
 

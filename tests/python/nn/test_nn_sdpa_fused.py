@@ -379,6 +379,56 @@ def test_matches_pytorch():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def head_split_views(L, H, E, seed, dtype=ember.float32):
+    qkv = ember.tensor(rand(2, L, 3 * H * E, seed=seed), dtype=dtype)
+    return [t.view(2, L, H, E).transpose(1, 2) for t in qkv.chunk(3, -1)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_output_takes_the_query_layout(causal):
+    # Note [Output layout as the query's]: head-split views of one projection (the usual
+    # self-attention) give an output laid out (batch, query, head, embedding), so that
+    # y.transpose(1, 2).view(B, L, H * E) works, as with PyTorch.
+    q, k, v = head_split_views(70, 3, 16, seed=46)
+    out = fused(q, k, v, is_causal=causal)
+    assert tuple(out.stride()) == (70 * 48, 16, 48, 1)
+    merged = out.transpose(1, 2).view(2, 70, 48)
+    ref = np_sdpa(*(x.numpy().astype(np.float64) for x in (q, k, v)), causal=causal)
+    np.testing.assert_allclose(merged.numpy(), ref.transpose(0, 2, 1, 3).reshape(2, 70, 48),
+                               rtol=1e-4, atol=1e-5)
+    half = fused(*head_split_views(70, 3, 16, seed=46, dtype=ember.float16))
+    assert half.dtype == ember.float16 and half.transpose(1, 2).is_contiguous()
+    # A broadcast batch keeps its place; a value width other than the query's is contiguous.
+    q1 = ember.tensor(rand(1, 3, 5, 4, seed=47), dtype=ember.float32).expand(2, 3, 5, 4)
+    assert fused(q1, q1, q1).is_contiguous()
+    q5, k5, _ = head_split_views(5, 3, 4, seed=48)
+    v6 = ember.tensor(rand(2, 5, 3, 6, seed=49), dtype=ember.float32).transpose(1, 2)
+    assert fused(q5, k5, v6).is_contiguous()
+
+
+# (storage shape, the (batch, head, sequence, embedding) view of it)
+LAYOUTS = {
+    "head-split": ((2, 5, 3, 4), lambda t: t.transpose(1, 2)),
+    "heads outermost": ((3, 2, 5, 4), lambda t: t.permute(1, 0, 2, 3)),
+    "sequence outermost": ((5, 2, 3, 4), lambda t: t.permute(1, 2, 0, 3)),
+    "sliced": ((2, 5, 3, 8), lambda t: t[..., :4].transpose(1, 2)),
+    "embedding-major": ((2, 3, 4, 5), lambda t: t.transpose(2, 3)),
+    "contiguous": ((2, 3, 5, 4), lambda t: t),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_output_layout_matches_pytorch(layout):
+    torch = pytest.importorskip("torch")
+    shape, view = LAYOUTS[layout]
+    arrays = [rand(*shape, seed=50 + i).astype(np.float32) for i in range(3)]
+    got = fused(*(view(ember.tensor(a)) for a in arrays))
+    want = torch.nn.functional.scaled_dot_product_attention(
+        *(view(torch.from_numpy(a)) for a in arrays))
+    assert tuple(got.stride()) == tuple(want.stride())
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_output_is_contiguous_as_pytorch_returns_it():
     # Programs view the output directly (out.view(N * H, L, E)), which needs PyTorch's layout.
     q, k, v = rand(2, 3, 70, 16, seed=43), rand(2, 3, 90, 16, seed=44), rand(2, 3, 90, 8, seed=45)
