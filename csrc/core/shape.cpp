@@ -1,6 +1,7 @@
 #include "core/shape.h"
 
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -28,6 +29,39 @@ size_t checked_nbytes(int64_t numel, size_t itemsize, const char* op) {
   EMBER_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(itemsize), &bytes), "[", op,
               "] storage size of ", numel, " elements of ", itemsize, " bytes overflows");
   return static_cast<size_t>(bytes);
+}
+
+DimVector dense_strides_like(IntArrayRef sizes, IntArrayRef strides) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  // inner[0] is the innermost dim. Insertion sort from the contiguous order, so that dims
+  // whose order is ambiguous (a stride of 0 on either side) keep it.
+  DimVector inner(n);
+  for (int64_t i = 0; i < n; ++i) inner[i] = n - 1 - i;
+  const auto goes_outside = [&](int64_t a, int64_t b) {  // 1: a outside b, -1: inside, 0: tie
+    if (strides[a] == 0 || strides[b] == 0) return 0;
+    if (strides[a] != strides[b]) return strides[a] > strides[b] ? 1 : -1;
+    return sizes[a] > sizes[b] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t at = i;  // where dim inner[i] has got to; a tie passes over a dim without a swap
+    for (int64_t k = i - 1; k >= 0; --k) {
+      const int order = goes_outside(inner[k], inner[at]);
+      if (order < 0) break;
+      if (order > 0) {
+        std::swap(inner[k], inner[at]);
+        at = k;
+      }
+    }
+  }
+  DimVector out(n);
+  int64_t step = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    out[inner[i]] = step;
+    if (sizes[inner[i]] > 1 && __builtin_mul_overflow(step, sizes[inner[i]], &step)) {
+      EMBER_THROW(Error, "Stride calculation overflowed for shape ", shape_str(sizes));
+    }
+  }
+  return out;
 }
 
 DimVector contiguous_strides(IntArrayRef sizes) {

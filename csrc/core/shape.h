@@ -15,6 +15,10 @@ int64_t checked_mul(int64_t a, int64_t b, const char* op);
 size_t checked_nbytes(int64_t numel, size_t itemsize, const char* op);
 
 DimVector contiguous_strides(IntArrayRef sizes);
+// Dense strides in the dim order of `strides` (torch.preserve_format for a tensor that is not
+// dense): dims are ranked outermost-first by stride, a larger size first among equal strides,
+// and a dim of stride 0 (broadcast) keeps its place relative to the others.
+DimVector dense_strides_like(IntArrayRef sizes, IntArrayRef strides);
 // Whether strides describe a C-contiguous layout (size-1 dims may have any stride).
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides);
 

@@ -17,9 +17,9 @@ namespace native {
 // a contiguous layout, size-1 dims ignored).
 bool is_non_overlapping_and_dense(const Tensor& t);
 
-// An uninitialised tensor shaped like t. With preserve_strides, a t whose elements are dense and
-// non-overlapping (any permutation of a contiguous layout) passes its strides on, as
-// torch.preserve_format does; anything else gets contiguous strides.
+// An uninitialised tensor shaped like t. With preserve_strides, as torch.preserve_format: a t
+// whose elements are dense and non-overlapping (any permutation of a contiguous layout) passes
+// its strides on; any other t gets dense strides in its dim order (dense_strides_like).
 Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides = true);
 
 // Tensor.to(): returns t itself when dtype and device already match and copy is false;

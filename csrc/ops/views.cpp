@@ -314,8 +314,10 @@ Tensor clone(const Tensor& t) {
     if (t.stride(d) != expected) dense = false;
     expected *= t.size(d);
   }
-  Tensor out = dense ? empty_strided_tensor(t.sizes(), t.strides(), t.dtype(), t.device(), "clone")
-                     : empty_tensor(t.sizes(), t.dtype(), t.device(), "clone");
+  // Others get dense strides in the same dim order, as torch.preserve_format gives them.
+  Tensor out = empty_strided_tensor(
+      t.sizes(), dense ? DimVector(t.strides()) : dense_strides_like(t.sizes(), t.strides()),
+      t.dtype(), t.device(), "clone");
   copy_into(out, t, "clone", /*bump_version=*/false);
   return out;
 }

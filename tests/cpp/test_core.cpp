@@ -43,6 +43,24 @@ TEST_CASE("size arithmetic is overflow-checked", "[shape]") {
   CHECK_THROWS_AS(empty({big}, ScalarType::Float64), Error);  // 2^62 * 8 bytes overflows
 }
 
+TEST_CASE("dense strides follow a layout's dim order", "[shape]") {
+  const auto dense = [](DimVector sizes, DimVector strides) {
+    return dense_strides_like(sizes, strides);
+  };
+  // A transposed slice stays transposed; a head-split slice of a projection keeps its order.
+  CHECK(dense({3, 4}, {1, 6}) == DimVector{1, 3});
+  CHECK(dense({2, 3, 5, 4}, {180, 4, 36, 1}) == DimVector{60, 4, 12, 1});
+  // A broadcast dim keeps its place; equal strides put the larger size outside (as PyTorch's
+  // empty_like of these overlapping layouts).
+  CHECK(dense({2, 3, 5, 4}, {0, 20, 4, 1}) == DimVector{60, 20, 4, 1});
+  CHECK(dense({2, 3}, {1, 1}) == DimVector{1, 2});
+  CHECK(dense({3, 2}, {1, 1}) == DimVector{2, 1});
+  // Size-1 dims take the stride of the extent inside them; 0-d and empty shapes work.
+  CHECK(dense({4, 1, 3}, {6, 6, 2}) == DimVector{3, 3, 1});
+  CHECK(dense({}, {}).empty());
+  CHECK(dense({0, 3}, {3, 1}) == DimVector{3, 1});
+}
+
 TEST_CASE("type promotion matches torch.promote_types", "[dtype]") {
   using S = ScalarType;
   CHECK(promote_types(S::UInt8, S::Int8) == S::Int16);

@@ -37,6 +37,42 @@ def test_to_preserves_dense_layout():
     assert ember.ones(3, 4)[:, ::2].double().stride() == (2, 1)
 
 
+# (storage shape, view) pairs whose view is not dense: torch.preserve_format gives dense strides
+# in the view's dim order, and an expanded (stride-0) dim keeps its place.
+SPARSE_VIEWS = {
+    "transposed slice": ((4, 6), lambda t: t[:, :3].t(), (1, 3)),
+    "head-split slice": ((2, 5, 36), lambda t: t[..., :12].view(2, 5, 3, 4).transpose(1, 2),
+                         (60, 4, 12, 1)),
+    "expanded batch": ((1, 3, 5, 4), lambda t: t.expand(2, 3, 5, 4), (60, 20, 4, 1)),
+    "stepped with a size-1 dim": ((4, 1, 6), lambda t: t[:, :, ::2], (3, 3, 1)),
+    "stepped and permuted": ((6, 4, 5), lambda t: t[::2].permute(2, 0, 1), (1, 20, 5)),
+}
+
+
+@pytest.mark.parametrize("name", list(SPARSE_VIEWS))
+def test_copies_of_views_that_are_not_dense_keep_their_dim_order(name):
+    shape, view, strides = SPARSE_VIEWS[name]
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    t = view(ember.tensor(data))
+    for copy_ in (t.clone(), t.double(), t.to(ember.float16), ember.empty_like(t),
+                  ember.zeros_like(t)):
+        assert copy_.stride() == strides, name
+    np.testing.assert_array_equal(t.clone().numpy(), t.numpy())
+    np.testing.assert_array_equal(t.double().numpy(), t.numpy())
+    assert t.clone(memory_format=ember.contiguous_format).is_contiguous()
+
+
+@pytest.mark.parametrize("name", list(SPARSE_VIEWS))
+def test_copies_of_views_match_pytorch_layouts(name):
+    torch = pytest.importorskip("torch")
+    shape, view, _ = SPARSE_VIEWS[name]
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    t, e = view(torch.from_numpy(data)), view(ember.tensor(data))
+    assert e.clone().stride() == t.clone().stride()
+    assert e.half().stride() == t.half().stride()
+    assert ember.empty_like(e).stride() == torch.empty_like(t).stride()
+
+
 def test_to_errors():
     t = ember.ones(3)
     gpus = ember.cuda.device_count() if ember.cuda.is_available() else 0
