@@ -36,14 +36,13 @@ Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
                 dtype_name(t.dtype()), " one: there are no quantization parameters to take");
   // A layout that is not dense gets dense strides in the same dim order (a transposed slice
   // stays transposed), as torch.preserve_format gives it.
-  Tensor out =
-      !preserve_strides || t.is_contiguous() || t.numel() == 0
-          ? empty_tensor(t.sizes(), dtype, opts.device, "empty_like")
-          : empty_strided_tensor(t.sizes(),
-                                 is_non_overlapping_and_dense(t)
-                                     ? DimVector(t.strides())
-                                     : dense_strides_like(t.sizes(), t.strides()),
-                                 dtype, opts.device, "empty_like");
+  Tensor out = !preserve_strides || t.is_contiguous() || t.numel() == 0
+                   ? empty_tensor(t.sizes(), dtype, opts.device, "empty_like")
+                   : empty_strided_tensor(t.sizes(),
+                                          is_non_overlapping_and_dense(t)
+                                              ? DimVector(t.strides())
+                                              : dense_strides_like(t.sizes(), t.strides()),
+                                          dtype, opts.device, "empty_like");
   if (is_quantized(dtype)) out.impl()->set_quantizer(t.impl()->quantizer());
   return out;
 }
