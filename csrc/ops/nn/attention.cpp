@@ -2,8 +2,6 @@
 // ops/nn/attention.h.
 #include "ops/nn/attention.h"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "core/error.h"
@@ -73,32 +71,15 @@ Tensor prepare_bias(const Tensor& bias, const Tensor& q, int64_t S, ScalarType c
 // self-attention, then gives an output laid out (batch, query, head, embedding), so that
 // y.transpose(1, 2).view(B, L, H * E) works (PyTorch's SDPA tutorial depends on it) and merging
 // the heads costs nothing; a contiguous query gives a contiguous output, which programs view
-// as (B * H, L, E). Dims of size 1 or stride 0 (a broadcast batch) keep their place, and a value
-// width other than the query's gives a contiguous output, as in PyTorch. The kernels write
-// through the output's strides.
+// as (B * H, L, E). The order is torch.preserve_format's (dense_strides_like: a broadcast batch
+// keeps its place). A query whose embedding is not innermost, or a value width other than the
+// query's, gives a contiguous output, as in PyTorch. The kernels write through the strides.
 Tensor output_like_query(const Tensor& q, int64_t ev, ScalarType dtype) {
   const DimVector shape{q.size(0), q.size(1), q.size(2), ev};
-  std::array<int64_t, 3> order{0, 1, 2};  // outermost first
-  if (ev == q.size(3)) {
-    std::array<int64_t, 3> ranked{};
-    int64_t n = 0;
-    for (int64_t d = 0; d < 3; ++d) {
-      if (q.size(d) > 1 && q.stride(d) != 0) ranked[n++] = d;
-    }
-    std::array<int64_t, 3> sorted = ranked;
-    std::stable_sort(sorted.begin(), sorted.begin() + n,
-                     [&](int64_t a, int64_t b) { return q.stride(a) > q.stride(b); });
-    for (int64_t i = 0, j = 0; i < 3; ++i) {  // the ranked dims' places, in sorted order
-      if (j < n && order[i] == ranked[j]) order[i] = sorted[j++];
-    }
+  if (ev != q.size(3) || (q.size(3) > 1 && q.stride(3) != 1)) {
+    return empty(shape, TensorOptions(dtype));
   }
-  DimVector strides(4, 1);
-  int64_t step = ev;
-  for (int64_t i = 2; i >= 0; --i) {
-    strides[order[i]] = step;
-    step *= shape[order[i]];
-  }
-  return empty_strided(shape, strides, TensorOptions(dtype));
+  return empty_strided(shape, dense_strides_like(q.sizes(), q.strides()), TensorOptions(dtype));
 }
 
 }  // namespace
