@@ -1,5 +1,7 @@
 #include "core/shape.h"
 
+#include <algorithm>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -62,6 +64,25 @@ DimVector dense_strides_like(IntArrayRef sizes, IntArrayRef strides) {
     }
   }
   return out;
+}
+
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  DimVector perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+DimVector preserved_strides(IntArrayRef sizes, IntArrayRef strides) {
+  return is_non_overlapping_and_dense(sizes, strides) ? DimVector(strides)
+                                                      : dense_strides_like(sizes, strides);
 }
 
 DimVector contiguous_strides(IntArrayRef sizes) {

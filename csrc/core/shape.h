@@ -19,6 +19,12 @@ DimVector contiguous_strides(IntArrayRef sizes);
 // dense): dims are ranked outermost-first by stride, a larger size first among equal strides,
 // and a dim of stride 0 (broadcast) keeps its place relative to the others.
 DimVector dense_strides_like(IntArrayRef sizes, IntArrayRef strides);
+// Whether the layout covers a block of storage exactly once in some dim order (a permutation of
+// a contiguous layout, size-1 dims ignored).
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
+// torch.preserve_format's strides for a copy: the layout's own when it is non-overlapping and
+// dense, else dense_strides_like.
+DimVector preserved_strides(IntArrayRef sizes, IntArrayRef strides);
 // Whether strides describe a C-contiguous layout (size-1 dims may have any stride).
 bool compute_is_contiguous(IntArrayRef sizes, IntArrayRef strides);
 

@@ -1,8 +1,5 @@
 #include "ops/conversion.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "core/shape.h"
 #include "dispatch/copy.h"
 #include "dispatch/dtype_dispatch.h"
@@ -15,17 +12,7 @@ namespace native {
 EMBER_DEFINE_STUB(contains_stub, ContainsFn);
 
 bool is_non_overlapping_and_dense(const Tensor& t) {
-  DimVector perm(t.dim());
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    if (t.size(d) == 1) continue;
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
+  return is_non_overlapping_and_dense(t.sizes(), t.strides());
 }
 
 Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
@@ -38,10 +25,7 @@ Tensor empty_like(const Tensor& t, TensorOptions opts, bool preserve_strides) {
   // stays transposed), as torch.preserve_format gives it.
   Tensor out = !preserve_strides || t.is_contiguous() || t.numel() == 0
                    ? empty_tensor(t.sizes(), dtype, opts.device, "empty_like")
-                   : empty_strided_tensor(t.sizes(),
-                                          is_non_overlapping_and_dense(t)
-                                              ? DimVector(t.strides())
-                                              : dense_strides_like(t.sizes(), t.strides()),
+                   : empty_strided_tensor(t.sizes(), preserved_strides(t.sizes(), t.strides()),
                                           dtype, opts.device, "empty_like");
   if (is_quantized(dtype)) out.impl()->set_quantizer(t.impl()->quantizer());
   return out;

@@ -1,7 +1,6 @@
 #include "ops/views.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/factory.h"
 #include "core/shape.h"
@@ -301,23 +300,10 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone(const Tensor& t) {
-  // Dense non-overlapping inputs keep their layout (e.g. a transposed tensor clones transposed).
-  DimVector perm(t.dim());
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
-  int64_t expected = 1;
-  bool dense = true;
-  for (int64_t k = t.dim() - 1; k >= 0; --k) {
-    int64_t d = perm[k];
-    if (t.size(d) == 1) continue;
-    if (t.stride(d) != expected) dense = false;
-    expected *= t.size(d);
-  }
-  // Others get dense strides in the same dim order, as torch.preserve_format gives them.
-  Tensor out = empty_strided_tensor(
-      t.sizes(), dense ? DimVector(t.strides()) : dense_strides_like(t.sizes(), t.strides()),
-      t.dtype(), t.device(), "clone");
+  // torch.preserve_format: a dense layout is kept (a transposed tensor clones transposed), any
+  // other gets dense strides in its dim order.
+  Tensor out = empty_strided_tensor(t.sizes(), preserved_strides(t.sizes(), t.strides()), t.dtype(),
+                                    t.device(), "clone");
   copy_into(out, t, "clone", /*bump_version=*/false);
   return out;
 }
